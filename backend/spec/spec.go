@@ -1,0 +1,171 @@
+// Package spec defines what an upstream MCP server is: the definition the
+// user writes (by CLI, import or UI), that the store persists and that the
+// upstream supervisor runs. It is a leaf package so every domain can share it
+// without importing each other.
+package spec
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"regexp"
+	"sort"
+	"strings"
+)
+
+// Transport is how the router talks to an upstream server.
+type Transport string
+
+const (
+	Stdio Transport = "stdio" // a subprocess speaking JSON-RPC on stdin/stdout
+	SSE   Transport = "sse"   // the legacy HTTP+SSE transport
+	HTTP  Transport = "http"  // streamable HTTP
+)
+
+// PrefixMode decides whether a server's tool names get the "<server><sep>" prefix.
+type PrefixMode string
+
+const (
+	PrefixAlways PrefixMode = "always"
+	PrefixNever  PrefixMode = "never"
+)
+
+// DefaultTimeoutSeconds bounds one upstream request unless the server says otherwise.
+const DefaultTimeoutSeconds = 60
+
+// ErrInvalid is wrapped by every validation error, so callers can tell bad
+// input from an internal failure with errors.Is.
+var ErrInvalid = errors.New("invalid server definition")
+
+// nameRe keeps server names usable inside tool names (^[a-zA-Z0-9_-]{1,64}$
+// once prefixed), in file names and on a command line.
+var nameRe = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,47}$`)
+
+// Server is one upstream server definition. The gorm tags let the store
+// embed it; the package itself does not import gorm.
+type Server struct {
+	Name           string            `json:"name" gorm:"uniqueIndex;not null"`
+	Transport      Transport         `json:"transport" gorm:"not null"`
+	Command        string            `json:"command,omitempty"`
+	Args           []string          `json:"args,omitempty" gorm:"serializer:json"`
+	Env            map[string]string `json:"env,omitempty" gorm:"serializer:json"`
+	Cwd            string            `json:"cwd,omitempty"`
+	URL            string            `json:"url,omitempty"`
+	Headers        map[string]string `json:"headers,omitempty" gorm:"serializer:json"`
+	Enabled        bool              `json:"enabled"`
+	PrefixMode     PrefixMode        `json:"prefixMode"`
+	TimeoutSeconds int               `json:"timeoutSeconds,omitempty"`
+	DisabledTools  []string          `json:"disabledTools,omitempty" gorm:"serializer:json"`
+}
+
+// Normalize fills defaults in place: prefix mode, timeout, and the transport
+// implied by the fields set (a command means stdio, a URL means streamable HTTP).
+func (s *Server) Normalize() {
+	s.Name = strings.TrimSpace(s.Name)
+	if s.Transport == "" {
+		switch {
+		case s.Command != "":
+			s.Transport = Stdio
+		case s.URL != "":
+			s.Transport = HTTP
+		}
+	}
+	if s.PrefixMode == "" {
+		s.PrefixMode = PrefixAlways
+	}
+	if s.TimeoutSeconds == 0 {
+		s.TimeoutSeconds = DefaultTimeoutSeconds
+	}
+}
+
+// Validate reports the first problem with the definition as a one-line error
+// wrapping ErrInvalid.
+func (s Server) Validate() error {
+	bad := func(format string, args ...any) error {
+		return fmt.Errorf("%w: %s", ErrInvalid, fmt.Sprintf(format, args...))
+	}
+	if !nameRe.MatchString(s.Name) {
+		return bad("server name %q must be 1-48 letters, digits, '-' or '_', starting with a letter or digit", s.Name)
+	}
+	switch s.Transport {
+	case Stdio:
+		if strings.TrimSpace(s.Command) == "" {
+			return bad("server %q: a stdio server needs a command", s.Name)
+		}
+		if s.URL != "" {
+			return bad("server %q: a stdio server takes a command, not a URL", s.Name)
+		}
+	case SSE, HTTP:
+		if s.Command != "" {
+			return bad("server %q: an %s server takes a URL, not a command", s.Name, s.Transport)
+		}
+		if err := ValidateURL(s.URL); err != nil {
+			return bad("server %q: %v", s.Name, err)
+		}
+	case "":
+		return bad("server %q: needs a command (stdio) or a URL (http, sse)", s.Name)
+	default:
+		return bad("server %q: unknown transport %q (want stdio, http or sse)", s.Name, s.Transport)
+	}
+	switch s.PrefixMode {
+	case PrefixAlways, PrefixNever:
+	default:
+		return bad("server %q: prefix mode %q must be always or never", s.Name, s.PrefixMode)
+	}
+	if s.TimeoutSeconds < 0 {
+		return bad("server %q: timeout must not be negative", s.Name)
+	}
+	for k := range s.Env {
+		if k == "" || strings.ContainsAny(k, "=\x00") {
+			return bad("server %q: bad environment variable name %q", s.Name, k)
+		}
+	}
+	for k := range s.Headers {
+		if k == "" || strings.ContainsAny(k, ": \r\n") {
+			return bad("server %q: bad header name %q", s.Name, k)
+		}
+	}
+	return nil
+}
+
+// ValidateURL accepts absolute http and https URLs with a host.
+func ValidateURL(raw string) error {
+	if strings.TrimSpace(raw) == "" {
+		return errors.New("a URL is required")
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		return fmt.Errorf("bad URL %q: %v", raw, err)
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return fmt.Errorf("bad URL %q: scheme must be http or https", raw)
+	}
+	if u.Host == "" {
+		return fmt.Errorf("bad URL %q: no host", raw)
+	}
+	return nil
+}
+
+// EnvList renders Env as KEY=VALUE pairs in a stable order.
+func (s Server) EnvList() []string {
+	keys := make([]string, 0, len(s.Env))
+	for k := range s.Env {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	out := make([]string, 0, len(keys))
+	for _, k := range keys {
+		out = append(out, k+"="+s.Env[k])
+	}
+	return out
+}
+
+// ToolEnabled reports whether the user left the named upstream tool enabled.
+func (s Server) ToolEnabled(tool string) bool {
+	for _, t := range s.DisabledTools {
+		if t == tool {
+			return false
+		}
+	}
+	return true
+}
