@@ -1,0 +1,256 @@
+package upstream
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/mcp-router/mcp-router/backend/spec"
+)
+
+// upstreamProtocol is pinned: mcp-go's client otherwise probes
+// server/discover, takes any answer as 2026-07-28 and then fails against
+// servers that only speak the 2025-11-25 handshake (see PEERS.md).
+const upstreamProtocol = mcp.ProtocolVersion20251125
+
+// conn is one live connection to an upstream: the mcp-go client for the
+// handshake and notifications, the transport for raw requests, and for stdio
+// the process behind it.
+type conn struct {
+	spec   spec.Server
+	client *client.Client
+	tr     transport.Interface
+	proc   *process
+	init   *mcp.InitializeResult
+	cancel context.CancelFunc
+
+	ids atomic.Int64
+
+	lostOnce   sync.Once
+	lost       chan struct{}
+	lostReason atomic.Value // string
+	closeOnce  sync.Once
+}
+
+type dialOptions struct {
+	clientInfo     mcp.Implementation
+	console        *Console
+	onNotification func(mcp.JSONRPCNotification)
+}
+
+// dial connects to s and performs the initialize handshake within ctx. The
+// connection itself lives until close, independent of ctx.
+func dial(ctx context.Context, s spec.Server, o dialOptions) (*conn, error) {
+	life, cancel := context.WithCancel(context.Background())
+	c := &conn{spec: s, cancel: cancel, lost: make(chan struct{})}
+	ok := false
+	defer func() {
+		if !ok {
+			c.close()
+		}
+	}()
+
+	switch s.Transport {
+	case spec.Stdio:
+		p, err := startProcess(s, o.console)
+		if err != nil {
+			return nil, err
+		}
+		c.proc = p
+		c.tr = transport.NewIO(p.stdout, p.stdin, nil)
+		go func() {
+			select {
+			case <-p.exited:
+				c.markLost(p.exitReason())
+			case <-life.Done():
+			}
+		}()
+	case spec.HTTP:
+		tr, err := transport.NewStreamableHTTP(s.URL,
+			transport.WithHTTPHeaders(s.Headers),
+			// Without it, server-initiated requests sent on the GET stream
+			// (sampling, elicitation) are never seen.
+			transport.WithContinuousListening(),
+			transport.WithHTTPLogger(quietLogger))
+		if err != nil {
+			return nil, fmt.Errorf("bad URL %q: %w", s.URL, err)
+		}
+		c.tr = tr
+	case spec.SSE:
+		tr, err := transport.NewSSE(s.URL, transport.WithHeaders(s.Headers), transport.WithSSELogger(quietLogger))
+		if err != nil {
+			return nil, fmt.Errorf("bad URL %q: %w", s.URL, err)
+		}
+		c.tr = tr
+	default:
+		return nil, fmt.Errorf("unknown transport %q", s.Transport)
+	}
+
+	c.client = client.NewClient(c.tr, client.WithProtocolVersion(upstreamProtocol))
+	c.client.OnConnectionLost(func(err error) { c.markLost("connection lost: " + err.Error()) })
+	if o.onNotification != nil {
+		c.client.OnNotification(o.onNotification)
+	}
+	// The SSE transport's stream lives on the context given to Start.
+	if err := c.client.Start(life); err != nil {
+		return nil, fmt.Errorf("connect: %w", err)
+	}
+	init, err := c.initialize(ctx, o.clientInfo)
+	if err != nil {
+		return nil, err
+	}
+	c.init = init
+	ok = true
+	return c, nil
+}
+
+func (c *conn) initialize(ctx context.Context, info mcp.Implementation) (*mcp.InitializeResult, error) {
+	type result struct {
+		r   *mcp.InitializeResult
+		err error
+	}
+	// A stdio server that dies during the handshake must not leave us
+	// waiting for the whole timeout.
+	done := make(chan result, 1)
+	go func() {
+		r, err := c.client.Initialize(ctx, mcp.InitializeRequest{Params: mcp.InitializeParams{
+			ProtocolVersion: upstreamProtocol,
+			ClientInfo:      info,
+		}})
+		done <- result{r, err}
+	}()
+	select {
+	case res := <-done:
+		if res.err != nil {
+			c.awaitExit()
+			if reason := c.lostWhy(); reason != "" {
+				return nil, fmt.Errorf("initialize: %s", reason)
+			}
+			return nil, fmt.Errorf("initialize: %w", res.err)
+		}
+		return res.r, nil
+	case <-c.lost:
+		return nil, fmt.Errorf("initialize: %s", c.lostWhy())
+	}
+}
+
+// request sends one JSON-RPC request and returns its raw result. A JSON-RPC
+// error from the server comes back as *RPCError.
+func (c *conn) request(ctx context.Context, method string, params any) ([]byte, error) {
+	id := mcp.NewRequestId("mcpr-" + strconv.FormatInt(c.ids.Add(1), 10))
+	resp, err := c.tr.SendRequest(ctx, transport.JSONRPCRequest{
+		JSONRPC: mcp.JSONRPC_VERSION, ID: id, Method: method, Params: params,
+	})
+	if err != nil {
+		if errors.Is(err, transport.ErrSessionTerminated) {
+			c.markLost("session expired (HTTP 404)")
+		}
+		c.awaitExit()
+		if reason := c.lostWhy(); reason != "" && ctx.Err() == nil {
+			return nil, fmt.Errorf("%s: %s", method, reason)
+		}
+		return nil, err
+	}
+	if resp.Error != nil {
+		return nil, &RPCError{Code: resp.Error.Code, Message: resp.Error.Message, Data: resp.Error.Data}
+	}
+	return resp.Result, nil
+}
+
+func (c *conn) ping(ctx context.Context) error {
+	_, err := c.request(ctx, "ping", nil)
+	return err
+}
+
+// awaitExit gives a stdio process that closed its stdout a moment to be
+// reaped, so errors name its exit status instead of "transport closed".
+func (c *conn) awaitExit() {
+	if c.proc == nil {
+		return
+	}
+	select {
+	case <-c.proc.exited:
+		c.markLost(c.proc.exitReason())
+	case <-time.After(200 * time.Millisecond):
+	}
+}
+
+// quietLogger swallows the transports' own logging: every failure they log
+// also reaches the supervisor, which reports it with the server's name.
+var quietLogger = slog.New(slog.DiscardHandler)
+
+// markLost records why the connection ended; the first reason wins.
+func (c *conn) markLost(reason string) {
+	c.lostOnce.Do(func() {
+		c.lostReason.Store(reason)
+		close(c.lost)
+	})
+}
+
+func (c *conn) lostWhy() string {
+	if r, ok := c.lostReason.Load().(string); ok {
+		return r
+	}
+	return ""
+}
+
+// pid is the stdio process id, or 0.
+func (c *conn) pid() int {
+	if c.proc == nil {
+		return 0
+	}
+	return c.proc.pid()
+}
+
+// close ends the connection and, for stdio, stops the process tree.
+func (c *conn) close() {
+	c.closeOnce.Do(func() {
+		c.markLost("closed")
+		if c.proc != nil {
+			c.proc.stop()
+		}
+		if c.client != nil {
+			_ = c.client.Close()
+		}
+		c.cancel()
+	})
+}
+
+// fetchCatalog lists everything the server's capabilities announce.
+func fetchCatalog(ctx context.Context, c *conn) (Catalog, error) {
+	var cat Catalog
+	var err error
+	caps := c.init.Capabilities
+	if caps.Tools != nil {
+		if cat.Tools, err = listTools(ctx, c); err != nil {
+			return cat, err
+		}
+	}
+	if caps.Resources != nil {
+		if cat.Resources, err = listResources(ctx, c); err != nil {
+			return cat, err
+		}
+		if cat.ResourceTemplates, err = listResourceTemplates(ctx, c); err != nil {
+			// Templates are optional even when resources are offered.
+			var rpcErr *RPCError
+			if !errors.As(err, &rpcErr) {
+				return cat, err
+			}
+		}
+	}
+	if caps.Prompts != nil {
+		if cat.Prompts, err = listPrompts(ctx, c); err != nil {
+			return cat, err
+		}
+	}
+	return cat, nil
+}

@@ -1,0 +1,88 @@
+package upstream
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+)
+
+// The test binary doubles as a stdio MCP server with odd behaviours the real
+// peers do not offer (go-sdk's mcp/cmd_test.go pattern): set
+// MCPR_FAKE_MODE and run os.Args[0].
+func TestMain(m *testing.M) {
+	if mode := os.Getenv("MCPR_FAKE_MODE"); mode != "" {
+		runFake(mode)
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+func runFake(mode string) {
+	switch mode {
+	case "listchanged":
+		s := server.NewMCPServer("fake", "1.0", server.WithToolCapabilities(true))
+		s.AddTool(mcp.NewTool("grow"), func(ctx context.Context, r mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			s.AddTool(mcp.NewTool("extra"), func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				return mcp.NewToolResultText("extra"), nil
+			})
+			return mcp.NewToolResultText("grown"), nil
+		})
+		_ = server.ServeStdio(s)
+	case "stubborn":
+		// Ignores stdin EOF and SIGTERM, and leaves a grandchild behind:
+		// only the group SIGKILL ends it.
+		signal.Ignore(syscall.SIGTERM)
+		child := exec.Command("sleep", "300")
+		_ = child.Start()
+		s := server.NewMCPServer("stubborn", "1.0", server.WithToolCapabilities(false))
+		s.AddTool(mcp.NewTool("noop"), func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return mcp.NewToolResultText("ok"), nil
+		})
+		_ = server.ServeStdio(s)
+		time.Sleep(time.Hour)
+	case "hang":
+		// Completes the handshake and the first listing, then stops reading.
+		hangAfterHandshake()
+	case "spam":
+		for i := 0; i < 3000; i++ {
+			fmt.Fprintf(os.Stderr, "line %d\n", i)
+		}
+		s := server.NewMCPServer("spam", "1.0")
+		_ = server.ServeStdio(s)
+	case "exit":
+		fmt.Fprintln(os.Stderr, "fatal: missing API key")
+		os.Exit(3)
+	}
+}
+
+func hangAfterHandshake() {
+	in := bufio.NewScanner(os.Stdin)
+	out := json.NewEncoder(os.Stdout)
+	for in.Scan() {
+		var msg struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+		}
+		_ = json.Unmarshal(in.Bytes(), &msg)
+		switch msg.Method {
+		case "initialize":
+			_ = out.Encode(map[string]any{"jsonrpc": "2.0", "id": msg.ID, "result": map[string]any{
+				"protocolVersion": "2025-11-25", "capabilities": map[string]any{"tools": map[string]any{}},
+				"serverInfo": map[string]any{"name": "hang", "version": "1"},
+			}})
+		case "tools/list":
+			_ = out.Encode(map[string]any{"jsonrpc": "2.0", "id": msg.ID, "result": map[string]any{"tools": []any{}}})
+			time.Sleep(time.Hour)
+		}
+	}
+}

@@ -1,0 +1,359 @@
+package upstream
+
+import (
+	"context"
+	"errors"
+	"reflect"
+	"sync"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/mcp-router/mcp-router/backend/spec"
+)
+
+// managed is one supervised server. Its supervisor goroutine owns the
+// connection; everything else reads snapshots under mu.
+type managed struct {
+	name    string // immutable: a rename is a remove and an add
+	svc     *Service
+	console *Console
+
+	mu      sync.RWMutex
+	spec    spec.Server
+	status  Status
+	catalog Catalog
+	conn    *conn
+	cancel  context.CancelFunc // stops the supervisor; nil when not supervised
+	done    chan struct{}      // closed when the supervisor has exited
+
+	reconnect chan struct{} // capacity 1: ask the supervisor for a fresh connection
+	refresh   chan struct{} // capacity 1: some list changed upstream
+	pendingMu sync.Mutex
+	pending   map[string]bool // lists to refresh
+}
+
+func newManaged(svc *Service, s spec.Server) *managed {
+	m := &managed{
+		name:      s.Name,
+		svc:       svc,
+		spec:      s,
+		reconnect: make(chan struct{}, 1),
+		refresh:   make(chan struct{}, 1),
+		pending:   map[string]bool{},
+	}
+	m.console = NewConsole(svc.opts.ConsoleLines, func(line string) {
+		svc.emit(Event{Kind: EventConsole, Server: s.Name, Line: line})
+	})
+	m.status = Status{Name: s.Name, Transport: s.Transport, Enabled: s.Enabled, State: StateStopped}
+	return m
+}
+
+// snapshot returns the status, with the console-independent fields filled.
+func (m *managed) snapshot() Status {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	return m.status
+}
+
+func (m *managed) update(fn func(st *Status)) {
+	m.mu.Lock()
+	fn(&m.status)
+	st := m.status
+	m.mu.Unlock()
+	m.svc.emit(Event{Kind: EventState, Server: st.Name, Status: st})
+}
+
+// start launches the supervisor if it is not running.
+func (m *managed) start() {
+	m.mu.Lock()
+	if m.cancel != nil {
+		m.mu.Unlock()
+		return
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	m.cancel = cancel
+	m.done = make(chan struct{})
+	done := m.done
+	m.mu.Unlock()
+	go m.run(ctx, done)
+}
+
+// stop ends the supervisor and waits until its connection is closed.
+func (m *managed) stop() {
+	m.mu.Lock()
+	cancel, done := m.cancel, m.done
+	m.cancel = nil
+	m.mu.Unlock()
+	if cancel == nil {
+		return
+	}
+	cancel()
+	<-done
+}
+
+func (m *managed) currentSpec() spec.Server {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	return m.spec
+}
+
+// run is the supervisor: connect, serve until the connection is lost, wait
+// with exponential backoff, reconnect; until ctx ends.
+func (m *managed) run(ctx context.Context, done chan struct{}) {
+	defer close(done)
+	failures := 0
+	for {
+		m.update(func(st *Status) {
+			if st.State != StateRestarting {
+				st.State = StateStarting
+			}
+			st.NextRetryAt = time.Time{}
+		})
+		c, cat, err := m.connect(ctx)
+		if err != nil {
+			if ctx.Err() != nil {
+				m.setStopped()
+				return
+			}
+			failures++
+			wait := m.svc.backoff(failures)
+			m.update(func(st *Status) {
+				st.State, st.Error = StateErrored, err.Error()
+				st.NextRetryAt = time.Now().Add(wait)
+			})
+			m.svc.log.WithField("server", m.name).Warnf("start failed: %v", err)
+			if !sleepCtx(ctx, wait) {
+				m.setStopped()
+				return
+			}
+			continue
+		}
+		started := time.Now()
+		m.attach(c, cat)
+		reason := m.monitor(ctx, c)
+		m.detach()
+		c.close()
+		if ctx.Err() != nil {
+			m.setStopped()
+			return
+		}
+		if time.Since(started) > m.svc.opts.StableAfter {
+			failures = 0
+		}
+		failures++
+		wait := m.svc.backoff(failures)
+		if reason == reasonReconnectRequested {
+			wait = 0
+		}
+		m.svc.log.WithField("server", m.name).Warnf("connection lost: %s; reconnecting in %s", reason, wait)
+		m.update(func(st *Status) {
+			st.State, st.Error = StateRestarting, reason
+			st.Restarts++
+			st.PID, st.SessionID = 0, ""
+			st.NextRetryAt = time.Now().Add(wait)
+		})
+		if !sleepCtx(ctx, wait) {
+			m.setStopped()
+			return
+		}
+	}
+}
+
+const reasonReconnectRequested = "reconnect requested"
+
+func (m *managed) connect(ctx context.Context) (*conn, Catalog, error) {
+	s := m.currentSpec()
+	cctx, cancel := context.WithTimeout(ctx, m.svc.opts.StartTimeout)
+	defer cancel()
+	c, err := dial(cctx, s, dialOptions{
+		clientInfo:     m.svc.opts.ClientInfo,
+		console:        m.console,
+		onNotification: func(n mcp.JSONRPCNotification) { m.onNotification(n) },
+	})
+	if err != nil {
+		return nil, Catalog{}, err
+	}
+	cat, err := fetchCatalog(cctx, c)
+	if err != nil {
+		c.close()
+		return nil, Catalog{}, err
+	}
+	return c, cat, nil
+}
+
+func (m *managed) attach(c *conn, cat Catalog) {
+	m.mu.Lock()
+	m.conn = c
+	m.catalog = cat
+	m.mu.Unlock()
+	m.update(func(st *Status) {
+		st.State, st.Error = StateRunning, ""
+		st.PID = c.pid()
+		st.SessionID = c.tr.GetSessionId()
+		st.StartedAt = time.Now()
+		st.NextRetryAt = time.Time{}
+		st.ServerName = c.init.ServerInfo.Name
+		st.ServerVersion = c.init.ServerInfo.Version
+		st.ProtocolVersion = c.init.ProtocolVersion
+		st.Instructions = c.init.Instructions
+		countCatalog(st, cat)
+	})
+	m.svc.emit(Event{Kind: EventCatalog, Server: m.name, Status: m.snapshot(), Lists: allLists})
+}
+
+var allLists = []string{"tools", "resources", "prompts"}
+
+func countCatalog(st *Status, cat Catalog) {
+	st.Tools, st.Resources = len(cat.Tools), len(cat.Resources)
+	st.ResourceTemplates, st.Prompts = len(cat.ResourceTemplates), len(cat.Prompts)
+}
+
+// detach forgets the connection and its catalog, so nothing routes to a
+// server that is down.
+func (m *managed) detach() {
+	m.mu.Lock()
+	m.conn = nil
+	hadItems := !reflect.DeepEqual(m.catalog, Catalog{})
+	m.catalog = Catalog{}
+	m.mu.Unlock()
+	m.update(func(st *Status) { countCatalog(st, Catalog{}) })
+	if hadItems {
+		m.svc.emit(Event{Kind: EventCatalog, Server: m.name, Status: m.snapshot(), Lists: allLists})
+	}
+}
+
+func (m *managed) setStopped() {
+	m.update(func(st *Status) {
+		st.State, st.Error = StateStopped, ""
+		st.PID, st.SessionID = 0, ""
+		st.NextRetryAt = time.Time{}
+	})
+}
+
+// monitor watches a live connection; it returns why the connection must be
+// replaced, or "" when ctx ended.
+func (m *managed) monitor(ctx context.Context, c *conn) string {
+	ticker := time.NewTicker(m.svc.opts.PingInterval)
+	defer ticker.Stop()
+	pingFailures := 0
+	for {
+		select {
+		case <-ctx.Done():
+			return ""
+		case <-c.lost:
+			return c.lostWhy()
+		case <-m.reconnect:
+			return reasonReconnectRequested
+		case <-m.refresh:
+			m.refreshLists(ctx, c)
+		case <-ticker.C:
+			pctx, cancel := context.WithTimeout(ctx, m.svc.opts.PingTimeout)
+			err := c.ping(pctx)
+			cancel()
+			var rpcErr *RPCError
+			if err == nil || errors.As(err, &rpcErr) {
+				// Any JSON-RPC answer, even "method not found", proves life.
+				pingFailures = 0
+				continue
+			}
+			if ctx.Err() != nil {
+				return ""
+			}
+			pingFailures++
+			if pingFailures >= m.svc.opts.PingFailures {
+				return "health check failed: " + err.Error()
+			}
+		}
+	}
+}
+
+// onNotification runs on the transport's reader goroutine: it must not send
+// requests (a stdio reply would be read by this very goroutine), so list
+// refreshes are handed to the supervisor.
+func (m *managed) onNotification(n mcp.JSONRPCNotification) {
+	list := ""
+	switch n.Method {
+	case string(mcp.MethodNotificationToolsListChanged):
+		list = "tools"
+	case string(mcp.MethodNotificationResourcesListChanged):
+		list = "resources"
+	case string(mcp.MethodNotificationPromptsListChanged):
+		list = "prompts"
+	}
+	if list == "" {
+		if fn := m.svc.opts.OnNotification; fn != nil {
+			fn(m.name, n)
+		}
+		return
+	}
+	m.pendingMu.Lock()
+	m.pending[list] = true
+	m.pendingMu.Unlock()
+	select {
+	case m.refresh <- struct{}{}:
+	default:
+	}
+}
+
+func (m *managed) refreshLists(ctx context.Context, c *conn) {
+	m.pendingMu.Lock()
+	pending := m.pending
+	m.pending = map[string]bool{}
+	m.pendingMu.Unlock()
+
+	rctx, cancel := context.WithTimeout(ctx, m.svc.opts.StartTimeout)
+	defer cancel()
+	m.mu.RLock()
+	cat := m.catalog
+	m.mu.RUnlock()
+	var changed []string
+	var err error
+	for _, list := range allLists {
+		if !pending[list] {
+			continue
+		}
+		switch list {
+		case "tools":
+			cat.Tools, err = listTools(rctx, c)
+		case "resources":
+			if cat.Resources, err = listResources(rctx, c); err == nil {
+				var rpcErr *RPCError
+				if cat.ResourceTemplates, err = listResourceTemplates(rctx, c); errors.As(err, &rpcErr) {
+					err = nil
+				}
+			}
+		case "prompts":
+			cat.Prompts, err = listPrompts(rctx, c)
+		}
+		if err != nil {
+			m.svc.log.WithField("server", m.name).Warnf("refresh %s after list_changed: %v", list, err)
+			return
+		}
+		changed = append(changed, list)
+	}
+	if len(changed) == 0 {
+		return
+	}
+	m.mu.Lock()
+	if m.conn == c {
+		m.catalog = cat
+	}
+	m.mu.Unlock()
+	m.update(func(st *Status) { countCatalog(st, cat) })
+	m.svc.emit(Event{Kind: EventCatalog, Server: m.name, Status: m.snapshot(), Lists: changed})
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) bool {
+	if d <= 0 {
+		return ctx.Err() == nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
+}

@@ -1,0 +1,352 @@
+// Package upstream is the ServerService: it connects to upstream MCP servers
+// over stdio, SSE and streamable HTTP, supervises them (restart with backoff,
+// health pings, re-initialize on an expired session), caches what they offer
+// and reports every change to subscribers. It has no UI dependency.
+package upstream
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"reflect"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/sirupsen/logrus"
+
+	"github.com/mcp-router/mcp-router/backend/spec"
+)
+
+// Options tune the service; zero values mean the defaults noted.
+type Options struct {
+	ClientInfo     mcp.Implementation // sent in initialize; default mcp-router
+	ConsoleLines   int                // stderr lines kept per server; default 1000
+	StartTimeout   time.Duration      // connect + initialize + list; default 60 s
+	BackoffBase    time.Duration      // first retry delay; default 500 ms
+	BackoffMax     time.Duration      // retry delay cap; default 30 s
+	StableAfter    time.Duration      // uptime that resets the backoff; default 30 s
+	PingInterval   time.Duration      // health check period; default 30 s
+	PingTimeout    time.Duration      // one health check; default 10 s
+	PingFailures   int                // failed checks before reconnecting; default 3
+	Logger         logrus.FieldLogger // default: logrus standard logger
+	OnNotification func(server string, n mcp.JSONRPCNotification)
+}
+
+func (o *Options) defaults() {
+	if o.ClientInfo.Name == "" {
+		o.ClientInfo = mcp.Implementation{Name: "mcp-router", Version: "dev"}
+	}
+	setDefault(&o.StartTimeout, 60*time.Second)
+	setDefault(&o.BackoffBase, 500*time.Millisecond)
+	setDefault(&o.BackoffMax, 30*time.Second)
+	setDefault(&o.StableAfter, 30*time.Second)
+	setDefault(&o.PingInterval, 30*time.Second)
+	setDefault(&o.PingTimeout, 10*time.Second)
+	if o.PingFailures <= 0 {
+		o.PingFailures = 3
+	}
+	if o.Logger == nil {
+		o.Logger = logrus.StandardLogger()
+	}
+}
+
+func setDefault(d *time.Duration, v time.Duration) {
+	if *d <= 0 {
+		*d = v
+	}
+}
+
+// Service supervises the configured upstream servers. One per process.
+type Service struct {
+	opts Options
+	log  logrus.FieldLogger
+
+	mu      sync.RWMutex
+	servers map[string]*managed
+	closed  bool
+
+	subMu  sync.RWMutex
+	subs   map[int]func(Event)
+	nextID int
+}
+
+// New returns an empty service; call Sync to give it servers.
+func New(o Options) *Service {
+	o.defaults()
+	return &Service{opts: o, log: o.Logger, servers: map[string]*managed{}, subs: map[int]func(Event){}}
+}
+
+// backoff is the delay before retry number n (1-based): base·2ⁿ⁻¹, capped.
+func (s *Service) backoff(n int) time.Duration {
+	d := s.opts.BackoffBase
+	for i := 1; i < n && d < s.opts.BackoffMax; i++ {
+		d *= 2
+	}
+	if d > s.opts.BackoffMax {
+		d = s.opts.BackoffMax
+	}
+	return d
+}
+
+// Subscribe registers fn for every event; call the returned func to stop.
+func (s *Service) Subscribe(fn func(Event)) (unsubscribe func()) {
+	s.subMu.Lock()
+	id := s.nextID
+	s.nextID++
+	s.subs[id] = fn
+	s.subMu.Unlock()
+	return func() {
+		s.subMu.Lock()
+		delete(s.subs, id)
+		s.subMu.Unlock()
+	}
+}
+
+func (s *Service) emit(e Event) {
+	s.subMu.RLock()
+	fns := make([]func(Event), 0, len(s.subs))
+	for _, fn := range s.subs {
+		fns = append(fns, fn)
+	}
+	s.subMu.RUnlock()
+	for _, fn := range fns {
+		fn(e)
+	}
+}
+
+// Sync makes the running set match defs: new servers are added, missing
+// ones removed, changed ones restarted, and each is started or stopped
+// according to Enabled. Servers start in parallel; one that fails to start
+// is marked errored and does not hold up the rest.
+func (s *Service) Sync(defs []spec.Server) error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return ErrClosed
+	}
+	want := map[string]spec.Server{}
+	for _, d := range defs {
+		want[d.Name] = d
+	}
+	var removed, restart, start, stop []*managed
+	for name, m := range s.servers {
+		if _, ok := want[name]; !ok {
+			removed = append(removed, m)
+			delete(s.servers, name)
+		}
+	}
+	for name, d := range want {
+		m, ok := s.servers[name]
+		if !ok {
+			m = newManaged(s, d)
+			s.servers[name] = m
+			if d.Enabled {
+				start = append(start, m)
+			}
+			continue
+		}
+		old := m.currentSpec()
+		m.mu.Lock()
+		m.spec = d
+		m.status.Enabled, m.status.Transport = d.Enabled, d.Transport
+		m.mu.Unlock()
+		switch {
+		case !d.Enabled && old.Enabled:
+			stop = append(stop, m)
+		case d.Enabled && !old.Enabled:
+			start = append(start, m)
+		case d.Enabled && connectionChanged(old, d):
+			restart = append(restart, m)
+		}
+	}
+	s.mu.Unlock()
+
+	parallel(removed, func(m *managed) {
+		m.stop()
+		s.emit(Event{Kind: EventRemoved, Server: m.name, Status: m.snapshot()})
+	})
+	parallel(stop, (*managed).stop)
+	parallel(restart, func(m *managed) { m.stop(); m.start() })
+	for _, m := range start {
+		m.start()
+	}
+	return nil
+}
+
+// connectionChanged reports whether a definition change needs a new
+// connection; toggling tools or the prefix mode does not.
+func connectionChanged(a, b spec.Server) bool {
+	return a.Transport != b.Transport || a.Command != b.Command || a.Cwd != b.Cwd || a.URL != b.URL ||
+		!reflect.DeepEqual(a.Args, b.Args) || !reflect.DeepEqual(a.Env, b.Env) ||
+		!reflect.DeepEqual(a.Headers, b.Headers)
+}
+
+func parallel(ms []*managed, fn func(*managed)) {
+	var wg sync.WaitGroup
+	for _, m := range ms {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			fn(m)
+		}()
+	}
+	wg.Wait()
+}
+
+func (s *Service) get(name string) (*managed, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	m, ok := s.servers[name]
+	if !ok {
+		return nil, fmt.Errorf("%w: %q", ErrUnknownServer, name)
+	}
+	return m, nil
+}
+
+// Restart drops the server's connection and connects again at once,
+// starting it if it was stopped.
+func (s *Service) Restart(name string) error {
+	m, err := s.get(name)
+	if err != nil {
+		return err
+	}
+	m.mu.RLock()
+	supervised := m.cancel != nil
+	m.mu.RUnlock()
+	if !supervised {
+		m.start()
+		return nil
+	}
+	select {
+	case m.reconnect <- struct{}{}:
+	default:
+	}
+	return nil
+}
+
+// Names lists the known servers, sorted.
+func (s *Service) Names() []string {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	names := make([]string, 0, len(s.servers))
+	for n := range s.servers {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Status returns one server's snapshot.
+func (s *Service) Status(name string) (Status, error) {
+	m, err := s.get(name)
+	if err != nil {
+		return Status{}, err
+	}
+	return m.snapshot(), nil
+}
+
+// Statuses returns every server's snapshot, sorted by name.
+func (s *Service) Statuses() []Status {
+	out := []Status{}
+	for _, n := range s.Names() {
+		if st, err := s.Status(n); err == nil {
+			out = append(out, st)
+		}
+	}
+	return out
+}
+
+// Catalog returns what a running server offers (empty while it is down).
+func (s *Service) Catalog(name string) (Catalog, error) {
+	m, err := s.get(name)
+	if err != nil {
+		return Catalog{}, err
+	}
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	return m.catalog, nil
+}
+
+// Console returns the server's buffered stderr lines, oldest first.
+func (s *Service) Console(name string) ([]string, error) {
+	m, err := s.get(name)
+	if err != nil {
+		return nil, err
+	}
+	return m.console.Lines(), nil
+}
+
+// Request sends one JSON-RPC request to a running server and returns the
+// raw result, bounded by the server's timeout.
+func (s *Service) Request(ctx context.Context, name, method string, params any) ([]byte, error) {
+	m, err := s.get(name)
+	if err != nil {
+		return nil, err
+	}
+	m.mu.RLock()
+	c, st, sp := m.conn, m.status, m.spec
+	m.mu.RUnlock()
+	if c == nil {
+		if st.Error != "" {
+			return nil, fmt.Errorf("%w (%s: %s)", ErrNotRunning, st.State, st.Error)
+		}
+		return nil, fmt.Errorf("%w (%s)", ErrNotRunning, st.State)
+	}
+	if sp.TimeoutSeconds > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, time.Duration(sp.TimeoutSeconds)*time.Second)
+		defer cancel()
+	}
+	return c.request(ctx, method, params)
+}
+
+// Close stops every server in parallel and waits for their processes to end.
+func (s *Service) Close() {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return
+	}
+	s.closed = true
+	all := make([]*managed, 0, len(s.servers))
+	for _, m := range s.servers {
+		all = append(all, m)
+	}
+	s.mu.Unlock()
+	parallel(all, (*managed).stop)
+}
+
+// ProbeResult is what a one-shot connection learned.
+type ProbeResult struct {
+	ServerName      string  `json:"serverName"`
+	ServerVersion   string  `json:"serverVersion"`
+	ProtocolVersion string  `json:"protocolVersion"`
+	Instructions    string  `json:"instructions,omitempty"`
+	Catalog         Catalog `json:"catalog"`
+}
+
+// Probe connects to s once, lists what it offers and disconnects, stopping
+// any process it started. stderr receives the server's stderr lines.
+func Probe(ctx context.Context, s spec.Server, o Options, stderr io.Writer) (ProbeResult, error) {
+	o.defaults()
+	console := NewConsole(o.ConsoleLines, func(line string) {
+		if stderr != nil {
+			fmt.Fprintln(stderr, line)
+		}
+	})
+	c, err := dial(ctx, s, dialOptions{clientInfo: o.ClientInfo, console: console})
+	if err != nil {
+		return ProbeResult{}, err
+	}
+	defer c.close()
+	cat, err := fetchCatalog(ctx, c)
+	if err != nil {
+		return ProbeResult{}, err
+	}
+	return ProbeResult{
+		ServerName: c.init.ServerInfo.Name, ServerVersion: c.init.ServerInfo.Version,
+		ProtocolVersion: c.init.ProtocolVersion, Instructions: c.init.Instructions, Catalog: cat,
+	}, nil
+}

@@ -1,0 +1,61 @@
+package upstream
+
+import (
+	"time"
+
+	"github.com/mcp-router/mcp-router/backend/spec"
+)
+
+// State is where a server is in its lifecycle.
+type State string
+
+const (
+	StateStopped    State = "stopped"    // disabled, stopped by the user, or service closed
+	StateStarting   State = "starting"   // connecting and initializing
+	StateRunning    State = "running"    // initialized and answering
+	StateRestarting State = "restarting" // lost after running; waiting to reconnect
+	StateErrored    State = "errored"    // could not start; retried with backoff
+)
+
+// Status is a snapshot of one server, safe to hand to the UI.
+type Status struct {
+	Name              string         `json:"name"`
+	Transport         spec.Transport `json:"transport"`
+	Enabled           bool           `json:"enabled"`
+	State             State          `json:"state"`
+	Error             string         `json:"error,omitempty"`
+	Restarts          int            `json:"restarts"`
+	PID               int            `json:"pid,omitempty"`
+	SessionID         string         `json:"sessionId,omitempty"`
+	StartedAt         time.Time      `json:"startedAt,omitempty"`
+	NextRetryAt       time.Time      `json:"nextRetryAt,omitempty"`
+	Tools             int            `json:"tools"`
+	Resources         int            `json:"resources"`
+	ResourceTemplates int            `json:"resourceTemplates"`
+	Prompts           int            `json:"prompts"`
+	ServerName        string         `json:"serverName,omitempty"`
+	ServerVersion     string         `json:"serverVersion,omitempty"`
+	ProtocolVersion   string         `json:"protocolVersion,omitempty"`
+	Instructions      string         `json:"instructions,omitempty"`
+}
+
+// EventKind says what an Event reports.
+type EventKind string
+
+const (
+	EventState   EventKind = "state"   // Status changed
+	EventCatalog EventKind = "catalog" // tools/resources/prompts changed; see Lists
+	EventConsole EventKind = "console" // one stderr line; see Line
+	EventRemoved EventKind = "removed" // the server is gone
+)
+
+// Event is what subscribers receive. Handlers run synchronously on the
+// goroutine that made the change: keep them quick and never call back into
+// the Service from one.
+type Event struct {
+	Kind   EventKind `json:"kind"`
+	Server string    `json:"server"`
+	Status Status    `json:"status"`
+	Lists  []string  `json:"lists,omitempty"` // "tools", "resources", "prompts"
+	Line   string    `json:"line,omitempty"`
+}

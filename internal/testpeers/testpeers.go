@@ -1,0 +1,176 @@
+// Package testpeers finds and starts the real MCP peers the integration
+// tests run against: server-everything from the npm registry and the go-sdk
+// conformance everything-server, both installed by `make test-deps`.
+//
+// Without them a test skips, unless MCPR_REQUIRE_PEERS=1 (set by make test),
+// where a missing peer fails the test: CI must never pass by skipping.
+package testpeers
+
+import (
+	"bytes"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// RepoRoot is the directory holding go.mod.
+func RepoRoot(t testing.TB) string {
+	t.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Fatal("go.mod not found above the test's directory")
+		}
+		dir = parent
+	}
+}
+
+func missing(t testing.TB, what string) {
+	t.Helper()
+	msg := what + " is not installed; run `make test-deps`"
+	if os.Getenv("MCPR_REQUIRE_PEERS") == "1" {
+		t.Fatal(msg)
+	}
+	t.Skip(msg)
+}
+
+// Everything returns the path of the server-everything binary.
+func Everything(t testing.TB) string {
+	t.Helper()
+	p := filepath.Join(RepoRoot(t), "test", "peers", "node_modules", ".bin", "mcp-server-everything")
+	if _, err := os.Stat(p); err != nil {
+		missing(t, "@modelcontextprotocol/server-everything")
+	}
+	return p
+}
+
+// GoEverything returns the path of the go-sdk conformance everything-server.
+func GoEverything(t testing.TB) string {
+	t.Helper()
+	p := filepath.Join(RepoRoot(t), ".tools", "bin", "everything-server")
+	if _, err := os.Stat(p); err != nil {
+		missing(t, "the go-sdk everything-server")
+	}
+	return p
+}
+
+// FreePort returns a loopback TCP port that was free a moment ago.
+func FreePort(t testing.TB) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+// HTTPServer is a peer started as an HTTP server on a loopback port.
+type HTTPServer struct {
+	Port int
+	cmd  *exec.Cmd
+	Out  *bytes.Buffer
+}
+
+// StartEverythingHTTP runs server-everything in mode (streamableHttp or sse)
+// on port and waits until it accepts connections. It binds all interfaces,
+// so tests only ever reach it through 127.0.0.1.
+func StartEverythingHTTP(t testing.TB, mode string, port int, marker string) *HTTPServer {
+	t.Helper()
+	bin := Everything(t)
+	s := &HTTPServer{Port: port, Out: &bytes.Buffer{}}
+	s.cmd = exec.Command(bin, mode)
+	s.cmd.Env = append(os.Environ(), "PORT="+strconv.Itoa(port), "MCPR_TEST_MARKER="+marker)
+	s.cmd.Stdout, s.cmd.Stderr = s.Out, s.Out
+	if err := s.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Kill)
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		c, err := net.DialTimeout("tcp", fmt.Sprintf("127.0.0.1:%d", port), 200*time.Millisecond)
+		if err == nil {
+			c.Close()
+			return s
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	s.Kill()
+	t.Fatalf("server-everything %s did not listen on %d: %s", mode, port, s.Out.String())
+	return nil
+}
+
+// Kill ends the server and waits for it.
+func (s *HTTPServer) Kill() {
+	if s.cmd.Process != nil && s.cmd.ProcessState == nil {
+		_ = s.cmd.Process.Kill()
+		_ = s.cmd.Wait()
+	}
+}
+
+// ProcessesWithMarker lists live processes whose environment holds
+// MCPR_TEST_MARKER=marker: the upstream and every child it spawned.
+func ProcessesWithMarker(marker string) []int {
+	needle := []byte("MCPR_TEST_MARKER=" + marker + "\x00")
+	entries, _ := os.ReadDir("/proc")
+	var pids []int
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		env, err := os.ReadFile(filepath.Join("/proc", e.Name(), "environ"))
+		if err != nil || !bytes.Contains(env, needle) {
+			continue
+		}
+		if stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat")); err == nil {
+			// A zombie has exited; its parent just has not reaped it yet.
+			if f := strings.Fields(string(stat)); len(f) > 2 && f[2] == "Z" {
+				continue
+			}
+		}
+		pids = append(pids, pid)
+	}
+	return pids
+}
+
+// WaitNoProcesses fails the test if processes with marker outlive timeout.
+func WaitNoProcesses(t testing.TB, marker string, timeout time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		pids := ProcessesWithMarker(marker)
+		if len(pids) == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("processes left running: %v", pids)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// Eventually polls cond until it holds or timeout passes.
+func Eventually(t testing.TB, timeout time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %s waiting for %s", timeout, what)
+		}
+		time.Sleep(25 * time.Millisecond)
+	}
+}
