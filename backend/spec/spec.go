@@ -169,3 +169,17 @@ func (s Server) ToolEnabled(tool string) bool {
 	}
 	return true
 }
+
+// Target is the one-line "where" of a server: its command line or its URL.
+func (s Server) Target() string {
+	if s.Transport != Stdio {
+		return s.URL
+	}
+	parts := append([]string{s.Command}, s.Args...)
+	for i, p := range parts {
+		if p == "" || strings.ContainsAny(p, " \t\"'") {
+			parts[i] = fmt.Sprintf("%q", p)
+		}
+	}
+	return strings.Join(parts, " ")
+}

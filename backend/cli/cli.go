@@ -1,0 +1,178 @@
+// Package cli is the mcp-router command line: one binary that is the
+// desktop app when run bare and a CLI with subcommands otherwise. Every
+// command reports bad input as one line on stderr and a non-zero exit.
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/sirupsen/logrus"
+	"github.com/spf13/cobra"
+
+	"github.com/mcp-router/mcp-router/backend/config"
+	"github.com/mcp-router/mcp-router/backend/core"
+	"github.com/mcp-router/mcp-router/backend/store"
+)
+
+// Exit codes.
+const (
+	ExitOK    = 0
+	ExitError = 1 // the command failed
+	ExitUsage = 2 // the command line was wrong
+)
+
+// Options connect the CLI to its surroundings; tests swap the streams.
+type Options struct {
+	Stdin  io.Reader
+	Stdout io.Writer
+	Stderr io.Writer
+	// RunDesktop runs the desktop window until it closes or ctx ends. Nil in
+	// builds without a GUI (the Docker image), where the bare command says so.
+	RunDesktop func(ctx context.Context, c *core.Core) error
+}
+
+// usageError marks errors in how the command was called (exit 2).
+type usageError struct{ error }
+
+func usagef(format string, args ...any) error {
+	return usageError{fmt.Errorf(format, args...)}
+}
+
+// env carries what every command needs.
+type env struct {
+	opts     Options
+	dataDir  string
+	logLevel string
+}
+
+// Main runs the command line and returns the process exit code.
+func Main(ctx context.Context, args []string, o Options) int {
+	if o.Stdin == nil {
+		o.Stdin = os.Stdin
+	}
+	if o.Stdout == nil {
+		o.Stdout = os.Stdout
+	}
+	if o.Stderr == nil {
+		o.Stderr = os.Stderr
+	}
+	e := &env{opts: o}
+	root := e.rootCommand()
+	root.SetArgs(args)
+	root.SetIn(o.Stdin)
+	root.SetOut(o.Stdout)
+	root.SetErr(o.Stderr)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return ExitOK
+	}
+	fmt.Fprintf(o.Stderr, "mcp-router: %s\n", oneLine(err))
+	var ue usageError
+	if errors.As(err, &ue) || isCobraUsage(err) {
+		return ExitUsage
+	}
+	return ExitError
+}
+
+// oneLine keeps an error on one line: joined errors become "; "-separated.
+func oneLine(err error) string {
+	return strings.ReplaceAll(strings.TrimSpace(err.Error()), "\n", "; ")
+}
+
+// isCobraUsage recognises cobra's own complaints about flags and arguments.
+func isCobraUsage(err error) bool {
+	msg := err.Error()
+	for _, p := range []string{"unknown command", "unknown flag", "unknown shorthand flag", "flag needs an argument",
+		"invalid argument", "accepts ", "requires at least", "requires at most", "required flag"} {
+		if strings.Contains(msg, p) {
+			return true
+		}
+	}
+	return false
+}
+
+func (e *env) rootCommand() *cobra.Command {
+	root := &cobra.Command{
+		Use:   "mcp-router",
+		Short: "One endpoint for all your MCP servers, with control over every request",
+		Long: "MCP Router runs your MCP servers, aggregates their tools, resources and prompts behind one\n" +
+			"endpoint and lets you control every request. Run without a command to open the desktop app.",
+		Args:          cobra.NoArgs,
+		SilenceErrors: true,
+		SilenceUsage:  true,
+		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
+			level, err := logrus.ParseLevel(e.logLevel)
+			if err != nil {
+				return usagef("bad --log-level %q: want debug, info, warn or error", e.logLevel)
+			}
+			logrus.SetLevel(level)
+			logrus.SetOutput(e.opts.Stderr)
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, _ []string) error { return e.runDesktop(cmd.Context()) },
+	}
+	root.PersistentFlags().StringVar(&e.dataDir, "data-dir", "", "data directory (default $MCP_ROUTER_DATA_DIR, else the user config dir)")
+	root.PersistentFlags().StringVar(&e.logLevel, "log-level", "info", "log level: debug, info, warn, error")
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	root.AddCommand(e.serversCommand(), e.versionCommand())
+	return root
+}
+
+func (e *env) versionCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:   "version",
+		Short: "Print the version",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			fmt.Fprintf(cmd.OutOrStdout(), "mcp-router %s\n", core.Version)
+			return nil
+		},
+	}
+}
+
+func (e *env) resolveDataDir() (string, error) {
+	return config.ResolveDataDir(e.dataDir)
+}
+
+// openStore opens the database for a short CLI command.
+func (e *env) openStore() (*store.Store, error) {
+	dir, err := e.resolveDataDir()
+	if err != nil {
+		return nil, err
+	}
+	return store.Open(config.DBPath(dir))
+}
+
+// withStore runs fn with an open store and closes it afterwards.
+func (e *env) withStore(fn func(*store.Store) error) error {
+	st, err := e.openStore()
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	return fn(st)
+}
+
+func (e *env) runDesktop(ctx context.Context) error {
+	if e.opts.RunDesktop == nil {
+		return errors.New("this build has no desktop UI; see `mcp-router --help` for the commands it has")
+	}
+	dir, err := e.resolveDataDir()
+	if err != nil {
+		return err
+	}
+	c, err := core.Open(dir, core.Options{})
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	if err := c.Run(ctx, 0); err != nil {
+		return err
+	}
+	return e.opts.RunDesktop(ctx, c)
+}

@@ -1,0 +1,348 @@
+package cli
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/mcp-router/mcp-router/backend/config"
+	"github.com/mcp-router/mcp-router/backend/spec"
+	"github.com/mcp-router/mcp-router/backend/store"
+)
+
+func (e *env) serversCommand() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "servers",
+		Short: "Add, list, test and manage upstream MCP servers",
+		Args:  cobra.NoArgs,
+		RunE:  func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
+	}
+	cmd.AddCommand(e.serversAdd(), e.serversList(), e.serversShow(), e.serversRemove(),
+		e.serversToggle("enable", true), e.serversToggle("disable", false), e.serversImport(), e.serversTest())
+	return cmd
+}
+
+func (e *env) serversAdd() *cobra.Command {
+	var envs, headers []string
+	var cwd, url, transport, prefix string
+	var timeout int
+	var disabled bool
+	cmd := &cobra.Command{
+		Use:   "add NAME (-- COMMAND [ARGS...] | --url URL)",
+		Short: "Add an upstream server: a stdio command after --, or an HTTP/SSE URL",
+		Example: "  mcp-router servers add everything -- npx -y @modelcontextprotocol/server-everything\n" +
+			"  mcp-router servers add remote --url http://127.0.0.1:3001/mcp --header Authorization='Bearer …'",
+		RunE: func(cmd *cobra.Command, args []string) error {
+			def, err := buildServer(args, cmd.ArgsLenAtDash(), addFlags{envs, headers, cwd, url, transport, prefix, timeout, disabled})
+			if err != nil {
+				return err
+			}
+			return e.withStore(func(st *store.Store) error {
+				created, err := st.Servers().Create(cmd.Context(), def)
+				if err != nil {
+					return err
+				}
+				fmt.Fprintf(cmd.OutOrStdout(), "added %s (%s: %s)\n", created.Name, created.Transport, created.Target())
+				return nil
+			})
+		},
+	}
+	f := cmd.Flags()
+	f.StringArrayVar(&envs, "env", nil, "environment variable KEY=VALUE for a stdio server (repeatable)")
+	f.StringVar(&cwd, "cwd", "", "working directory of a stdio server")
+	f.StringVar(&url, "url", "", "URL of an HTTP or SSE server")
+	f.StringVar(&transport, "transport", "", "http (streamable HTTP, default for --url) or sse")
+	f.StringArrayVar(&headers, "header", nil, "HTTP header KEY=VALUE sent to an HTTP/SSE server (repeatable)")
+	f.StringVar(&prefix, "prefix", string(spec.PrefixAlways), "tool name prefix: always (<server>__<tool>) or never")
+	f.IntVar(&timeout, "timeout", spec.DefaultTimeoutSeconds, "seconds to wait for one upstream request")
+	f.BoolVar(&disabled, "disabled", false, "add the server without starting it")
+	return cmd
+}
+
+type addFlags struct {
+	envs, headers               []string
+	cwd, url, transport, prefix string
+	timeout                     int
+	disabled                    bool
+}
+
+// buildServer turns `add` arguments into a validated definition.
+func buildServer(args []string, dash int, f addFlags) (spec.Server, error) {
+	if len(args) == 0 || dash == 0 {
+		return spec.Server{}, usagef("servers add needs a NAME, then `-- COMMAND [ARGS...]` or --url URL")
+	}
+	name := args[0]
+	var command []string
+	switch {
+	case dash > 1:
+		return spec.Server{}, usagef("unexpected %q before --: put the command after --", args[1])
+	case dash < 0 && len(args) > 1:
+		return spec.Server{}, usagef("put the command after --, e.g. `mcp-router servers add %s -- %s`", name, strings.Join(args[1:], " "))
+	case dash == 1:
+		command = args[1:]
+	}
+	def := spec.Server{Name: name, Cwd: f.cwd, URL: f.url, Transport: spec.Transport(f.transport),
+		PrefixMode: spec.PrefixMode(f.prefix), TimeoutSeconds: f.timeout, Enabled: !f.disabled}
+	if f.timeout <= 0 {
+		return spec.Server{}, usagef("--timeout must be a positive number of seconds")
+	}
+	if len(command) > 0 && f.url != "" {
+		return spec.Server{}, usagef("give either a command after -- or --url, not both")
+	}
+	if len(command) == 0 && f.url == "" {
+		return spec.Server{}, usagef("server %q needs a command after -- (stdio) or --url URL (http, sse)", name)
+	}
+	if dash == 1 && len(command) == 0 {
+		return spec.Server{}, usagef("no command after --")
+	}
+	if len(command) > 0 {
+		def.Command, def.Args = command[0], command[1:]
+		if f.transport != "" && f.transport != string(spec.Stdio) {
+			return spec.Server{}, usagef("--transport %s needs --url, not a command", f.transport)
+		}
+		if len(f.headers) > 0 {
+			return spec.Server{}, usagef("--header is for HTTP/SSE servers; a stdio server takes --env")
+		}
+	} else if len(f.envs) > 0 || f.cwd != "" {
+		return spec.Server{}, usagef("--env and --cwd are for stdio servers; an HTTP/SSE server takes --header")
+	}
+	var err error
+	if def.Env, err = parsePairs("--env", f.envs); err != nil {
+		return spec.Server{}, err
+	}
+	if def.Headers, err = parsePairs("--header", f.headers); err != nil {
+		return spec.Server{}, err
+	}
+	def.Normalize()
+	if err := def.Validate(); err != nil {
+		return spec.Server{}, err
+	}
+	return def, nil
+}
+
+// parsePairs reads repeated KEY=VALUE flags.
+func parsePairs(flag string, pairs []string) (map[string]string, error) {
+	if len(pairs) == 0 {
+		return nil, nil
+	}
+	out := make(map[string]string, len(pairs))
+	for _, p := range pairs {
+		k, v, ok := strings.Cut(p, "=")
+		if !ok || strings.TrimSpace(k) == "" {
+			return nil, usagef("%s %q: want KEY=VALUE", flag, p)
+		}
+		out[k] = v
+	}
+	return out, nil
+}
+
+func (e *env) serversList() *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "list",
+		Short: "List the configured servers",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return e.withStore(func(st *store.Store) error {
+				rows, err := st.Servers().List(cmd.Context())
+				if err != nil {
+					return err
+				}
+				if asJSON {
+					return writeJSON(cmd.OutOrStdout(), rows)
+				}
+				if len(rows) == 0 {
+					fmt.Fprintln(cmd.OutOrStdout(), "No servers yet. Add one with: mcp-router servers add NAME -- COMMAND [ARGS...]")
+					return nil
+				}
+				tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
+				fmt.Fprintln(tw, "NAME\tTRANSPORT\tENABLED\tPREFIX\tTARGET")
+				for _, r := range rows {
+					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.Name, r.Transport, yesNo(r.Enabled), r.PrefixMode, r.Target())
+				}
+				return tw.Flush()
+			})
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	return cmd
+}
+
+func (e *env) serversShow() *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "show NAME",
+		Short: "Show one server's definition",
+		Args:  exactArgs(1, "servers show NAME"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return e.withStore(func(st *store.Store) error {
+				r, err := getServer(cmd, st, args[0])
+				if err != nil {
+					return err
+				}
+				if asJSON {
+					return writeJSON(cmd.OutOrStdout(), r)
+				}
+				printServer(cmd.OutOrStdout(), r)
+				return nil
+			})
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	return cmd
+}
+
+func printServer(w io.Writer, r store.Server) {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintf(tw, "Name:\t%s\n", r.Name)
+	fmt.Fprintf(tw, "Transport:\t%s\n", r.Transport)
+	fmt.Fprintf(tw, "Enabled:\t%s\n", yesNo(r.Enabled))
+	if r.Transport == spec.Stdio {
+		fmt.Fprintf(tw, "Command:\t%s\n", r.Target())
+		if r.Cwd != "" {
+			fmt.Fprintf(tw, "Working dir:\t%s\n", r.Cwd)
+		}
+		for _, kv := range r.EnvList() {
+			fmt.Fprintf(tw, "Env:\t%s\n", kv)
+		}
+	} else {
+		fmt.Fprintf(tw, "URL:\t%s\n", r.URL)
+		for k, v := range r.Headers {
+			fmt.Fprintf(tw, "Header:\t%s: %s\n", k, v)
+		}
+	}
+	fmt.Fprintf(tw, "Prefix:\t%s\n", r.PrefixMode)
+	fmt.Fprintf(tw, "Timeout:\t%ds\n", r.TimeoutSeconds)
+	if len(r.DisabledTools) > 0 {
+		fmt.Fprintf(tw, "Disabled tools:\t%s\n", strings.Join(r.DisabledTools, ", "))
+	}
+	fmt.Fprintf(tw, "Added:\t%s\n", r.CreatedAt.Local().Format("2006-01-02 15:04:05"))
+	_ = tw.Flush()
+}
+
+func (e *env) serversRemove() *cobra.Command {
+	return &cobra.Command{
+		Use:     "remove NAME",
+		Aliases: []string{"rm"},
+		Short:   "Remove a server",
+		Args:    exactArgs(1, "servers remove NAME"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return e.withStore(func(st *store.Store) error {
+				if err := st.Servers().Delete(cmd.Context(), args[0]); err != nil {
+					return notFound(err, args[0])
+				}
+				fmt.Fprintf(cmd.OutOrStdout(), "removed %s\n", args[0])
+				return nil
+			})
+		},
+	}
+}
+
+func (e *env) serversToggle(verb string, enabled bool) *cobra.Command {
+	return &cobra.Command{
+		Use:   verb + " NAME",
+		Short: strings.ToUpper(verb[:1]) + verb[1:] + " a server",
+		Args:  exactArgs(1, "servers "+verb+" NAME"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return e.withStore(func(st *store.Store) error {
+				if err := st.Servers().SetEnabled(cmd.Context(), args[0], enabled); err != nil {
+					return notFound(err, args[0])
+				}
+				fmt.Fprintf(cmd.OutOrStdout(), "%sd %s\n", verb, args[0])
+				return nil
+			})
+		},
+	}
+}
+
+func (e *env) serversImport() *cobra.Command {
+	return &cobra.Command{
+		Use:   "import FILE",
+		Short: "Import servers from a client config (Claude Desktop, Claude Code .mcp.json, Cursor, VS Code); - reads stdin",
+		Args:  exactArgs(1, "servers import FILE"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			data, name, err := readInput(cmd, args[0])
+			if err != nil {
+				return err
+			}
+			defs, err := config.ParseClientConfig(data)
+			if err != nil {
+				return fmt.Errorf("%s: %w", name, err)
+			}
+			return e.withStore(func(st *store.Store) error {
+				report, err := config.ImportServers(cmd.Context(), st.Servers(), defs)
+				if err != nil {
+					return err
+				}
+				for _, s := range report.Skipped {
+					fmt.Fprintf(cmd.ErrOrStderr(), "skipped %s: %s\n", s.Name, s.Reason)
+				}
+				if len(report.Added) == 0 {
+					fmt.Fprintln(cmd.OutOrStdout(), "nothing imported")
+					return nil
+				}
+				fmt.Fprintf(cmd.OutOrStdout(), "imported %d server(s): %s\n", len(report.Added), strings.Join(report.Added, ", "))
+				return nil
+			})
+		},
+	}
+}
+
+func readInput(cmd *cobra.Command, path string) ([]byte, string, error) {
+	if path == "-" {
+		data, err := io.ReadAll(cmd.InOrStdin())
+		return data, "stdin", err
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, path, fmt.Errorf("%s: no such file", path)
+		}
+		return nil, path, err
+	}
+	return data, path, nil
+}
+
+func getServer(cmd *cobra.Command, st *store.Store, name string) (store.Server, error) {
+	r, err := st.Servers().Get(cmd.Context(), name)
+	if err != nil {
+		return r, notFound(err, name)
+	}
+	return r, nil
+}
+
+// notFound turns store.ErrNotFound into a message that says what to do.
+func notFound(err error, name string) error {
+	if errors.Is(err, store.ErrNotFound) {
+		return fmt.Errorf("no server named %q (see `mcp-router servers list`)", name)
+	}
+	return err
+}
+
+func exactArgs(n int, usage string) cobra.PositionalArgs {
+	return func(_ *cobra.Command, args []string) error {
+		if len(args) != n {
+			return usagef("usage: mcp-router %s", usage)
+		}
+		return nil
+	}
+}
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
+}

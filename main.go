@@ -1,0 +1,25 @@
+// Command mcp-router is the MCP Router desktop app and its command line.
+// Run bare it opens the window; with a subcommand it is the CLI.
+package main
+
+import (
+	"context"
+	"embed"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/mcp-router/mcp-router/backend/cli"
+)
+
+//go:embed all:frontend/dist
+var assets embed.FS
+
+func main() {
+	// SIGTERM and Ctrl-C cancel ctx: every mode then shuts down its
+	// upstream servers before exiting, so none is orphaned.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := cli.Main(ctx, os.Args[1:], cli.Options{RunDesktop: runDesktop})
+	stop()
+	os.Exit(code)
+}
