@@ -1,0 +1,92 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"gorm.io/gorm"
+)
+
+// LogRepo stores request logs. The gateway batches writes, so Insert takes a
+// slice and commits it once.
+type LogRepo struct{ db *gorm.DB }
+
+// LogFilter selects request logs; zero fields don't filter.
+type LogFilter struct {
+	Server   string
+	Method   string
+	Status   string
+	Since    time.Time // inclusive
+	Until    time.Time // exclusive
+	Limit    int       // 0 means DefaultLogLimit
+	BeforeID uint      // keyset cursor: only entries older than this ID
+}
+
+// DefaultLogLimit bounds a List without a Limit, so a UI can't load a
+// year of logs by accident.
+const DefaultLogLimit = 200
+
+// Insert writes all entries in one transaction and fills in their IDs.
+// Times are stored in UTC because SQLite compares them as text.
+func (r LogRepo) Insert(ctx context.Context, entries []RequestLog) error {
+	if len(entries) == 0 {
+		return nil
+	}
+	for i := range entries {
+		entries[i].ID = 0
+		if entries[i].Time.IsZero() {
+			entries[i].Time = time.Now()
+		}
+		entries[i].Time = entries[i].Time.UTC()
+	}
+	err := r.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		return tx.CreateInBatches(entries, 100).Error
+	})
+	if err != nil {
+		return fmt.Errorf("insert request logs: %w", err)
+	}
+	return nil
+}
+
+// List returns matching entries newest first (by ID, which follows insertion
+// order). Pass the last ID of a page as BeforeID to get the next page.
+func (r LogRepo) List(ctx context.Context, f LogFilter) ([]RequestLog, error) {
+	q := r.db.WithContext(ctx).Model(&RequestLog{})
+	if f.Server != "" {
+		q = q.Where("server = ?", f.Server)
+	}
+	if f.Method != "" {
+		q = q.Where("method = ?", f.Method)
+	}
+	if f.Status != "" {
+		q = q.Where("status = ?", f.Status)
+	}
+	if !f.Since.IsZero() {
+		q = q.Where("time >= ?", f.Since.UTC())
+	}
+	if !f.Until.IsZero() {
+		q = q.Where("time < ?", f.Until.UTC())
+	}
+	if f.BeforeID != 0 {
+		q = q.Where("id < ?", f.BeforeID)
+	}
+	limit := f.Limit
+	if limit <= 0 {
+		limit = DefaultLogLimit
+	}
+	var out []RequestLog
+	if err := q.Order("id DESC").Limit(limit).Find(&out).Error; err != nil {
+		return nil, fmt.Errorf("list request logs: %w", err)
+	}
+	return out, nil
+}
+
+// DeleteOlderThan enforces retention and reports how many entries went.
+func (r LogRepo) DeleteOlderThan(ctx context.Context, t time.Time) (int64, error) {
+	res := r.db.WithContext(ctx).Where("time < ?", t.UTC()).Delete(&RequestLog{})
+	if res.Error != nil {
+		return 0, fmt.Errorf("delete old request logs: %w", res.Error)
+	}
+	return res.RowsAffected, nil
+}

@@ -1,0 +1,104 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+)
+
+func TestLogs(t *testing.T) {
+	s, _ := openTest(t)
+	ctx := context.Background()
+	r := s.Logs()
+
+	// Times in a non-UTC zone must still filter correctly: they are stored
+	// as text, so the store has to normalize them.
+	zone := time.FixedZone("UTC+9", 9*3600)
+	base := time.Date(2026, 1, 1, 12, 0, 0, 0, zone)
+	var batch []RequestLog
+	for i := 0; i < 250; i++ {
+		st := StatusOK
+		if i%10 == 0 {
+			st = StatusError
+		}
+		batch = append(batch, RequestLog{
+			Time: base.Add(time.Duration(i) * time.Minute), Client: "c", Server: fmt.Sprintf("s%d", i%2),
+			Method: "tools/call", Target: "t", DurationMs: float64(i), Status: st,
+		})
+	}
+	if err := r.Insert(ctx, batch); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Insert(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+
+	tests := []struct {
+		name   string
+		f      LogFilter
+		count  int
+		newest float64 // DurationMs of the first entry
+	}{
+		{"default limit", LogFilter{}, DefaultLogLimit, 249},
+		{"limit", LogFilter{Limit: 5}, 5, 249},
+		{"server", LogFilter{Server: "s0", Limit: 1000}, 125, 248},
+		{"status", LogFilter{Status: StatusError, Limit: 1000}, 25, 240},
+		{"method miss", LogFilter{Method: "resources/read"}, 0, 0},
+		{"since", LogFilter{Since: base.Add(240 * time.Minute).UTC()}, 10, 249},
+		{"until", LogFilter{Until: base.Add(10 * time.Minute).In(time.UTC)}, 10, 9},
+		{"window", LogFilter{Since: base.Add(time.Minute), Until: base.Add(3 * time.Minute)}, 2, 2},
+		{"before id", LogFilter{BeforeID: 11}, 10, 9},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := r.List(ctx, tt.f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got) != tt.count {
+				t.Fatalf("got %d entries, want %d", len(got), tt.count)
+			}
+			if len(got) > 0 && got[0].DurationMs != tt.newest {
+				t.Errorf("newest = %v, want %v", got[0].DurationMs, tt.newest)
+			}
+		})
+	}
+
+	// Keyset pagination visits every entry exactly once, newest first.
+	seen := 0
+	var before uint
+	last := 1e9
+	for {
+		page, err := r.List(ctx, LogFilter{Limit: 60, BeforeID: before})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(page) == 0 {
+			break
+		}
+		for _, e := range page {
+			if e.DurationMs >= last {
+				t.Fatalf("out of order: %v after %v", e.DurationMs, last)
+			}
+			last = e.DurationMs
+		}
+		seen += len(page)
+		before = page[len(page)-1].ID
+	}
+	if seen != 250 {
+		t.Errorf("paged through %d entries, want 250", seen)
+	}
+
+	n, err := r.DeleteOlderThan(ctx, base.Add(100*time.Minute))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n != 100 {
+		t.Errorf("deleted %d, want 100", n)
+	}
+	rest, _ := r.List(ctx, LogFilter{Limit: 1000})
+	if len(rest) != 150 || rest[len(rest)-1].DurationMs != 100 {
+		t.Errorf("after retention: %d entries, oldest %v", len(rest), rest[len(rest)-1].DurationMs)
+	}
+}

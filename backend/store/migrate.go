@@ -1,0 +1,76 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"sort"
+
+	"github.com/go-gormigrate/gormigrate/v2"
+	"gorm.io/gorm"
+)
+
+const migrationTable = "migrations"
+
+// migrations is append-only: a released migration is never edited, because
+// users' databases already record it as done. Each one uses its own frozen
+// structs so later changes to the live models cannot alter what it does.
+var migrations = []*gormigrate.Migration{
+	{ID: "0001_initial", Migrate: migrate0001},
+}
+
+// MigrationIDs lists the migrations this build knows, oldest first.
+func MigrationIDs() []string {
+	ids := make([]string, len(migrations))
+	for i, m := range migrations {
+		ids[i] = m.ID
+	}
+	return ids
+}
+
+// migrate runs inside one immediate transaction, so a CLI and the app
+// starting together cannot both migrate, and a failed migration leaves the
+// file as it was.
+func migrate(ctx context.Context, db *gorm.DB) error {
+	return db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		if err := checkNotNewer(tx); err != nil {
+			return err
+		}
+		opts := *gormigrate.DefaultOptions
+		opts.TableName = migrationTable
+		opts.UseTransaction = false // we already are in one
+		opts.ValidateUnknownMigrations = true
+		if err := gormigrate.New(tx, &opts, migrations).Migrate(); err != nil {
+			return fmt.Errorf("migrate: %w", err)
+		}
+		return nil
+	})
+}
+
+// checkNotNewer refuses a database that records migrations we don't know.
+// gormigrate can detect this too (ErrUnknownPastMigration) but without saying
+// which IDs, and the user needs to know it is a version problem.
+func checkNotNewer(tx *gorm.DB) error {
+	if !tx.Migrator().HasTable(migrationTable) {
+		return nil
+	}
+	var applied []string
+	if err := tx.Table(migrationTable).Pluck("id", &applied).Error; err != nil {
+		return fmt.Errorf("read applied migrations: %w", err)
+	}
+	known := make(map[string]bool, len(migrations))
+	for _, m := range migrations {
+		known[m.ID] = true
+	}
+	var unknown []string
+	for _, id := range applied {
+		if !known[id] {
+			unknown = append(unknown, id)
+		}
+	}
+	if len(unknown) > 0 {
+		sort.Strings(unknown)
+		return fmt.Errorf("%w (unknown migrations %q; this build knows up to %q): upgrade MCP Router or use another --data-dir",
+			ErrNewerDatabase, unknown, migrations[len(migrations)-1].ID)
+	}
+	return nil
+}

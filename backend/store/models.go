@@ -1,0 +1,80 @@
+package store
+
+import (
+	"time"
+
+	"github.com/mcp-router/mcp-router/backend/spec"
+)
+
+// Live models. Their columns must match what the migrations created; a new
+// column needs a new migration, never an AutoMigrate of these structs.
+
+// Server is a stored upstream definition.
+type Server struct {
+	ID          uint `gorm:"primaryKey" json:"id"`
+	spec.Server `gorm:"embedded"`
+	CreatedAt   time.Time `json:"createdAt"`
+	UpdatedAt   time.Time `json:"updatedAt"`
+}
+
+// Setting is one key/value preference (port, auth, separator, …).
+type Setting struct {
+	Key       string `gorm:"primaryKey"`
+	Value     string
+	UpdatedAt time.Time
+}
+
+// Hook types: when a hook runs relative to the upstream call.
+const (
+	HookPre  = "pre"
+	HookPost = "post"
+	HookBoth = "both"
+)
+
+// Hook is a user JavaScript hook.
+type Hook struct {
+	ID             uint      `gorm:"primaryKey" json:"id"`
+	Name           string    `json:"name"`
+	Enabled        bool      `json:"enabled"`
+	ExecutionOrder int       `json:"executionOrder"`
+	HookType       string    `json:"hookType"`
+	Script         string    `json:"script"`
+	FailClosed     bool      `json:"failClosed"`
+	CreatedAt      time.Time `json:"createdAt"`
+	UpdatedAt      time.Time `json:"updatedAt"`
+}
+
+// Token is an access token. Only the hash of the secret is stored; Prefix is
+// enough of the secret for a user to recognise it in a list.
+type Token struct {
+	ID         uint       `gorm:"primaryKey" json:"id"`
+	Name       string     `json:"name"`
+	Hash       string     `json:"-"`
+	Prefix     string     `json:"prefix"`
+	Servers    []string   `gorm:"serializer:json" json:"servers"` // empty: all servers
+	CreatedAt  time.Time  `json:"createdAt"`
+	LastUsedAt *time.Time `json:"lastUsedAt,omitempty"`
+	RevokedAt  *time.Time `json:"revokedAt,omitempty"`
+}
+
+// Request log statuses.
+const (
+	StatusOK      = "ok"
+	StatusError   = "error"
+	StatusBlocked = "blocked"
+)
+
+// RequestLog is one request that went through the gateway.
+type RequestLog struct {
+	ID         uint      `gorm:"primaryKey" json:"id"`
+	Time       time.Time `json:"time"`
+	Client     string    `json:"client"`
+	Server     string    `json:"server"`
+	Method     string    `json:"method"`
+	Target     string    `json:"target"` // tool name or resource URI
+	DurationMs float64   `json:"durationMs"`
+	Status     string    `json:"status"`
+	Error      string    `json:"error,omitempty"`
+	Request    string    `json:"request,omitempty"`
+	Response   string    `json:"response,omitempty"`
+}

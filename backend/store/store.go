@@ -1,0 +1,161 @@
+// Package store persists the router's state in one SQLite file that both the
+// running app and the CLI open at the same time. Everything above it talks to
+// small repositories; only this package knows about GORM and SQL.
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/sirupsen/logrus"
+	"gorm.io/driver/sqlite"
+	"gorm.io/gorm"
+	"gorm.io/gorm/logger"
+)
+
+// Sentinel errors callers test with errors.Is; messages name the record.
+var (
+	ErrNotFound  = errors.New("not found")
+	ErrDuplicate = errors.New("already exists")
+	// ErrInvalid marks bad input to the hook and token repositories (servers
+	// use spec.ErrInvalid, which their validation already wraps).
+	ErrInvalid = errors.New("invalid input")
+	// ErrNewerDatabase means the file was migrated by a newer MCP Router; we
+	// refuse to touch it rather than guess at a schema we don't know.
+	ErrNewerDatabase = errors.New("database was written by a newer version of MCP Router")
+)
+
+// maxOpenConns leaves room for several WAL readers plus the connection that
+// Revision keeps; writers serialize on SQLite's lock anyway.
+const maxOpenConns = 8
+
+// Store is one open database. It is safe for concurrent use.
+type Store struct {
+	db  *gorm.DB
+	sql *sql.DB
+
+	revMu   sync.Mutex
+	revConn *sql.Conn
+	revGen  int64
+}
+
+// Open opens (creating if needed) the database at path and brings its schema
+// up to date. A database written by a newer version is refused with
+// ErrNewerDatabase.
+func Open(path string) (*Store, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, fmt.Errorf("database path %q: %w", path, err)
+	}
+	if err := os.MkdirAll(filepath.Dir(abs), 0o700); err != nil {
+		return nil, fmt.Errorf("create data directory: %w", err)
+	}
+	db, err := gorm.Open(sqlite.Open(dsn(abs)), &gorm.Config{
+		Logger:         newGormLogger(logrus.StandardLogger()),
+		TranslateError: true,
+		// UTC everywhere keeps stored timestamps comparable as text.
+		NowFunc: func() time.Time { return time.Now().UTC() },
+	})
+	if err != nil {
+		return nil, fmt.Errorf("open database %s: %w", abs, err)
+	}
+	sqlDB, err := db.DB()
+	if err != nil {
+		return nil, err
+	}
+	sqlDB.SetMaxOpenConns(maxOpenConns)
+	sqlDB.SetMaxIdleConns(maxOpenConns)
+	s := &Store{db: db, sql: sqlDB}
+	if err := migrate(context.Background(), db); err != nil {
+		sqlDB.Close()
+		return nil, fmt.Errorf("open database %s: %w", abs, err)
+	}
+	return s, nil
+}
+
+// dsn builds a file: URI so that any character in the path (a '?' or '#' in a
+// user's directory name) reaches SQLite intact. The options are mattn's:
+// immediate transactions take the write lock up front, so two writers wait
+// on the busy timeout instead of failing with SQLITE_BUSY on lock upgrade.
+func dsn(abs string) string {
+	p := filepath.ToSlash(abs)
+	if !strings.HasPrefix(p, "/") {
+		p = "/" + p // Windows drive letter: file:///C:/...
+	}
+	p = strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23").Replace(p)
+	return "file://" + p + "?_busy_timeout=5000&_journal_mode=WAL&_foreign_keys=on&_txlock=immediate"
+}
+
+// Close releases the database. The Store must not be used afterwards.
+func (s *Store) Close() error {
+	s.revMu.Lock()
+	if s.revConn != nil {
+		s.revConn.Close()
+		s.revConn = nil
+	}
+	s.revMu.Unlock()
+	return s.sql.Close()
+}
+
+// DB exposes GORM for queries the repositories don't cover. Writes through it
+// bypass validation.
+func (s *Store) DB() *gorm.DB { return s.db }
+
+// Repositories are cheap views over the same connection pool.
+func (s *Store) Servers() ServerRepo   { return ServerRepo{db: s.db} }
+func (s *Store) Settings() SettingRepo { return SettingRepo{db: s.db} }
+func (s *Store) Hooks() HookRepo       { return HookRepo{db: s.db} }
+func (s *Store) Tokens() TokenRepo     { return TokenRepo{db: s.db} }
+func (s *Store) Logs() LogRepo         { return LogRepo{db: s.db} }
+
+// notFound and duplicate keep messages uniform: `server "x": not found`.
+func notFound(kind, name string) error { return fmt.Errorf("%s %q: %w", kind, name, ErrNotFound) }
+func duplicate(kind, name string) error {
+	return fmt.Errorf("%s %q: %w", kind, name, ErrDuplicate)
+}
+
+// translate maps driver errors for one named record onto our sentinels.
+func translate(err error, kind, name string) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, gorm.ErrDuplicatedKey):
+		return duplicate(kind, name)
+	case errors.Is(err, gorm.ErrRecordNotFound):
+		return notFound(kind, name)
+	}
+	return fmt.Errorf("%s %q: %w", kind, name, err)
+}
+
+// gormLogger sends GORM's own warnings and slow queries to logrus. Query
+// errors are not logged: they are returned to the caller, who decides.
+type gormLogger struct {
+	log  *logrus.Logger
+	slow time.Duration
+}
+
+func newGormLogger(l *logrus.Logger) logger.Interface {
+	return gormLogger{log: l, slow: time.Second}
+}
+
+func (g gormLogger) LogMode(logger.LogLevel) logger.Interface { return g }
+func (g gormLogger) Info(context.Context, string, ...any)     {}
+func (g gormLogger) Warn(_ context.Context, msg string, args ...any) {
+	g.log.WithField("component", "store").Warnf(msg, args...)
+}
+func (g gormLogger) Error(_ context.Context, msg string, args ...any) {
+	g.log.WithField("component", "store").Warnf(msg, args...)
+}
+func (g gormLogger) Trace(_ context.Context, begin time.Time, fc func() (string, int64), _ error) {
+	if d := time.Since(begin); d >= g.slow {
+		q, rows := fc()
+		g.log.WithFields(logrus.Fields{"component": "store", "duration": d, "rows": rows}).Warnf("slow query: %s", q)
+	}
+}

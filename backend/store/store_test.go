@@ -1,0 +1,378 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/mcp-router/mcp-router/backend/spec"
+)
+
+func openTest(t *testing.T) (*Store, string) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "data", "mcp-router.db")
+	s, err := Open(path)
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s, path
+}
+
+func appliedMigrations(t *testing.T, db *sql.DB) []string {
+	t.Helper()
+	rows, err := db.Query("SELECT id FROM migrations ORDER BY id")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var ids []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, id)
+	}
+	return ids
+}
+
+func TestOpenCreatesDirAndSchema(t *testing.T) {
+	s, path := openTest(t)
+	fi, err := os.Stat(filepath.Dir(path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if perm := fi.Mode().Perm(); perm != 0o700 {
+		t.Errorf("data dir mode = %o, want 700", perm)
+	}
+	sqlDB, _ := s.DB().DB()
+	if got, want := appliedMigrations(t, sqlDB), MigrationIDs(); !reflect.DeepEqual(got, want) {
+		t.Errorf("applied migrations = %v, want %v", got, want)
+	}
+	for _, table := range []string{"servers", "settings", "hooks", "tokens", "request_logs"} {
+		if !s.DB().Migrator().HasTable(table) {
+			t.Errorf("table %s missing", table)
+		}
+	}
+}
+
+func TestPragmas(t *testing.T) {
+	s, _ := openTest(t)
+	ctx := context.Background()
+	sqlDB, _ := s.DB().DB()
+	// Hold several connections at once so the check covers pooled ones, not
+	// just the first.
+	var conns []*sql.Conn
+	for i := 0; i < 3; i++ {
+		c, err := sqlDB.Conn(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		conns = append(conns, c)
+	}
+	for i, c := range conns {
+		var mode string
+		var busy, fk int
+		if err := c.QueryRowContext(ctx, "PRAGMA journal_mode").Scan(&mode); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.QueryRowContext(ctx, "PRAGMA busy_timeout").Scan(&busy); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.QueryRowContext(ctx, "PRAGMA foreign_keys").Scan(&fk); err != nil {
+			t.Fatal(err)
+		}
+		if mode != "wal" || busy != 5000 || fk != 1 {
+			t.Errorf("conn %d: journal_mode=%s busy_timeout=%d foreign_keys=%d, want wal 5000 1", i, mode, busy, fk)
+		}
+		c.Close()
+	}
+}
+
+func TestOpenPathWithSpecialCharacters(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "we?ird #dir %20")
+	path := filepath.Join(dir, "x.db")
+	s, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	if _, err := os.Stat(path); err != nil {
+		t.Fatalf("database not at %s: %v", path, err)
+	}
+}
+
+// TestOpenV1Fixture guards upgrades: a database written by the first release
+// must open, keep its rows, and end up with every migration applied.
+func TestOpenV1Fixture(t *testing.T) {
+	dump, err := os.ReadFile("testdata/v1.sql")
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "v1.db")
+	raw, err := sql.Open("sqlite3", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := raw.Exec(string(dump)); err != nil {
+		t.Fatalf("load fixture: %v", err)
+	}
+	raw.Close()
+
+	s, err := Open(path)
+	if err != nil {
+		t.Fatalf("Open(v1 database): %v", err)
+	}
+	defer s.Close()
+	ctx := context.Background()
+
+	sqlDB, _ := s.DB().DB()
+	if got, want := appliedMigrations(t, sqlDB), MigrationIDs(); !reflect.DeepEqual(got, want) {
+		t.Errorf("applied migrations = %v, want %v", got, want)
+	}
+
+	servers, err := s.Servers().List(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, sv := range servers {
+		names = append(names, sv.Name)
+	}
+	if want := []string{"filesystem", "legacy", "remote"}; !reflect.DeepEqual(names, want) {
+		t.Fatalf("servers = %v, want %v", names, want)
+	}
+	fs := servers[0]
+	if fs.Transport != spec.Stdio || fs.Command != "npx" || len(fs.Args) != 3 || fs.Env["DEBUG"] != "1" || !fs.Enabled || fs.CreatedAt.IsZero() {
+		t.Errorf("filesystem = %+v", fs)
+	}
+	remote := servers[2]
+	if remote.Enabled || remote.PrefixMode != spec.PrefixNever || remote.Headers["Authorization"] != "Bearer x" ||
+		!reflect.DeepEqual(remote.DisabledTools, []string{"delete_all"}) || remote.TimeoutSeconds != 30 {
+		t.Errorf("remote = %+v", remote)
+	}
+	for _, sv := range servers {
+		if err := sv.Validate(); err != nil {
+			t.Errorf("stored server no longer valid: %v", err)
+		}
+	}
+
+	settings, err := s.Settings().All(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := map[string]string{"port": "3282", "auth": "on"}; !reflect.DeepEqual(settings, want) {
+		t.Errorf("settings = %v, want %v", settings, want)
+	}
+
+	hooks, err := s.Hooks().List(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(hooks) != 2 || hooks[0].Name != "audit" || hooks[1].Name != "redact" || !hooks[1].FailClosed || hooks[1].HookType != HookPost {
+		t.Errorf("hooks = %+v", hooks)
+	}
+
+	tok, err := s.Tokens().Lookup(ctx, HashToken("mcpr_secret1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tok.Name != "laptop" || !reflect.DeepEqual(tok.Servers, []string{"filesystem"}) || tok.RevokedAt != nil {
+		t.Errorf("token laptop = %+v", tok)
+	}
+	ci, err := s.Tokens().Get(ctx, "ci")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ci.RevokedAt == nil || ci.RevokedAt.Year() != 2026 || len(ci.Servers) != 0 {
+		t.Errorf("token ci = %+v", ci)
+	}
+
+	logs, err := s.Logs().List(ctx, LogFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(logs) != 3 || logs[0].Status != StatusBlocked || logs[2].Target != "read_file" || logs[2].DurationMs != 12.5 {
+		t.Errorf("logs = %+v", logs)
+	}
+
+	// New rows continue after the old IDs and the schema still enforces
+	// uniqueness.
+	if _, err := s.Servers().Create(ctx, spec.Server{Name: "legacy", Command: "x"}); !errors.Is(err, ErrDuplicate) {
+		t.Errorf("duplicate on v1 database: err = %v, want ErrDuplicate", err)
+	}
+	added, err := s.Servers().Create(ctx, spec.Server{Name: "new", Command: "x"})
+	if err != nil || added.ID != 4 {
+		t.Errorf("create on v1 database: id=%d err=%v", added.ID, err)
+	}
+}
+
+func TestOpenRefusesNewerDatabase(t *testing.T) {
+	s, path := openTest(t)
+	ctx := context.Background()
+	if _, err := s.Servers().Create(ctx, spec.Server{Name: "keep", Command: "x"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.DB().Exec("INSERT INTO migrations (id) VALUES ('9999_from_the_future')").Error; err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	before, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	_, err = Open(path)
+	if !errors.Is(err, ErrNewerDatabase) {
+		t.Fatalf("Open = %v, want ErrNewerDatabase", err)
+	}
+	for _, want := range []string{"database was written by a newer version", "9999_from_the_future"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not mention %q", err, want)
+		}
+	}
+
+	raw, err := sql.Open("sqlite3", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	var n int
+	if err := raw.QueryRow("SELECT count(*) FROM servers WHERE name = 'keep'").Scan(&n); err != nil || n != 1 {
+		t.Errorf("servers row after refused open: n=%d err=%v", n, err)
+	}
+	if got := appliedMigrations(t, raw); !reflect.DeepEqual(got, append(MigrationIDs(), "9999_from_the_future")) {
+		t.Errorf("migrations after refused open = %v", got)
+	}
+	after, _ := os.ReadFile(path)
+	if len(after) != len(before) {
+		t.Errorf("file size changed from %d to %d", len(before), len(after))
+	}
+}
+
+func TestOpenTwiceMigratesOnce(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "x.db")
+	var wg sync.WaitGroup
+	errs := make([]error, 4)
+	for i := range errs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s, err := Open(path)
+			if err == nil {
+				err = s.Close()
+			}
+			errs[i] = err
+		}()
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Errorf("open %d: %v", i, err)
+		}
+	}
+	s, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	sqlDB, _ := s.DB().DB()
+	if got := appliedMigrations(t, sqlDB); !reflect.DeepEqual(got, MigrationIDs()) {
+		t.Errorf("migrations = %v", got)
+	}
+}
+
+// TestConcurrentStores stands in for the CLI and the app writing the same
+// file at once: every write must succeed by waiting, none may get SQLITE_BUSY.
+func TestConcurrentStores(t *testing.T) {
+	a, path := openTest(t)
+	b, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	ctx := context.Background()
+	const perWriter = 50
+	var wg sync.WaitGroup
+	errc := make(chan error, 4*perWriter)
+	for w, st := range []*Store{a, b, a, b} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < perWriter; i++ {
+				name := fmt.Sprintf("w%d-%d", w, i)
+				if _, err := st.Servers().Create(ctx, spec.Server{Name: name, Command: "x"}); err != nil {
+					errc <- err
+				}
+				if err := st.Settings().Set(ctx, "last", name); err != nil {
+					errc <- err
+				}
+				if _, err := st.Servers().List(ctx); err != nil {
+					errc <- err
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errc)
+	for err := range errc {
+		t.Error(err)
+	}
+	list, err := a.Servers().List(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(list) != 4*perWriter {
+		t.Errorf("servers = %d, want %d", len(list), 4*perWriter)
+	}
+}
+
+func TestRevisionSeesOtherStoreWrites(t *testing.T) {
+	app, path := openTest(t)
+	ctx := context.Background()
+	cli, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cli.Close()
+
+	r0, err := app.Revision(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, _ := app.Revision(ctx); r != r0 {
+		t.Fatalf("revision changed without a write: %d -> %d", r0, r)
+	}
+	// A read elsewhere is not a change.
+	if _, err := cli.Servers().List(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if r, _ := app.Revision(ctx); r != r0 {
+		t.Fatalf("revision changed after a read: %d -> %d", r0, r)
+	}
+	if _, err := cli.Servers().Create(ctx, spec.Server{Name: "from-cli", Command: "x"}); err != nil {
+		t.Fatal(err)
+	}
+	r1, err := app.Revision(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r1 == r0 {
+		t.Fatalf("revision %d unchanged after another store's write", r1)
+	}
+	// The app's own writes go through other pool connections, so they count too.
+	if err := app.Settings().Set(ctx, "k", "v"); err != nil {
+		t.Fatal(err)
+	}
+	if r2, _ := app.Revision(ctx); r2 == r1 {
+		t.Fatalf("revision %d unchanged after own write", r2)
+	}
+}

@@ -1,0 +1,35 @@
+-- Frozen fixture: a database as written by schema migration 0001_initial
+-- (sqlite3 .dump). Never regenerate or edit it; later versions must open it.
+PRAGMA foreign_keys=OFF;
+BEGIN TRANSACTION;
+CREATE TABLE `migrations` (`id` text,PRIMARY KEY (`id`));
+INSERT INTO migrations VALUES('0001_initial');
+CREATE TABLE `servers` (`id` integer PRIMARY KEY AUTOINCREMENT,`name` text NOT NULL,`transport` text NOT NULL,`command` text,`args` text,`env` text,`cwd` text,`url` text,`headers` text,`enabled` numeric,`prefix_mode` text,`timeout_seconds` integer,`disabled_tools` text,`created_at` datetime,`updated_at` datetime);
+INSERT INTO servers VALUES(1,'filesystem','stdio','npx','["-y","@modelcontextprotocol/server-filesystem","/home/me"]','{"DEBUG":"1"}','/tmp','',NULL,1,'always',60,NULL,'2026-11-22 22:23:03.35676365+00:00','2026-11-22 22:23:03.35676365+00:00');
+INSERT INTO servers VALUES(2,'remote','http','',NULL,NULL,'','https://example.com/mcp','{"Authorization":"Bearer x"}',0,'never',30,'["delete_all"]','2026-11-22 22:23:03.359473441+00:00','2026-11-22 22:23:03.359473441+00:00');
+INSERT INTO servers VALUES(3,'legacy','sse','',NULL,NULL,'','http://127.0.0.1:9000/sse',NULL,1,'always',60,NULL,'2026-11-22 22:23:03.360495155+00:00','2026-11-22 22:23:03.360495155+00:00');
+CREATE TABLE `settings` (`key` text,`value` text NOT NULL,`updated_at` datetime,PRIMARY KEY (`key`));
+INSERT INTO settings VALUES('port','3282','2026-11-22 22:23:03.361202314+00:00');
+INSERT INTO settings VALUES('auth','on','2026-11-22 22:23:03.361419655+00:00');
+CREATE TABLE `hooks` (`id` integer PRIMARY KEY AUTOINCREMENT,`name` text NOT NULL,`enabled` numeric,`execution_order` integer,`hook_type` text NOT NULL,`script` text,`fail_closed` numeric,`created_at` datetime,`updated_at` datetime);
+INSERT INTO hooks VALUES(1,'redact',1,10,'post','function hook(ctx) { return ctx; }',1,'2026-11-22 22:23:03.361574298+00:00','2026-11-22 22:23:03.361574298+00:00');
+INSERT INTO hooks VALUES(2,'audit',0,1,'pre','// noop',0,'2026-11-22 22:23:03.362134359+00:00','2026-11-22 22:23:03.362134359+00:00');
+CREATE TABLE `tokens` (`id` integer PRIMARY KEY AUTOINCREMENT,`name` text NOT NULL,`hash` text NOT NULL,`prefix` text,`servers` text,`created_at` datetime,`last_used_at` datetime,`revoked_at` datetime);
+INSERT INTO tokens VALUES(1,'laptop','ea6e2e7c9a1315ac946722c5ebb5c42ac03153a3074654d903a830bf363633eb','mcpr_sec','["filesystem"]','2026-11-22 22:23:03.362628283+00:00',NULL,NULL);
+INSERT INTO tokens VALUES(2,'ci','c23cfe7cad5154bba5b54278abedfbb99e532931abda7f3bf886e26310a43dc4','mcpr_sec',NULL,'2026-11-22 22:23:03.363364598+00:00',NULL,'2026-01-02 03:04:05+00:00');
+CREATE TABLE `request_logs` (`id` integer PRIMARY KEY AUTOINCREMENT,`time` datetime NOT NULL,`client` text,`server` text,`method` text,`target` text,`duration_ms` real,`status` text,`error` text,`request` text,`response` text);
+INSERT INTO request_logs VALUES(1,'2026-01-01 12:00:00+00:00','claude-code','filesystem','tools/call','read_file',12.5,'ok','','{"path":"/a"}','{"content":[]}');
+INSERT INTO request_logs VALUES(2,'2026-01-01 12:00:01+00:00','cursor','remote','tools/call','search',301.0,'error','remote: timeout','','');
+INSERT INTO request_logs VALUES(3,'2026-01-01 12:00:02+00:00','cursor','filesystem','resources/read','file:///a',0.4000000000000000222,'blocked','blocked by hook redact','','');
+DELETE FROM sqlite_sequence;
+INSERT INTO sqlite_sequence VALUES('servers',3);
+INSERT INTO sqlite_sequence VALUES('hooks',2);
+INSERT INTO sqlite_sequence VALUES('tokens',2);
+INSERT INTO sqlite_sequence VALUES('request_logs',3);
+CREATE UNIQUE INDEX `idx_servers_name` ON `servers`(`name`);
+CREATE UNIQUE INDEX `idx_hooks_name` ON `hooks`(`name`);
+CREATE UNIQUE INDEX `idx_tokens_hash` ON `tokens`(`hash`);
+CREATE UNIQUE INDEX `idx_tokens_name` ON `tokens`(`name`);
+CREATE INDEX `idx_request_logs_server` ON `request_logs`(`server`);
+CREATE INDEX `idx_request_logs_time` ON `request_logs`(`time`);
+COMMIT;

@@ -1,0 +1,87 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"reflect"
+	"testing"
+	"time"
+)
+
+func TestTokens(t *testing.T) {
+	s, _ := openTest(t)
+	ctx := context.Background()
+	r := s.Tokens()
+
+	if got := HashToken("abc"); got != "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad" {
+		t.Fatalf("HashToken = %s", got)
+	}
+	a, err := r.Create(ctx, Token{Name: "laptop", Hash: HashToken("s1"), Prefix: "mcpr_ab", Servers: []string{"fs", "git"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Create(ctx, Token{Name: "all", Hash: HashToken("s2"), Prefix: "mcpr_cd"}); err != nil {
+		t.Fatal(err)
+	}
+
+	dups := []struct {
+		name string
+		tok  Token
+	}{
+		{"same name", Token{Name: "laptop", Hash: HashToken("s3")}},
+		{"same hash", Token{Name: "other", Hash: HashToken("s1")}},
+	}
+	for _, d := range dups {
+		if _, err := r.Create(ctx, d.tok); !errors.Is(err, ErrDuplicate) {
+			t.Errorf("%s: %v, want ErrDuplicate", d.name, err)
+		}
+	}
+	if _, err := r.Create(ctx, Token{Name: "x", Hash: "short"}); !errors.Is(err, ErrInvalid) {
+		t.Errorf("bad hash: %v", err)
+	}
+
+	got, err := r.Lookup(ctx, HashToken("s1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.ID != a.ID || !reflect.DeepEqual(got.Servers, []string{"fs", "git"}) {
+		t.Errorf("Lookup = %+v", got)
+	}
+	if _, err := r.Lookup(ctx, HashToken("nope")); !errors.Is(err, ErrNotFound) {
+		t.Errorf("Lookup unknown: %v", err)
+	}
+	all, _ := r.Get(ctx, "all")
+	if len(all.Servers) != 0 {
+		t.Errorf("token without servers = %v", all.Servers)
+	}
+
+	used := time.Date(2026, 3, 1, 10, 0, 0, 0, time.FixedZone("X", 3600))
+	if err := r.Touch(ctx, "laptop", used); err != nil {
+		t.Fatal(err)
+	}
+	first := time.Date(2026, 3, 2, 0, 0, 0, 0, time.UTC)
+	if err := r.Revoke(ctx, "laptop", first); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Revoke(ctx, "laptop", first.Add(time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	got, _ = r.Get(ctx, "laptop")
+	if got.LastUsedAt == nil || !got.LastUsedAt.Equal(used) || got.RevokedAt == nil || !got.RevokedAt.Equal(first) {
+		t.Errorf("after Touch/Revoke: used=%v revoked=%v", got.LastUsedAt, got.RevokedAt)
+	}
+	if err := r.Revoke(ctx, "ghost", first); !errors.Is(err, ErrNotFound) {
+		t.Errorf("Revoke missing: %v", err)
+	}
+
+	list, _ := r.List(ctx)
+	if len(list) != 2 || list[0].Name != "all" || list[1].Name != "laptop" {
+		t.Errorf("List = %+v", list)
+	}
+	if err := r.Delete(ctx, "laptop"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Get(ctx, "laptop"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("Get after Delete: %v", err)
+	}
+}
