@@ -1,0 +1,286 @@
+package config
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"reflect"
+	"sort"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/mcp-router/mcp-router/backend/spec"
+)
+
+// Top-level keys of the client config formats we import.
+const (
+	keyMCPServers = "mcpServers" // Claude Desktop, Claude Code (.mcp.json), Cursor
+	keyServers    = "servers"    // VS Code mcp.json
+)
+
+// clientEntry is the union of the per-server fields those clients use.
+// Unknown fields (VS Code's envFile, gallery, …) are ignored.
+type clientEntry struct {
+	Type     string            `json:"type"`
+	Command  string            `json:"command"`
+	Args     []string          `json:"args"`
+	Env      map[string]string `json:"env"`
+	Cwd      string            `json:"cwd"`
+	URL      string            `json:"url"`
+	Headers  map[string]string `json:"headers"`
+	Disabled bool              `json:"disabled"`
+}
+
+// ReadClientConfig reads and parses a client config file; errors start with
+// the path so the CLI can print them as they are.
+func ReadClientConfig(path string) ([]spec.Server, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	servers, err := ParseClientConfig(data)
+	if err != nil {
+		return nil, prefixLines(path+": ", err)
+	}
+	return servers, nil
+}
+
+// ParseClientConfig reads the server map of a Claude Desktop, Claude Code,
+// Cursor or VS Code MCP config (comments and trailing commas allowed, as VS
+// Code allows them). It reports every bad entry at once, each as one line
+// with its position, so the user can fix the file in one pass; if any entry
+// is bad it returns no servers, so an import is all or nothing. The result
+// is normalized, valid and sorted by name.
+func ParseClientConfig(data []byte) ([]spec.Server, error) {
+	clean := standardJSON(data)
+	var top any
+	if err := json.Unmarshal(clean, &top); err != nil {
+		return nil, syntaxError(data, err)
+	}
+	if _, ok := top.(map[string]any); !ok {
+		return nil, fmt.Errorf("expected a JSON object with %q (Claude Desktop, Claude Code, Cursor) or %q (VS Code)", keyMCPServers, keyServers)
+	}
+	members, err := objectMembers(clean, 0)
+	if err != nil {
+		return nil, err
+	}
+	var section *member
+	for i := range members {
+		m := &members[i]
+		if m.key != keyMCPServers && m.key != keyServers {
+			continue
+		}
+		if section != nil {
+			if section.key == m.key {
+				return nil, fmt.Errorf("%s: %q appears twice", position(data, m.off), m.key)
+			}
+			return nil, fmt.Errorf("%s: both %q and %q are present; keep only one", position(data, m.off), keyMCPServers, keyServers)
+		}
+		section = m
+	}
+	if section == nil {
+		return nil, fmt.Errorf("no %q (Claude Desktop, Claude Code, Cursor) or %q (VS Code) key at the top level", keyMCPServers, keyServers)
+	}
+	if firstByte(section.raw) != '{' {
+		return nil, fmt.Errorf("%s: %q must be an object mapping server names to definitions", position(data, section.off), section.key)
+	}
+	entries, err := objectMembers(clean, section.off)
+	if err != nil {
+		return nil, err
+	}
+
+	var servers []spec.Server
+	var errs []error
+	seen := make(map[string]bool, len(entries))
+	for _, e := range entries {
+		s, err := parseEntry(e)
+		if err == nil && seen[s.Name] {
+			err = fmt.Errorf("%w: server %q is defined more than once", spec.ErrInvalid, s.Name)
+		}
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", position(data, e.off), err))
+			continue
+		}
+		seen[s.Name] = true
+		servers = append(servers, s)
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	sort.Slice(servers, func(i, j int) bool { return servers[i].Name < servers[j].Name })
+	return servers, nil
+}
+
+// parseEntry turns one named entry into a valid definition. Its errors wrap
+// spec.ErrInvalid: they are all the user's input.
+func parseEntry(m member) (spec.Server, error) {
+	bad := func(format string, args ...any) error {
+		return fmt.Errorf("%w: server %q: %s", spec.ErrInvalid, m.key, fmt.Sprintf(format, args...))
+	}
+	if firstByte(m.raw) != '{' {
+		return spec.Server{}, bad("must be an object with a command or a url")
+	}
+	var e clientEntry
+	if err := json.Unmarshal(m.raw, &e); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) && te.Field != "" {
+			return spec.Server{}, bad("%q must be %s", te.Field, describe(te.Type))
+		}
+		return spec.Server{}, bad("%v", err)
+	}
+	s := spec.Server{
+		Name:    m.key,
+		Command: e.Command,
+		Args:    e.Args,
+		Env:     e.Env,
+		Cwd:     e.Cwd,
+		URL:     e.URL,
+		Headers: e.Headers,
+		Enabled: !e.Disabled,
+	}
+	switch strings.ToLower(e.Type) {
+	case "":
+		if e.Command == "" && e.URL != "" && looksLikeSSE(e.URL) {
+			s.Transport = spec.SSE
+		} // else Normalize: command → stdio, url → http
+	case "stdio":
+		s.Transport = spec.Stdio
+	case "http", "streamable-http", "streamablehttp", "streamable_http":
+		s.Transport = spec.HTTP
+	case "sse":
+		s.Transport = spec.SSE
+	default:
+		return spec.Server{}, bad("unknown type %q (want stdio, http, streamable-http or sse)", e.Type)
+	}
+	s.Normalize()
+	if err := s.Validate(); err != nil {
+		return spec.Server{}, err
+	}
+	return s, nil
+}
+
+// looksLikeSSE follows the convention that legacy SSE endpoints are served
+// at .../sse; clients that omit "type" rely on it.
+func looksLikeSSE(raw string) bool {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return false
+	}
+	return strings.HasSuffix(strings.TrimRight(u.Path, "/"), "/sse")
+}
+
+// describe names a Go field type in JSON terms for error messages.
+func describe(t reflect.Type) string {
+	if t == nil {
+		return "of another type"
+	}
+	switch t.Kind() {
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Slice:
+		return "an array of strings"
+	case reflect.Map:
+		return "an object with string values"
+	case reflect.Struct:
+		return "an object"
+	}
+	return "a " + t.String()
+}
+
+// member is one key of a JSON object, with the offset of its value.
+type member struct {
+	key string
+	raw json.RawMessage
+	off int
+}
+
+// objectMembers lists the members of the (already validated) JSON object
+// starting at data[start:], in file order and keeping duplicate keys, which
+// encoding/json would silently merge.
+func objectMembers(data []byte, start int) ([]member, error) {
+	dec := json.NewDecoder(bytes.NewReader(data[start:]))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return nil, fmt.Errorf("%s: expected an object", position(data, start))
+	}
+	var out []member
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, syntaxError(data, err)
+		}
+		key, _ := tok.(string)
+		// The value starts after the key's closing quote, spaces and colon.
+		off := start + int(dec.InputOffset())
+		for off < len(data) && (isSpace(data[off]) || data[off] == ':') {
+			off++
+		}
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return nil, syntaxError(data, err)
+		}
+		out = append(out, member{key: key, raw: raw, off: off})
+	}
+	return out, nil
+}
+
+func firstByte(raw []byte) byte {
+	raw = bytes.TrimLeft(raw, " \t\r\n")
+	if len(raw) == 0 {
+		return 0
+	}
+	return raw[0]
+}
+
+// syntaxError turns encoding/json's byte offsets into the line and column an
+// editor shows.
+func syntaxError(data []byte, err error) error {
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		off := int(se.Offset)
+		if off > 0 && !strings.Contains(se.Error(), "end of JSON input") {
+			off-- // Offset is just past the offending byte
+		}
+		if len(bytes.TrimSpace(data)) == 0 {
+			return errors.New("the file is empty")
+		}
+		return fmt.Errorf("%s: %v", position(data, off), err)
+	}
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		return fmt.Errorf("%s: %v", position(data, int(te.Offset)), err)
+	}
+	return err
+}
+
+// position renders a byte offset as "line L, column C" (1-based, columns in
+// characters).
+func position(data []byte, off int) string {
+	if off > len(data) {
+		off = len(data)
+	}
+	if off < 0 {
+		off = 0
+	}
+	line := 1 + bytes.Count(data[:off], []byte{'\n'})
+	lineStart := bytes.LastIndexByte(data[:off], '\n') + 1
+	col := 1 + utf8.RuneCount(data[lineStart:off])
+	return fmt.Sprintf("line %d, column %d", line, col)
+}
+
+// prefixLines puts prefix before each line of a (possibly joined) error,
+// keeping it matchable with errors.Is.
+func prefixLines(prefix string, err error) error {
+	if multi, ok := err.(interface{ Unwrap() []error }); ok {
+		var out []error
+		for _, e := range multi.Unwrap() {
+			out = append(out, fmt.Errorf("%s%w", prefix, e))
+		}
+		return errors.Join(out...)
+	}
+	return fmt.Errorf("%s%w", prefix, err)
+}
