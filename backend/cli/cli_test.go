@@ -1,0 +1,245 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcp-router/mcp-router/internal/testpeers"
+)
+
+type result struct {
+	code           int
+	stdout, stderr string
+}
+
+// run executes the CLI in-process against dataDir.
+func run(t *testing.T, dataDir string, stdin string, args ...string) result {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := Main(context.Background(), append([]string{"--data-dir", dataDir}, args...),
+		Options{Stdin: strings.NewReader(stdin), Stdout: &out, Stderr: &errb})
+	return result{code, out.String(), errb.String()}
+}
+
+func mustRun(t *testing.T, dataDir string, args ...string) string {
+	t.Helper()
+	r := run(t, dataDir, "", args...)
+	if r.code != 0 {
+		t.Fatalf("%v: exit %d: %s", args, r.code, r.stderr)
+	}
+	return r.stdout
+}
+
+type listed struct {
+	Name      string            `json:"name"`
+	Transport string            `json:"transport"`
+	Command   string            `json:"command"`
+	Args      []string          `json:"args"`
+	Env       map[string]string `json:"env"`
+	URL       string            `json:"url"`
+	Headers   map[string]string `json:"headers"`
+	Enabled   bool              `json:"enabled"`
+}
+
+func list(t *testing.T, dataDir string) []listed {
+	t.Helper()
+	var rows []listed
+	if err := json.Unmarshal([]byte(mustRun(t, dataDir, "servers", "list", "--json")), &rows); err != nil {
+		t.Fatal(err)
+	}
+	return rows
+}
+
+func TestServersAddListShowRemove(t *testing.T) {
+	dir := t.TempDir()
+	out := mustRun(t, dir, "servers", "add", "everything", "--env", "A=1", "--", "npx", "-y", "@modelcontextprotocol/server-everything")
+	if !strings.Contains(out, "added everything") {
+		t.Errorf("add said %q", out)
+	}
+	mustRun(t, dir, "servers", "add", "remote", "--url", "http://127.0.0.1:3001/mcp", "--header", "Authorization=Bearer x")
+	mustRun(t, dir, "servers", "add", "legacy", "--url", "http://127.0.0.1:3001/sse", "--transport", "sse", "--disabled")
+
+	rows := list(t, dir)
+	if len(rows) != 3 {
+		t.Fatalf("listed %d servers", len(rows))
+	}
+	byName := map[string]listed{}
+	for _, r := range rows {
+		byName[r.Name] = r
+	}
+	ev := byName["everything"]
+	if ev.Transport != "stdio" || ev.Command != "npx" || strings.Join(ev.Args, " ") != "-y @modelcontextprotocol/server-everything" || ev.Env["A"] != "1" || !ev.Enabled {
+		t.Errorf("everything stored as %+v", ev)
+	}
+	if r := byName["remote"]; r.Transport != "http" || r.Headers["Authorization"] != "Bearer x" {
+		t.Errorf("remote stored as %+v", r)
+	}
+	if r := byName["legacy"]; r.Transport != "sse" || r.Enabled {
+		t.Errorf("legacy stored as %+v", r)
+	}
+
+	table := mustRun(t, dir, "servers", "list")
+	for _, want := range []string{"NAME", "everything", "npx -y @modelcontextprotocol/server-everything", "http://127.0.0.1:3001/sse"} {
+		if !strings.Contains(table, want) {
+			t.Errorf("list table lacks %q:\n%s", want, table)
+		}
+	}
+	show := mustRun(t, dir, "servers", "show", "remote")
+	if !strings.Contains(show, "Header:") || !strings.Contains(show, "Authorization: Bearer x") {
+		t.Errorf("show remote:\n%s", show)
+	}
+	var shown listed
+	if err := json.Unmarshal([]byte(mustRun(t, dir, "servers", "show", "everything", "--json")), &shown); err != nil || shown.Command != "npx" {
+		t.Errorf("show --json: %+v %v", shown, err)
+	}
+
+	mustRun(t, dir, "servers", "disable", "everything")
+	mustRun(t, dir, "servers", "enable", "legacy")
+	rows = list(t, dir)
+	for _, r := range rows {
+		if (r.Name == "everything" && r.Enabled) || (r.Name == "legacy" && !r.Enabled) {
+			t.Errorf("toggle did not stick: %+v", r)
+		}
+	}
+	mustRun(t, dir, "servers", "remove", "legacy")
+	if n := len(list(t, dir)); n != 2 {
+		t.Errorf("%d servers after remove", n)
+	}
+}
+
+// Every bad input: one line on stderr, a non-zero exit, the database as it was.
+func TestBadInputIsOneLineAndChangesNothing(t *testing.T) {
+	dir := t.TempDir()
+	mustRun(t, dir, "servers", "add", "existing", "--", "echo", "hi")
+	files := t.TempDir()
+	write := func(name, content string) string {
+		p := filepath.Join(files, name)
+		if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	malformed := write("malformed.json", "{\n  \"mcpServers\": {\n    \"a\": {\"command\": \"x\" \"args\": []}\n  }\n}")
+	halfBad := write("halfbad.json", `{"mcpServers": {"good": {"command": "x"}, "bad": {"url": "ftp://nope"}}}`)
+	noKey := write("nokey.json", `{"something": {}}`)
+
+	cases := []struct {
+		name string
+		args []string
+		want string // in the error line
+		code int
+	}{
+		{"unknown server show", []string{"servers", "show", "nope"}, `no server named "nope"`, ExitError},
+		{"unknown server remove", []string{"servers", "remove", "nope"}, `no server named "nope"`, ExitError},
+		{"unknown server enable", []string{"servers", "enable", "nope"}, `no server named "nope"`, ExitError},
+		{"unknown server test", []string{"servers", "test", "nope"}, `no server named "nope"`, ExitError},
+		{"missing command", []string{"servers", "add", "x"}, "needs a command after --", ExitUsage},
+		{"empty command", []string{"servers", "add", "x", "--"}, "needs a command", ExitUsage},
+		{"command without --", []string{"servers", "add", "x", "npx", "pkg"}, "put the command after --", ExitUsage},
+		{"bad URL scheme", []string{"servers", "add", "x", "--url", "ftp://host/mcp"}, "scheme must be http or https", ExitError},
+		{"URL without host", []string{"servers", "add", "x", "--url", "http://"}, "no host", ExitError},
+		{"URL and command", []string{"servers", "add", "x", "--url", "http://h/mcp", "--", "cmd"}, "not both", ExitUsage},
+		{"bad transport", []string{"servers", "add", "x", "--url", "http://h/mcp", "--transport", "carrier-pigeon"}, "unknown transport", ExitError},
+		{"bad name", []string{"servers", "add", "bad name!", "--", "cmd"}, "server name", ExitError},
+		{"bad env", []string{"servers", "add", "x", "--env", "NOEQUALS", "--", "cmd"}, "want KEY=VALUE", ExitUsage},
+		{"bad prefix", []string{"servers", "add", "x", "--prefix", "sometimes", "--", "cmd"}, "prefix mode", ExitError},
+		{"duplicate name", []string{"servers", "add", "existing", "--", "other"}, "already exists", ExitError},
+		{"malformed JSON", []string{"servers", "import", malformed}, "line 3, column", ExitError},
+		{"one bad entry", []string{"servers", "import", halfBad}, "bad", ExitError},
+		{"no servers key", []string{"servers", "import", noKey}, "mcpServers", ExitError},
+		{"missing file", []string{"servers", "import", filepath.Join(files, "absent.json")}, "no such file", ExitError},
+		{"unknown subcommand", []string{"servers", "frobnicate"}, "", ExitUsage},
+		{"unknown flag", []string{"servers", "list", "--yaml"}, "unknown flag", ExitUsage},
+		{"missing argument", []string{"servers", "show"}, "usage: mcp-router servers show NAME", ExitUsage},
+	}
+	before := list(t, dir)
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			r := run(t, dir, "", tc.args...)
+			if r.code != tc.code {
+				t.Errorf("exit %d, want %d (stderr %q)", r.code, tc.code, r.stderr)
+			}
+			lines := strings.Split(strings.TrimRight(r.stderr, "\n"), "\n")
+			if len(lines) != 1 || !strings.HasPrefix(lines[0], "mcp-router: ") {
+				t.Errorf("stderr is not one error line: %q", r.stderr)
+			}
+			if !strings.Contains(r.stderr, tc.want) {
+				t.Errorf("stderr %q lacks %q", r.stderr, tc.want)
+			}
+			if after := list(t, dir); fmt.Sprint(after) != fmt.Sprint(before) {
+				t.Errorf("database changed:\nbefore %v\nafter  %v", before, after)
+			}
+		})
+	}
+}
+
+func TestImportSkipsExistingNamesAndAddsTheRest(t *testing.T) {
+	dir := t.TempDir()
+	mustRun(t, dir, "servers", "add", "github", "--url", "http://127.0.0.1:1/mcp")
+	claude := `{"mcpServers": {
+		"github": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-github"]},
+		"fs": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem", "/tmp"], "env": {"DEBUG": "1"}},
+		"remote": {"type": "http", "url": "http://127.0.0.1:9/mcp", "headers": {"X-Key": "k"}}
+	}}`
+	r := run(t, dir, claude, "servers", "import", "-")
+	if r.code != 0 {
+		t.Fatalf("import failed: %s", r.stderr)
+	}
+	if !strings.Contains(r.stdout, "imported 2 server(s): fs, remote") || !strings.Contains(r.stderr, "skipped github") {
+		t.Errorf("import said %q / %q", r.stdout, r.stderr)
+	}
+	for _, s := range list(t, dir) {
+		if s.Name == "github" && s.Transport != "http" {
+			t.Error("existing server was overwritten")
+		}
+	}
+	vscode := `{"inputs": [], "servers": {"vs": {"type": "stdio", "command": "node", "args": ["server.js"]}}}`
+	if r := run(t, dir, vscode, "servers", "import", "-"); r.code != 0 || !strings.Contains(r.stdout, "vs") {
+		t.Errorf("vscode import: %+v", r)
+	}
+}
+
+func TestServersTestAgainstRealServers(t *testing.T) {
+	mark := fmt.Sprintf("cli-%d", time.Now().UnixNano())
+	dir := t.TempDir()
+	port := testpeers.FreePort(t)
+	testpeers.StartEverythingHTTP(t, "streamableHttp", port, mark+"-http")
+	mustRun(t, dir, "servers", "add", "everything", "--env", "MCPR_TEST_MARKER="+mark, "--", testpeers.Everything(t), "stdio")
+	mustRun(t, dir, "servers", "add", "gosdk", "--env", "MCPR_TEST_MARKER="+mark, "--", testpeers.GoEverything(t))
+	mustRun(t, dir, "servers", "add", "remote", "--url", fmt.Sprintf("http://127.0.0.1:%d/mcp", port))
+
+	for server, tool := range map[string]string{"everything": "echo", "gosdk": "test_simple_text", "remote": "echo"} {
+		out := mustRun(t, dir, "servers", "test", server)
+		if !strings.Contains(out, "connected to") || !strings.Contains(out, tool) {
+			t.Errorf("servers test %s:\n%s", server, out)
+		}
+	}
+	var probe struct {
+		Catalog struct {
+			Tools []struct{ Name string } `json:"tools"`
+		} `json:"catalog"`
+	}
+	if err := json.Unmarshal([]byte(mustRun(t, dir, "servers", "test", "everything", "--json")), &probe); err != nil || len(probe.Catalog.Tools) == 0 {
+		t.Errorf("--json probe: %+v %v", probe, err)
+	}
+	testpeers.WaitNoProcesses(t, mark, 3*time.Second)
+}
+
+func TestServersTestReportsAFailingServer(t *testing.T) {
+	dir := t.TempDir()
+	mustRun(t, dir, "servers", "add", "broken", "--", "sh", "-c", "echo 'boom: no API key' >&2; exit 7")
+	r := run(t, dir, "", "servers", "test", "broken")
+	if r.code != ExitError || !strings.Contains(r.stderr, "mcp-router: broken: initialize: process exit status 7") {
+		t.Errorf("exit %d, stderr %q", r.code, r.stderr)
+	}
+	if !strings.Contains(r.stderr, "boom: no API key") {
+		t.Errorf("the server's stderr is not shown: %q", r.stderr)
+	}
+}
