@@ -1,0 +1,84 @@
+import { act, screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { describe, expect, it } from 'vitest';
+import { fakeApi, server } from '../test/fakeApi';
+import { renderWithApi } from '../test/render';
+import { ServersPage } from './ServersPage';
+
+describe('ServersPage', () => {
+  it('renders a row per server with status, transport, target and tools', async () => {
+    const { api } = fakeApi([
+      server('everything', { tools: 16, target: 'npx -y @modelcontextprotocol/server-everything' }),
+      server('weather', { transport: 'http', state: 'errored', error: 'connection refused', target: 'http://127.0.0.1:9000/mcp', tools: 0 }),
+      server('files', { state: 'restarting', restarts: 3, enabled: true }),
+      server('old', { state: 'stopped', enabled: false }),
+    ]);
+    renderWithApi(<ServersPage />, api);
+
+    const row = await screen.findByTestId('server-row-everything');
+    expect(within(row).getByText('npx -y @modelcontextprotocol/server-everything')).toBeInTheDocument();
+    expect(within(row).getByTestId('server-tools-everything')).toHaveTextContent('16');
+    expect(screen.getByTestId('server-state-everything')).toHaveTextContent(/^Running$/);
+
+    expect(screen.getByTestId('server-state-weather')).toHaveTextContent(/^Error$/);
+    expect(screen.getByTestId('server-error-weather')).toHaveTextContent('connection refused');
+    expect(within(screen.getByTestId('server-row-weather')).getByText('http')).toBeInTheDocument();
+
+    expect(screen.getByTestId('server-state-files')).toHaveTextContent(/^Restarting · restart 3$/);
+    expect(screen.getByTestId('server-state-old')).toHaveTextContent(/^Stopped$/);
+    expect(within(screen.getByTestId('server-row-old')).getByText('disabled')).toBeInTheDocument();
+
+    expect(screen.getByText('4 servers · 1 running')).toBeInTheDocument();
+    expect(screen.queryByTestId('servers-empty')).not.toBeInTheDocument();
+  });
+
+  it('shows how to add a server when there are none', async () => {
+    const { api } = fakeApi([]);
+    renderWithApi(<ServersPage />, api);
+
+    const empty = await screen.findByTestId('servers-empty');
+    expect(empty).toHaveTextContent('No servers yet');
+    expect(empty).toHaveTextContent('mcp-router servers add NAME -- CMD ARGS…');
+    expect(screen.queryByTestId('servers-table')).not.toBeInTheDocument();
+  });
+
+  it('shows the API error and recovers on retry', async () => {
+    const { api } = fakeApi([server('alpha')]);
+    api.listServers.mockRejectedValueOnce(new Error('router is not running'));
+    renderWithApi(<ServersPage />, api);
+
+    const alert = await screen.findByRole('alert');
+    expect(alert).toHaveTextContent('Could not load servers');
+    expect(alert).toHaveTextContent('router is not running');
+    expect(screen.queryByTestId('servers-empty')).not.toBeInTheDocument();
+
+    await userEvent.click(within(alert).getByRole('button', { name: 'Try again' }));
+    expect(await screen.findByTestId('server-row-alpha')).toBeInTheDocument();
+    expect(screen.queryByRole('alert')).not.toBeInTheDocument();
+  });
+
+  it('updates a badge on servers:changed and stops listening on unmount', async () => {
+    const fake = fakeApi([server('alpha', { state: 'starting' })]);
+    const { unmount } = renderWithApi(<ServersPage />, fake.api);
+    expect(await screen.findByTestId('server-state-alpha')).toHaveTextContent(/^Starting$/);
+
+    act(() => fake.emit(server('alpha', { state: 'running' })));
+    expect(screen.getByTestId('server-state-alpha')).toHaveTextContent(/^Running$/);
+
+    unmount();
+    expect(fake.listenerCount()).toBe(0);
+  });
+
+  it('tells the Go side once that the page is ready', async () => {
+    const { api } = fakeApi([server('alpha')]);
+    renderWithApi(<ServersPage />, api);
+    await waitFor(() => expect(api.frontendReady).toHaveBeenCalledWith('servers'));
+    expect(api.frontendReady).toHaveBeenCalledTimes(1);
+  });
+
+  it('speaks Japanese', async () => {
+    const { api } = fakeApi([]);
+    renderWithApi(<ServersPage />, api, 'ja');
+    expect(await screen.findByTestId('servers-empty')).toHaveTextContent('サーバーはまだありません');
+  });
+});
