@@ -1,0 +1,66 @@
+# MCP Router. Two commands for a fresh machine:
+#   make run    install what is missing, build, start the app
+#   make test   install what is missing, run every test
+SHELL := /bin/bash
+.DEFAULT_GOAL := run
+
+TOOLS := $(CURDIR)/.tools/bin
+export PATH := $(TOOLS):/usr/local/go/bin:$(PATH)
+export GOFLAGS ?= -buildvcs=false
+
+WAILS_VERSION := v2.15.0
+GOSDK_VERSION := v1.8.0
+WAILS := $(TOOLS)/wails
+APP := build/bin/mcp-router
+RESULTS := $(CURDIR)/test-results
+
+.PHONY: run test build deps system-deps wails frontend-deps test-deps \
+        test-go test-frontend test-desktop vet clean
+
+run: build
+	$(APP)
+
+build: deps
+	$(WAILS) build -m -ldflags "-X github.com/mcp-router/mcp-router/backend/core.Version=$$(git describe --tags --always 2>/dev/null || echo dev)"
+
+test: deps test-deps
+	$(MAKE) vet test-go test-frontend test-desktop
+
+deps: system-deps wails frontend-deps
+
+system-deps:
+	@scripts/install-system-deps.sh
+
+# The Wails CLI, pinned to the version in go.mod.
+wails: $(WAILS)
+$(WAILS):
+	GOBIN=$(TOOLS) go install github.com/wailsapp/wails/v2/cmd/wails@$(WAILS_VERSION)
+
+frontend-deps: frontend/node_modules/.package-lock.json
+frontend/node_modules/.package-lock.json: frontend/package-lock.json
+	cd frontend && npm ci --no-audit --no-fund
+	@touch $@
+
+# Real MCP peers the integration tests talk to.
+test-deps: test/peers/node_modules/.package-lock.json $(TOOLS)/everything-server
+test/peers/node_modules/.package-lock.json: test/peers/package-lock.json
+	cd test/peers && npm ci --no-audit --no-fund
+	@touch $@
+$(TOOLS)/everything-server:
+	GOBIN=$(TOOLS) go install github.com/modelcontextprotocol/go-sdk/conformance/everything-server@$(GOSDK_VERSION)
+
+vet:
+	go vet ./...
+
+# MCPR_REQUIRE_PEERS turns a missing peer into a failure instead of a skip.
+test-go:
+	MCPR_REQUIRE_PEERS=1 go test -race -count=1 ./...
+
+test-frontend: frontend-deps
+	cd frontend && npm test
+
+test-desktop: build test-deps
+	SMOKE_UPSTREAM=test/peers/node_modules/.bin/mcp-server-everything scripts/desktop-smoke.sh $(APP) $(RESULTS)/desktop
+
+clean:
+	rm -rf build/bin .tools test-results frontend/node_modules test/peers/node_modules
