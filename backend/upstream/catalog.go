@@ -89,72 +89,56 @@ func listAll(ctx context.Context, c *conn, method, key string) ([]json.RawMessag
 	return nil, fmt.Errorf("%s: more than %d pages", method, maxListPages)
 }
 
-func listTools(ctx context.Context, c *conn) ([]Tool, error) {
-	raws, err := listAll(ctx, c, "tools/list", "tools")
+// catalogItem is implemented by the four item types so one function can
+// list and check them all.
+type catalogItem[T any] interface {
+	*T
+	id() string
+	setRaw(json.RawMessage)
+}
+
+func (t *Tool) id() string                             { return t.Name }
+func (t *Tool) setRaw(r json.RawMessage)               { t.Raw = r }
+func (r *Resource) id() string                         { return r.URI }
+func (r *Resource) setRaw(raw json.RawMessage)         { r.Raw = raw }
+func (r *ResourceTemplate) id() string                 { return r.URITemplate }
+func (r *ResourceTemplate) setRaw(raw json.RawMessage) { r.Raw = raw }
+func (p *Prompt) id() string                           { return p.Name }
+func (p *Prompt) setRaw(r json.RawMessage)             { p.Raw = r }
+
+// listItems lists every page of method and decodes the items under key,
+// rejecting any without its identifying field (idField, for the message).
+func listItems[T any, P catalogItem[T]](ctx context.Context, c *conn, method, key, idField string) ([]T, error) {
+	raws, err := listAll(ctx, c, method, key)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]Tool, 0, len(raws))
+	out := make([]T, 0, len(raws))
 	for _, raw := range raws {
-		var t Tool
-		if err := json.Unmarshal(raw, &t); err != nil || t.Name == "" {
-			return nil, fmt.Errorf("tools/list: tool without a name: %s", truncate(raw, 200))
+		var v T
+		if err := json.Unmarshal(raw, P(&v)); err != nil || P(&v).id() == "" {
+			return nil, fmt.Errorf("%s: an entry without a %s: %s", method, idField, truncate(raw, 200))
 		}
-		t.Raw = raw
-		out = append(out, t)
+		P(&v).setRaw(raw)
+		out = append(out, v)
 	}
 	return out, nil
+}
+
+func listTools(ctx context.Context, c *conn) ([]Tool, error) {
+	return listItems[Tool](ctx, c, "tools/list", "tools", "name")
 }
 
 func listResources(ctx context.Context, c *conn) ([]Resource, error) {
-	raws, err := listAll(ctx, c, "resources/list", "resources")
-	if err != nil {
-		return nil, err
-	}
-	out := make([]Resource, 0, len(raws))
-	for _, raw := range raws {
-		var r Resource
-		if err := json.Unmarshal(raw, &r); err != nil || r.URI == "" {
-			return nil, fmt.Errorf("resources/list: resource without a uri: %s", truncate(raw, 200))
-		}
-		r.Raw = raw
-		out = append(out, r)
-	}
-	return out, nil
+	return listItems[Resource](ctx, c, "resources/list", "resources", "uri")
 }
 
 func listResourceTemplates(ctx context.Context, c *conn) ([]ResourceTemplate, error) {
-	raws, err := listAll(ctx, c, "resources/templates/list", "resourceTemplates")
-	if err != nil {
-		return nil, err
-	}
-	out := make([]ResourceTemplate, 0, len(raws))
-	for _, raw := range raws {
-		var r ResourceTemplate
-		if err := json.Unmarshal(raw, &r); err != nil || r.URITemplate == "" {
-			return nil, fmt.Errorf("resources/templates/list: template without a uriTemplate: %s", truncate(raw, 200))
-		}
-		r.Raw = raw
-		out = append(out, r)
-	}
-	return out, nil
+	return listItems[ResourceTemplate](ctx, c, "resources/templates/list", "resourceTemplates", "uriTemplate")
 }
 
 func listPrompts(ctx context.Context, c *conn) ([]Prompt, error) {
-	raws, err := listAll(ctx, c, "prompts/list", "prompts")
-	if err != nil {
-		return nil, err
-	}
-	out := make([]Prompt, 0, len(raws))
-	for _, raw := range raws {
-		var p Prompt
-		if err := json.Unmarshal(raw, &p); err != nil || p.Name == "" {
-			return nil, fmt.Errorf("prompts/list: prompt without a name: %s", truncate(raw, 200))
-		}
-		p.Raw = raw
-		out = append(out, p)
-	}
-	return out, nil
+	return listItems[Prompt](ctx, c, "prompts/list", "prompts", "name")
 }
 
 func truncate(b []byte, n int) string {

@@ -52,7 +52,10 @@ func runFake(mode string) {
 		time.Sleep(time.Hour)
 	case "hang":
 		// Completes the handshake and the first listing, then stops reading.
-		hangAfterHandshake()
+		scriptedServer(`{"tools": []}`, true)
+	case "nameless":
+		// Lists a tool that has no name: malformed upstream output.
+		scriptedServer(`{"tools": [{"description": "who am I"}]}`, false)
 	case "spam":
 		for i := 0; i < 3000; i++ {
 			fmt.Fprintf(os.Stderr, "line %d\n", i)
@@ -65,7 +68,9 @@ func runFake(mode string) {
 	}
 }
 
-func hangAfterHandshake() {
+// scriptedServer answers initialize, then tools/list with toolsResult; with
+// hang it stops reading after that.
+func scriptedServer(toolsResult string, hang bool) {
 	in := bufio.NewScanner(os.Stdin)
 	out := json.NewEncoder(os.Stdout)
 	for in.Scan() {
@@ -81,8 +86,10 @@ func hangAfterHandshake() {
 				"serverInfo": map[string]any{"name": "hang", "version": "1"},
 			}})
 		case "tools/list":
-			_ = out.Encode(map[string]any{"jsonrpc": "2.0", "id": msg.ID, "result": map[string]any{"tools": []any{}}})
-			time.Sleep(time.Hour)
+			_ = out.Encode(map[string]any{"jsonrpc": "2.0", "id": msg.ID, "result": json.RawMessage(toolsResult)})
+			if hang {
+				time.Sleep(time.Hour)
+			}
 		}
 	}
 }

@@ -364,6 +364,7 @@ func TestProbeReportsStartFailures(t *testing.T) {
 		{"missing command", spec.Server{Name: "x", Command: "/nonexistent/bin"}, "not found"},
 		{"exits at once", fakeServer("x", "exit", mark), "exit status 3"},
 		{"nothing listening", spec.Server{Name: "x", URL: fmt.Sprintf("http://127.0.0.1:%d/mcp", testpeers.FreePort(t))}, "connect"},
+		{"malformed tools/list", fakeServer("x", "nameless", mark), "tools/list: an entry without a name"},
 		{"bad cwd", spec.Server{Name: "x", Command: "sh", Cwd: "/nonexistent/dir"}, "/nonexistent/dir"},
 	}
 	for _, tc := range cases {
