@@ -251,11 +251,22 @@ func (m *managed) monitor(ctx context.Context, c *conn) string {
 			pctx, cancel := context.WithTimeout(ctx, m.svc.opts.PingTimeout)
 			err := c.ping(pctx)
 			cancel()
-			var rpcErr *RPCError
-			if err == nil || errors.As(err, &rpcErr) {
-				// Any JSON-RPC answer, even "method not found", proves life.
+			if err == nil {
 				pingFailures = 0
 				continue
+			}
+			var rpcErr *RPCError
+			if errors.As(err, &rpcErr) {
+				// A stdio server that answers at all is alive, and so is one
+				// that merely lacks ping. But an HTTP server that rejects the
+				// ping has lost our session: server-everything, for one,
+				// answers a stale session with 400 and a JSON-RPC error
+				// instead of the 404 the spec asks for.
+				if c.spec.Transport == spec.Stdio || rpcErr.Code == mcp.METHOD_NOT_FOUND {
+					pingFailures = 0
+					continue
+				}
+				return "session rejected by the server: " + rpcErr.Message
 			}
 			if ctx.Err() != nil {
 				return ""

@@ -202,8 +202,9 @@ func TestHTTPUpstreamReinitializesAfterServerRestart(t *testing.T) {
 	}
 	callEcho(t, s, "remote", "before")
 
+	// Back at once: the old session is rejected (404, or server-everything's 400).
 	peer.Kill()
-	testpeers.StartEverythingHTTP(t, "streamableHttp", port, mark)
+	peer = testpeers.StartEverythingHTTP(t, "streamableHttp", port, mark)
 	var st Status
 	testpeers.Eventually(t, 30*time.Second, "a new session", func() bool {
 		st, _ = s.Status("remote")
@@ -214,6 +215,23 @@ func TestHTTPUpstreamReinitializesAfterServerRestart(t *testing.T) {
 	}
 	if got := callEcho(t, s, "remote", "after"); !strings.Contains(got, "after") {
 		t.Errorf("echo after re-init answered %q", got)
+	}
+
+	// Down long enough for the health check to notice: the supervisor
+	// keeps retrying until the server is back.
+	second := st
+	peer.Kill()
+	testpeers.Eventually(t, 10*time.Second, "the loss to be noticed", func() bool {
+		st, _ = s.Status("remote")
+		return st.State == StateRestarting || st.State == StateErrored
+	})
+	testpeers.StartEverythingHTTP(t, "streamableHttp", port, mark)
+	testpeers.Eventually(t, 30*time.Second, "a third session", func() bool {
+		st, _ = s.Status("remote")
+		return st.State == StateRunning && st.SessionID != "" && st.SessionID != second.SessionID
+	})
+	if got := callEcho(t, s, "remote", "third"); !strings.Contains(got, "third") {
+		t.Errorf("echo after the outage answered %q", got)
 	}
 }
 
