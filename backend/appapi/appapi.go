@@ -14,7 +14,10 @@ import (
 )
 
 // Event names the UI subscribes to.
-const EventServersChanged = "servers:changed"
+const (
+	EventServersChanged = "servers:changed" // payload: ServerView
+	EventServerRemoved  = "servers:removed" // payload: the server's name
+)
 
 // Emitter pushes an event to the UI.
 type Emitter interface {
@@ -46,17 +49,12 @@ func New(c *core.Core) *API { return &API{core: c} }
 // Attach forwards server state changes to the UI until Detach.
 func (a *API) Attach(em Emitter) {
 	a.unsubscribe = a.core.Servers.Subscribe(func(e upstream.Event) {
-		if e.Kind != upstream.EventState && e.Kind != upstream.EventRemoved {
-			return
+		switch e.Kind {
+		case upstream.EventRemoved:
+			em.Emit(EventServerRemoved, e.Server)
+		case upstream.EventState:
+			em.Emit(EventServersChanged, a.view(context.Background(), e.Status))
 		}
-		v, err := a.view(context.Background(), e.Status)
-		if err != nil {
-			return
-		}
-		if e.Kind == upstream.EventRemoved {
-			v.State = "removed"
-		}
-		em.Emit(EventServersChanged, v)
 	})
 }
 
@@ -85,12 +83,12 @@ func (a *API) ListServers(ctx context.Context) ([]ServerView, error) {
 	return out, nil
 }
 
-func (a *API) view(ctx context.Context, st upstream.Status) (ServerView, error) {
+func (a *API) view(ctx context.Context, st upstream.Status) ServerView {
 	r, err := a.core.Store.Servers().Get(ctx, st.Name)
 	if err != nil {
-		return ServerView{Name: st.Name, Transport: string(st.Transport), State: string(st.State)}, nil
+		return ServerView{Name: st.Name, Transport: string(st.Transport), Enabled: st.Enabled, State: string(st.State)}
 	}
-	return makeView(r.Server, st), nil
+	return makeView(r.Server, st)
 }
 
 func makeView(def spec.Server, st upstream.Status) ServerView {

@@ -12,17 +12,26 @@ import (
 )
 
 type fakeEmitter struct {
-	mu     sync.Mutex
-	events []ServerView
+	mu      sync.Mutex
+	events  []ServerView
+	removed []string
 }
 
 func (f *fakeEmitter) Emit(event string, data any) {
-	if event != EventServersChanged {
-		return
-	}
 	f.mu.Lock()
-	f.events = append(f.events, data.(ServerView))
-	f.mu.Unlock()
+	defer f.mu.Unlock()
+	switch event {
+	case EventServersChanged:
+		f.events = append(f.events, data.(ServerView))
+	case EventServerRemoved:
+		f.removed = append(f.removed, data.(string))
+	}
+}
+
+func (f *fakeEmitter) removedNames() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]string(nil), f.removed...)
 }
 
 func (f *fakeEmitter) states(name string) []string {
@@ -73,5 +82,15 @@ func TestListServersAndEvents(t *testing.T) {
 	}
 	if off.State != "stopped" || off.Enabled || off.Target != "http://127.0.0.1:1/mcp" {
 		t.Errorf("off view = %+v", off)
+	}
+
+	if err := c.Store.Servers().Delete(ctx, "off"); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.SyncServers(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := em.removedNames(); len(got) != 1 || got[0] != "off" {
+		t.Errorf("removed events = %v", got)
 	}
 }

@@ -30,6 +30,8 @@ export interface Api {
   frontendReady(page: string): Promise<void>;
   /** Calls `handler` on every `servers:changed` event until unsubscribed. */
   onServerChanged(handler: (server: ServerView) => void): Unsubscribe;
+  /** Calls `handler` with the name of every server removed, until unsubscribed. */
+  onServerRemoved(handler: (name: string) => void): Unsubscribe;
 }
 
 /** Any failure of an Api call; `message` is ready to show to the user. */

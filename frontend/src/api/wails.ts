@@ -6,6 +6,7 @@ import { toApiError, toServerView } from './convert';
 import { ApiError, type Api } from './types';
 
 export const SERVERS_CHANGED = 'servers:changed';
+export const SERVERS_REMOVED = 'servers:removed';
 
 declare global {
   interface Window {
@@ -46,6 +47,14 @@ export const wailsApi: Api = {
       } catch (err) {
         console.error(`${SERVERS_CHANGED}: ignoring event:`, err);
       }
+    });
+  },
+
+  onServerRemoved(handler) {
+    if (!window.go || !window.runtime) return () => {};
+    return EventsOn(SERVERS_REMOVED, (payload: unknown) => {
+      if (typeof payload === 'string' && payload !== '') handler(payload);
+      else console.error(`${SERVERS_REMOVED}: ignoring event with payload`, payload);
     });
   },
 };

@@ -21,6 +21,23 @@ describe('servers store', () => {
     ]);
   });
 
+  it('drops the row of a removed server, also when removed during a load', async () => {
+    const fake = fakeApi([server('alpha'), server('beta')]);
+    const store = createServersStore(fake.api);
+    const stop = store.getState().listen();
+    await store.getState().load();
+
+    fake.remove('alpha');
+    expect(store.getState().servers.map((x) => x.name)).toEqual(['beta']);
+
+    const loading = store.getState().load(); // the fake still lists alpha and beta
+    fake.remove('beta');
+    await loading;
+    expect(store.getState().servers.map((x) => x.name)).toEqual(['alpha']);
+    stop();
+    expect(fake.listenerCount()).toBe(0);
+  });
+
   it('applies servers:changed events to the matching row and adds new ones', async () => {
     const fake = fakeApi([server('alpha'), server('beta')]);
     const store = createServersStore(fake.api);

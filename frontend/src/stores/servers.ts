@@ -23,11 +23,20 @@ function upsert(list: ServerView[], server: ServerView): ServerView[] {
   return next.sort((a, b) => a.name.localeCompare(b.name));
 }
 
-export function createServersStore(api: Pick<Api, 'listServers' | 'onServerChanged'>): ServersStore {
+/** A change to apply to the list: an updated row, or a removed name. */
+type Change = { upsert: ServerView } | { remove: string };
+
+function apply(list: ServerView[], change: Change): ServerView[] {
+  return 'upsert' in change ? upsert(list, change.upsert) : list.filter((s) => s.name !== change.remove);
+}
+
+export function createServersStore(
+  api: Pick<Api, 'listServers' | 'onServerChanged' | 'onServerRemoved'>,
+): ServersStore {
   let loadSeq = 0;
   // Events that arrive while a load is in flight may be newer than the list
   // it returns: remember them and apply them on top of it.
-  let eventsDuringLoad: ServerView[] | null = null;
+  let eventsDuringLoad: Change[] | null = null;
 
   return createStore<ServersState>()((set, get) => ({
     servers: [],
@@ -41,7 +50,7 @@ export function createServersStore(api: Pick<Api, 'listServers' | 'onServerChang
       try {
         const loaded = await api.listServers();
         if (seq !== loadSeq) return;
-        const servers = (eventsDuringLoad ?? []).reduce(upsert, [...loaded].sort((a, b) => a.name.localeCompare(b.name)));
+        const servers = (eventsDuringLoad ?? []).reduce(apply, [...loaded].sort((a, b) => a.name.localeCompare(b.name)));
         set({ servers, status: 'ready', error: null });
       } catch (err) {
         if (seq !== loadSeq) return;
@@ -53,10 +62,16 @@ export function createServersStore(api: Pick<Api, 'listServers' | 'onServerChang
     },
 
     listen() {
-      return api.onServerChanged((server) => {
-        eventsDuringLoad?.push(server);
-        set({ servers: upsert(get().servers, server) });
-      });
+      const onChange = (change: Change) => {
+        eventsDuringLoad?.push(change);
+        set({ servers: apply(get().servers, change) });
+      };
+      const stopChanged = api.onServerChanged((server) => onChange({ upsert: server }));
+      const stopRemoved = api.onServerRemoved((name) => onChange({ remove: name }));
+      return () => {
+        stopChanged();
+        stopRemoved();
+      };
     },
   }));
 }

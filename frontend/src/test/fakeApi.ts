@@ -17,6 +17,7 @@ export function server(name: string, over: Partial<ServerView> = {}): ServerView
 /** An in-memory Api: tests set what listServers returns and push events. */
 export function fakeApi(initial: ServerView[] = []) {
   const handlers = new Set<(s: ServerView) => void>();
+  const removeHandlers = new Set<(name: string) => void>();
   const api = {
     listServers: vi.fn<Api['listServers']>(async () => initial),
     frontendReady: vi.fn<Api['frontendReady']>(async () => {}),
@@ -24,11 +25,17 @@ export function fakeApi(initial: ServerView[] = []) {
       handlers.add(h);
       return () => handlers.delete(h);
     }),
+    onServerRemoved: vi.fn<Api['onServerRemoved']>((h) => {
+      removeHandlers.add(h);
+      return () => removeHandlers.delete(h);
+    }),
   } satisfies Api;
   return {
     api,
     /** Delivers a `servers:changed` event to every current listener. */
     emit: (s: ServerView) => handlers.forEach((h) => h(s)),
-    listenerCount: () => handlers.size,
+    /** Delivers a `servers:removed` event to every current listener. */
+    remove: (name: string) => removeHandlers.forEach((h) => h(name)),
+    listenerCount: () => handlers.size + removeHandlers.size,
   };
 }
