@@ -43,6 +43,7 @@ type conn struct {
 
 type dialOptions struct {
 	clientInfo     mcp.Implementation
+	clientSide     ClientSide
 	console        *Console
 	onNotification func(mcp.JSONRPCNotification)
 }
@@ -95,7 +96,8 @@ func dial(ctx context.Context, s spec.Server, o dialOptions) (*conn, error) {
 		return nil, fmt.Errorf("unknown transport %q", s.Transport)
 	}
 
-	c.client = client.NewClient(c.tr, client.WithProtocolVersion(upstreamProtocol))
+	opts := append([]client.ClientOption{client.WithProtocolVersion(upstreamProtocol)}, o.clientSide.clientOptions(s.Name)...)
+	c.client = client.NewClient(c.tr, opts...)
 	c.client.OnConnectionLost(func(err error) { c.markLost("connection lost: " + err.Error()) })
 	if o.onNotification != nil {
 		c.client.OnNotification(o.onNotification)
@@ -151,6 +153,9 @@ func (c *conn) request(ctx context.Context, method string, params any) ([]byte, 
 		JSONRPC: mcp.JSONRPC_VERSION, ID: id, Method: method, Params: params,
 	})
 	if err != nil {
+		if ctx.Err() != nil {
+			c.cancelUpstream(id, context.Cause(ctx))
+		}
 		if errors.Is(err, transport.ErrSessionTerminated) {
 			c.markLost("session expired (HTTP 404)")
 		}
@@ -164,6 +169,24 @@ func (c *conn) request(ctx context.Context, method string, params any) ([]byte, 
 		return nil, &RPCError{Code: resp.Error.Code, Message: resp.Error.Message, Data: resp.Error.Data}
 	}
 	return resp.Result, nil
+}
+
+// cancelUpstream tells the server to stop working on a request we gave up
+// on (the client cancelled, or it timed out).
+func (c *conn) cancelUpstream(id mcp.RequestId, cause error) {
+	reason := "cancelled"
+	if cause != nil {
+		reason = cause.Error()
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	_ = c.tr.SendNotification(ctx, mcp.JSONRPCNotification{
+		JSONRPC: mcp.JSONRPC_VERSION,
+		Notification: mcp.Notification{
+			Method: string(mcp.MethodNotificationCancelled),
+			Params: mcp.NotificationParams{AdditionalFields: map[string]any{"requestId": id, "reason": reason}},
+		},
+	})
 }
 
 func (c *conn) ping(ctx context.Context) error {

@@ -25,6 +25,7 @@ type process struct {
 	stdin   *os.File // our write end of the child's stdin
 	stdout  *os.File // our read end of the child's stdout
 	exited  chan struct{}
+	drained chan struct{} // closed when stderr reached EOF
 	waitErr error
 }
 
@@ -67,8 +68,12 @@ func startProcess(s spec.Server, console *Console) (*process, error) {
 	// The child holds its own copies now; keeping ours open would hide EOF.
 	closeAll(inR, outW, errW)
 
-	p := &process{cmd: cmd, stdin: inW, stdout: outR, exited: make(chan struct{})}
-	go console.drain(errR)
+	p := &process{cmd: cmd, stdin: inW, stdout: outR, exited: make(chan struct{}), drained: make(chan struct{})}
+	go func() {
+		defer close(p.drained)
+		console.drain(errR)
+		_ = errR.Close()
+	}()
 	go func() {
 		p.waitErr = cmd.Wait()
 		close(p.exited)
@@ -112,6 +117,13 @@ func (p *process) stop() {
 	}
 	p.reapGroup(pid)
 	_ = p.stdout.Close()
+	// The last stderr lines explain a crash: let them reach the console
+	// before the caller reads it. A grandchild holding the pipe open
+	// could keep it from EOF, so wait only briefly.
+	select {
+	case <-p.drained:
+	case <-time.After(time.Second):
+	}
 }
 
 // reapGroup ends group members that outlived the leader.

@@ -168,6 +168,7 @@ func (m *managed) connect(ctx context.Context) (*conn, Catalog, error) {
 	defer cancel()
 	c, err := dial(cctx, s, dialOptions{
 		clientInfo:     m.svc.opts.ClientInfo,
+		clientSide:     m.svc.opts.ClientSide,
 		console:        m.console,
 		onNotification: func(n mcp.JSONRPCNotification) { m.onNotification(n) },
 	})

@@ -6,6 +6,7 @@ package upstream
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"reflect"
@@ -32,6 +33,7 @@ type Options struct {
 	PingFailures   int                // failed checks before reconnecting; default 3
 	Logger         logrus.FieldLogger // default: logrus standard logger
 	OnNotification func(server string, n mcp.JSONRPCNotification)
+	ClientSide     ClientSide // answers sampling, elicitation and roots requests
 }
 
 func (o *Options) defaults() {
@@ -150,8 +152,11 @@ func (s *Service) Sync(defs []spec.Server) error {
 		old := m.currentSpec()
 		m.mu.Lock()
 		m.spec = d
-		m.status.Enabled, m.status.Transport = d.Enabled, d.Transport
 		m.mu.Unlock()
+		if !reflect.DeepEqual(old, d) {
+			// Subscribers re-read the definition (prefix mode, disabled tools).
+			m.update(func(st *Status) { st.Enabled, st.Transport = d.Enabled, d.Transport })
+		}
 		switch {
 		case !d.Enabled && old.Enabled:
 			stop = append(stop, m)
@@ -296,10 +301,23 @@ func (s *Service) Request(ctx context.Context, name, method string, params any) 
 	}
 	if sp.TimeoutSeconds > 0 {
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, time.Duration(sp.TimeoutSeconds)*time.Second)
+		ctx, cancel = withRequestTimeout(ctx, time.Duration(sp.TimeoutSeconds)*time.Second)
 		defer cancel()
 	}
-	return c.request(ctx, method, params)
+	raw, err := c.request(ctx, method, params)
+	if err != nil && errors.Is(context.Cause(ctx), ErrTimeout) {
+		return nil, context.Cause(ctx)
+	}
+	return raw, err
+}
+
+// Definition returns the server's current definition.
+func (s *Service) Definition(name string) (spec.Server, error) {
+	m, err := s.get(name)
+	if err != nil {
+		return spec.Server{}, err
+	}
+	return m.currentSpec(), nil
 }
 
 // Close stops every server in parallel and waits for their processes to end.

@@ -1,0 +1,57 @@
+package upstream
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+type activityKey struct{}
+
+// activity lets a caller keep a request alive: each touch restarts the
+// server's timeout, as MCP asks for requests that report progress.
+type activity struct{ touched chan struct{} }
+
+// WithActivity returns a context whose requests time out only after the
+// server's timeout passes without a touch, and the touch function.
+func WithActivity(ctx context.Context) (context.Context, func()) {
+	a := &activity{touched: make(chan struct{}, 1)}
+	return context.WithValue(ctx, activityKey{}, a), func() {
+		select {
+		case a.touched <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// ErrTimeout is the cause of a request that got no answer in time.
+var ErrTimeout = fmt.Errorf("timed out")
+
+// withRequestTimeout bounds ctx by d: a plain deadline, or an idle timer
+// reset by touches when the context carries an activity.
+func withRequestTimeout(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
+	a, ok := ctx.Value(activityKey{}).(*activity)
+	if !ok {
+		return context.WithTimeoutCause(ctx, d, fmt.Errorf("%w: no answer within %s", ErrTimeout, d))
+	}
+	ctx, cancel := context.WithCancelCause(ctx)
+	go func() {
+		t := time.NewTimer(d)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-a.touched:
+				if !t.Stop() {
+					<-t.C
+				}
+				t.Reset(d)
+			case <-t.C:
+				cancel(fmt.Errorf("%w: no answer or progress within %s", ErrTimeout, d))
+				return
+			}
+		}
+	}()
+	return ctx, func() { cancel(context.Canceled) }
+}
