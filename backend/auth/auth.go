@@ -1,0 +1,362 @@
+// Package auth issues and checks the access tokens that clients present to
+// the router's HTTP endpoint as `Authorization: Bearer mcpr_…`.
+//
+// Only a SHA-256 hash of each secret is stored (store.HashToken). Verify is
+// on the path of every request, so verified tokens are cached in memory by
+// hash; the cache is dropped whenever the database changes (store.Revision,
+// checked at most every RefreshInterval), which makes a revoke done by the
+// CLI in another process take effect in a running router within about half
+// a second. Last-used times are written in the background, at most once per
+// TouchInterval per token, so a request never waits on a write.
+package auth
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/subtle"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"regexp"
+	"sync"
+	"time"
+
+	"github.com/sirupsen/logrus"
+
+	"github.com/mcp-router/mcp-router/backend/store"
+)
+
+// SecretPrefix starts every token secret, so a leaked one is recognisable
+// (and findable by secret scanners).
+const SecretPrefix = "mcpr_"
+
+const (
+	secretBytes = 32
+	// SecretLen is the length of a secret: the prefix and 32 random bytes
+	// in unpadded base64url.
+	SecretLen = len(SecretPrefix) + (secretBytes*8+5)/6
+	// DisplayPrefixLen is how much of a secret is kept to tell tokens apart.
+	DisplayPrefixLen = 12
+)
+
+// RefreshInterval bounds how often Verify asks the store whether anything
+// changed; TouchInterval how often one token's last-used time is written.
+const (
+	RefreshInterval = 500 * time.Millisecond
+	TouchInterval   = time.Minute
+)
+
+var nameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
+
+// ValidName reports whether name can name a token.
+// The error wraps store.ErrInvalid.
+func ValidName(name string) error {
+	if !nameRE.MatchString(name) {
+		return nameError(name)
+	}
+	return nil
+}
+
+type nameError string
+
+func (e nameError) Error() string {
+	return fmt.Sprintf("bad token name %q: use 1-64 letters, digits, '_', '.' or '-', starting with a letter or digit", string(e))
+}
+func (e nameError) Unwrap() error { return store.ErrInvalid }
+
+// Identity is who a request acts for.
+type Identity struct {
+	TokenName string   // "" for Anonymous
+	Servers   []string // servers the token may use; empty means all
+}
+
+// Anonymous is the identity of every request when auth is off: no token,
+// all servers.
+var Anonymous = Identity{}
+
+// IsAnonymous reports whether the identity carries no token.
+func (i Identity) IsAnonymous() bool { return i.TokenName == "" }
+
+// Label names the identity for logs: the token name, or "anonymous".
+func (i Identity) Label() string {
+	if i.TokenName == "" {
+		return "anonymous"
+	}
+	return i.TokenName
+}
+
+// Allows reports whether the identity may use server.
+func (i Identity) Allows(server string) bool {
+	if len(i.Servers) == 0 {
+		return true
+	}
+	for _, s := range i.Servers {
+		if s == server {
+			return true
+		}
+	}
+	return false
+}
+
+// Errors. Every Verify failure wraps ErrUnauthorized and one of the three
+// kinds below; its message is meant for the client's user.
+var (
+	ErrUnauthorized = errors.New("unauthorized")
+	ErrMissingToken = &authError{msg: "missing bearer token"}
+	ErrInvalidToken = &authError{msg: "unknown token"}
+	ErrRevokedToken = &authError{msg: "token was revoked"}
+	// ErrAlreadyRevoked is returned by Revoke for a revoked token.
+	ErrAlreadyRevoked = errors.New("already revoked")
+)
+
+type authError struct {
+	msg  string
+	kind error // nil for the sentinels themselves
+}
+
+func (e *authError) Error() string { return e.msg }
+func (e *authError) Unwrap() error {
+	if e.kind != nil {
+		return e.kind
+	}
+	return ErrUnauthorized
+}
+
+func revoked(name string) error {
+	return &authError{msg: fmt.Sprintf("token %q was revoked", name), kind: ErrRevokedToken}
+}
+
+// Service creates, lists, revokes and verifies tokens. Build one per
+// process with New; it is safe for concurrent use. Close it before closing
+// the store so that pending last-used writes finish.
+type Service struct {
+	st  *store.Store
+	log logrus.FieldLogger
+	now func() time.Time
+
+	mu        sync.Mutex
+	rev       int64
+	revOK     bool
+	checkedAt time.Time
+	gen       uint64                 // bumped on every invalidation
+	known     map[string]store.Token // by hash: tokens found, revoked ones included
+	unknown   map[string]struct{}    // by hash: secrets with no token
+
+	touchMu sync.Mutex
+	touched map[string]time.Time // by token name: last write of last-used
+	closed  bool
+	wg      sync.WaitGroup
+}
+
+// maxUnknown bounds the negative cache; it is cleared when full.
+const maxUnknown = 4096
+
+// New returns the token service of st.
+func New(st *store.Store) *Service {
+	return &Service{st: st, log: logrus.StandardLogger().WithField("component", "auth"), now: time.Now,
+		known: map[string]store.Token{}, unknown: map[string]struct{}{}, touched: map[string]time.Time{}}
+}
+
+// SetLogger replaces the logger.
+func (s *Service) SetLogger(l logrus.FieldLogger) { s.log = l }
+
+// Close waits for pending last-used writes and stops new ones.
+func (s *Service) Close() {
+	s.touchMu.Lock()
+	s.closed = true
+	s.touchMu.Unlock()
+	s.wg.Wait()
+}
+
+// NewSecret returns a fresh secret: "mcpr_" and 32 random bytes in
+// unpadded base64url, safe in URLs and headers.
+func NewSecret() (string, error) {
+	b := make([]byte, secretBytes)
+	if _, err := rand.Read(b); err != nil {
+		return "", fmt.Errorf("generate token: %w", err)
+	}
+	return SecretPrefix + base64.RawURLEncoding.EncodeToString(b), nil
+}
+
+// Create makes a token and returns its secret, which is not stored and
+// cannot be recovered. servers are stored as given (empty: all servers);
+// the caller checks that they exist. A taken name gives an error wrapping
+// store.ErrDuplicate.
+func (s *Service) Create(ctx context.Context, name string, servers []string) (string, store.Token, error) {
+	if err := ValidName(name); err != nil {
+		return "", store.Token{}, err
+	}
+	secret, err := NewSecret()
+	if err != nil {
+		return "", store.Token{}, err
+	}
+	if len(servers) == 0 {
+		servers = nil
+	}
+	tok, err := s.st.Tokens().Create(ctx, store.Token{Name: name, Hash: store.HashToken(secret),
+		Prefix: secret[:DisplayPrefixLen], Servers: servers})
+	if err != nil {
+		return "", store.Token{}, err
+	}
+	return secret, tok, nil
+}
+
+// List returns every token, revoked ones included, ordered by name.
+func (s *Service) List(ctx context.Context) ([]store.Token, error) {
+	return s.st.Tokens().List(ctx)
+}
+
+// Get returns the named token (error wrapping store.ErrNotFound if none).
+func (s *Service) Get(ctx context.Context, name string) (store.Token, error) {
+	return s.st.Tokens().Get(ctx, name)
+}
+
+// Revoke revokes the named token. An unknown name wraps store.ErrNotFound;
+// a token already revoked wraps ErrAlreadyRevoked.
+func (s *Service) Revoke(ctx context.Context, name string) error {
+	t, err := s.st.Tokens().Get(ctx, name)
+	if err != nil {
+		return err
+	}
+	if t.RevokedAt != nil {
+		return fmt.Errorf("token %q: %w on %s", name, ErrAlreadyRevoked, t.RevokedAt.Local().Format("2006-01-02 15:04:05"))
+	}
+	if err := s.st.Tokens().Revoke(ctx, name, s.now()); err != nil {
+		return err
+	}
+	s.invalidate()
+	return nil
+}
+
+func (s *Service) invalidate() {
+	s.mu.Lock()
+	s.clearLocked()
+	s.revOK = false
+	s.mu.Unlock()
+}
+
+func (s *Service) clearLocked() {
+	s.gen++
+	clear(s.known)
+	clear(s.unknown)
+}
+
+// wellFormed reports whether secret could be one of ours, so that garbage
+// never reaches the database.
+func wellFormed(secret string) bool {
+	if len(secret) != SecretLen || secret[:len(SecretPrefix)] != SecretPrefix {
+		return false
+	}
+	for i := len(SecretPrefix); i < len(secret); i++ {
+		c := secret[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '_') {
+			return false
+		}
+	}
+	return true
+}
+
+// Verify returns the identity of secret. Failures wrap ErrUnauthorized and
+// ErrMissingToken, ErrInvalidToken or ErrRevokedToken; any other error is
+// the store failing.
+func (s *Service) Verify(ctx context.Context, secret string) (Identity, error) {
+	if secret == "" {
+		return Identity{}, ErrMissingToken
+	}
+	if !wellFormed(secret) {
+		return Identity{}, ErrInvalidToken
+	}
+	hash := store.HashToken(secret)
+	tok, found, gen, err := s.cached(ctx, hash)
+	if err != nil {
+		return Identity{}, err
+	}
+	if !found {
+		tok, err = s.st.Tokens().Lookup(ctx, hash)
+		notFound := errors.Is(err, store.ErrNotFound)
+		if err != nil && !notFound {
+			return Identity{}, err
+		}
+		s.remember(gen, hash, tok, notFound)
+		if notFound {
+			return Identity{}, ErrInvalidToken
+		}
+	}
+	if tok.Name == "" { // negative cache hit
+		return Identity{}, ErrInvalidToken
+	}
+	if subtle.ConstantTimeCompare([]byte(hash), []byte(tok.Hash)) != 1 {
+		return Identity{}, ErrInvalidToken
+	}
+	if tok.RevokedAt != nil {
+		return Identity{}, revoked(tok.Name)
+	}
+	s.touch(tok.Name)
+	return Identity{TokenName: tok.Name, Servers: append([]string(nil), tok.Servers...)}, nil
+}
+
+// cached looks hash up in memory after dropping the cache if the database
+// changed. found with a zero Token means "known not to exist".
+func (s *Service) cached(ctx context.Context, hash string) (store.Token, bool, uint64, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now := s.now()
+	if !s.revOK || now.Sub(s.checkedAt) >= RefreshInterval {
+		rev, err := s.st.Revision(ctx)
+		if err != nil {
+			return store.Token{}, false, 0, err
+		}
+		if !s.revOK || rev != s.rev {
+			s.clearLocked()
+		}
+		s.rev, s.revOK, s.checkedAt = rev, true, now
+	}
+	if t, ok := s.known[hash]; ok {
+		return t, true, s.gen, nil
+	}
+	if _, ok := s.unknown[hash]; ok {
+		return store.Token{}, true, s.gen, nil
+	}
+	return store.Token{}, false, s.gen, nil
+}
+
+// remember caches a lookup unless the cache was invalidated since it began.
+func (s *Service) remember(gen uint64, hash string, tok store.Token, notFound bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if gen != s.gen {
+		return
+	}
+	if notFound {
+		if len(s.unknown) >= maxUnknown {
+			clear(s.unknown)
+		}
+		s.unknown[hash] = struct{}{}
+		return
+	}
+	s.known[hash] = tok
+}
+
+// touch records the use of a token in the background, at most once per
+// TouchInterval per token.
+func (s *Service) touch(name string) {
+	now := s.now()
+	s.touchMu.Lock()
+	defer s.touchMu.Unlock()
+	if s.closed {
+		return
+	}
+	if last, ok := s.touched[name]; ok && now.Sub(last) < TouchInterval {
+		return
+	}
+	s.touched[name] = now
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if err := s.st.Tokens().Touch(ctx, name, now); err != nil {
+			s.log.WithError(err).Debugf("recording last use of token %q", name)
+		}
+	}()
+}

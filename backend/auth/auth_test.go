@@ -1,0 +1,462 @@
+package auth
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcp-router/mcp-router/backend/store"
+)
+
+func newService(t testing.TB) (*Service, *store.Store, string) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "mcp-router.db")
+	st, err := store.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := New(st)
+	t.Cleanup(func() { s.Close(); st.Close() })
+	return s, st, path
+}
+
+func TestCreateVerifyRoundTrip(t *testing.T) {
+	s, st, _ := newService(t)
+	ctx := context.Background()
+	secret, tok, err := s.Create(ctx, "laptop", []string{"fs", "git"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(secret, SecretPrefix) || len(secret) != SecretLen || !wellFormed(secret) {
+		t.Errorf("secret %q is not mcpr_ + 43 base64url chars", secret)
+	}
+	if tok.Prefix != secret[:12] || tok.Hash != store.HashToken(secret) || tok.Name != "laptop" {
+		t.Errorf("stored %+v", tok)
+	}
+	// The secret itself is nowhere in the database.
+	var n int64
+	if err := st.DB().Raw("SELECT count(*) FROM tokens WHERE hash = ? OR prefix = ? OR name = ?", secret, secret, secret).Scan(&n).Error; err != nil || n != 0 {
+		t.Errorf("secret stored in clear (%d rows, %v)", n, err)
+	}
+	id, err := s.Verify(ctx, secret)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if id.TokenName != "laptop" || !reflect.DeepEqual(id.Servers, []string{"fs", "git"}) {
+		t.Errorf("identity %+v", id)
+	}
+	// Cached path gives the same answer.
+	if id2, err := s.Verify(ctx, secret); err != nil || !reflect.DeepEqual(id, id2) {
+		t.Errorf("second Verify: %+v %v", id2, err)
+	}
+
+	other, _, err := s.Create(ctx, "all-servers", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if other == secret {
+		t.Fatal("two tokens share a secret")
+	}
+	if id, err := s.Verify(ctx, other); err != nil || id.TokenName != "all-servers" || len(id.Servers) != 0 || !id.Allows("anything") {
+		t.Errorf("all-servers identity %+v %v", id, err)
+	}
+	toks, err := s.List(ctx)
+	if err != nil || len(toks) != 2 || toks[0].Name != "all-servers" || toks[1].Name != "laptop" {
+		t.Errorf("List = %+v %v", toks, err)
+	}
+}
+
+func TestCreateRejects(t *testing.T) {
+	s, _, _ := newService(t)
+	ctx := context.Background()
+	if _, _, err := s.Create(ctx, "taken", nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := s.Create(ctx, "taken", []string{"x"}); !errors.Is(err, store.ErrDuplicate) {
+		t.Errorf("duplicate: %v", err)
+	}
+	good := []string{"a", "A1", "ci.bot", "my_token-2", strings.Repeat("x", 64)}
+	bad := []string{"", "-lead", ".lead", "_lead", "has space", "slash/", "ü", strings.Repeat("x", 65), "new\nline"}
+	for _, n := range good {
+		if err := ValidName(n); err != nil {
+			t.Errorf("ValidName(%q) = %v", n, err)
+		}
+	}
+	for _, n := range bad {
+		if _, _, err := s.Create(ctx, n, nil); !errors.Is(err, store.ErrInvalid) {
+			t.Errorf("Create(%q) = %v, want ErrInvalid", n, err)
+		}
+	}
+	if toks, _ := s.List(ctx); len(toks) != 1 {
+		t.Errorf("bad names stored something: %d tokens", len(toks))
+	}
+}
+
+func TestVerifyFailures(t *testing.T) {
+	s, _, _ := newService(t)
+	ctx := context.Background()
+	secret, _, err := s.Create(ctx, "ci", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wrongButWellFormed := secret[:len(secret)-1] + map[bool]string{true: "B", false: "A"}[secret[len(secret)-1] == 'A']
+	cases := []struct {
+		name, secret string
+		kind         error
+		msg          string
+	}{
+		{"missing", "", ErrMissingToken, "missing bearer token"},
+		{"garbage", "hello", ErrInvalidToken, "unknown token"},
+		{"one char off", wrongButWellFormed, ErrInvalidToken, "unknown token"},
+		{"prefix only", secret[:DisplayPrefixLen], ErrInvalidToken, "unknown token"},
+		{"with trailing char", secret + "x", ErrInvalidToken, "unknown token"},
+		{"the hash", store.HashToken(secret), ErrInvalidToken, "unknown token"},
+	}
+	for _, tc := range cases {
+		for round := 0; round < 2; round++ { // second round hits the caches
+			_, err := s.Verify(ctx, tc.secret)
+			if !errors.Is(err, tc.kind) || !errors.Is(err, ErrUnauthorized) || err.Error() != tc.msg {
+				t.Errorf("%s: %v, want %q wrapping %v", tc.name, err, tc.msg, tc.kind)
+			}
+		}
+	}
+
+	if err := s.Revoke(ctx, "ci"); err != nil {
+		t.Fatal(err)
+	}
+	_, err = s.Verify(ctx, secret)
+	if !errors.Is(err, ErrRevokedToken) || !errors.Is(err, ErrUnauthorized) || err.Error() != `token "ci" was revoked` {
+		t.Errorf("revoked: %v", err)
+	}
+	if err := s.Revoke(ctx, "ci"); !errors.Is(err, ErrAlreadyRevoked) || !strings.Contains(err.Error(), "already revoked") {
+		t.Errorf("second revoke: %v", err)
+	}
+	if err := s.Revoke(ctx, "nope"); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("revoke unknown: %v", err)
+	}
+}
+
+// A token cached by a running router stops working soon after the CLI, with
+// its own connection to the same file, revokes it.
+func TestRevokeFromAnotherProcessIsSeen(t *testing.T) {
+	s, _, path := newService(t)
+	ctx := context.Background()
+	secret, _, err := s.Create(ctx, "laptop", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Verify(ctx, secret); err != nil {
+		t.Fatal(err)
+	}
+	cli, err := store.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cli.Close()
+	cliAuth := New(cli)
+	defer cliAuth.Close()
+	if err := cliAuth.Revoke(ctx, "laptop"); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	for {
+		_, err := s.Verify(ctx, secret)
+		if errors.Is(err, ErrRevokedToken) {
+			t.Logf("revocation seen after %v", time.Since(start))
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if time.Since(start) > 2*time.Second {
+			t.Fatal("revoked token still accepted after 2s")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+
+	// A token created by the other process is accepted just as soon, even
+	// though the secret was just looked up and found missing.
+	fresh := "mcpr_" + strings.Repeat("A", SecretLen-len(SecretPrefix))
+	if _, err := s.Verify(ctx, fresh); !errors.Is(err, ErrInvalidToken) {
+		t.Fatalf("made-up token: %v", err)
+	}
+	if _, err := cli.Tokens().Create(ctx, store.Token{Name: "fresh", Hash: store.HashToken(fresh), Prefix: fresh[:12]}); err != nil {
+		t.Fatal(err)
+	}
+	start = time.Now()
+	for {
+		id, err := s.Verify(ctx, fresh)
+		if err == nil && id.TokenName == "fresh" {
+			break
+		}
+		if time.Since(start) > 2*time.Second {
+			t.Fatalf("new token still rejected after 2s: %v", err)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func TestLastUsedIsRecordedInTheBackground(t *testing.T) {
+	s, st, _ := newService(t)
+	ctx := context.Background()
+	secret, _, err := s.Create(ctx, "laptop", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	clock := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
+	s.now = func() time.Time { return clock }
+	lastUsed := func() *time.Time {
+		s.wg.Wait()
+		tok, err := st.Tokens().Get(ctx, "laptop")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tok.LastUsedAt
+	}
+	if lastUsed() != nil {
+		t.Fatal("new token has a last-used time")
+	}
+	if _, err := s.Verify(ctx, secret); err != nil {
+		t.Fatal(err)
+	}
+	if got := lastUsed(); got == nil || !got.Equal(clock) {
+		t.Fatalf("last used = %v, want %v", got, clock)
+	}
+	// Within a minute: no new write.
+	clock = clock.Add(30 * time.Second)
+	if _, err := s.Verify(ctx, secret); err != nil {
+		t.Fatal(err)
+	}
+	if got := lastUsed(); !got.Equal(clock.Add(-30 * time.Second)) {
+		t.Errorf("touched again within a minute: %v", got)
+	}
+	clock = clock.Add(31 * time.Second)
+	if _, err := s.Verify(ctx, secret); err != nil {
+		t.Fatal(err)
+	}
+	if got := lastUsed(); !got.Equal(clock) {
+		t.Errorf("last used = %v after a minute, want %v", got, clock)
+	}
+	// After Close, nothing is started that could outlive the store.
+	s.Close()
+	clock = clock.Add(time.Hour)
+	if _, err := s.Verify(ctx, secret); err != nil {
+		t.Fatal(err)
+	}
+	if got := lastUsed(); got.Equal(clock) {
+		t.Error("touched after Close")
+	}
+}
+
+func TestAllows(t *testing.T) {
+	cases := []struct {
+		id     Identity
+		server string
+		want   bool
+	}{
+		{Anonymous, "fs", true},
+		{Identity{TokenName: "t"}, "fs", true},
+		{Identity{TokenName: "t", Servers: []string{}}, "", true},
+		{Identity{TokenName: "t", Servers: []string{"fs", "git"}}, "git", true},
+		{Identity{TokenName: "t", Servers: []string{"fs", "git"}}, "github", false},
+		{Identity{TokenName: "t", Servers: []string{"fs"}}, "FS", false},
+		{Identity{TokenName: "t", Servers: []string{"fs"}}, "", false},
+	}
+	for _, tc := range cases {
+		if got := tc.id.Allows(tc.server); got != tc.want {
+			t.Errorf("%+v.Allows(%q) = %v", tc.id, tc.server, got)
+		}
+	}
+	if !Anonymous.IsAnonymous() || Anonymous.Label() != "anonymous" || (Identity{TokenName: "x"}).Label() != "x" {
+		t.Error("Anonymous labels")
+	}
+}
+
+func TestBearerToken(t *testing.T) {
+	cases := map[string]string{
+		"Bearer abc":     "abc",
+		"bearer abc":     "abc",
+		"BEARER abc":     "abc",
+		"  Bearer  abc ": "abc",
+		"Basic abc":      "",
+		"Bearer":         "",
+		"Bearer ":        "",
+		"abc":            "",
+		"":               "",
+		"Bearerabc":      "",
+	}
+	for in, want := range cases {
+		got, ok := BearerToken(in)
+		if got != want || ok != (want != "") {
+			t.Errorf("BearerToken(%q) = %q, %v", in, got, ok)
+		}
+	}
+}
+
+type mwResult struct {
+	code   int
+	header http.Header
+	body   string
+	id     Identity
+	hasID  bool
+}
+
+func serve(t testing.TB, s *Service, enabled func(context.Context) bool, authz []string) mwResult {
+	t.Helper()
+	var res mwResult
+	h := s.Middleware(enabled, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		res.id, res.hasID = IdentityFrom(r.Context())
+		io.WriteString(w, "ok")
+	}))
+	req := httptest.NewRequest(http.MethodPost, "/mcp", strings.NewReader(`{}`))
+	for _, a := range authz {
+		req.Header.Add("Authorization", a)
+	}
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	res.code, res.header, res.body = rec.Code, rec.Header(), rec.Body.String()
+	return res
+}
+
+func TestMiddleware(t *testing.T) {
+	s, _, _ := newService(t)
+	ctx := context.Background()
+	secret, _, err := s.Create(ctx, "editor", []string{"fs"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	revokedSecret, _, err := s.Create(ctx, "old", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Revoke(ctx, "old"); err != nil {
+		t.Fatal(err)
+	}
+	on := func(context.Context) bool { return true }
+	off := func(context.Context) bool { return false }
+
+	for _, enabled := range []func(context.Context) bool{on, nil} {
+		for _, scheme := range []string{"Bearer ", "bearer ", "BEARER "} {
+			r := serve(t, s, enabled, []string{scheme + secret})
+			if r.code != 200 || r.body != "ok" || !r.hasID || r.id.TokenName != "editor" || !reflect.DeepEqual(r.id.Servers, []string{"fs"}) {
+				t.Errorf("%q: %+v", scheme, r)
+			}
+		}
+	}
+
+	rejects := []struct {
+		name  string
+		authz []string
+		msg   string
+	}{
+		{"no header", nil, "missing bearer token"},
+		{"empty header", []string{""}, "missing bearer token"},
+		{"basic auth", []string{"Basic dXNlcjpwYXNz"}, "missing bearer token: the Authorization header must be \"Bearer <token>\""},
+		{"bare secret", []string{secret}, "missing bearer token: the Authorization header must be \"Bearer <token>\""},
+		{"wrong token", []string{"Bearer mcpr_nope"}, "unknown token"},
+		{"revoked", []string{"Bearer " + revokedSecret}, `token "old" was revoked`},
+	}
+	for _, tc := range rejects {
+		r := serve(t, s, on, tc.authz)
+		if r.code != http.StatusUnauthorized {
+			t.Errorf("%s: status %d", tc.name, r.code)
+		}
+		if r.hasID || r.body == "ok" {
+			t.Errorf("%s: handler ran", tc.name)
+		}
+		if got := r.header.Get("WWW-Authenticate"); got != `Bearer realm="mcp-router"` {
+			t.Errorf("%s: WWW-Authenticate %q", tc.name, got)
+		}
+		if got := r.header.Get("Content-Type"); got != "application/json" {
+			t.Errorf("%s: Content-Type %q", tc.name, got)
+		}
+		var body map[string]string
+		if err := json.Unmarshal([]byte(r.body), &body); err != nil {
+			t.Fatalf("%s: body %q: %v", tc.name, r.body, err)
+		}
+		want := map[string]string{"error": tc.msg, "hint": "create a token with: mcp-router tokens create NAME"}
+		if !reflect.DeepEqual(body, want) {
+			t.Errorf("%s: body %v, want %v", tc.name, body, want)
+		}
+	}
+
+	// Auth off: anyone is Anonymous, even with a bad or revoked token.
+	for _, authz := range [][]string{nil, {"Bearer mcpr_nope"}, {"Bearer " + revokedSecret}} {
+		r := serve(t, s, off, authz)
+		if r.code != 200 || !r.hasID || !r.id.IsAnonymous() || !r.id.Allows("anything") {
+			t.Errorf("auth off, %v: %+v", authz, r)
+		}
+	}
+}
+
+func TestMiddlewareStoreFailureIsNot401(t *testing.T) {
+	s, st, _ := newService(t)
+	st.Close()
+	r := serve(t, s, nil, []string{"Bearer mcpr_" + strings.Repeat("A", SecretLen-len(SecretPrefix))})
+	if r.code != http.StatusInternalServerError || r.hasID {
+		t.Errorf("closed store: %+v", r)
+	}
+}
+
+// Arbitrary Authorization headers never panic and never authenticate.
+func FuzzVerify(f *testing.F) {
+	s, _, _ := newService(f)
+	ctx := context.Background()
+	secret, _, err := s.Create(ctx, "real", nil)
+	if err != nil {
+		f.Fatal(err)
+	}
+	for _, seed := range []string{"", "Bearer", "Bearer ", "Bearer mcpr_", "bearer " + secret[:len(secret)-1], "Basic Zm9vOmJhcg==",
+		"Bearer " + secret + "\x00", "Bearer " + strings.ToUpper(secret), "Bearer mcpr_" + strings.Repeat("\xff", 43), secret,
+		"Bearer " + store.HashToken(secret), "Bearer\t" + secret} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, header string) {
+		if id, err := s.Verify(ctx, header); err == nil || id.TokenName != "" {
+			if header != secret {
+				t.Fatalf("Verify(%q) authenticated as %+v", header, id)
+			}
+		}
+		tok, _ := BearerToken(header)
+		if tok == secret {
+			return // the one header that should work
+		}
+		r := serve(t, s, func(context.Context) bool { return true }, []string{header})
+		if r.code != http.StatusUnauthorized || r.hasID {
+			t.Fatalf("header %q: status %d, identity %v", header, r.code, r.hasID)
+		}
+	})
+}
+
+// BenchmarkVerify shows what the cache saves on the request path.
+func BenchmarkVerify(b *testing.B) {
+	s, st, _ := newService(b)
+	ctx := context.Background()
+	secret, _, err := s.Create(ctx, "bench", nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("cached", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := s.Verify(ctx, secret); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("store-lookup", func(b *testing.B) {
+		hash := store.HashToken(secret)
+		for b.Loop() {
+			if _, err := st.Tokens().Lookup(ctx, hash); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}

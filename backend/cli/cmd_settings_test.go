@@ -1,0 +1,131 @@
+package cli
+
+import (
+	"encoding/json"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func settingsJSON(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	var m map[string]string
+	if err := json.Unmarshal([]byte(mustRun(t, dir, "settings", "list", "--json")), &m); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// assertOneLineError checks the contract for bad input: one error line, the
+// wanted exit code.
+func assertOneLineError(t *testing.T, r result, code int, want string) {
+	t.Helper()
+	if r.code != code {
+		t.Errorf("exit %d, want %d (stderr %q)", r.code, code, r.stderr)
+	}
+	lines := strings.Split(strings.TrimRight(r.stderr, "\n"), "\n")
+	if len(lines) != 1 || !strings.HasPrefix(lines[0], "mcp-router: ") {
+		t.Errorf("stderr is not one error line: %q", r.stderr)
+	}
+	if !strings.Contains(r.stderr, want) {
+		t.Errorf("stderr %q lacks %q", r.stderr, want)
+	}
+	if r.stdout != "" {
+		t.Errorf("stdout on error: %q", r.stdout)
+	}
+}
+
+func TestSettingsGetSetList(t *testing.T) {
+	dir := t.TempDir()
+	want := map[string]string{"auth": "on", "listen": "127.0.0.1", "port": "3282", "retention": "30", "separator": "__", "timeout": "60"}
+	if got := settingsJSON(t, dir); !reflect.DeepEqual(got, want) {
+		t.Fatalf("defaults %v", got)
+	}
+	if got := mustRun(t, dir, "settings", "get", "port"); got != "3282\n" {
+		t.Errorf("get port = %q", got)
+	}
+
+	sets := []struct{ key, value, stored, warning string }{
+		{"port", "4000", "4000", ""},
+		{"listen", "0.0.0.0", "0.0.0.0", "exposes the router"},
+		{"auth", "off", "off", "every server"},
+		{"auth", "ON", "on", ""},
+		{"auth", "off", "off", "every server"},
+		{"separator", ".", ".", "reject tool names containing '.'"},
+		{"separator", "-", "-", ""},
+		{"retention", "90", "90", ""},
+		{"timeout", "120", "120", ""},
+	}
+	for _, s := range sets {
+		r := run(t, dir, "", "settings", "set", s.key, s.value)
+		if r.code != 0 {
+			t.Fatalf("set %s %s: %s", s.key, s.value, r.stderr)
+		}
+		if r.stdout != s.key+" = "+s.stored+"\n" {
+			t.Errorf("set %s said %q", s.key, r.stdout)
+		}
+		if s.warning == "" && r.stderr != "" || s.warning != "" && !strings.HasPrefix(r.stderr, "warning: ") || !strings.Contains(r.stderr, s.warning) {
+			t.Errorf("set %s %s: stderr %q, want warning %q", s.key, s.value, r.stderr, s.warning)
+		}
+		if got := mustRun(t, dir, "settings", "get", s.key); got != s.stored+"\n" {
+			t.Errorf("get %s = %q after set", s.key, got)
+		}
+		want[s.key] = s.stored
+	}
+	if got := settingsJSON(t, dir); !reflect.DeepEqual(got, want) {
+		t.Errorf("list --json %v, want %v", got, want)
+	}
+	table := mustRun(t, dir, "settings", "list")
+	for _, line := range []string{"KEY", "port", "4000", "3282", "separator"} {
+		if !strings.Contains(table, line) {
+			t.Errorf("table lacks %q:\n%s", line, table)
+		}
+	}
+	if got := mustRun(t, dir, "settings", "reset", "port"); got != "port = 3282 (default)\n" {
+		t.Errorf("reset said %q", got)
+	}
+	if got := mustRun(t, dir, "settings", "get", "port"); got != "3282\n" {
+		t.Errorf("port after reset = %q", got)
+	}
+}
+
+func TestSettingsBadInput(t *testing.T) {
+	dir := t.TempDir()
+	mustRun(t, dir, "settings", "set", "port", "4000")
+	mustRun(t, dir, "settings", "set", "separator", "-")
+	cases := []struct {
+		name string
+		args []string
+		want string
+		code int
+	}{
+		{"unknown key set", []string{"settings", "set", "colour", "blue"}, `unknown setting "colour" (known settings: auth, listen, port, retention, separator, timeout)`, ExitError},
+		{"unknown key get", []string{"settings", "get", "colour"}, `unknown setting "colour"`, ExitError},
+		{"unknown key reset", []string{"settings", "reset", "colour"}, `unknown setting "colour"`, ExitError},
+		{"port zero", []string{"settings", "set", "port", "0"}, `bad value "0" for port: want a whole number from 1 to 65535`, ExitError},
+		{"port too big", []string{"settings", "set", "port", "70000"}, "1 to 65535", ExitError},
+		{"port word", []string{"settings", "set", "port", "http"}, "1 to 65535", ExitError},
+		{"listen hostname", []string{"settings", "set", "listen", "localhost"}, "want an IP address", ExitError},
+		{"listen with port", []string{"settings", "set", "listen", "127.0.0.1:80"}, "want an IP address", ExitError},
+		{"auth yes", []string{"settings", "set", "auth", "yes"}, `bad value "yes" for auth: want on or off`, ExitError},
+		{"separator slash", []string{"settings", "set", "separator", "/"}, "1 to 3 characters from _ - .", ExitError},
+		{"separator long", []string{"settings", "set", "separator", "____"}, "1 to 3 characters", ExitError},
+		{"separator empty", []string{"settings", "set", "separator", ""}, "1 to 3 characters", ExitError},
+		{"retention zero", []string{"settings", "set", "retention", "0"}, "from 1 to 3650", ExitError},
+		{"timeout huge", []string{"settings", "set", "timeout", "9999"}, "from 1 to 3600", ExitError},
+		{"set missing value", []string{"settings", "set", "port"}, "usage: mcp-router settings set KEY VALUE", ExitUsage},
+		{"set extra args", []string{"settings", "set", "port", "1", "2"}, "usage: mcp-router settings set KEY VALUE", ExitUsage},
+		{"get no key", []string{"settings", "get"}, "usage: mcp-router settings get KEY", ExitUsage},
+		{"list with arg", []string{"settings", "list", "port"}, "", ExitUsage},
+		{"unknown subcommand", []string{"settings", "delete", "port"}, "", ExitUsage},
+	}
+	before := settingsJSON(t, dir)
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			assertOneLineError(t, run(t, dir, "", tc.args...), tc.code, tc.want)
+			if after := settingsJSON(t, dir); !reflect.DeepEqual(after, before) {
+				t.Errorf("settings changed:\nbefore %v\nafter  %v", before, after)
+			}
+		})
+	}
+}

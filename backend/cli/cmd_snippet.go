@@ -1,0 +1,159 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/mcp-router/mcp-router/backend/auth"
+	"github.com/mcp-router/mcp-router/backend/config"
+	"github.com/mcp-router/mcp-router/backend/settings"
+	"github.com/mcp-router/mcp-router/backend/store"
+)
+
+// snippetWhere tells the user where each client's snippet goes.
+var snippetWhere = map[string]string{
+	config.ClientClaudeCode:    "merge it into .mcp.json at your project root (or ~/.claude.json for all projects)",
+	config.ClientClaudeDesktop: "merge it into claude_desktop_config.json (Claude: Settings > Developer > Edit Config), then restart Claude Desktop",
+	config.ClientCursor:        "merge it into ~/.cursor/mcp.json (all projects) or .cursor/mcp.json (one project)",
+	config.ClientVSCode:        "merge it into .vscode/mcp.json in your workspace (or run \"MCP: Open User Configuration\")",
+	config.ClientCodex:         "append it to ~/.codex/config.toml",
+}
+
+func (e *env) snippetCommand() *cobra.Command {
+	var client, mode, token, endpoint string
+	var newToken bool
+	cmd := &cobra.Command{
+		Use:   "snippet --client " + strings.Join(config.SnippetClients, "|") + " [--mode http|stdio]",
+		Short: "Print the config that connects an AI client to this router",
+		Long: "Print the configuration that connects an AI client to the router, ready to paste into the client's\n" +
+			"config file. The snippet goes to stdout (so `> file` works); notes go to stderr.\n\n" +
+			"With auth on (the default), a new token named after the client is created for the snippet unless\n" +
+			"--token gives an existing one. --mode stdio runs `mcp-router connect` as a bridge, for clients that only\n" +
+			"start local commands (Claude Desktop).",
+		Example: "  mcp-router snippet --client claude-code\n" +
+			"  mcp-router snippet --client claude-desktop --mode stdio\n" +
+			"  mcp-router snippet --client codex --token mcpr_… >> ~/.codex/config.toml",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx := cmd.Context()
+			if client == "" {
+				return usagef("snippet needs --client: one of %s", strings.Join(config.SnippetClients, ", "))
+			}
+			if err := config.CheckSnippet(client, mode); err != nil {
+				return usageError{err}
+			}
+			if token != "" && newToken {
+				return usagef("give either --token or --new-token, not both")
+			}
+			if cmd.Flags().Changed("token") && token == "" {
+				return usagef("--token needs a token (mcpr_…)")
+			}
+			if endpoint != "" {
+				if err := checkEndpointURL(endpoint); err != nil {
+					return err
+				}
+			}
+			var o config.SnippetOptions
+			if mode == config.ModeStdio {
+				bin, err := executablePath()
+				if err != nil {
+					return err
+				}
+				o.BinaryPath = bin
+			}
+			return e.withAuth(func(st *store.Store, svc *auth.Service) error {
+				set := settings.New(st)
+				o.URL = endpoint
+				if o.URL == "" {
+					o.URL = set.EndpointURL(ctx)
+				}
+				// Render once with a stand-in token so that nothing is
+				// created for a snippet that cannot be written.
+				probe := o
+				probe.Token = "mcpr_check"
+				if _, err := config.Snippet(client, mode, probe); err != nil {
+					return err
+				}
+				stderr := cmd.ErrOrStderr()
+				switch {
+				case token != "":
+					if _, err := svc.Verify(ctx, token); err != nil {
+						return fmt.Errorf("--token: %w", err)
+					}
+					o.Token = token
+				case set.AuthEnabled(ctx) || newToken:
+					secret, name, err := createClientToken(cmd, svc, client)
+					if err != nil {
+						return err
+					}
+					o.Token = secret
+					fmt.Fprintf(stderr, "Created token %q for this snippet (it is not shown anywhere else; revoke it with: mcp-router tokens revoke %s).\n", name, name)
+				default:
+					fmt.Fprintln(stderr, "Auth is off, so the snippet has no token (with auth on, run this again or pass --new-token).")
+				}
+				text, err := config.Snippet(client, mode, o)
+				if err != nil {
+					return err
+				}
+				fmt.Fprint(cmd.OutOrStdout(), text)
+				fmt.Fprintf(stderr, "To connect, %s.\n", snippetWhere[client])
+				return nil
+			})
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&client, "client", "", "client to connect: "+strings.Join(config.SnippetClients, ", "))
+	f.StringVar(&mode, "mode", config.ModeHTTP, "http (the client connects to the endpoint) or stdio (the client runs `mcp-router connect`)")
+	f.StringVar(&token, "token", "", "use this existing token instead of creating one")
+	f.BoolVar(&newToken, "new-token", false, "create a token even when auth is off (so the snippet keeps working if auth is turned on)")
+	f.StringVar(&endpoint, "url", "", "endpoint URL (default http://<listen>:<port>/mcp from settings)")
+	return cmd
+}
+
+// createClientToken makes a token named after the client: "cursor", then
+// "cursor-2", "cursor-3", … when the name is taken.
+func createClientToken(cmd *cobra.Command, svc *auth.Service, client string) (string, string, error) {
+	for i := 1; i <= 1000; i++ {
+		name := client
+		if i > 1 {
+			name += "-" + strconv.Itoa(i)
+		}
+		secret, _, err := svc.Create(cmd.Context(), name, nil)
+		if errors.Is(err, store.ErrDuplicate) {
+			continue
+		}
+		if err != nil {
+			return "", "", err
+		}
+		return secret, name, nil
+	}
+	return "", "", fmt.Errorf("too many tokens named %s-N; revoke some or pass --token", client)
+}
+
+func checkEndpointURL(s string) error {
+	u, err := url.Parse(s)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return usagef("--url %q: want an http:// or https:// URL such as %s", s, config.DefaultEndpointURL)
+	}
+	return nil
+}
+
+// executablePath is the absolute path of the running mcp-router, symlinks
+// resolved, so the client starts this very binary.
+func executablePath() (string, error) {
+	p, err := os.Executable()
+	if err != nil {
+		return "", fmt.Errorf("cannot find the mcp-router binary for a stdio snippet: %w", err)
+	}
+	if r, err := filepath.EvalSymlinks(p); err == nil {
+		p = r
+	}
+	return filepath.Abs(p)
+}

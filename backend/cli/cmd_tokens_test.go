@@ -1,0 +1,161 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/mcp-router/mcp-router/backend/auth"
+	"github.com/mcp-router/mcp-router/backend/store"
+)
+
+type listedToken struct {
+	Name       string   `json:"name"`
+	Prefix     string   `json:"prefix"`
+	Servers    []string `json:"servers"`
+	CreatedAt  string   `json:"createdAt"`
+	LastUsedAt *string  `json:"lastUsedAt"`
+	RevokedAt  *string  `json:"revokedAt"`
+	Revoked    bool     `json:"revoked"`
+}
+
+func tokensJSON(t *testing.T, dir string) []listedToken {
+	t.Helper()
+	out := mustRun(t, dir, "tokens", "list", "--json")
+	var rows []listedToken
+	if err := json.Unmarshal([]byte(out), &rows); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	return rows
+}
+
+// verifyIn checks a secret against the data dir's database, as the running
+// router would.
+func verifyIn(t *testing.T, dir, secret string) (auth.Identity, error) {
+	t.Helper()
+	st, err := store.Open(filepath.Join(dir, "mcp-router.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	svc := auth.New(st)
+	defer svc.Close()
+	return svc.Verify(context.Background(), secret)
+}
+
+func TestTokensCreateListRevoke(t *testing.T) {
+	dir := t.TempDir()
+	mustRun(t, dir, "servers", "add", "fs", "--", "echo", "fs")
+	mustRun(t, dir, "servers", "add", "git", "--", "echo", "git")
+
+	if out := mustRun(t, dir, "tokens", "list"); !strings.Contains(out, "No tokens yet") {
+		t.Errorf("empty list said %q", out)
+	}
+
+	// Plain create: the secret alone on stdout, the note on stderr.
+	r := run(t, dir, "", "tokens", "create", "laptop")
+	if r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	secret := strings.TrimSpace(r.stdout)
+	if !strings.HasPrefix(secret, "mcpr_") || strings.Contains(secret, "\n") || len(secret) != auth.SecretLen {
+		t.Errorf("stdout %q is not one token", r.stdout)
+	}
+	if !strings.Contains(r.stderr, "cannot be shown again") || !strings.Contains(r.stderr, "all servers") {
+		t.Errorf("stderr %q lacks the note", r.stderr)
+	}
+	if id, err := verifyIn(t, dir, secret); err != nil || id.TokenName != "laptop" || len(id.Servers) != 0 {
+		t.Errorf("created token does not verify: %+v %v", id, err)
+	}
+
+	// --json with --servers: the "token" key is a contract.
+	out := mustRun(t, dir, "tokens", "create", "ci", "--servers", " git, fs,git,", "--json")
+	var created map[string]any
+	if err := json.Unmarshal([]byte(out), &created); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	ciSecret, _ := created["token"].(string)
+	if created["name"] != "ci" || !strings.HasPrefix(ciSecret, "mcpr_") || !reflect.DeepEqual(created["servers"], []any{"git", "fs"}) {
+		t.Errorf("create --json = %v", created)
+	}
+	if id, err := verifyIn(t, dir, ciSecret); err != nil || !reflect.DeepEqual(id.Servers, []string{"git", "fs"}) {
+		t.Errorf("ci identity %+v %v", id, err)
+	}
+	out = mustRun(t, dir, "tokens", "create", "all", "--json")
+	if err := json.Unmarshal([]byte(out), &created); err != nil || !reflect.DeepEqual(created["servers"], []any{}) {
+		t.Errorf("servers of an all-servers token: %s", out)
+	}
+
+	rows := tokensJSON(t, dir)
+	if len(rows) != 3 || rows[0].Name != "all" || rows[1].Name != "ci" || rows[2].Name != "laptop" {
+		t.Fatalf("list --json = %+v", rows)
+	}
+	if rows[2].Prefix != secret[:12] || rows[2].Revoked || rows[2].CreatedAt == "" || !reflect.DeepEqual(rows[1].Servers, []string{"git", "fs"}) {
+		t.Errorf("rows %+v", rows)
+	}
+	rawList := mustRun(t, dir, "tokens", "list", "--json")
+	table := mustRun(t, dir, "tokens", "list")
+	for _, s := range []string{secret, ciSecret, secret[12:20], auth.SecretPrefix + "x", store.HashToken(secret), "hash"} {
+		if strings.Contains(rawList, s) || strings.Contains(table, s) {
+			t.Errorf("token list shows %q", s)
+		}
+	}
+	for _, s := range []string{"NAME", "PREFIX", "laptop", secret[:12], "git,fs", "all", "never", "REVOKED"} {
+		if !strings.Contains(table, s) {
+			t.Errorf("table lacks %q:\n%s", s, table)
+		}
+	}
+
+	if out := mustRun(t, dir, "tokens", "revoke", "laptop"); out != "revoked laptop\n" {
+		t.Errorf("revoke said %q", out)
+	}
+	if _, err := verifyIn(t, dir, secret); !errors.Is(err, auth.ErrRevokedToken) {
+		t.Errorf("revoked token verifies: %v", err)
+	}
+	rows = tokensJSON(t, dir)
+	if !rows[2].Revoked || rows[2].RevokedAt == nil || rows[1].Revoked {
+		t.Errorf("after revoke: %+v", rows)
+	}
+}
+
+func TestTokensBadInput(t *testing.T) {
+	dir := t.TempDir()
+	mustRun(t, dir, "servers", "add", "fs", "--", "echo", "fs")
+	mustRun(t, dir, "tokens", "create", "existing")
+	mustRun(t, dir, "tokens", "create", "gone")
+	mustRun(t, dir, "tokens", "revoke", "gone")
+	cases := []struct {
+		name string
+		args []string
+		want string
+		code int
+	}{
+		{"duplicate name", []string{"tokens", "create", "existing"}, `a token named "existing" already exists`, ExitError},
+		{"bad name", []string{"tokens", "create", "bad name"}, `bad token name "bad name"`, ExitError},
+		{"leading dash", []string{"tokens", "create", "--", "-x"}, `bad token name "-x"`, ExitError},
+		{"too long", []string{"tokens", "create", strings.Repeat("a", 65)}, "bad token name", ExitError},
+		{"unknown server", []string{"tokens", "create", "new", "--servers", "fs,nope"}, `--servers: no server named "nope"`, ExitError},
+		{"unknown servers", []string{"tokens", "create", "new", "--servers", "a,b"}, `no servers named "a", "b"`, ExitError},
+		{"empty servers", []string{"tokens", "create", "new", "--servers", " , "}, "--servers needs at least one server", ExitUsage},
+		{"no name", []string{"tokens", "create"}, "usage: mcp-router tokens create NAME", ExitUsage},
+		{"two names", []string{"tokens", "create", "a", "b"}, "usage: mcp-router tokens create NAME", ExitUsage},
+		{"revoke unknown", []string{"tokens", "revoke", "nope"}, `no token named "nope" (see ` + "`mcp-router tokens list`)", ExitError},
+		{"revoke twice", []string{"tokens", "revoke", "gone"}, `token "gone": already revoked`, ExitError},
+		{"revoke no name", []string{"tokens", "revoke"}, "usage: mcp-router tokens revoke NAME", ExitUsage},
+		{"list arg", []string{"tokens", "list", "x"}, "", ExitUsage},
+		{"unknown flag", []string{"tokens", "list", "--yaml"}, "unknown flag", ExitUsage},
+	}
+	before := tokensJSON(t, dir)
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			assertOneLineError(t, run(t, dir, "", tc.args...), tc.code, tc.want)
+			if after := tokensJSON(t, dir); !reflect.DeepEqual(after, before) {
+				t.Errorf("tokens changed:\nbefore %+v\nafter  %+v", before, after)
+			}
+		})
+	}
+}

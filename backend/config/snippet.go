@@ -1,0 +1,206 @@
+package config
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"unicode/utf8"
+)
+
+// DefaultEndpointURL is where the router listens unless settings say
+// otherwise.
+const DefaultEndpointURL = "http://127.0.0.1:3282/mcp"
+
+// SnippetServerName is the name the router gets in a client's config.
+const SnippetServerName = "mcp-router"
+
+// TokenEnv is the environment variable `mcp-router connect` reads its token
+// from.
+const TokenEnv = "MCPR_TOKEN"
+
+// Clients we write snippets for, and the snippet modes.
+const (
+	ClientClaudeCode    = "claude-code"
+	ClientClaudeDesktop = "claude-desktop"
+	ClientCursor        = "cursor"
+	ClientVSCode        = "vscode"
+	ClientCodex         = "codex"
+
+	ModeHTTP  = "http"
+	ModeStdio = "stdio"
+)
+
+// SnippetClients lists the clients Snippet knows, SnippetModes its modes.
+var (
+	SnippetClients = []string{ClientClaudeCode, ClientClaudeDesktop, ClientCursor, ClientVSCode, ClientCodex}
+	SnippetModes   = []string{ModeHTTP, ModeStdio}
+)
+
+// SnippetOptions fill in a snippet.
+type SnippetOptions struct {
+	URL        string // endpoint URL; "" means DefaultEndpointURL
+	Token      string // bearer token; "" when auth is off
+	BinaryPath string // absolute path of mcp-router, for stdio snippets
+}
+
+// CheckSnippet reports whether Snippet can write client in mode, without
+// needing the options.
+func CheckSnippet(client, mode string) error {
+	if mode == "" {
+		mode = ModeHTTP
+	}
+	if !slices.Contains(SnippetClients, client) {
+		return fmt.Errorf("unknown client %q: want one of %s", client, strings.Join(SnippetClients, ", "))
+	}
+	if !slices.Contains(SnippetModes, mode) {
+		return fmt.Errorf("unknown mode %q: want http or stdio", mode)
+	}
+	if client == ClientClaudeDesktop && mode == ModeHTTP {
+		// claude_desktop_config.json only launches local commands; remote
+		// servers are added in the app (Settings → Connectors) instead.
+		return fmt.Errorf("Claude Desktop connects to local servers over stdio; use --mode stdio")
+	}
+	return nil
+}
+
+// Snippet returns the configuration that connects client to the router, in
+// the client's own format: JSON (2-space indent) for Claude Code, Claude
+// Desktop, Cursor and VS Code, TOML for Codex. mode is "http" (the default)
+// or "stdio", which runs `mcp-router connect` as a bridge.
+func Snippet(client, mode string, o SnippetOptions) (string, error) {
+	if mode == "" {
+		mode = ModeHTTP
+	}
+	if err := CheckSnippet(client, mode); err != nil {
+		return "", err
+	}
+	if o.URL == "" {
+		o.URL = DefaultEndpointURL
+	}
+	if mode == ModeStdio && o.BinaryPath == "" {
+		return "", fmt.Errorf("a stdio snippet needs the path of the mcp-router binary")
+	}
+	for what, s := range map[string]string{"URL": o.URL, "token": o.Token, "binary path": o.BinaryPath} {
+		if !utf8.ValidString(s) {
+			return "", fmt.Errorf("the %s is not valid UTF-8, which client configs cannot hold", what)
+		}
+	}
+	if strings.ContainsAny(o.Token, " \t\r\n") {
+		return "", fmt.Errorf("the token contains white space")
+	}
+	if client == ClientCodex {
+		return codexSnippet(mode, o), nil
+	}
+	return jsonSnippet(client, mode, o)
+}
+
+// jsonEntry is one server in a JSON client config; field order is the
+// order in the output.
+type jsonEntry struct {
+	Type    string            `json:"type,omitempty"`
+	URL     string            `json:"url,omitempty"`
+	Headers map[string]string `json:"headers,omitempty"`
+	Command string            `json:"command,omitempty"`
+	Args    []string          `json:"args,omitempty"`
+	Env     map[string]string `json:"env,omitempty"`
+}
+
+func jsonSnippet(client, mode string, o SnippetOptions) (string, error) {
+	var e jsonEntry
+	if mode == ModeHTTP {
+		e = jsonEntry{Type: "http", URL: o.URL}
+		if o.Token != "" {
+			e.Headers = map[string]string{"Authorization": "Bearer " + o.Token}
+		}
+	} else {
+		e = jsonEntry{Command: o.BinaryPath, Args: connectArgs(o.URL)}
+		if client == ClientVSCode {
+			e.Type = "stdio"
+		}
+		if o.Token != "" {
+			e.Env = map[string]string{TokenEnv: o.Token}
+		}
+	}
+	top := "mcpServers"
+	if client == ClientVSCode {
+		top = "servers"
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false) // keep & < > in URLs readable
+	if err := enc.Encode(map[string]map[string]jsonEntry{top: {SnippetServerName: e}}); err != nil {
+		return "", err
+	}
+	return buf.String(), nil
+}
+
+// connectArgs runs the bridge against url; the default URL is left out so
+// the snippet stays short.
+func connectArgs(url string) []string {
+	if url == DefaultEndpointURL {
+		return []string{"connect"}
+	}
+	return []string{"connect", "--url", url}
+}
+
+// codexSnippet writes Codex's ~/.codex/config.toml table by hand: the only
+// values are strings, so TOML basic strings (tomlString) are all we need.
+func codexSnippet(mode string, o SnippetOptions) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "[mcp_servers.%s]\n", SnippetServerName)
+	if mode == ModeHTTP {
+		fmt.Fprintf(&b, "url = %s\n", tomlString(o.URL))
+		if o.Token != "" {
+			fmt.Fprintf(&b, "http_headers = { %s = %s }\n", tomlString("Authorization"), tomlString("Bearer "+o.Token))
+		}
+		return b.String()
+	}
+	fmt.Fprintf(&b, "command = %s\n", tomlString(o.BinaryPath))
+	args := connectArgs(o.URL)
+	quoted := make([]string, len(args))
+	for i, a := range args {
+		quoted[i] = tomlString(a)
+	}
+	fmt.Fprintf(&b, "args = [%s]\n", strings.Join(quoted, ", "))
+	if o.Token != "" {
+		fmt.Fprintf(&b, "env = { %s = %s }\n", tomlString(TokenEnv), tomlString(o.Token))
+	}
+	return b.String()
+}
+
+// tomlString quotes s as a TOML basic string. TOML allows only the escapes
+// \b \t \n \f \r \" \\ and \uXXXX, so strconv.Quote (which emits \x and \a)
+// cannot be used. s must be valid UTF-8.
+func tomlString(s string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for _, r := range s {
+		switch r {
+		case '"':
+			b.WriteString(`\"`)
+		case '\\':
+			b.WriteString(`\\`)
+		case '\b':
+			b.WriteString(`\b`)
+		case '\t':
+			b.WriteString(`\t`)
+		case '\n':
+			b.WriteString(`\n`)
+		case '\f':
+			b.WriteString(`\f`)
+		case '\r':
+			b.WriteString(`\r`)
+		default:
+			if r < 0x20 || r == 0x7f {
+				fmt.Fprintf(&b, `\u%04X`, r)
+			} else {
+				b.WriteRune(r)
+			}
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
+}
