@@ -119,7 +119,8 @@ func (e *env) rootCommand() *cobra.Command {
 	root.PersistentFlags().StringVar(&e.dataDir, "data-dir", "", "data directory (default $MCP_ROUTER_DATA_DIR, else the user config dir)")
 	root.PersistentFlags().StringVar(&e.logLevel, "log-level", "info", "log level: debug, info, warn, error")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
-	root.AddCommand(e.serversCommand(), e.versionCommand())
+	root.AddCommand(e.serversCommand(), e.versionCommand(),
+		e.tokensCommand(), e.settingsCommand(), e.snippetCommand(), e.logsCommand())
 	return root
 }
 

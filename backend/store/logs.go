@@ -52,7 +52,54 @@ func (r LogRepo) Insert(ctx context.Context, entries []RequestLog) error {
 // List returns matching entries newest first (by ID, which follows insertion
 // order). Pass the last ID of a page as BeforeID to get the next page.
 func (r LogRepo) List(ctx context.Context, f LogFilter) ([]RequestLog, error) {
-	q := r.db.WithContext(ctx).Model(&RequestLog{})
+	q := f.apply(r.db.WithContext(ctx).Model(&RequestLog{}))
+	var out []RequestLog
+	if err := q.Order("id DESC").Limit(f.limit()).Find(&out).Error; err != nil {
+		return nil, fmt.Errorf("list request logs: %w", err)
+	}
+	return out, nil
+}
+
+// DeleteOlderThan enforces retention and reports how many entries went.
+func (r LogRepo) DeleteOlderThan(ctx context.Context, t time.Time) (int64, error) {
+	res := r.db.WithContext(ctx).Where("time < ?", t.UTC()).Delete(&RequestLog{})
+	if res.Error != nil {
+		return 0, fmt.Errorf("delete old request logs: %w", res.Error)
+	}
+	return res.RowsAffected, nil
+}
+
+// ListAfter returns matching entries with an ID above afterID, oldest first:
+// the keyset query for following the log as it grows. f.BeforeID, if set,
+// is an exclusive upper bound, so a caller can read up to a MaxID it took
+// earlier and know that nothing below it can still appear. f.Limit bounds
+// the page as in List.
+func (r LogRepo) ListAfter(ctx context.Context, f LogFilter, afterID uint) ([]RequestLog, error) {
+	q := f.apply(r.db.WithContext(ctx).Model(&RequestLog{}))
+	q = q.Where("id > ?", afterID)
+	var out []RequestLog
+	if err := q.Order("id ASC").Limit(f.limit()).Find(&out).Error; err != nil {
+		return nil, fmt.Errorf("list request logs: %w", err)
+	}
+	return out, nil
+}
+
+// MaxID is the ID of the newest entry, 0 if there is none. IDs are never
+// reused (AUTOINCREMENT) and writers commit one at a time, so every entry
+// with an ID up to MaxID is already visible when it returns.
+func (r LogRepo) MaxID(ctx context.Context) (uint, error) {
+	var id *uint
+	if err := r.db.WithContext(ctx).Model(&RequestLog{}).Select("MAX(id)").Scan(&id).Error; err != nil {
+		return 0, fmt.Errorf("newest request log: %w", err)
+	}
+	if id == nil {
+		return 0, nil
+	}
+	return *id, nil
+}
+
+// apply adds the filter's conditions (all but Limit) to q.
+func (f LogFilter) apply(q *gorm.DB) *gorm.DB {
 	if f.Server != "" {
 		q = q.Where("server = ?", f.Server)
 	}
@@ -71,22 +118,12 @@ func (r LogRepo) List(ctx context.Context, f LogFilter) ([]RequestLog, error) {
 	if f.BeforeID != 0 {
 		q = q.Where("id < ?", f.BeforeID)
 	}
-	limit := f.Limit
-	if limit <= 0 {
-		limit = DefaultLogLimit
-	}
-	var out []RequestLog
-	if err := q.Order("id DESC").Limit(limit).Find(&out).Error; err != nil {
-		return nil, fmt.Errorf("list request logs: %w", err)
-	}
-	return out, nil
+	return q
 }
 
-// DeleteOlderThan enforces retention and reports how many entries went.
-func (r LogRepo) DeleteOlderThan(ctx context.Context, t time.Time) (int64, error) {
-	res := r.db.WithContext(ctx).Where("time < ?", t.UTC()).Delete(&RequestLog{})
-	if res.Error != nil {
-		return 0, fmt.Errorf("delete old request logs: %w", res.Error)
+func (f LogFilter) limit() int {
+	if f.Limit <= 0 {
+		return DefaultLogLimit
 	}
-	return res.RowsAffected, nil
+	return f.Limit
 }

@@ -102,3 +102,73 @@ func TestLogs(t *testing.T) {
 		t.Errorf("after retention: %d entries, oldest %v", len(rest), rest[len(rest)-1].DurationMs)
 	}
 }
+
+// ListAfter pages forward by ID with the same filters as List, and MaxID
+// bounds a read so that a follower neither repeats nor misses an entry.
+func TestLogsListAfterAndMaxID(t *testing.T) {
+	s, _ := openTest(t)
+	ctx := context.Background()
+	r := s.Logs()
+
+	if id, err := r.MaxID(ctx); err != nil || id != 0 {
+		t.Fatalf("MaxID of an empty table = %d, %v", id, err)
+	}
+	var batch []RequestLog
+	for i := 0; i < 30; i++ {
+		batch = append(batch, RequestLog{Server: fmt.Sprintf("s%d", i%3), Method: "tools/call", Status: StatusOK, DurationMs: float64(i)})
+	}
+	if err := r.Insert(ctx, batch); err != nil {
+		t.Fatal(err)
+	}
+	maxID, err := r.MaxID(ctx)
+	if err != nil || maxID != batch[29].ID {
+		t.Fatalf("MaxID = %d, %v; want %d", maxID, err, batch[29].ID)
+	}
+
+	// Forward pages of 4 over server s1 visit its 10 entries in order.
+	var got []float64
+	var after uint
+	for {
+		page, err := r.ListAfter(ctx, LogFilter{Server: "s1", Limit: 4}, after)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(page) == 0 {
+			break
+		}
+		for _, e := range page {
+			got = append(got, e.DurationMs)
+		}
+		after = page[len(page)-1].ID
+	}
+	if fmt.Sprint(got) != "[1 4 7 10 13 16 19 22 25 28]" {
+		t.Errorf("forward pages over s1: %v", got)
+	}
+
+	// BeforeID is an exclusive upper bound; an entry added later stays out.
+	if err := r.Insert(ctx, []RequestLog{{Server: "s0", Status: StatusOK, DurationMs: 99}}); err != nil {
+		t.Fatal(err)
+	}
+	page, err := r.ListAfter(ctx, LogFilter{BeforeID: maxID + 1, Limit: 100}, batch[26].ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(page) != 3 || page[0].DurationMs != 27 || page[2].DurationMs != 29 {
+		t.Errorf("bounded page: %+v", page)
+	}
+
+	// IDs are not reused after retention empties the table.
+	if _, err := r.DeleteOlderThan(ctx, time.Now().Add(time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	if id, _ := r.MaxID(ctx); id != 0 {
+		t.Errorf("MaxID after deleting all = %d", id)
+	}
+	next := []RequestLog{{Server: "s0", Status: StatusOK}}
+	if err := r.Insert(ctx, next); err != nil {
+		t.Fatal(err)
+	}
+	if next[0].ID <= maxID+1 {
+		t.Errorf("new entry got ID %d, reusing IDs up to %d", next[0].ID, maxID+1)
+	}
+}
