@@ -1,0 +1,239 @@
+package gateway
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"sort"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/mcp-router/mcp-router/backend/spec"
+	"github.com/mcp-router/mcp-router/backend/upstream"
+)
+
+// snapshot is what the running upstreams offer, read once per rebuild.
+type snapshot struct {
+	servers  []string // running, sorted
+	defs     map[string]spec.Server
+	catalogs map[string]upstream.Catalog
+}
+
+func (g *Gateway) snapshot() snapshot {
+	s := snapshot{defs: map[string]spec.Server{}, catalogs: map[string]upstream.Catalog{}}
+	for _, st := range g.ups.Statuses() {
+		if st.State != upstream.StateRunning {
+			continue
+		}
+		def, err := g.ups.Definition(st.Name)
+		if err != nil {
+			continue
+		}
+		cat, err := g.ups.Catalog(st.Name)
+		if err != nil {
+			continue
+		}
+		s.servers = append(s.servers, st.Name)
+		s.defs[st.Name], s.catalogs[st.Name] = def, cat
+	}
+	sort.Strings(s.servers)
+	return s
+}
+
+// rebuild recomputes names and routes from the upstream catalogs and
+// publishes each list that changed (which notifies connected clients).
+func (g *Gateway) rebuild() {
+	snap := g.snapshot()
+	sep := g.o.Separator()
+	modes := map[string]spec.PrefixMode{}
+	var toolItems, promptItems []upstreamName
+	toolRaw := map[upstreamName]json.RawMessage{}
+	promptRaw := map[upstreamName]json.RawMessage{}
+	for _, name := range snap.servers {
+		def, cat := snap.defs[name], snap.catalogs[name]
+		modes[name] = def.PrefixMode
+		for _, t := range cat.Tools {
+			if !def.ToolEnabled(t.Name) {
+				continue
+			}
+			un := upstreamName{name, t.Name}
+			toolItems = append(toolItems, un)
+			toolRaw[un] = t.Raw
+		}
+		for _, p := range cat.Prompts {
+			un := upstreamName{name, p.Name}
+			promptItems = append(promptItems, un)
+			promptRaw[un] = p.Raw
+		}
+	}
+	toolNames, toolCollisions := assignNames("tool", toolItems, modes, sep)
+	promptNames, promptCollisions := assignNames("prompt", promptItems, modes, sep)
+
+	var tools []server.ServerTool
+	for final, un := range toolNames {
+		t, err := convertTool(toolRaw[un], final)
+		if err != nil {
+			g.log.WithField("server", un.Server).Warnf("tool %q skipped: %v", un.Item, err)
+			delete(toolNames, final)
+			continue
+		}
+		tools = append(tools, server.ServerTool{Tool: t, Handler: g.callTool(un)})
+	}
+	var prompts []server.ServerPrompt
+	for final, un := range promptNames {
+		var p mcp.Prompt
+		if err := json.Unmarshal(promptRaw[un], &p); err != nil {
+			g.log.WithField("server", un.Server).Warnf("prompt %q skipped: %v", un.Item, err)
+			delete(promptNames, final)
+			continue
+		}
+		p.Name = final
+		prompts = append(prompts, server.ServerPrompt{Prompt: p, Handler: g.getPrompt(un)})
+	}
+
+	// Resource URIs are global names already: they stay as they are, so
+	// links inside tool results keep working. The first server (by name)
+	// that offers a URI serves it.
+	resourceOwners := map[string]string{}
+	templateOwners := map[string]string{}
+	var resources []server.ServerResource
+	var templates []server.ServerResourceTemplate
+	var resourceCollisions []Collision
+	for _, name := range snap.servers {
+		for _, r := range snap.catalogs[name].Resources {
+			if owner, taken := resourceOwners[r.URI]; taken {
+				resourceCollisions = append(resourceCollisions, Collision{Kind: "resource", Name: r.URI, Winner: owner, Loser: name, Item: r.URI})
+				continue
+			}
+			var res mcp.Resource
+			if err := json.Unmarshal(r.Raw, &res); err != nil {
+				continue
+			}
+			resourceOwners[r.URI] = name
+			resources = append(resources, server.ServerResource{Resource: res, Handler: g.readResource(name)})
+		}
+		for _, t := range snap.catalogs[name].ResourceTemplates {
+			if _, taken := templateOwners[t.URITemplate]; taken {
+				continue
+			}
+			var tmpl mcp.ResourceTemplate
+			if err := json.Unmarshal(t.Raw, &tmpl); err != nil || tmpl.URITemplate == nil {
+				continue
+			}
+			templateOwners[t.URITemplate] = name
+			templates = append(templates, server.ServerResourceTemplate{Template: tmpl, Handler: server.ResourceTemplateHandlerFunc(g.readResource(name))})
+		}
+	}
+
+	g.mu.Lock()
+	g.tools, g.prompts = toolNames, promptNames
+	g.resources, g.templates = resourceOwners, templateOwners
+	g.collisions = append(append(toolCollisions, promptCollisions...), resourceCollisions...)
+	changed := map[string]bool{
+		"tools":     g.swapSignature("tools", signTools(toolNames, toolRaw, sep)),
+		"prompts":   g.swapSignature("prompts", signPrompts(promptNames, promptRaw)),
+		"resources": g.swapSignature("resources", signResources(snap)),
+	}
+	g.mu.Unlock()
+
+	for _, c := range g.collisions {
+		g.log.Warnf("name collision: %s %q of %s kept by %s; %s's is named %q", c.Kind, c.Name, c.Loser, c.Winner, c.Loser, c.Renamed)
+	}
+	if changed["tools"] {
+		g.srv.SetTools(tools...)
+	}
+	if changed["prompts"] {
+		g.srv.SetPrompts(prompts...)
+	}
+	if changed["resources"] {
+		g.srv.SetResourceTemplates(templates...)
+		g.srv.SetResources(resources...)
+	}
+}
+
+// swapSignature records sig for list and reports whether it differs.
+// Callers hold g.mu.
+func (g *Gateway) swapSignature(list, sig string) bool {
+	if g.published[list] == sig {
+		return false
+	}
+	g.published[list] = sig
+	return true
+}
+
+// convertTool renames an upstream tool, keeping its schemas byte for byte
+// (mcp-go's typed schema would drop keywords it does not model).
+func convertTool(raw json.RawMessage, name string) (mcp.Tool, error) {
+	var t mcp.Tool
+	if err := json.Unmarshal(raw, &t); err != nil {
+		return t, err
+	}
+	var schemas struct {
+		Input  json.RawMessage `json:"inputSchema"`
+		Output json.RawMessage `json:"outputSchema"`
+	}
+	if err := json.Unmarshal(raw, &schemas); err != nil {
+		return t, err
+	}
+	t.Name = name
+	t.InputSchema, t.OutputSchema = mcp.ToolInputSchema{}, mcp.ToolOutputSchema{}
+	t.RawInputSchema = schemas.Input
+	if len(t.RawInputSchema) == 0 || string(t.RawInputSchema) == "null" {
+		t.RawInputSchema = json.RawMessage(`{"type":"object"}`)
+	}
+	if len(schemas.Output) > 0 && string(schemas.Output) != "null" {
+		t.RawOutputSchema = schemas.Output
+	}
+	return t, nil
+}
+
+func hashOf(parts ...[]byte) string {
+	h := sha256.New()
+	for _, p := range parts {
+		h.Write(p)
+		h.Write([]byte{0})
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+func signTools(names map[string]upstreamName, raw map[upstreamName]json.RawMessage, sep string) string {
+	keys := sortedKeys(names)
+	parts := [][]byte{[]byte(sep)}
+	for _, k := range keys {
+		parts = append(parts, []byte(k), []byte(names[k].Server), raw[names[k]])
+	}
+	return hashOf(parts...)
+}
+
+func signPrompts(names map[string]upstreamName, raw map[upstreamName]json.RawMessage) string {
+	keys := sortedKeys(names)
+	var parts [][]byte
+	for _, k := range keys {
+		parts = append(parts, []byte(k), []byte(names[k].Server), raw[names[k]])
+	}
+	return hashOf(parts...)
+}
+
+func signResources(s snapshot) string {
+	var parts [][]byte
+	for _, name := range s.servers {
+		parts = append(parts, []byte(name))
+		for _, r := range s.catalogs[name].Resources {
+			parts = append(parts, r.Raw)
+		}
+		for _, t := range s.catalogs[name].ResourceTemplates {
+			parts = append(parts, t.Raw)
+		}
+	}
+	return hashOf(parts...)
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

@@ -1,0 +1,438 @@
+package gateway
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http/httptest"
+	"sort"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/mcp-router/mcp-router/backend/spec"
+	"github.com/mcp-router/mcp-router/backend/store"
+	"github.com/mcp-router/mcp-router/backend/upstream"
+	"github.com/mcp-router/mcp-router/internal/testpeers"
+)
+
+type memLog struct {
+	mu      sync.Mutex
+	entries []store.RequestLog
+}
+
+func (m *memLog) Log(e store.RequestLog) {
+	m.mu.Lock()
+	m.entries = append(m.entries, e)
+	m.mu.Unlock()
+}
+
+func (m *memLog) find(method, target string) (store.RequestLog, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, e := range m.entries {
+		if e.Method == method && e.Target == target {
+			return e, true
+		}
+	}
+	return store.RequestLog{}, false
+}
+
+// rig is a gateway over real upstreams, served over real HTTP.
+type rig struct {
+	ups *upstream.Service
+	gw  *Gateway
+	url string
+	log *memLog
+}
+
+type rigOptions struct {
+	callerFrom func(context.Context) Caller
+}
+
+func newRig(t *testing.T, defs []spec.Server, ro rigOptions) *rig {
+	t.Helper()
+	r := &rig{log: &memLog{}}
+	var gw *Gateway
+	r.ups = upstream.New(upstream.Options{
+		PingInterval:   time.Hour,
+		BackoffBase:    50 * time.Millisecond,
+		OnNotification: func(s string, n mcp.JSONRPCNotification) { gw.Notify(s, n) },
+		ClientSide: upstream.ClientSide{
+			Sampling: func(ctx context.Context, s string, req mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+				return gw.ClientSide().Sampling(ctx, s, req)
+			},
+		},
+	})
+	gw = New(r.ups, Options{RequestLog: r.log, CallerFrom: ro.callerFrom, Debounce: 10 * time.Millisecond})
+	r.gw = gw
+	gw.Start()
+	t.Cleanup(func() { gw.Close(); r.ups.Close() })
+	if err := r.ups.Sync(defs); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range defs {
+		if d.Enabled {
+			r.waitPublished(t, d.Name)
+		}
+	}
+	srv := httptest.NewServer(gw.HTTPHandler(nil))
+	t.Cleanup(srv.Close)
+	r.url = srv.URL + PathMCP
+	return r
+}
+
+// waitPublished waits until the gateway offers tools of the named server.
+func (r *rig) waitPublished(t *testing.T, server string) {
+	t.Helper()
+	testpeers.Eventually(t, 30*time.Second, server+"'s tools in the gateway", func() bool {
+		r.gw.mu.RLock()
+		defer r.gw.mu.RUnlock()
+		for _, un := range r.gw.tools {
+			if un.Server == server {
+				return true
+			}
+		}
+		return false
+	})
+}
+
+func everything(t *testing.T, name string, mode spec.PrefixMode) spec.Server {
+	s := spec.Server{Name: name, Command: testpeers.Everything(t), Args: []string{"stdio"}, Enabled: true, PrefixMode: mode}
+	s.Normalize()
+	return s
+}
+
+type clientOptions struct {
+	sampling client.SamplingHandler
+	onNote   func(mcp.JSONRPCNotification)
+}
+
+func connect(t *testing.T, url string, co clientOptions) *client.Client {
+	t.Helper()
+	tr, err := transport.NewStreamableHTTP(url, transport.WithContinuousListening())
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := []client.ClientOption{client.WithProtocolVersion(mcp.ProtocolVersion20251125)}
+	if co.sampling != nil {
+		opts = append(opts, client.WithSamplingHandler(co.sampling))
+	}
+	c := client.NewClient(tr, opts...)
+	if co.onNote != nil {
+		c.OnNotification(co.onNote)
+	}
+	// The listening stream lives on Start's context: never a short-lived one.
+	if err := c.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if _, err := c.Initialize(ctx, mcp.InitializeRequest{Params: mcp.InitializeParams{
+		ProtocolVersion: mcp.ProtocolVersion20251125, ClientInfo: mcp.Implementation{Name: "test", Version: "1"}}}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+func toolNames(t *testing.T, c *client.Client) []string {
+	t.Helper()
+	res, err := c.ListTools(context.Background(), mcp.ListToolsRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tool := range res.Tools {
+		names = append(names, tool.Name)
+	}
+	sort.Strings(names)
+	return names
+}
+
+func call(c *client.Client, name string, args map[string]any) (*mcp.CallToolResult, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	return c.CallTool(ctx, mcp.CallToolRequest{Params: mcp.CallToolParams{Name: name, Arguments: args}})
+}
+
+func text(r *mcp.CallToolResult) string {
+	var parts []string
+	for _, c := range r.Content {
+		if tc, ok := c.(mcp.TextContent); ok {
+			parts = append(parts, tc.Text)
+		}
+	}
+	return strings.Join(parts, "\n")
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func TestAggregatesAndRoutesEverything(t *testing.T) {
+	r := newRig(t, []spec.Server{everything(t, "everything", spec.PrefixAlways)}, rigOptions{})
+	c := connect(t, r.url, clientOptions{})
+	names := toolNames(t, c)
+	if !contains(names, "everything__echo") || !contains(names, "everything__get-sum") {
+		t.Fatalf("tools = %v", names)
+	}
+	res, err := call(c, "everything__echo", map[string]any{"message": "through the router"})
+	if err != nil || !strings.Contains(text(res), "through the router") {
+		t.Fatalf("echo: %v %v", res, err)
+	}
+	res, err = call(c, "everything__get-sum", map[string]any{"a": 2, "b": 3})
+	if err != nil || !strings.Contains(text(res), "5") {
+		t.Fatalf("get-sum: %+v %v", res, err)
+	}
+	// Image content and structuredContent pass through.
+	res, err = call(c, "everything__get-tiny-image", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sawImage bool
+	for _, part := range res.Content {
+		if img, ok := part.(mcp.ImageContent); ok && img.MIMEType == "image/png" && img.Data != "" {
+			sawImage = true
+		}
+	}
+	if !sawImage {
+		t.Errorf("no image content in %+v", res.Content)
+	}
+	res, err = call(c, "everything__get-structured-content", map[string]any{"location": "New York"})
+	if err != nil || res.StructuredContent == nil && len(res.RawStructuredContent) == 0 {
+		t.Errorf("structured content lost: %+v %v", res, err)
+	}
+	// Resources and prompts.
+	rl, err := c.ListResources(context.Background(), mcp.ListResourcesRequest{})
+	if err != nil || len(rl.Resources) == 0 {
+		t.Fatalf("resources: %v %v", rl, err)
+	}
+	rr, err := c.ReadResource(context.Background(), mcp.ReadResourceRequest{Params: mcp.ReadResourceParams{URI: rl.Resources[0].URI}})
+	if err != nil || len(rr.Contents) == 0 {
+		t.Errorf("read %s: %v %v", rl.Resources[0].URI, rr, err)
+	}
+	pl, err := c.ListPrompts(context.Background(), mcp.ListPromptsRequest{})
+	if err != nil || len(pl.Prompts) == 0 || !strings.HasPrefix(pl.Prompts[0].Name, "everything__") {
+		t.Fatalf("prompts: %+v %v", pl, err)
+	}
+	// The request log saw the call, with the upstream server.
+	testpeers.Eventually(t, 2*time.Second, "the echo call in the log", func() bool {
+		e, ok := r.log.find("tools/call", "everything__echo")
+		return ok && e.Server == "everything" && e.Status == store.StatusOK
+	})
+}
+
+func TestSchemasAreForwardedVerbatim(t *testing.T) {
+	r := newRig(t, []spec.Server{everything(t, "everything", spec.PrefixAlways)}, rigOptions{})
+	cat, _ := r.ups.Catalog("everything")
+	var upstreamEcho json.RawMessage
+	for _, tool := range cat.Tools {
+		if tool.Name == "echo" {
+			var fields map[string]json.RawMessage
+			_ = json.Unmarshal(tool.Raw, &fields)
+			upstreamEcho = fields["inputSchema"]
+		}
+	}
+	c := connect(t, r.url, clientOptions{})
+	// Read the wire JSON: mcp-go's typed client would itself drop keywords.
+	resp, err := c.GetTransport().SendRequest(context.Background(), transport.JSONRPCRequest{
+		JSONRPC: mcp.JSONRPC_VERSION, ID: mcp.NewRequestId("raw-1"), Method: "tools/list"})
+	if err != nil || resp.Error != nil {
+		t.Fatalf("raw tools/list: %v %+v", err, resp)
+	}
+	var list struct {
+		Tools []struct {
+			Name        string          `json:"name"`
+			InputSchema json.RawMessage `json:"inputSchema"`
+		} `json:"tools"`
+	}
+	if err := json.Unmarshal(resp.Result, &list); err != nil {
+		t.Fatal(err)
+	}
+	for _, tool := range list.Tools {
+		if tool.Name == "everything__echo" {
+			var a, b any
+			_ = json.Unmarshal(tool.InputSchema, &a)
+			_ = json.Unmarshal(upstreamEcho, &b)
+			if fmt.Sprint(a) != fmt.Sprint(b) || !strings.Contains(string(tool.InputSchema), `"$schema"`) {
+				t.Errorf("schema changed:\nupstream %s\nrouter   %s", upstreamEcho, tool.InputSchema)
+			}
+			return
+		}
+	}
+	t.Fatal("everything__echo not listed")
+}
+
+func TestCollidingNamesAreRenamedNotLost(t *testing.T) {
+	r := newRig(t, []spec.Server{everything(t, "one", spec.PrefixNever), everything(t, "two", spec.PrefixNever)}, rigOptions{})
+	c := connect(t, r.url, clientOptions{})
+	names := toolNames(t, c)
+	if !contains(names, "echo") || !contains(names, "two__echo") {
+		t.Fatalf("tools = %v", names)
+	}
+	if s, tool, _ := r.gw.ToolRoute("two__echo"); s != "two" || tool != "echo" {
+		t.Errorf("two__echo routes to %s/%s", s, tool)
+	}
+	found := false
+	for _, col := range r.gw.Collisions() {
+		if col.Kind == "tool" && col.Name == "echo" && col.Winner == "one" && col.Loser == "two" {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("collision not reported: %+v", r.gw.Collisions())
+	}
+	if res, err := call(c, "two__echo", map[string]any{"message": "x"}); err != nil || !strings.Contains(text(res), "x") {
+		t.Errorf("renamed tool call: %v %v", res, err)
+	}
+}
+
+func TestScopedCallerSeesAndCallsOnlyItsServers(t *testing.T) {
+	r := newRig(t, []spec.Server{everything(t, "one", spec.PrefixAlways), everything(t, "two", spec.PrefixAlways)},
+		rigOptions{callerFrom: func(context.Context) Caller {
+			return Caller{Name: "scoped", Allows: func(s string) bool { return s == "one" }}
+		}})
+	c := connect(t, r.url, clientOptions{})
+	for _, n := range toolNames(t, c) {
+		if strings.HasPrefix(n, "two__") {
+			t.Fatalf("scoped caller sees %s", n)
+		}
+	}
+	_, errOther := call(c, "two__echo", map[string]any{"message": "x"})
+	_, errMissing := call(c, "nosuch__tool", nil)
+	if errOther == nil || errMissing == nil {
+		t.Fatalf("out-of-scope call: %v; unknown tool: %v", errOther, errMissing)
+	}
+	if strings.Replace(errOther.Error(), "two__echo", "X", 1) != strings.Replace(errMissing.Error(), "nosuch__tool", "X", 1) {
+		t.Errorf("out-of-scope is distinguishable from unknown:\n%v\n%v", errOther, errMissing)
+	}
+	if _, err := call(c, "one__echo", map[string]any{"message": "x"}); err != nil {
+		t.Errorf("in-scope call failed: %v", err)
+	}
+}
+
+func TestListChangedWhenAServerArrives(t *testing.T) {
+	r := newRig(t, []spec.Server{everything(t, "one", spec.PrefixAlways)}, rigOptions{})
+	changed := make(chan struct{}, 8)
+	c := connect(t, r.url, clientOptions{onNote: func(n mcp.JSONRPCNotification) {
+		if n.Method == string(mcp.MethodNotificationToolsListChanged) {
+			changed <- struct{}{}
+		}
+	}})
+	toolNames(t, c)
+	_ = r.ups.Sync([]spec.Server{everything(t, "one", spec.PrefixAlways), everything(t, "two", spec.PrefixAlways)})
+	select {
+	case <-changed:
+	case <-time.After(30 * time.Second):
+		t.Fatal("no tools/list_changed after a server was added")
+	}
+	r.waitPublished(t, "two")
+	if !contains(toolNames(t, c), "two__echo") {
+		t.Fatal("two__echo not listed after the server was added")
+	}
+}
+
+func TestProgressIsForwardedToTheCaller(t *testing.T) {
+	r := newRig(t, []spec.Server{everything(t, "everything", spec.PrefixAlways)}, rigOptions{})
+	var mu sync.Mutex
+	var tokens []any
+	c := connect(t, r.url, clientOptions{onNote: func(n mcp.JSONRPCNotification) {
+		if n.Method == string(mcp.MethodNotificationProgress) {
+			mu.Lock()
+			tokens = append(tokens, n.Params.AdditionalFields["progressToken"])
+			mu.Unlock()
+		}
+	}})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	req := mcp.CallToolRequest{Params: mcp.CallToolParams{Name: "everything__trigger-long-running-operation",
+		Arguments: map[string]any{"duration": 1, "steps": 3}, Meta: &mcp.Meta{ProgressToken: "my-token"}}}
+	if _, err := c.CallTool(ctx, req); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(tokens) == 0 {
+		t.Fatal("no progress notification reached the client")
+	}
+	for _, tok := range tokens {
+		if tok != "my-token" {
+			t.Errorf("progress token %v, want the client's own", tok)
+		}
+	}
+}
+
+type fakeLLM struct{ calls int }
+
+func (f *fakeLLM) CreateMessage(ctx context.Context, req mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+	f.calls++
+	return &mcp.CreateMessageResult{
+		SamplingMessage: mcp.SamplingMessage{Role: mcp.RoleAssistant, Content: mcp.TextContent{Type: "text", Text: "sampled by the test client"}},
+		Model:           "test-model", StopReason: "endTurn",
+	}, nil
+}
+
+func TestSamplingRoundTripsToTheCallingClient(t *testing.T) {
+	r := newRig(t, []spec.Server{everything(t, "everything", spec.PrefixAlways)}, rigOptions{})
+	llm := &fakeLLM{}
+	c := connect(t, r.url, clientOptions{sampling: llm})
+	names := toolNames(t, c)
+	tool := ""
+	for _, n := range names {
+		if strings.Contains(n, "sampling") {
+			tool = n
+		}
+	}
+	if tool == "" {
+		t.Fatalf("server-everything offered no sampling tool: %v", names)
+	}
+	res, err := call(c, tool, map[string]any{"prompt": "hello", "maxTokens": 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if llm.calls != 1 || !strings.Contains(text(res), "sampled by the test client") {
+		t.Errorf("sampling: %d calls, result %q", llm.calls, text(res))
+	}
+}
+
+func TestUpstreamKilledMidCallGivesAnErrorNotAHang(t *testing.T) {
+	r := newRig(t, []spec.Server{everything(t, "everything", spec.PrefixAlways)}, rigOptions{})
+	c := connect(t, r.url, clientOptions{})
+	st, _ := r.ups.Status("everything")
+	errs := make(chan error, 1)
+	go func() {
+		_, err := call(c, "everything__trigger-long-running-operation", map[string]any{"duration": 10, "steps": 2})
+		errs <- err
+	}()
+	time.Sleep(500 * time.Millisecond)
+	_ = syscall.Kill(st.PID, syscall.SIGKILL)
+	select {
+	case err := <-errs:
+		if err == nil || !strings.Contains(err.Error(), "everything: ") {
+			t.Errorf("error = %v, want one naming the server", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the call hung after its upstream died")
+	}
+}
+
+func TestDownServerIsAnErrorNamingIt(t *testing.T) {
+	r := newRig(t, []spec.Server{everything(t, "everything", spec.PrefixAlways)}, rigOptions{})
+	handler := r.gw.callTool(upstreamName{"gone", "echo"})
+	_, err := handler(context.Background(), mcp.CallToolRequest{Params: mcp.CallToolParams{Name: "gone__echo"}})
+	if err == nil || err.Error() != "gone: no such server" {
+		t.Errorf("error = %v", err)
+	}
+}

@@ -1,0 +1,151 @@
+package gateway
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/mcp-router/mcp-router/backend/upstream"
+)
+
+// RouteError is a routing or upstream failure, reported to the client as a
+// JSON-RPC error whose message is "<server>: <what happened>".
+type RouteError struct {
+	Server string
+	Reason string
+	Err    error
+}
+
+func (e *RouteError) Error() string { return e.Server + ": " + e.Reason }
+func (e *RouteError) Unwrap() error { return e.Err }
+
+// routeError words an upstream failure for the client.
+func routeError(server string, err error) error {
+	var rpc *upstream.RPCError
+	reason := err.Error()
+	switch {
+	case errors.Is(err, upstream.ErrUnknownServer):
+		reason = "no such server"
+	case errors.Is(err, upstream.ErrNotRunning), errors.Is(err, upstream.ErrTimeout):
+		reason = err.Error()
+	case errors.As(err, &rpc):
+		reason = fmt.Sprintf("upstream error %d: %s", rpc.Code, rpc.Message)
+	case errors.Is(err, context.Canceled):
+		reason = "cancelled"
+	}
+	return &RouteError{Server: server, Reason: reason, Err: err}
+}
+
+// forwardMeta copies the client's _meta for the upstream, swapping the
+// progress token for the router-unique one.
+func forwardMeta(meta *mcp.Meta, f *inflight) map[string]any {
+	if meta == nil {
+		return nil
+	}
+	out := make(map[string]any, len(meta.AdditionalFields)+1)
+	for k, v := range meta.AdditionalFields {
+		out[k] = v
+	}
+	if f.routerToken != "" {
+		out["progressToken"] = f.routerToken
+	}
+	return out
+}
+
+func progressToken(meta *mcp.Meta) any {
+	if meta == nil || meta.ProgressToken == nil {
+		return nil
+	}
+	return meta.ProgressToken
+}
+
+// begin registers a call for progress and client-side routing, and gives
+// the upstream request a timeout that progress resets.
+func (g *Gateway) begin(ctx context.Context, upstreamName string, meta *mcp.Meta) (context.Context, *inflight, func()) {
+	ctx, touch := upstream.WithActivity(ctx)
+	f := g.call.begin(upstreamName, server.ClientSessionFromContext(ctx), progressToken(meta), touch)
+	return ctx, f, func() { g.call.end(f) }
+}
+
+func (g *Gateway) callTool(un upstreamName) server.ToolHandlerFunc {
+	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		ctx, f, done := g.begin(ctx, un.Server, req.Params.Meta)
+		defer done()
+		params := map[string]any{"name": un.Item}
+		// A client that sends "arguments": null means none; the field is
+		// optional, and some servers reject null where they accept absence.
+		if args := req.Params.RawArguments; len(args) > 0 && string(args) != "null" {
+			params["arguments"] = json.RawMessage(args)
+		} else if req.Params.Arguments != nil {
+			params["arguments"] = req.Params.Arguments
+		}
+		if meta := forwardMeta(req.Params.Meta, f); meta != nil {
+			params["_meta"] = meta
+		}
+		raw, err := g.ups.Request(ctx, un.Server, string(mcp.MethodToolsCall), params)
+		if err != nil {
+			return nil, routeError(un.Server, err)
+		}
+		msg := json.RawMessage(raw)
+		res, err := mcp.ParseCallToolResult(&msg)
+		if err != nil {
+			return nil, routeError(un.Server, fmt.Errorf("malformed tools/call result: %w", err))
+		}
+		return res, nil
+	}
+}
+
+func (g *Gateway) getPrompt(un upstreamName) server.PromptHandlerFunc {
+	return func(ctx context.Context, req mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+		if !g.o.CallerFrom(ctx).allows(un.Server) {
+			return nil, fmt.Errorf("prompt '%s' not found", req.Params.Name)
+		}
+		ctx, f, done := g.begin(ctx, un.Server, req.Params.Meta)
+		defer done()
+		params := map[string]any{"name": un.Item}
+		if req.Params.Arguments != nil {
+			params["arguments"] = req.Params.Arguments
+		}
+		if meta := forwardMeta(req.Params.Meta, f); meta != nil {
+			params["_meta"] = meta
+		}
+		raw, err := g.ups.Request(ctx, un.Server, string(mcp.MethodPromptsGet), params)
+		if err != nil {
+			return nil, routeError(un.Server, err)
+		}
+		msg := json.RawMessage(raw)
+		res, err := mcp.ParseGetPromptResult(&msg)
+		if err != nil {
+			return nil, routeError(un.Server, fmt.Errorf("malformed prompts/get result: %w", err))
+		}
+		return res, nil
+	}
+}
+
+func (g *Gateway) readResource(upstreamName string) server.ResourceHandlerFunc {
+	return func(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
+		if !g.o.CallerFrom(ctx).allows(upstreamName) {
+			return nil, fmt.Errorf("resource %s not found", req.Params.URI)
+		}
+		ctx, f, done := g.begin(ctx, upstreamName, req.Params.Meta)
+		defer done()
+		params := map[string]any{"uri": req.Params.URI}
+		if meta := forwardMeta(req.Params.Meta, f); meta != nil {
+			params["_meta"] = meta
+		}
+		raw, err := g.ups.Request(ctx, upstreamName, string(mcp.MethodResourcesRead), params)
+		if err != nil {
+			return nil, routeError(upstreamName, err)
+		}
+		msg := json.RawMessage(raw)
+		res, err := mcp.ParseReadResourceResult(&msg)
+		if err != nil {
+			return nil, routeError(upstreamName, fmt.Errorf("malformed resources/read result: %w", err))
+		}
+		return res.Contents, nil
+	}
+}

@@ -1,0 +1,103 @@
+package gateway
+
+import (
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/mark3labs/mcp-go/server"
+)
+
+// MaxBodyBytes bounds one HTTP request body; larger ones are refused
+// before they are read into memory.
+const MaxBodyBytes = 4 << 20
+
+// Paths of the HTTP endpoints.
+const (
+	PathMCP     = "/mcp"     // streamable HTTP
+	PathSSE     = "/sse"     // legacy HTTP+SSE: the event stream
+	PathMessage = "/message" // legacy HTTP+SSE: where the client posts
+)
+
+var quietSlog = slog.New(slog.DiscardHandler)
+
+// HTTPHandler serves the gateway over streamable HTTP at /mcp and the
+// legacy SSE transport at /sse. auth wraps both (nil: no authentication);
+// it runs after the DNS-rebinding guard.
+func (g *Gateway) HTTPHandler(auth func(http.Handler) http.Handler) http.Handler {
+	if auth == nil {
+		auth = func(h http.Handler) http.Handler { return h }
+	}
+	streamable := server.NewStreamableHTTPServer(g.srv,
+		server.WithEndpointPath(PathMCP),
+		// Real sessions: notifications (list_changed, progress) and
+		// server-initiated requests need a session to go to, and an
+		// unknown session must get 404 so the client re-initializes.
+		server.WithStateful(true),
+		server.WithStreamableHTTPLogger(quietSlog))
+	sse := server.NewSSEServer(g.srv,
+		server.WithSSEEndpoint(PathSSE),
+		server.WithMessageEndpoint(PathMessage),
+		server.WithUseFullURLForMessageEndpoint(false))
+	mux := http.NewServeMux()
+	mux.Handle(PathMCP, auth(limitBody(streamable)))
+	mux.Handle(PathSSE, auth(sse.SSEHandler()))
+	mux.Handle(PathMessage, auth(limitBody(sse.MessageHandler())))
+	return guardLocal(mux)
+}
+
+func limitBody(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.ContentLength > MaxBodyBytes {
+			http.Error(w, "request body too large", http.StatusRequestEntityTooLarge)
+			return
+		}
+		r.Body = http.MaxBytesReader(w, r.Body, MaxBodyBytes)
+		next.ServeHTTP(w, r)
+	})
+}
+
+// guardLocal refuses DNS-rebinding requests: on a loopback listener the
+// Host must be a loopback name, and a browser's Origin, when sent, must be
+// a loopback origin too — otherwise any web page could drive the router.
+func guardLocal(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		local, _ := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
+		if local != nil && isLoopback(local.String()) {
+			if !isLoopback(r.Host) {
+				http.Error(w, "forbidden: Host "+r.Host+" is not a loopback address", http.StatusForbidden)
+				return
+			}
+			if origin := r.Header.Get("Origin"); origin != "" && !loopbackOrigin(origin) {
+				http.Error(w, "forbidden: Origin "+origin+" may not use this router", http.StatusForbidden)
+				return
+			}
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+func loopbackOrigin(origin string) bool {
+	u, err := url.Parse(origin)
+	if err != nil {
+		return false
+	}
+	if u.Scheme == "wails" { // the desktop window's own pages
+		return true
+	}
+	return (u.Scheme == "http" || u.Scheme == "https") && isLoopback(u.Host)
+}
+
+func isLoopback(hostport string) bool {
+	host, _, err := net.SplitHostPort(hostport)
+	if err != nil {
+		host = strings.Trim(hostport, "[]")
+	}
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}

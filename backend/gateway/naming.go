@@ -1,0 +1,92 @@
+package gateway
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"regexp"
+	"sort"
+
+	"github.com/mcp-router/mcp-router/backend/spec"
+)
+
+// MaxNameLen is the longest tool or prompt name Claude's and OpenAI's APIs
+// accept (^[a-zA-Z0-9_-]{1,64}$).
+const MaxNameLen = 64
+
+var (
+	validName        = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
+	invalidNameChars = regexp.MustCompile(`[^a-zA-Z0-9_-]`)
+)
+
+// Collision reports two upstream items that wanted the same client-facing
+// name. The first (by server name) keeps it; the other got Renamed.
+type Collision struct {
+	Kind    string `json:"kind"` // "tool" or "prompt"
+	Name    string `json:"name"`
+	Winner  string `json:"winner"`  // server that kept Name
+	Loser   string `json:"loser"`   // server whose item was renamed
+	Item    string `json:"item"`    // the loser's own item name
+	Renamed string `json:"renamed"` // the name the loser's item got
+}
+
+// upstreamName identifies one item of one server.
+type upstreamName struct {
+	Server string
+	Item   string
+}
+
+// prefixed joins server and item with sep when the mode asks for it.
+func prefixed(server, item, sep string, mode spec.PrefixMode) string {
+	if mode == spec.PrefixNever {
+		return item
+	}
+	return server + sep + item
+}
+
+// legalName makes name valid for ^[a-zA-Z0-9_-]{1,64}$. A valid name is
+// kept as is. Any other gets its illegal characters replaced by '_', is cut
+// to fit, and ends with a hash of the original, so the result is stable and
+// two different originals never meet ("a.b" and "a:b" both clean to "a_b").
+func legalName(name string) string {
+	if validName.MatchString(name) {
+		return name
+	}
+	clean := invalidNameChars.ReplaceAllString(name, "_")
+	sum := sha256.Sum256([]byte(name))
+	tail := "_" + hex.EncodeToString(sum[:])[:8]
+	if len(clean)+len(tail) > MaxNameLen {
+		clean = clean[:MaxNameLen-len(tail)]
+	}
+	return clean + tail
+}
+
+// assignNames gives every item a unique client-facing name. Items are taken
+// in server order (servers sorted by name, items in upstream order), so the
+// outcome does not depend on which server connected first. An item whose
+// name is taken falls back to the prefixed form, then to a hashed suffix.
+func assignNames(kind string, items []upstreamName, modes map[string]spec.PrefixMode, sep string) (map[string]upstreamName, []Collision) {
+	sorted := append([]upstreamName(nil), items...)
+	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].Server < sorted[j].Server })
+	names := make(map[string]upstreamName, len(sorted))
+	var collisions []Collision
+	for _, it := range sorted {
+		want := legalName(prefixed(it.Server, it.Item, sep, modes[it.Server]))
+		owner, taken := names[want]
+		if !taken {
+			names[want] = it
+			continue
+		}
+		alt := legalName(prefixed(it.Server, it.Item, sep, spec.PrefixAlways))
+		for n := 2; ; n++ {
+			if _, used := names[alt]; !used {
+				break
+			}
+			alt = legalName(fmt.Sprintf("%s%s%s%s%d", it.Server, sep, it.Item, sep, n))
+		}
+		names[alt] = it
+		collisions = append(collisions, Collision{Kind: kind, Name: want, Winner: owner.Server,
+			Loser: it.Server, Item: it.Item, Renamed: alt})
+	}
+	return names, collisions
+}

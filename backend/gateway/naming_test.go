@@ -1,0 +1,91 @@
+package gateway
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/mcp-router/mcp-router/backend/spec"
+)
+
+func TestLegalName(t *testing.T) {
+	long := strings.Repeat("x", 80)
+	cases := []struct {
+		in       string
+		same     bool // kept unchanged
+		contains string
+	}{
+		{"everything__echo", true, ""},
+		{strings.Repeat("a", 64), true, ""},
+		{"srv__get.weather", false, "srv__get_weather_"},
+		{"srv__" + long, false, "srv__xxxx"},
+		{"", false, "_"},
+		{"日本語", false, "_"},
+	}
+	for _, tc := range cases {
+		got := legalName(tc.in)
+		if !validName.MatchString(got) {
+			t.Errorf("legalName(%q) = %q is not a legal name", tc.in, got)
+		}
+		if tc.same != (got == tc.in) {
+			t.Errorf("legalName(%q) = %q; unchanged=%v wanted %v", tc.in, got, got == tc.in, tc.same)
+		}
+		if !strings.Contains(got, tc.contains) {
+			t.Errorf("legalName(%q) = %q lacks %q", tc.in, got, tc.contains)
+		}
+		if legalName(tc.in) != got {
+			t.Errorf("legalName(%q) is not deterministic", tc.in)
+		}
+	}
+	if legalName("a.b") == legalName("a:b") {
+		t.Error("different names cleaned to the same legal name")
+	}
+	if a, b := legalName("p__"+long+"1"), legalName("p__"+long+"2"); a == b || len(a) != MaxNameLen {
+		t.Errorf("long names: %q %q", a, b)
+	}
+}
+
+func TestAssignNamesCollisions(t *testing.T) {
+	items := []upstreamName{
+		{"zeta", "echo"}, {"alpha", "echo"}, {"beta", "echo"}, {"alpha", "add"},
+	}
+	modes := map[string]spec.PrefixMode{"alpha": spec.PrefixNever, "beta": spec.PrefixNever, "zeta": spec.PrefixAlways}
+	names, collisions := assignNames("tool", items, modes, "__")
+	want := map[string]upstreamName{
+		"echo":       {"alpha", "echo"}, // alpha sorts first and keeps the bare name
+		"add":        {"alpha", "add"},
+		"beta__echo": {"beta", "echo"}, // fell back to the prefixed form
+		"zeta__echo": {"zeta", "echo"},
+	}
+	if len(names) != len(want) {
+		t.Fatalf("names = %v", names)
+	}
+	for n, w := range want {
+		if names[n] != w {
+			t.Errorf("%s → %v, want %v", n, names[n], w)
+		}
+	}
+	if len(collisions) != 1 || collisions[0].Winner != "alpha" || collisions[0].Loser != "beta" || collisions[0].Renamed != "beta__echo" {
+		t.Errorf("collisions = %+v", collisions)
+	}
+	// The same input in another order gives the same names.
+	again, _ := assignNames("tool", []upstreamName{items[3], items[2], items[1], items[0]}, modes, "__")
+	for n, w := range want {
+		if again[n] != w {
+			t.Errorf("order-dependent: %s → %v", n, again[n])
+		}
+	}
+}
+
+func TestAssignNamesSameServerPrefixedTwice(t *testing.T) {
+	// "a" + "__b__c" and "a__b" + "c" both prefix to "a__b__c".
+	names, collisions := assignNames("tool", []upstreamName{{"a", "b__c"}, {"a__b", "c"}},
+		map[string]spec.PrefixMode{}, "__")
+	if len(names) != 2 || len(collisions) != 1 {
+		t.Fatalf("names %v collisions %v", names, collisions)
+	}
+	for n := range names {
+		if !validName.MatchString(n) {
+			t.Errorf("illegal name %q", n)
+		}
+	}
+}
