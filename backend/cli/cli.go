@@ -120,7 +120,8 @@ func (e *env) rootCommand() *cobra.Command {
 	root.PersistentFlags().StringVar(&e.logLevel, "log-level", "info", "log level: debug, info, warn, error")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	root.AddCommand(e.serversCommand(), e.versionCommand(),
-		e.tokensCommand(), e.settingsCommand(), e.snippetCommand(), e.logsCommand())
+		e.tokensCommand(), e.settingsCommand(), e.snippetCommand(), e.logsCommand(),
+		e.serveCommand(), e.stdioCommand())
 	return root
 }
 
@@ -175,5 +176,19 @@ func (e *env) runDesktop(ctx context.Context) error {
 	if err := c.Run(ctx, 0); err != nil {
 		return err
 	}
+	// The window is useful without the endpoint (say, when the port is
+	// taken), so a failure to listen is logged, not fatal.
+	serveCtx, stopServe := context.WithCancel(ctx)
+	served := make(chan struct{})
+	go func() {
+		defer close(served)
+		err := c.Serve(serveCtx, core.ServeOptions{Ready: func(addr string) {
+			logrus.Infof("MCP endpoint listening on http://%s/mcp", addr)
+		}})
+		if err != nil {
+			logrus.Errorf("MCP endpoint: %v", err)
+		}
+	}()
+	defer func() { stopServe(); <-served }()
 	return e.opts.RunDesktop(ctx, c)
 }

@@ -12,7 +12,11 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/sirupsen/logrus"
 
+	"github.com/mcp-router/mcp-router/backend/auth"
 	"github.com/mcp-router/mcp-router/backend/config"
+	"github.com/mcp-router/mcp-router/backend/gateway"
+	"github.com/mcp-router/mcp-router/backend/reqlog"
+	"github.com/mcp-router/mcp-router/backend/settings"
 	"github.com/mcp-router/mcp-router/backend/spec"
 	"github.com/mcp-router/mcp-router/backend/store"
 	"github.com/mcp-router/mcp-router/backend/upstream"
@@ -23,10 +27,14 @@ var Version = "dev"
 
 // Core holds the services of one running router.
 type Core struct {
-	DataDir string
-	Store   *store.Store
-	Servers *upstream.Service
-	Log     logrus.FieldLogger
+	DataDir  string
+	Store    *store.Store
+	Settings *settings.Settings
+	Auth     *auth.Service
+	Requests *reqlog.Writer
+	Servers  *upstream.Service
+	Gateway  *gateway.Gateway
+	Log      logrus.FieldLogger
 
 	stopWatch context.CancelFunc
 	watchDone chan struct{}
@@ -35,12 +43,12 @@ type Core struct {
 
 // Options configure Open; zero values are the defaults.
 type Options struct {
-	Logger        logrus.FieldLogger
-	Upstream      upstream.Options
-	WatchInterval time.Duration // how often to look for changes made by another process; default 500 ms
+	Logger   logrus.FieldLogger
+	Upstream upstream.Options
 }
 
-// Open opens the store in dataDir. It starts no server: call Run for that.
+// Open opens the store in dataDir and builds the services. It starts no
+// server: call Run for that.
 func Open(dataDir string, o Options) (*Core, error) {
 	if o.Logger == nil {
 		o.Logger = logrus.StandardLogger()
@@ -49,17 +57,65 @@ func Open(dataDir string, o Options) (*Core, error) {
 	if err != nil {
 		return nil, err
 	}
+	c := &Core{DataDir: dataDir, Store: st, Log: o.Logger}
+	c.Settings = settings.New(st)
+	c.Settings.SetLogger(o.Logger)
+	c.Auth = auth.New(st)
+	c.Auth.SetLogger(o.Logger)
+	c.Requests = reqlog.New(st.Logs(), reqlog.Options{
+		Logger:    o.Logger,
+		Retention: func() time.Duration { return time.Duration(c.Settings.RetentionDays(context.Background())) * 24 * time.Hour },
+	})
+
+	// The gateway and the upstream service need each other: upstream
+	// notifications and requests go to the gateway, which calls upstreams.
+	var gw *gateway.Gateway
 	uo := o.Upstream
 	uo.Logger = o.Logger
 	if uo.ClientInfo.Name == "" {
 		uo.ClientInfo = mcp.Implementation{Name: "mcp-router", Version: Version}
 	}
-	return &Core{DataDir: dataDir, Store: st, Servers: upstream.New(uo), Log: o.Logger}, nil
+	uo.OnNotification = func(server string, n mcp.JSONRPCNotification) { gw.Notify(server, n) }
+	uo.ClientSide = upstream.ClientSide{
+		Sampling: func(ctx context.Context, s string, r mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+			return gw.ClientSide().Sampling(ctx, s, r)
+		},
+		Elicitation: func(ctx context.Context, s string, r mcp.ElicitationRequest) (*mcp.ElicitationResult, error) {
+			return gw.ClientSide().Elicitation(ctx, s, r)
+		},
+		Roots: func(ctx context.Context, s string, r mcp.ListRootsRequest) (*mcp.ListRootsResult, error) {
+			return gw.ClientSide().Roots(ctx, s, r)
+		},
+	}
+	c.Servers = upstream.New(uo)
+	gw = gateway.New(c.Servers, gateway.Options{
+		Separator:  func() string { return c.Settings.Separator(context.Background()) },
+		CallerFrom: callerFrom,
+		RequestLog: c.Requests,
+		Logger:     o.Logger,
+		Version:    Version,
+	})
+	c.Gateway = gw
+	return c, nil
 }
 
-// Run starts every enabled server and keeps the running set in step with the
-// database, so a change made by the CLI while the app runs takes effect
-// within a second.
+// callerFrom turns the identity the auth middleware found into the
+// gateway's caller. Without one (stdio mode) the caller is the local user.
+func callerFrom(ctx context.Context) gateway.Caller {
+	id, ok := auth.IdentityFrom(ctx)
+	if !ok {
+		return gateway.Caller{Name: "local"}
+	}
+	caller := gateway.Caller{Name: id.Label()}
+	if len(id.Servers) > 0 {
+		caller.Allows = id.Allows
+	}
+	return caller
+}
+
+// Run starts every enabled server and the gateway, and keeps both in step
+// with the database, so a change made by the CLI while the router runs takes
+// effect within a second.
 func (c *Core) Run(ctx context.Context, interval time.Duration) error {
 	if interval <= 0 {
 		interval = 500 * time.Millisecond
@@ -67,6 +123,7 @@ func (c *Core) Run(ctx context.Context, interval time.Duration) error {
 	if err := c.SyncServers(ctx); err != nil {
 		return err
 	}
+	c.Gateway.Start()
 	wctx, cancel := context.WithCancel(context.Background())
 	c.stopWatch = cancel
 	c.watchDone = make(chan struct{})
@@ -85,6 +142,28 @@ func (c *Core) SyncServers(ctx context.Context) error {
 		defs = append(defs, r.Server)
 	}
 	return c.Servers.Sync(defs)
+}
+
+// WaitStarted waits until no enabled server is still starting, or until
+// ctx ends: the stdio mode uses it so the client's first tools/list is
+// complete.
+func (c *Core) WaitStarted(ctx context.Context) {
+	for {
+		starting := false
+		for _, st := range c.Servers.Statuses() {
+			if st.Enabled && (st.State == upstream.StateStarting || st.State == upstream.StateStopped) {
+				starting = true
+			}
+		}
+		if !starting {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
 }
 
 func (c *Core) watch(ctx context.Context, interval time.Duration) {
@@ -106,10 +185,13 @@ func (c *Core) watch(ctx context.Context, interval time.Duration) {
 		if err := c.SyncServers(ctx); err != nil {
 			c.Log.Warnf("reload after a database change: %v", err)
 		}
+		// A setting such as the separator may have changed.
+		c.Gateway.Refresh()
 	}
 }
 
-// Close stops every server (and its processes) and closes the store.
+// Close stops the gateway, every server (and its processes), flushes the
+// request log and closes the store.
 func (c *Core) Close() error {
 	var err error
 	c.closeOnce.Do(func() {
@@ -117,7 +199,12 @@ func (c *Core) Close() error {
 			c.stopWatch()
 			<-c.watchDone
 		}
+		c.Gateway.Close()
 		c.Servers.Close()
+		if cerr := c.Requests.Close(); cerr != nil {
+			c.Log.Warnf("request log: %v", cerr)
+		}
+		c.Auth.Close()
 		err = c.Store.Close()
 	})
 	return err

@@ -122,6 +122,9 @@ func (g *Gateway) ClientSide() upstream.ClientSide {
 		if s == nil {
 			return nil, fmt.Errorf("%s: no connected client to ask for %s", upstreamName, what)
 		}
+		if !declares(s, what) {
+			return nil, fmt.Errorf("%s: the client did not declare the %s capability", upstreamName, what)
+		}
 		return g.srv.WithContext(ctx, s), nil
 	}
 	return upstream.ClientSide{
@@ -147,4 +150,24 @@ func (g *Gateway) ClientSide() upstream.ClientSide {
 			return g.srv.RequestRoots(ctx, req)
 		},
 	}
+}
+
+// declares reports whether the client of session announced capability what
+// in its initialize request; asking a client for something it did not
+// offer only earns an error, late.
+func declares(session server.ClientSession, what string) bool {
+	withInfo, ok := session.(server.SessionWithClientInfo)
+	if !ok {
+		return false
+	}
+	caps := withInfo.GetClientCapabilities()
+	switch what {
+	case "sampling":
+		return caps.Sampling != nil
+	case "elicitation":
+		return caps.Elicitation != nil
+	case "roots":
+		return caps.Roots != nil
+	}
+	return false
 }

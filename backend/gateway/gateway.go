@@ -105,7 +105,6 @@ func New(ups *upstream.Service, o Options) *Gateway {
 		server.WithResourceRecovery(),
 		server.WithPaginationLimit(500),
 	)
-	g.srv.EnableSampling()
 	return g
 }
 
@@ -143,6 +142,10 @@ func (g *Gateway) Start() {
 		}
 	}()
 }
+
+// Rebuild publishes the current catalog now, without waiting for the
+// debounce (the stdio mode wants it complete before the first request).
+func (g *Gateway) Rebuild() { g.rebuild() }
 
 // Refresh asks for the catalog to be rebuilt soon (e.g. after a setting
 // such as the separator changed).

@@ -1,0 +1,67 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/mcp-router/mcp-router/backend/core"
+)
+
+// runCore opens the data dir's router, runs fn with it and closes it.
+func (e *env) runCore(ctx context.Context, fn func(*core.Core) error) error {
+	dir, err := e.resolveDataDir()
+	if err != nil {
+		return err
+	}
+	c, err := core.Open(dir, core.Options{})
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	if err := c.Run(ctx, 0); err != nil {
+		return err
+	}
+	return fn(c)
+}
+
+func (e *env) serveCommand() *cobra.Command {
+	var listen string
+	var noAuth bool
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Run the router headless: the MCP endpoint on http://127.0.0.1:3282/mcp (and /sse)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return e.runCore(cmd.Context(), func(c *core.Core) error {
+				return c.Serve(cmd.Context(), core.ServeOptions{Addr: listen, NoAuth: noAuth, Ready: func(addr string) {
+					auth := "on: clients need a token (mcp-router tokens create NAME)"
+					if noAuth || !c.Settings.AuthEnabled(cmd.Context()) {
+						auth = "off"
+					}
+					fmt.Fprintf(cmd.ErrOrStderr(), "MCP Router listening on http://%s/mcp (auth %s)\n", addr, auth)
+				}})
+			})
+		},
+	}
+	cmd.Flags().StringVar(&listen, "listen", "", "address to listen on (default: the listen and port settings, 127.0.0.1:3282)")
+	cmd.Flags().BoolVar(&noAuth, "no-auth", false, "accept requests without a token (for local test suites)")
+	return cmd
+}
+
+func (e *env) stdioCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:   "stdio",
+		Short: "Serve the aggregated MCP server on stdin/stdout, without a running app",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return e.runCore(cmd.Context(), func(c *core.Core) error {
+				// The client's first tools/list should see every server.
+				c.WaitStarted(cmd.Context())
+				c.Gateway.Rebuild()
+				return c.ServeStdio(cmd.Context(), cmd.InOrStdin(), cmd.OutOrStdout())
+			})
+		},
+	}
+}
