@@ -63,8 +63,10 @@ func Open(dataDir string, o Options) (*Core, error) {
 	c.Auth = auth.New(st)
 	c.Auth.SetLogger(o.Logger)
 	c.Requests = reqlog.New(st.Logs(), reqlog.Options{
-		Logger:    o.Logger,
-		Retention: func() time.Duration { return time.Duration(c.Settings.RetentionDays(context.Background())) * 24 * time.Hour },
+		Logger: o.Logger,
+		Retention: func() time.Duration {
+			return time.Duration(c.Settings.RetentionDays(context.Background())) * 24 * time.Hour
+		},
 	})
 
 	// The gateway and the upstream service need each other: upstream
