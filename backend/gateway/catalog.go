@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"sort"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -184,6 +185,11 @@ func convertTool(raw json.RawMessage, name string) (mcp.Tool, error) {
 	}
 	if len(schemas.Output) > 0 && string(schemas.Output) != "null" {
 		t.RawOutputSchema = schemas.Output
+	}
+	// mcp-go panics when publishing a tool with bad x-mcp-header
+	// annotations; one odd upstream must not take the router down.
+	if err := mcp.ValidateParamHeaderAnnotations(&t); err != nil {
+		return t, fmt.Errorf("invalid x-mcp-header annotations: %w", err)
 	}
 	return t, nil
 }
