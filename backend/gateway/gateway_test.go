@@ -436,3 +436,26 @@ func TestDownServerIsAnErrorNamingIt(t *testing.T) {
 		t.Errorf("error = %v", err)
 	}
 }
+
+func TestTimeoutIsResetByProgress(t *testing.T) {
+	def := everything(t, "slow", spec.PrefixAlways)
+	def.TimeoutSeconds = 1
+	r := newRig(t, []spec.Server{def}, rigOptions{})
+	c := connect(t, r.url, clientOptions{})
+	args := map[string]any{"duration": 3, "steps": 6} // progress every 0.5 s, 3 s in all
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+
+	_, err := c.CallTool(ctx, mcp.CallToolRequest{Params: mcp.CallToolParams{Name: "slow__trigger-long-running-operation", Arguments: args}})
+	if err == nil || !strings.Contains(err.Error(), "slow: timed out") {
+		t.Errorf("without progress: error = %v, want a timeout naming the server", err)
+	}
+	res, err := c.CallTool(ctx, mcp.CallToolRequest{Params: mcp.CallToolParams{Name: "slow__trigger-long-running-operation", Arguments: args,
+		Meta: &mcp.Meta{ProgressToken: "p1"}}})
+	if err != nil {
+		t.Fatalf("with progress the 1 s timeout should keep being reset: %v", err)
+	}
+	if !strings.Contains(text(res), "ompleted") {
+		t.Errorf("result = %q", text(res))
+	}
+}
