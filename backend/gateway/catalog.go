@@ -45,6 +45,9 @@ func (g *Gateway) snapshot() snapshot {
 // rebuild recomputes names and routes from the upstream catalogs and
 // publishes each list that changed (which notifies connected clients).
 func (g *Gateway) rebuild() {
+	// One rebuild at a time, so an older catalog never overwrites a newer one.
+	g.rebuildMu.Lock()
+	defer g.rebuildMu.Unlock()
 	snap := g.snapshot()
 	sep := g.o.Separator()
 	modes := map[string]spec.PrefixMode{}
@@ -130,7 +133,8 @@ func (g *Gateway) rebuild() {
 	g.mu.Lock()
 	g.tools, g.prompts = toolNames, promptNames
 	g.resources, g.templates = resourceOwners, templateOwners
-	g.collisions = append(append(toolCollisions, promptCollisions...), resourceCollisions...)
+	collisions := append(append(toolCollisions, promptCollisions...), resourceCollisions...)
+	g.collisions = collisions
 	changed := map[string]bool{
 		"tools":     g.swapSignature("tools", signTools(toolNames, toolRaw, sep)),
 		"prompts":   g.swapSignature("prompts", signPrompts(promptNames, promptRaw)),
@@ -138,7 +142,7 @@ func (g *Gateway) rebuild() {
 	}
 	g.mu.Unlock()
 
-	for _, c := range g.collisions {
+	for _, c := range collisions {
 		g.log.Warnf("name collision: %s %q of %s kept by %s; %s's is named %q", c.Kind, c.Name, c.Loser, c.Winner, c.Loser, c.Renamed)
 	}
 	if changed["tools"] {

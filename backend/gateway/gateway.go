@@ -49,6 +49,7 @@ type Gateway struct {
 	log  logrus.FieldLogger
 	call *callRegistry
 
+	rebuildMu  sync.Mutex
 	mu         sync.RWMutex
 	tools      map[string]upstreamName // client-facing name → upstream tool
 	prompts    map[string]upstreamName
