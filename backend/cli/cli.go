@@ -164,31 +164,21 @@ func (e *env) runDesktop(ctx context.Context) error {
 	if e.opts.RunDesktop == nil {
 		return errors.New("this build has no desktop UI; see `mcp-router --help` for the commands it has")
 	}
-	dir, err := e.resolveDataDir()
-	if err != nil {
-		return err
-	}
-	c, err := core.Open(dir, core.Options{})
-	if err != nil {
-		return err
-	}
-	defer c.Close()
-	if err := c.Run(ctx, 0); err != nil {
-		return err
-	}
-	// The window is useful without the endpoint (say, when the port is
-	// taken), so a failure to listen is logged, not fatal.
-	serveCtx, stopServe := context.WithCancel(ctx)
-	served := make(chan struct{})
-	go func() {
-		defer close(served)
-		err := c.Serve(serveCtx, core.ServeOptions{Ready: func(addr string) {
-			logrus.Infof("MCP endpoint listening on http://%s/mcp", addr)
-		}})
-		if err != nil {
-			logrus.Errorf("MCP endpoint: %v", err)
-		}
-	}()
-	defer func() { stopServe(); <-served }()
-	return e.opts.RunDesktop(ctx, c)
+	return e.runCore(ctx, func(c *core.Core) error {
+		// The window is useful without the endpoint (say, when the port is
+		// taken), so a failure to listen is logged, not fatal.
+		serveCtx, stopServe := context.WithCancel(ctx)
+		served := make(chan struct{})
+		go func() {
+			defer close(served)
+			err := c.Serve(serveCtx, core.ServeOptions{Ready: func(addr string) {
+				logrus.Infof("MCP endpoint listening on http://%s/mcp", addr)
+			}})
+			if err != nil {
+				logrus.Errorf("MCP endpoint: %v", err)
+			}
+		}()
+		defer func() { stopServe(); <-served }()
+		return e.opts.RunDesktop(ctx, c)
+	})
 }
