@@ -94,7 +94,15 @@ func (r *callRegistry) sessionFor(upstreamName string) server.ClientSession {
 // upstream.Options.OnNotification). Progress goes back to the client that
 // asked for it, under that client's own token.
 func (g *Gateway) Notify(upstreamName string, n mcp.JSONRPCNotification) {
-	if n.Method != string(mcp.MethodNotificationProgress) {
+	switch n.Method {
+	case string(mcp.MethodNotificationProgress):
+	case string(mcp.MethodNotificationResourceUpdated):
+		g.resourceUpdated(n)
+		return
+	case string(mcp.MethodNotificationMessage):
+		g.logMessage(upstreamName, n)
+		return
+	default:
 		return
 	}
 	params := n.Params.AdditionalFields

@@ -104,6 +104,7 @@ func (g *Gateway) rebuild() {
 	var resources []server.ServerResource
 	var templates []server.ServerResourceTemplate
 	var resourceCollisions []Collision
+	var templateRoutes []templateRoute
 	for _, name := range snap.servers {
 		for _, r := range snap.catalogs[name].Resources {
 			if owner, taken := resourceOwners[r.URI]; taken {
@@ -126,13 +127,14 @@ func (g *Gateway) rebuild() {
 				continue
 			}
 			templateOwners[t.URITemplate] = name
+			templateRoutes = append(templateRoutes, templateRoute{template: tmpl.URITemplate, server: name})
 			templates = append(templates, server.ServerResourceTemplate{Template: tmpl, Handler: server.ResourceTemplateHandlerFunc(g.readResource(name))})
 		}
 	}
 
 	g.mu.Lock()
 	g.tools, g.prompts = toolNames, promptNames
-	g.resources, g.templates = resourceOwners, templateOwners
+	g.resources, g.templates, g.templateRoutes = resourceOwners, templateOwners, templateRoutes
 	collisions := append(append(toolCollisions, promptCollisions...), resourceCollisions...)
 	g.collisions = collisions
 	changed := map[string]bool{

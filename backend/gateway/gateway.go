@@ -48,15 +48,17 @@ type Gateway struct {
 	o    Options
 	log  logrus.FieldLogger
 	call *callRegistry
+	subs subscriptions
 
-	rebuildMu  sync.Mutex
-	mu         sync.RWMutex
-	tools      map[string]upstreamName // client-facing name → upstream tool
-	prompts    map[string]upstreamName
-	resources  map[string]string // URI → server
-	templates  map[string]string // URI template → server
-	collisions []Collision
-	published  map[string]string // list → signature last published, to skip no-op updates
+	rebuildMu      sync.Mutex
+	mu             sync.RWMutex
+	tools          map[string]upstreamName // client-facing name → upstream tool
+	prompts        map[string]upstreamName
+	resources      map[string]string // URI → server
+	templates      map[string]string // URI template → server
+	templateRoutes []templateRoute
+	collisions     []Collision
+	published      map[string]string // list → signature last published, to skip no-op updates
 
 	kick chan struct{}
 	stop context.CancelFunc
@@ -83,7 +85,8 @@ func New(ups *upstream.Service, o Options) *Gateway {
 	}
 	g := &Gateway{ups: ups, o: o, log: o.Logger, call: newCallRegistry(),
 		tools: map[string]upstreamName{}, prompts: map[string]upstreamName{}, resources: map[string]string{},
-		templates: map[string]string{}, published: map[string]string{}, kick: make(chan struct{}, 1)}
+		templates: map[string]string{}, published: map[string]string{}, kick: make(chan struct{}, 1),
+		subs: subscriptions{byURI: map[string]map[string]bool{}}}
 	hooks := &server.Hooks{}
 	g.logHooks(hooks)
 	hooks.AddAfterInitialize(func(ctx context.Context, _ any, _ *mcp.InitializeRequest, res *mcp.InitializeResult) {
@@ -95,9 +98,25 @@ func New(ups *upstream.Service, o Options) *Gateway {
 	hooks.AddAfterListResourceTemplates(func(ctx context.Context, _ any, _ *mcp.ListResourceTemplatesRequest, res *mcp.ListResourceTemplatesResult) {
 		g.filterTemplates(o.CallerFrom(ctx), res)
 	})
+	hooks.AddAfterSetLevel(func(ctx context.Context, _ any, req *mcp.SetLevelRequest, _ *mcp.EmptyResult) {
+		g.forwardLevel(ctx, req.Params.Level)
+	})
+	hooks.AddAfterSubscribe(func(ctx context.Context, _ any, req *mcp.SubscribeRequest, _ *mcp.EmptyResult) {
+		g.subscribe(ctx, req.Params.URI)
+	})
+	hooks.AddAfterUnsubscribe(func(ctx context.Context, _ any, req *mcp.UnsubscribeRequest, _ *mcp.EmptyResult) {
+		if s := server.ClientSessionFromContext(ctx); s != nil {
+			g.unsubscribe(s.SessionID(), req.Params.URI)
+		}
+	})
+	hooks.AddOnUnregisterSession(func(_ context.Context, s server.ClientSession) { g.dropSession(s.SessionID()) })
 	g.srv = server.NewMCPServer("mcp-router", o.Version,
 		server.WithToolCapabilities(true),
-		server.WithResourceCapabilities(false, true),
+		server.WithResourceCapabilities(true, true),
+		server.WithLogging(),
+		server.WithCompletions(),
+		server.WithPromptCompletionProvider(g),
+		server.WithResourceCompletionProvider(g),
 		server.WithPromptCapabilities(true),
 		server.WithToolFilter(g.filterTools),
 		server.WithPromptFilter(g.filterPrompts),
