@@ -24,7 +24,7 @@ build: deps
 	$(WAILS) build -m -ldflags "-X github.com/mcp-router/mcp-router/backend/core.Version=$$(git describe --tags --always 2>/dev/null || echo dev)"
 
 test: deps test-deps
-	$(MAKE) vet test-go test-frontend test-desktop
+	$(MAKE) vet test-go test-frontend test-desktop test-e2e
 
 deps: system-deps wails frontend-deps
 
@@ -64,3 +64,18 @@ test-desktop: build test-deps
 
 clean:
 	rm -rf build/bin .tools test-results frontend/node_modules test/peers/node_modules
+
+# ---- bench (owned by bench/; see docs/benchmarks.md) -------------------------
+# Figures, never a pass/fail on a number. Extra flags: make bench BENCH_ARGS="-n 5000 -cpuprofile /tmp/router.prof"
+.PHONY: bench
+bench: test-deps
+	go run ./bench $(BENCH_ARGS)
+# ---- end bench ----------------------------------------------------------------
+
+# ---- e2e (owned by test/e2e/; see docs/testing.md) ----------------------------
+# Real JS clients (MCP Inspector CLI, TypeScript SDK) and the official
+# conformance suite against the built router, on Node 22 from test/peers.
+.PHONY: test-e2e
+test-e2e: test/peers/node_modules/.package-lock.json $(TOOLS)/everything-server
+	scripts/e2e.sh
+# ---- end e2e ------------------------------------------------------------------
