@@ -77,5 +77,5 @@ bench: test-deps
 # conformance suite against the built router, on Node 22 from test/peers.
 .PHONY: test-e2e
 test-e2e: test/peers/node_modules/.package-lock.json $(TOOLS)/everything-server
-	scripts/e2e.sh
+	MCPR_E2E_REQUIRE_CONNECT=1 scripts/e2e.sh
 # ---- end e2e ------------------------------------------------------------------
