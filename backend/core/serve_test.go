@@ -351,4 +351,3 @@ func (r *recorder) WriteHeader(s int) {
 	}
 }
 func (r *recorder) Flush() {}
-
