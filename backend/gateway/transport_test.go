@@ -2,8 +2,8 @@ package gateway
 
 import (
 	"context"
-	"os"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -102,7 +102,9 @@ func TestCancellationReachesAStdioUpstream(t *testing.T) {
 		return strings.Join(lines, "\n")
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	go func() { _, _ = c.CallTool(ctx, mcp.CallToolRequest{Params: mcp.CallToolParams{Name: "blocker__block"}}) }()
+	go func() {
+		_, _ = c.CallTool(ctx, mcp.CallToolRequest{Params: mcp.CallToolParams{Name: "blocker__block"}})
+	}()
 	deadline := time.Now().Add(10 * time.Second)
 	for !strings.Contains(console(), "block: started") {
 		if time.Now().After(deadline) {
