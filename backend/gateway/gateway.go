@@ -200,32 +200,27 @@ func (g *Gateway) ToolRoute(name string) (server, tool string, ok bool) {
 }
 
 func (g *Gateway) filterTools(ctx context.Context, tools []mcp.Tool) []mcp.Tool {
-	c := g.o.CallerFrom(ctx)
-	if c.Allows == nil {
-		return tools
-	}
-	g.mu.RLock()
-	defer g.mu.RUnlock()
-	out := tools[:0:0]
-	for _, t := range tools {
-		if r, ok := g.tools[t.Name]; ok && c.allows(r.Server) {
-			out = append(out, t)
-		}
-	}
-	return out
+	return filterByRoute(g, ctx, tools, func() map[string]upstreamName { return g.tools }, func(t mcp.Tool) string { return t.Name })
 }
 
 func (g *Gateway) filterPrompts(ctx context.Context, prompts []mcp.Prompt) []mcp.Prompt {
+	return filterByRoute(g, ctx, prompts, func() map[string]upstreamName { return g.prompts }, func(p mcp.Prompt) string { return p.Name })
+}
+
+// filterByRoute keeps the items whose server the caller may use. routes
+// is called under g.mu, since a rebuild replaces the maps.
+func filterByRoute[T any](g *Gateway, ctx context.Context, items []T, routes func() map[string]upstreamName, name func(T) string) []T {
 	c := g.o.CallerFrom(ctx)
 	if c.Allows == nil {
-		return prompts
+		return items
 	}
 	g.mu.RLock()
 	defer g.mu.RUnlock()
-	out := prompts[:0:0]
-	for _, p := range prompts {
-		if r, ok := g.prompts[p.Name]; ok && c.allows(r.Server) {
-			out = append(out, p)
+	byName := routes()
+	out := items[:0:0]
+	for _, it := range items {
+		if r, ok := byName[name(it)]; ok && c.allows(r.Server) {
+			out = append(out, it)
 		}
 	}
 	return out
