@@ -121,7 +121,8 @@ func (e *env) rootCommand() *cobra.Command {
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	root.AddCommand(e.serversCommand(), e.versionCommand(),
 		e.tokensCommand(), e.settingsCommand(), e.snippetCommand(), e.logsCommand(),
-		e.serveCommand(), e.stdioCommand(), e.connectCommand())
+		e.serveCommand(), e.stdioCommand(), e.connectCommand(),
+		e.hooksCommand())
 	return root
 }
 
