@@ -15,6 +15,7 @@ import (
 	"github.com/mcp-router/mcp-router/backend/auth"
 	"github.com/mcp-router/mcp-router/backend/config"
 	"github.com/mcp-router/mcp-router/backend/gateway"
+	"github.com/mcp-router/mcp-router/backend/hook"
 	"github.com/mcp-router/mcp-router/backend/reqlog"
 	"github.com/mcp-router/mcp-router/backend/settings"
 	"github.com/mcp-router/mcp-router/backend/spec"
@@ -34,6 +35,7 @@ type Core struct {
 	Requests *reqlog.Writer
 	Servers  *upstream.Service
 	Gateway  *gateway.Gateway
+	Hooks    *hook.Service
 	Log      logrus.FieldLogger
 
 	stopWatch context.CancelFunc
@@ -90,7 +92,16 @@ func Open(dataDir string, o Options) (*Core, error) {
 		},
 	}
 	c.Servers = upstream.New(uo)
+	c.Hooks = hook.New(st.Hooks(), hook.Options{
+		Logger: logrus.StandardLogger(),
+		ValidateToken: func(token string) bool {
+			_, err := c.Auth.Verify(context.Background(), token)
+			return err == nil
+		},
+		ServerInfo: c.serverInfo,
+	})
 	gw = gateway.New(c.Servers, gateway.Options{
+		Hooks:      c.Hooks,
 		Separator:  func() string { return c.Settings.Separator(context.Background()) },
 		CallerFrom: callerFrom,
 		RequestLog: c.Requests,
@@ -99,6 +110,21 @@ func Open(dataDir string, o Options) (*Core, error) {
 	})
 	c.Gateway = gw
 	return c, nil
+}
+
+// serverInfo is what a hook's getServerInfo(name) returns.
+func (c *Core) serverInfo(name string) (hook.ServerInfo, bool) {
+	st, err := c.Servers.Status(name)
+	if err != nil {
+		return hook.ServerInfo{}, false
+	}
+	info := hook.ServerInfo{Name: name, Transport: string(st.Transport), Status: string(st.State), Tools: []string{}}
+	if cat, err := c.Servers.Catalog(name); err == nil {
+		for _, t := range cat.Tools {
+			info.Tools = append(info.Tools, t.Name)
+		}
+	}
+	return info, true
 }
 
 // callerFrom turns the identity the auth middleware found into the
@@ -122,14 +148,23 @@ func (c *Core) Run(ctx context.Context, interval time.Duration) error {
 	if interval <= 0 {
 		interval = 500 * time.Millisecond
 	}
+	// Taken before the first load, so a write landing in between is seen
+	// as a change rather than missed.
+	startRev, err := c.Store.Revision(ctx)
+	if err != nil {
+		return err
+	}
 	if err := c.SyncServers(ctx); err != nil {
 		return err
+	}
+	if err := c.Hooks.Reload(ctx); err != nil {
+		return fmt.Errorf("load hooks: %w", err)
 	}
 	c.Gateway.Start()
 	wctx, cancel := context.WithCancel(context.Background())
 	c.stopWatch = cancel
 	c.watchDone = make(chan struct{})
-	go c.watch(wctx, interval)
+	go c.watch(wctx, interval, startRev)
 	return nil
 }
 
@@ -168,9 +203,8 @@ func (c *Core) WaitStarted(ctx context.Context) {
 	}
 }
 
-func (c *Core) watch(ctx context.Context, interval time.Duration) {
+func (c *Core) watch(ctx context.Context, interval time.Duration, last int64) {
 	defer close(c.watchDone)
-	last, _ := c.Store.Revision(ctx)
 	t := time.NewTicker(interval)
 	defer t.Stop()
 	for {
@@ -186,6 +220,9 @@ func (c *Core) watch(ctx context.Context, interval time.Duration) {
 		last = rev
 		if err := c.SyncServers(ctx); err != nil {
 			c.Log.Warnf("reload after a database change: %v", err)
+		}
+		if err := c.Hooks.Reload(ctx); err != nil {
+			c.Log.Warnf("reload hooks after a database change: %v", err)
 		}
 		// A setting such as the separator may have changed.
 		c.Gateway.Refresh()

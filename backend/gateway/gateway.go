@@ -39,16 +39,18 @@ type Options struct {
 	Logger     logrus.FieldLogger               // default: logrus standard logger
 	Version    string                           // reported in serverInfo
 	Debounce   time.Duration                    // coalesces catalog rebuilds; default 50 ms
+	Hooks      Hooks                            // user JavaScript hooks; default none
 }
 
 // Gateway is the aggregated server. One per process.
 type Gateway struct {
-	ups  *upstream.Service
-	srv  *server.MCPServer
-	o    Options
-	log  logrus.FieldLogger
-	call *callRegistry
-	subs subscriptions
+	ups   *upstream.Service
+	srv   *server.MCPServer
+	o     Options
+	log   logrus.FieldLogger
+	call  *callRegistry
+	subs  subscriptions
+	lists pendingLists
 
 	rebuildMu      sync.Mutex
 	mu             sync.RWMutex
@@ -89,6 +91,7 @@ func New(ups *upstream.Service, o Options) *Gateway {
 		subs: subscriptions{byURI: map[string]map[string]bool{}}}
 	hooks := &server.Hooks{}
 	g.logHooks(hooks)
+	g.registerHookPoints(hooks)
 	hooks.AddAfterInitialize(func(ctx context.Context, _ any, _ *mcp.InitializeRequest, res *mcp.InitializeResult) {
 		res.Instructions = g.instructions(o.CallerFrom(ctx))
 	})

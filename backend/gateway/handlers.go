@@ -9,6 +9,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/mcp-router/mcp-router/backend/hook"
 	"github.com/mcp-router/mcp-router/backend/upstream"
 )
 
@@ -75,7 +76,7 @@ func (g *Gateway) callTool(un upstreamName) server.ToolHandlerFunc {
 	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		ctx, f, done := g.begin(ctx, un.Server, req.Params.Meta)
 		defer done()
-		params := map[string]any{"name": un.Item}
+		params := map[string]any{"name": req.Params.Name}
 		// A client that sends "arguments": null means none; the field is
 		// optional, and some servers reject null where they accept absence.
 		if args := req.Params.RawArguments; len(args) > 0 && string(args) != "null" {
@@ -83,12 +84,21 @@ func (g *Gateway) callTool(un upstreamName) server.ToolHandlerFunc {
 		} else if req.Params.Arguments != nil {
 			params["arguments"] = req.Params.Arguments
 		}
-		if meta := forwardMeta(req.Params.Meta, f); meta != nil {
-			params["_meta"] = meta
-		}
-		raw, err := g.ups.Request(ctx, un.Server, string(mcp.MethodToolsCall), params)
+		hc := g.newHookCall(ctx, "CallTool", string(mcp.MethodToolsCall), un.Server, un.Item, params)
+		raw, err := g.forward(ctx, hc, params, func(p map[string]any) map[string]any {
+			up := map[string]any{"name": un.Item}
+			if a, ok := p["arguments"]; ok && a != nil {
+				up["arguments"] = a
+			}
+			if meta := forwardMeta(req.Params.Meta, f); meta != nil {
+				up["_meta"] = meta
+			}
+			return up
+		}, func(p map[string]any) ([]byte, error) {
+			return g.ups.Request(ctx, un.Server, string(mcp.MethodToolsCall), p)
+		})
 		if err != nil {
-			return nil, routeError(un.Server, err)
+			return nil, g.failure(un.Server, err)
 		}
 		msg := json.RawMessage(raw)
 		res, err := mcp.ParseCallToolResult(&msg)
@@ -99,6 +109,16 @@ func (g *Gateway) callTool(un upstreamName) server.ToolHandlerFunc {
 	}
 }
 
+// failure words an error for the client: a hook's block as it is, anything
+// else as a routing error naming the server.
+func (g *Gateway) failure(server string, err error) error {
+	var b *hook.Block
+	if errors.As(err, &b) {
+		return b
+	}
+	return routeError(server, err)
+}
+
 func (g *Gateway) getPrompt(un upstreamName) server.PromptHandlerFunc {
 	return func(ctx context.Context, req mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
 		if !g.o.CallerFrom(ctx).allows(un.Server) {
@@ -106,16 +126,25 @@ func (g *Gateway) getPrompt(un upstreamName) server.PromptHandlerFunc {
 		}
 		ctx, f, done := g.begin(ctx, un.Server, req.Params.Meta)
 		defer done()
-		params := map[string]any{"name": un.Item}
+		params := map[string]any{"name": req.Params.Name}
 		if req.Params.Arguments != nil {
 			params["arguments"] = req.Params.Arguments
 		}
-		if meta := forwardMeta(req.Params.Meta, f); meta != nil {
-			params["_meta"] = meta
-		}
-		raw, err := g.ups.Request(ctx, un.Server, string(mcp.MethodPromptsGet), params)
+		hc := g.newHookCall(ctx, "GetPrompt", string(mcp.MethodPromptsGet), un.Server, un.Item, params)
+		raw, err := g.forward(ctx, hc, params, func(p map[string]any) map[string]any {
+			up := map[string]any{"name": un.Item}
+			if a, ok := p["arguments"]; ok && a != nil {
+				up["arguments"] = a
+			}
+			if meta := forwardMeta(req.Params.Meta, f); meta != nil {
+				up["_meta"] = meta
+			}
+			return up
+		}, func(p map[string]any) ([]byte, error) {
+			return g.ups.Request(ctx, un.Server, string(mcp.MethodPromptsGet), p)
+		})
 		if err != nil {
-			return nil, routeError(un.Server, err)
+			return nil, g.failure(un.Server, err)
 		}
 		msg := json.RawMessage(raw)
 		res, err := mcp.ParseGetPromptResult(&msg)
@@ -134,12 +163,18 @@ func (g *Gateway) readResource(upstreamName string) server.ResourceHandlerFunc {
 		ctx, f, done := g.begin(ctx, upstreamName, req.Params.Meta)
 		defer done()
 		params := map[string]any{"uri": req.Params.URI}
-		if meta := forwardMeta(req.Params.Meta, f); meta != nil {
-			params["_meta"] = meta
-		}
-		raw, err := g.ups.Request(ctx, upstreamName, string(mcp.MethodResourcesRead), params)
+		hc := g.newHookCall(ctx, "ReadResource", string(mcp.MethodResourcesRead), upstreamName, "", params)
+		raw, err := g.forward(ctx, hc, params, func(p map[string]any) map[string]any {
+			up := map[string]any{"uri": p["uri"]}
+			if meta := forwardMeta(req.Params.Meta, f); meta != nil {
+				up["_meta"] = meta
+			}
+			return up
+		}, func(p map[string]any) ([]byte, error) {
+			return g.ups.Request(ctx, upstreamName, string(mcp.MethodResourcesRead), p)
+		})
 		if err != nil {
-			return nil, routeError(upstreamName, err)
+			return nil, g.failure(upstreamName, err)
 		}
 		msg := json.RawMessage(raw)
 		res, err := mcp.ParseReadResourceResult(&msg)

@@ -11,6 +11,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/mcp-router/mcp-router/backend/hook"
 	"github.com/mcp-router/mcp-router/backend/store"
 )
 
@@ -53,7 +54,11 @@ func (g *Gateway) logHooks(h *server.Hooks) {
 		if err != nil {
 			e.Status, e.Error = store.StatusError, err.Error()
 			var re *RouteError
-			if errors.As(err, &re) {
+			var b *hook.Block
+			switch {
+			case errors.As(err, &b):
+				e.Status, e.Error = store.StatusBlocked, b.Error()
+			case errors.As(err, &re):
 				e.Server = re.Server
 			}
 		} else {
