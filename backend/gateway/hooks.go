@@ -108,11 +108,62 @@ func (g *Gateway) postList(ctx context.Context, id any, result any) {
 	}
 	changed, err := json.Marshal(c.Response)
 	if err == nil {
-		err = json.Unmarshal(changed, result)
+		err = replaceList(result, changed)
 	}
 	if err != nil {
 		g.log.Warnf("%s: a hook's response does not fit the result: %v", c.Method, err)
 	}
+}
+
+// replaceList decodes a hook's version of a list result into fresh values
+// (decoding over the old ones would mix typed and raw tool schemas), keeping
+// tool schemas byte for byte.
+func replaceList(result any, changed []byte) error {
+	switch r := result.(type) {
+	case *mcp.ListToolsResult:
+		var list struct {
+			Tools      []json.RawMessage `json:"tools"`
+			NextCursor mcp.Cursor        `json:"nextCursor"`
+		}
+		if err := json.Unmarshal(changed, &list); err != nil {
+			return err
+		}
+		tools := make([]mcp.Tool, 0, len(list.Tools))
+		for _, raw := range list.Tools {
+			var named struct {
+				Name string `json:"name"`
+			}
+			if err := json.Unmarshal(raw, &named); err != nil {
+				return err
+			}
+			t, err := convertTool(raw, named.Name)
+			if err != nil {
+				return err
+			}
+			tools = append(tools, t)
+		}
+		r.Tools, r.NextCursor = tools, list.NextCursor
+		return nil
+	case *mcp.ListPromptsResult:
+		var fresh mcp.ListPromptsResult
+		if err := json.Unmarshal(changed, &fresh); err != nil {
+			return err
+		}
+		*r = fresh
+	case *mcp.ListResourcesResult:
+		var fresh mcp.ListResourcesResult
+		if err := json.Unmarshal(changed, &fresh); err != nil {
+			return err
+		}
+		*r = fresh
+	case *mcp.ListResourceTemplatesResult:
+		var fresh mcp.ListResourceTemplatesResult
+		if err := json.Unmarshal(changed, &fresh); err != nil {
+			return err
+		}
+		*r = fresh
+	}
+	return nil
 }
 
 func emptyList(result any) {
