@@ -2,6 +2,7 @@ package core
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -168,6 +169,26 @@ if (context.requestType === 'ListTools') {
 			_, err := r.echo(t, "late")
 			return err != nil && strings.Contains(err.Error(), "late hook")
 		})
+	})
+
+	t.Run("a pre hook can refuse a completion", func(t *testing.T) {
+		// An earlier subtest's hook refuses prompts/list; when run alone it
+		// does not exist.
+		if err := r.cli.Hooks().SetEnabled(context.Background(), "no-prompts", false); err != nil && !errors.Is(err, store.ErrNotFound) {
+			t.Fatal(err)
+		}
+		r.waitLoaded(t)
+		prompts, err := r.c.ListPrompts(context.Background(), mcp.ListPromptsRequest{})
+		if err != nil || len(prompts.Prompts) == 0 {
+			t.Fatalf("no prompt to complete: %v", err)
+		}
+		r.add(t, "no-complete", "pre", 57, `if (context.requestType === 'Complete') return { continue: false, error: { message: 'no completions' } };`)
+		_, err = r.c.Complete(context.Background(), mcp.CompleteRequest{Params: mcp.CompleteParams{
+			Ref:      mcp.PromptReference{Type: "ref/prompt", Name: prompts.Prompts[0].Name},
+			Argument: mcp.CompleteArgument{Name: "x", Value: "a"}}})
+		if err == nil || !strings.Contains(err.Error(), "no completions") {
+			t.Fatalf("completion error = %v", err)
+		}
 	})
 
 	t.Run("a hostile hook is contained and the call goes on", func(t *testing.T) {

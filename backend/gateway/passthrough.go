@@ -46,9 +46,13 @@ func (g *Gateway) complete(ctx context.Context, upstreamName string, ref map[str
 	if len(cc.Arguments) > 0 {
 		params["context"] = cc
 	}
-	raw, err := g.ups.Request(ctx, upstreamName, string(mcp.MethodCompletionComplete), params)
+	hc := g.newHookCall(ctx, "Complete", string(mcp.MethodCompletionComplete), upstreamName, "", params)
+	raw, err := g.forward(ctx, hc, params, func(p map[string]any) map[string]any { return p },
+		func(p map[string]any) ([]byte, error) {
+			return g.ups.Request(ctx, upstreamName, string(mcp.MethodCompletionComplete), p)
+		})
 	if err != nil {
-		return nil, routeError(upstreamName, err)
+		return nil, g.failure(upstreamName, err)
 	}
 	var res struct {
 		Completion mcp.Completion `json:"completion"`
