@@ -519,14 +519,20 @@ func hostile(t *testing.T, o Options, script, wantLog string) time.Duration {
 	return d
 }
 
+// stoppedWithin bounds how long a contained script may take: unbounded
+// without the interrupt, so any finite bound proves it; generous because
+// each run also builds fresh sandbox runtimes, which is slow under -race on
+// a loaded 2-core machine.
+const stoppedWithin = 10 * time.Second
+
 func TestInfiniteLoopTimesOut(t *testing.T) {
 	d := hostile(t, Options{Timeout: 200 * time.Millisecond}, `while (true) {}`, "timed out")
-	if d > 2*time.Second {
+	if d > stoppedWithin {
 		t.Errorf("took %v", d)
 	}
 	hostile(t, Options{Timeout: 200 * time.Millisecond}, `try { while (true) {} } catch (e) {} finally { for(;;){} }`, "timed out")
 	d = hostile(t, Options{Timeout: 200 * time.Millisecond}, `sleep(60000);`, "timed out")
-	if d > 2*time.Second {
+	if d > stoppedWithin {
 		t.Errorf("sleep took %v", d)
 	}
 }
@@ -538,7 +544,7 @@ func TestCanceledRequestStopsHook(t *testing.T) {
 	defer cancel()
 	start := time.Now()
 	f.svc.Pre(ctx, callTool(nil))
-	if d := time.Since(start); d > 3*time.Second {
+	if d := time.Since(start); d > stoppedWithin {
 		t.Errorf("took %v after cancel", d)
 	}
 	if logs := f.svc.Logs("spin"); len(logs) == 0 || !strings.Contains(logs[0].Message, "request canceled") {
@@ -610,7 +616,7 @@ func TestBuiltinAmplifiersAreBounded(t *testing.T) {
 	} {
 		start := time.Now()
 		hostile(t, Options{Timeout: 2 * time.Second}, script, "")
-		if d := time.Since(start); d > 5*time.Second {
+		if d := time.Since(start); d > stoppedWithin {
 			t.Errorf("%s took %v", script, d)
 		}
 	}
