@@ -182,6 +182,11 @@ func emptyList(result any) {
 // registerHookPoints wires the list hooks into mcp-go.
 func (g *Gateway) registerHookPoints(h *server.Hooks) {
 	h.AddOnRequestInitialization(g.preList)
+	// A list request that fails after its pre hooks ran never reaches
+	// postList: forget its call so the map cannot grow.
+	h.AddOnError(func(ctx context.Context, id any, _ mcp.MCPMethod, _ any, _ error) {
+		g.lists.m.Delete(requestKey(ctx, id))
+	})
 	h.AddAfterListTools(func(ctx context.Context, id any, _ *mcp.ListToolsRequest, r *mcp.ListToolsResult) {
 		g.postList(ctx, id, r)
 	})
@@ -214,9 +219,9 @@ func (g *Gateway) forward(ctx context.Context, c *hook.Call, params map[string]a
 			params["arguments"] = c.Arguments
 		}
 	}
-	start := timeNow()
+	start := time.Now()
 	raw, err := send(upstreamParams(params))
-	c.DurationMs = sinceMs(start)
+	c.DurationMs = float64(time.Since(start).Microseconds()) / 1000
 	if err != nil {
 		c.Error = &hook.CallError{Code: mcp.INTERNAL_ERROR, Message: err.Error()}
 	} else {
@@ -237,7 +242,3 @@ func (g *Gateway) forward(ctx context.Context, c *hook.Call, params map[string]a
 	}
 	return raw, err
 }
-
-func timeNow() time.Time { return time.Now() }
-
-func sinceMs(t time.Time) float64 { return float64(time.Since(t).Microseconds()) / 1000 }
