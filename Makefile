@@ -55,6 +55,7 @@ vet:
 # MCPR_REQUIRE_PEERS turns a missing peer into a failure instead of a skip.
 test-go:
 	MCPR_REQUIRE_PEERS=1 go test -race -count=1 ./...
+	MCPR_REQUIRE_PEERS=1 go test -tags nogui -count=1 -run TestDocker .
 
 test-frontend: frontend-deps
 	cd frontend && npm test

@@ -4,16 +4,12 @@ package main
 
 import (
 	"context"
-	"embed"
 	"os"
 	"os/signal"
 	"syscall"
 
 	"github.com/mcp-router/mcp-router/backend/cli"
 )
-
-//go:embed all:frontend/dist
-var assets embed.FS
 
 func main() {
 	// SIGTERM and Ctrl-C cancel ctx: every mode then shuts down its

@@ -1,0 +1,102 @@
+//go:build nogui
+
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcp-router/mcp-router/internal/testpeers"
+)
+
+// This machine has no Docker engine, so the test runs what the image runs —
+// the same build (-tags nogui), the same data dir variable and the same
+// command — and checks the Dockerfile still says so.
+func TestDockerImageCommandWithoutDocker(t *testing.T) {
+	dockerfile, err := os.ReadFile("Dockerfile")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"-tags nogui", `ENV MCP_ROUTER_DATA_DIR=/data`, `ENTRYPOINT ["mcp-router"]`, `CMD ["stdio"]`} {
+		if !strings.Contains(string(dockerfile), want) {
+			t.Fatalf("Dockerfile no longer has %q; update this test with it", want)
+		}
+	}
+	compose, _ := os.ReadFile("docker-compose.yml")
+	for _, want := range []string{"network_mode: host", "stdin_open: true", `command: ["stdio"]`, ":/data"} {
+		if !strings.Contains(string(compose), want) {
+			t.Fatalf("docker-compose.yml no longer has %q", want)
+		}
+	}
+
+	bin := filepath.Join(t.TempDir(), "mcp-router")
+	build := exec.Command("go", "build", "-tags", "nogui", "-o", bin, ".")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build -tags nogui: %v\n%s", err, out)
+	}
+	data := t.TempDir()
+	env := append(os.Environ(), "MCP_ROUTER_DATA_DIR="+data)
+	add := exec.Command(bin, "servers", "add", "everything", "--", testpeers.Everything(t), "stdio")
+	add.Env = env
+	if out, err := add.CombinedOutput(); err != nil {
+		t.Fatalf("servers add: %v\n%s", err, out)
+	}
+
+	cmd := exec.Command(bin, "stdio") // the image's ENTRYPOINT + CMD
+	cmd.Env = env
+	stdin, _ := cmd.StdinPipe()
+	stdout, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+	for _, line := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"docker-test","version":"1"}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"everything__echo","arguments":{"message":"from the image"}}}`,
+	} {
+		if _, err := stdin.Write([]byte(line + "\n")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	answers := make(chan string)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		sc.Buffer(make([]byte, 1<<20), 1<<20)
+		for sc.Scan() {
+			answers <- sc.Text()
+		}
+		close(answers)
+	}()
+	deadline := time.After(30 * time.Second)
+	for {
+		select {
+		case line, ok := <-answers:
+			if !ok {
+				t.Fatal("stdio ended without answering the call")
+			}
+			var msg struct {
+				ID     int             `json:"id"`
+				Result json.RawMessage `json:"result"`
+			}
+			if json.Unmarshal([]byte(line), &msg) == nil && msg.ID == 2 {
+				if !strings.Contains(string(msg.Result), "from the image") {
+					t.Fatalf("echo answered %s", line)
+				}
+				_ = stdin.Close() // a client hanging up ends the container
+				if err := cmd.Wait(); err != nil {
+					t.Errorf("stdio exited with %v after stdin closed", err)
+				}
+				return
+			}
+		case <-deadline:
+			t.Fatal("no answer within 30 s")
+		}
+	}
+}
