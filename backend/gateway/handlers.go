@@ -72,6 +72,22 @@ func (g *Gateway) begin(ctx context.Context, upstreamName string, meta *mcp.Meta
 	return ctx, f, func() { g.call.end(f) }
 }
 
+// namedParams builds the upstream params of a tools/call or prompts/get:
+// the upstream's own name, the (possibly hook-edited) arguments, and the
+// client's _meta with the router's progress token.
+func namedParams(item string, meta *mcp.Meta, f *inflight) func(map[string]any) map[string]any {
+	return func(p map[string]any) map[string]any {
+		up := map[string]any{"name": item}
+		if a, ok := p["arguments"]; ok && a != nil {
+			up["arguments"] = a
+		}
+		if m := forwardMeta(meta, f); m != nil {
+			up["_meta"] = m
+		}
+		return up
+	}
+}
+
 func (g *Gateway) callTool(un upstreamName) server.ToolHandlerFunc {
 	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		ctx, f, done := g.begin(ctx, un.Server, req.Params.Meta)
@@ -85,18 +101,7 @@ func (g *Gateway) callTool(un upstreamName) server.ToolHandlerFunc {
 			params["arguments"] = req.Params.Arguments
 		}
 		hc := g.newHookCall(ctx, "CallTool", string(mcp.MethodToolsCall), un.Server, un.Item, params)
-		raw, err := g.forward(ctx, hc, params, func(p map[string]any) map[string]any {
-			up := map[string]any{"name": un.Item}
-			if a, ok := p["arguments"]; ok && a != nil {
-				up["arguments"] = a
-			}
-			if meta := forwardMeta(req.Params.Meta, f); meta != nil {
-				up["_meta"] = meta
-			}
-			return up
-		}, func(p map[string]any) ([]byte, error) {
-			return g.ups.Request(ctx, un.Server, string(mcp.MethodToolsCall), p)
-		})
+		raw, err := g.forward(ctx, hc, params, namedParams(un.Item, req.Params.Meta, f))
 		if err != nil {
 			return nil, g.failure(un.Server, err)
 		}
@@ -131,18 +136,7 @@ func (g *Gateway) getPrompt(un upstreamName) server.PromptHandlerFunc {
 			params["arguments"] = req.Params.Arguments
 		}
 		hc := g.newHookCall(ctx, "GetPrompt", string(mcp.MethodPromptsGet), un.Server, un.Item, params)
-		raw, err := g.forward(ctx, hc, params, func(p map[string]any) map[string]any {
-			up := map[string]any{"name": un.Item}
-			if a, ok := p["arguments"]; ok && a != nil {
-				up["arguments"] = a
-			}
-			if meta := forwardMeta(req.Params.Meta, f); meta != nil {
-				up["_meta"] = meta
-			}
-			return up
-		}, func(p map[string]any) ([]byte, error) {
-			return g.ups.Request(ctx, un.Server, string(mcp.MethodPromptsGet), p)
-		})
+		raw, err := g.forward(ctx, hc, params, namedParams(un.Item, req.Params.Meta, f))
 		if err != nil {
 			return nil, g.failure(un.Server, err)
 		}
@@ -170,8 +164,6 @@ func (g *Gateway) readResource(upstreamName string) server.ResourceHandlerFunc {
 				up["_meta"] = meta
 			}
 			return up
-		}, func(p map[string]any) ([]byte, error) {
-			return g.ups.Request(ctx, upstreamName, string(mcp.MethodResourcesRead), p)
 		})
 		if err != nil {
 			return nil, g.failure(upstreamName, err)

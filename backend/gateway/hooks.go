@@ -201,12 +201,16 @@ func (g *Gateway) registerHookPoints(h *server.Hooks) {
 	})
 }
 
-// forward runs one routed request through the hooks: pre hooks may change
-// its params or refuse it, send does the upstream call, post hooks may
-// change the result or turn it into an error. Without active hooks it is
-// just send.
-func (g *Gateway) forward(ctx context.Context, c *hook.Call, params map[string]any, upstreamParams func(map[string]any) map[string]any,
-	send func(map[string]any) ([]byte, error)) ([]byte, error) {
+// forward runs one routed request through the hooks and sends it to the
+// call's upstream server: pre hooks may change its params or refuse it,
+// upstreamParams turns the client-facing params into the upstream's, post
+// hooks may change the result or turn it into an error. Without active
+// hooks it is just the upstream request.
+func (g *Gateway) forward(ctx context.Context, c *hook.Call, params map[string]any, upstreamParams func(map[string]any) map[string]any) ([]byte, error) {
+	// Taken before the hooks run: where the request goes is the router's
+	// decision, whatever a script does to the context.
+	server, method := c.ServerName, c.Method
+	send := func(p map[string]any) ([]byte, error) { return g.ups.Request(ctx, server, method, p) }
 	if !g.hooksOn() {
 		return send(upstreamParams(params))
 	}

@@ -47,10 +47,7 @@ func (g *Gateway) complete(ctx context.Context, upstreamName string, ref map[str
 		params["context"] = cc
 	}
 	hc := g.newHookCall(ctx, "Complete", string(mcp.MethodCompletionComplete), upstreamName, "", params)
-	raw, err := g.forward(ctx, hc, params, func(p map[string]any) map[string]any { return p },
-		func(p map[string]any) ([]byte, error) {
-			return g.ups.Request(ctx, upstreamName, string(mcp.MethodCompletionComplete), p)
-		})
+	raw, err := g.forward(ctx, hc, params, func(p map[string]any) map[string]any { return p })
 	if err != nil {
 		return nil, g.failure(upstreamName, err)
 	}
