@@ -59,15 +59,23 @@ func (g *Gateway) preList(ctx context.Context, id any, message any) error {
 	if !ok {
 		return nil
 	}
+	// This runs for every request while any hook is enabled: read the
+	// method alone, and the params only of the list requests.
+	var head struct {
+		Method string `json:"method"`
+	}
+	if json.Unmarshal(raw, &head) != nil {
+		return nil
+	}
+	requestType, isList := listRequests[head.Method]
+	if !isList {
+		return nil
+	}
 	var req struct {
 		Method string         `json:"method"`
 		Params map[string]any `json:"params"`
 	}
 	if json.Unmarshal(raw, &req) != nil {
-		return nil
-	}
-	requestType, isList := listRequests[req.Method]
-	if !isList {
 		return nil
 	}
 	c := g.newHookCall(ctx, requestType, req.Method, "", "", req.Params)
