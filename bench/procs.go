@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -22,6 +21,7 @@ import (
 	"time"
 
 	"github.com/mcp-router/mcp-router/backend/cli"
+	"github.com/mcp-router/mcp-router/internal/testpeers"
 )
 
 // routerArg, as the first argument, makes this binary the router: the
@@ -328,28 +328,7 @@ func repoRoot(start string) (string, error) {
 const markerEnv = "MCPR_BENCH_MARKER"
 
 // leftovers lists live processes whose environment holds markerEnv=marker.
-func leftovers(marker string) []int {
-	needle := []byte(markerEnv + "=" + marker + "\x00")
-	entries, _ := os.ReadDir("/proc")
-	var pids []int
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil || pid == os.Getpid() {
-			continue
-		}
-		env, err := os.ReadFile(filepath.Join("/proc", e.Name(), "environ"))
-		if err != nil || !bytes.Contains(env, needle) {
-			continue
-		}
-		if stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat")); err == nil {
-			if f := strings.Fields(string(stat)); len(f) > 2 && f[2] == "Z" {
-				continue
-			}
-		}
-		pids = append(pids, pid)
-	}
-	return pids
-}
+func leftovers(marker string) []int { return testpeers.ProcessesWithEnv(markerEnv, marker) }
 
 // reapLeftovers kills whatever this run started and is still alive, and
 // says so: after stopAll there should be nothing.

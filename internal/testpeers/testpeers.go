@@ -124,12 +124,18 @@ func (s *HTTPServer) Kill() {
 // ProcessesWithMarker lists live processes whose environment holds
 // MCPR_TEST_MARKER=marker: the upstream and every child it spawned.
 func ProcessesWithMarker(marker string) []int {
-	needle := []byte("MCPR_TEST_MARKER=" + marker + "\x00")
+	return ProcessesWithEnv("MCPR_TEST_MARKER", marker)
+}
+
+// ProcessesWithEnv lists live processes, other than this one, whose
+// environment holds key=value. Zombies (exited, not yet reaped) are left out.
+func ProcessesWithEnv(key, value string) []int {
+	needle := []byte(key + "=" + value + "\x00")
 	entries, _ := os.ReadDir("/proc")
 	var pids []int
 	for _, e := range entries {
 		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
+		if err != nil || pid == os.Getpid() {
 			continue
 		}
 		env, err := os.ReadFile(filepath.Join("/proc", e.Name(), "environ"))
@@ -137,7 +143,6 @@ func ProcessesWithMarker(marker string) []int {
 			continue
 		}
 		if stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat")); err == nil {
-			// A zombie has exited; its parent just has not reaped it yet.
 			if f := strings.Fields(string(stat)); len(f) > 2 && f[2] == "Z" {
 				continue
 			}
