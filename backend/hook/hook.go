@@ -141,9 +141,21 @@ type hookSet struct {
 	byName    map[string]*compiled
 }
 
+// hookStore is what the service needs of store.HookRepo.
+type hookStore interface {
+	List(ctx context.Context) ([]store.Hook, error)
+	Get(ctx context.Context, name string) (store.Hook, error)
+	Create(ctx context.Context, h store.Hook) (store.Hook, error)
+	Update(ctx context.Context, h store.Hook) (store.Hook, error)
+	SetEnabled(ctx context.Context, name string, enabled bool) error
+	Delete(ctx context.Context, name string) error
+}
+
+var _ hookStore = store.HookRepo{}
+
 // Service runs hooks. It is safe for concurrent use.
 type Service struct {
-	repo store.HookRepo
+	repo hookStore
 	opts Options
 	log  *logrus.Logger
 
@@ -195,12 +207,15 @@ func New(repo store.HookRepo, o Options) *Service {
 // not compile is logged and skipped, or, if fail-closed, blocks every call.
 // Call it at start and whenever the database revision changes.
 func (s *Service) Reload(ctx context.Context) error {
+	// The read is under the lock too: two reloads that overlapped could
+	// otherwise read in one order and store in the other, leaving the older
+	// set of hooks in place until the next database change.
+	s.reloadMu.Lock()
+	defer s.reloadMu.Unlock()
 	rows, err := s.repo.List(ctx)
 	if err != nil {
 		return err
 	}
-	s.reloadMu.Lock()
-	defer s.reloadMu.Unlock()
 	old := s.set.Load()
 	next := &hookSet{byName: map[string]*compiled{}}
 	names := map[string]bool{}
