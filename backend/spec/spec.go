@@ -56,6 +56,7 @@ type Server struct {
 	PrefixMode     PrefixMode        `json:"prefixMode"`
 	TimeoutSeconds int               `json:"timeoutSeconds,omitempty"`
 	DisabledTools  []string          `json:"disabledTools,omitempty" gorm:"serializer:json"`
+	Gate           Gate              `json:"gate" gorm:"serializer:json"`
 }
 
 // Normalize fills defaults in place: prefix mode, timeout, and the transport
@@ -124,6 +125,9 @@ func (s Server) Validate() error {
 		if k == "" || strings.ContainsAny(k, ": \r\n") {
 			return bad("server %q: bad header name %q", s.Name, k)
 		}
+	}
+	if err := s.Gate.validate(); err != nil {
+		return bad("server %q: %v", s.Name, err)
 	}
 	return nil
 }

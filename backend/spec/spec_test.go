@@ -2,6 +2,7 @@ package spec
 
 import (
 	"errors"
+	"os"
 	"strings"
 	"testing"
 )
@@ -38,6 +39,14 @@ func TestValidate(t *testing.T) {
 		{"nothing to run", Server{Name: "a"}, "needs a command"},
 		{"stdio with url", Server{Name: "a", Transport: Stdio, Command: "x", URL: "http://h"}, "not a URL"},
 		{"http with command", Server{Name: "a", Transport: HTTP, Command: "x", URL: "http://h"}, "not a command"},
+		{"gate", Server{Name: "a", Command: "x", Gate: Gate{Enabled: true, Message: "m", InitTool: "t",
+			InitArgs: []byte(`{"a":1}`), InitArgFiles: map[string]string{"code": "/abs/f.js"}}}, ""},
+		{"gate args not an object", Server{Name: "a", Command: "x", Gate: Gate{InitTool: "t", InitArgs: []byte(`[1]`)}}, "JSON object"},
+		{"gate args not JSON", Server{Name: "a", Command: "x", Gate: Gate{InitTool: "t", InitArgs: []byte(`{a`)}}, "JSON object"},
+		{"gate args without tool", Server{Name: "a", Command: "x", Gate: Gate{InitArgs: []byte(`{}`)}}, "need an init tool"},
+		{"gate file relative", Server{Name: "a", Command: "x", Gate: Gate{InitTool: "t", InitArgFiles: map[string]string{"k": "f.js"}}}, "absolute"},
+		{"gate file no key", Server{Name: "a", Command: "x", Gate: Gate{InitTool: "t", InitArgFiles: map[string]string{"": "/f.js"}}}, "no argument name"},
+		{"gate arg twice", Server{Name: "a", Command: "x", Gate: Gate{InitTool: "t", InitArgs: []byte(`{"k":1}`), InitArgFiles: map[string]string{"k": "/f.js"}}}, "both"},
 		{"bad scheme", Server{Name: "a", URL: "ftp://h/x"}, "scheme"},
 		{"no host", Server{Name: "a", URL: "http:///x"}, "no host"},
 		{"unknown transport", Server{Name: "a", Transport: "ws", URL: "http://h"}, "unknown transport"},
@@ -79,5 +88,22 @@ func TestTargetAndEnvList(t *testing.T) {
 	s.DisabledTools = []string{"x"}
 	if s.ToolEnabled("x") {
 		t.Error("disabled tool reported enabled")
+	}
+}
+
+func TestGateInitArgumentsReadTheFileEachTime(t *testing.T) {
+	path := t.TempDir() + "/init.js"
+	g := Gate{InitTool: "run", InitArgs: []byte(`{"mode":"init"}`), InitArgFiles: map[string]string{"code": path}}
+	if _, err := g.InitArguments(); err == nil || !strings.Contains(err.Error(), `"code"`) {
+		t.Fatalf("missing file: err = %v, want one naming the argument", err)
+	}
+	for _, content := range []string{"first()", "second()"} {
+		if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		args, err := g.InitArguments()
+		if err != nil || args["code"] != content || args["mode"] != "init" {
+			t.Fatalf("args = %v, %v; want code=%q", args, err, content)
+		}
 	}
 }

@@ -204,6 +204,23 @@ func TestOpenV1Fixture(t *testing.T) {
 		t.Errorf("logs = %+v", logs)
 	}
 
+	// Migration 0002 added the gate column: old rows have no gate, and a
+	// gate stored on an upgraded row reads back whole.
+	for _, sv := range servers {
+		if !sv.Gate.IsZero() {
+			t.Errorf("%s came out of the upgrade with a gate: %+v", sv.Name, sv.Gate)
+		}
+	}
+	gated := fs.Server
+	gated.Gate = spec.Gate{Enabled: true, Message: "load the skill", InitTool: "run",
+		InitArgs: []byte(`{"mode":"init"}`), InitArgFiles: map[string]string{"code": "/etc/hostname"}, HideTools: true}
+	if _, err := s.Servers().Update(ctx, gated); err != nil {
+		t.Fatalf("store a gate on an upgraded row: %v", err)
+	}
+	if back, err := s.Servers().Get(ctx, "filesystem"); err != nil || !reflect.DeepEqual(back.Gate, gated.Gate) {
+		t.Errorf("gate read back = %+v (%v), want %+v", back.Gate, err, gated.Gate)
+	}
+
 	// New rows continue after the old IDs and the schema still enforces
 	// uniqueness.
 	if _, err := s.Servers().Create(ctx, spec.Server{Name: "legacy", Command: "x"}); !errors.Is(err, ErrDuplicate) {
