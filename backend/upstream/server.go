@@ -28,6 +28,7 @@ type managed struct {
 	done    chan struct{}      // closed when the supervisor has exited
 
 	reconnect chan struct{} // capacity 1: ask the supervisor for a fresh connection
+	wake      chan struct{} // capacity 1: cut a retry's backoff short (Connect)
 	refresh   chan struct{} // capacity 1: some list changed upstream
 	pendingMu sync.Mutex
 	pending   map[string]bool // lists to refresh
@@ -39,6 +40,7 @@ func newManaged(svc *Service, s spec.Server) *managed {
 		svc:       svc,
 		spec:      s,
 		reconnect: make(chan struct{}, 1),
+		wake:      make(chan struct{}, 1),
 		refresh:   make(chan struct{}, 1),
 		pending:   map[string]bool{},
 	}
@@ -123,7 +125,7 @@ func (m *managed) run(ctx context.Context, done chan struct{}) {
 				st.NextRetryAt = time.Now().Add(wait)
 			})
 			m.svc.log.WithField("server", m.name).Warnf("start failed: %v", err)
-			if !sleepCtx(ctx, wait) {
+			if !m.backoffSleep(ctx, wait) {
 				m.setStopped()
 				return
 			}
@@ -153,7 +155,7 @@ func (m *managed) run(ctx context.Context, done chan struct{}) {
 			st.PID, st.SessionID = 0, ""
 			st.NextRetryAt = time.Now().Add(wait)
 		})
-		if !sleepCtx(ctx, wait) {
+		if !m.backoffSleep(ctx, wait) {
 			m.setStopped()
 			return
 		}
@@ -188,8 +190,14 @@ func (m *managed) attach(c *conn, cat Catalog) {
 	m.conn = c
 	m.catalog = cat
 	m.mu.Unlock()
+	// A wake asked for this connection; it must not cut the next backoff.
+	select {
+	case <-m.wake:
+	default:
+	}
 	m.update(func(st *Status) {
 		st.State, st.Error = StateRunning, ""
+		st.Connection++
 		st.PID = c.pid()
 		st.SessionID = c.tr.GetSessionId()
 		st.StartedAt = time.Now()
@@ -356,7 +364,9 @@ func (m *managed) refreshLists(ctx context.Context, c *conn) {
 	m.svc.emit(Event{Kind: EventCatalog, Server: m.name, Status: m.snapshot(), Lists: changed})
 }
 
-func sleepCtx(ctx context.Context, d time.Duration) bool {
+// backoffSleep waits d before a retry, or less if Connect wakes it; false
+// when ctx ended.
+func (m *managed) backoffSleep(ctx context.Context, d time.Duration) bool {
 	if d <= 0 {
 		return ctx.Err() == nil
 	}
@@ -367,5 +377,7 @@ func sleepCtx(ctx context.Context, d time.Duration) bool {
 		return false
 	case <-t.C:
 		return true
+	case <-m.wake:
+		return ctx.Err() == nil
 	}
 }

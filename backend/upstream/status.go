@@ -25,6 +25,7 @@ type Status struct {
 	State             State          `json:"state"`
 	Error             string         `json:"error,omitempty"`
 	Restarts          int            `json:"restarts"`
+	Connection        int            `json:"connection,omitempty"` // numbers the connections: 1, 2, … (0: never connected)
 	PID               int            `json:"pid,omitempty"`
 	SessionID         string         `json:"sessionId,omitempty"`
 	StartedAt         time.Time      `json:"startedAt,omitempty"`

@@ -1,0 +1,77 @@
+package upstream
+
+import (
+	"context"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/mcp-router/mcp-router/backend/spec"
+	"github.com/mcp-router/mcp-router/internal/testpeers"
+)
+
+// Ten concurrent Connects on a server that lost its process, with a retry
+// backoff far longer than the test, share one new connection at once.
+func TestConnectCutsTheBackoffAndSharesOneConnection(t *testing.T) {
+	o := fastOptions()
+	o.BackoffBase, o.BackoffMax = time.Minute, time.Minute
+	s := New(o)
+	t.Cleanup(s.Close)
+	mark := marker(t)
+	if err := s.Sync([]spec.Server{everythingStdio(t, "ev", mark)}); err != nil {
+		t.Fatal(err)
+	}
+	first := waitState(t, s, "ev", StateRunning, 30*time.Second)
+	if first.Connection != 1 {
+		t.Fatalf("first connection numbered %d, want 1", first.Connection)
+	}
+	perServer := len(testpeers.ProcessesWithMarker(mark))
+	_ = syscall.Kill(first.PID, syscall.SIGKILL)
+	waitState(t, s, "ev", StateRestarting, 10*time.Second)
+
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	var wg sync.WaitGroup
+	got := make([]Status, 10)
+	errs := make([]error, 10)
+	for i := range got {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			got[i], errs[i] = s.Connect(ctx, "ev")
+		}()
+	}
+	wg.Wait()
+	for i := range got {
+		if errs[i] != nil || got[i].State != StateRunning || got[i].Connection != 2 {
+			t.Fatalf("Connect %d: %+v, %v; want running on connection 2", i, got[i], errs[i])
+		}
+	}
+	if n := len(testpeers.ProcessesWithMarker(mark)); n != perServer {
+		t.Errorf("%d processes after the reconnect, want %d (one server)", n, perServer)
+	}
+	// Connect on a live server changes nothing.
+	again, err := s.Connect(ctx, "ev")
+	if err != nil || again.Connection != 2 || again.PID != got[0].PID {
+		t.Errorf("Connect on a running server: %+v, %v", again, err)
+	}
+	callEcho(t, s, "ev", "after connect")
+}
+
+func TestConnectRefusesADisabledServer(t *testing.T) {
+	s := newTestService(t)
+	def := everythingStdio(t, "off", marker(t))
+	def.Enabled = false
+	if err := s.Sync([]spec.Server{def}); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if _, err := s.Connect(ctx, "off"); err == nil {
+		t.Fatal("Connect started a disabled server")
+	}
+	if _, err := s.Connect(ctx, "nosuch"); err == nil {
+		t.Fatal("Connect on an unknown server succeeded")
+	}
+}
