@@ -46,6 +46,7 @@ type listed struct {
 	URL       string            `json:"url"`
 	Headers   map[string]string `json:"headers"`
 	Enabled   bool              `json:"enabled"`
+	Gate      json.RawMessage   `json:"gate"`
 }
 
 func list(t *testing.T, dataDir string) []listed {
@@ -118,6 +119,7 @@ func TestServersAddListShowRemove(t *testing.T) {
 func TestBadInputIsOneLineAndChangesNothing(t *testing.T) {
 	dir := t.TempDir()
 	mustRun(t, dir, "servers", "add", "existing", "--", "echo", "hi")
+	mustRun(t, dir, "servers", "gate", "existing", "--on", "--message", "kept as it is")
 	files := t.TempDir()
 	write := func(name, content string) string {
 		p := filepath.Join(files, name)
@@ -158,6 +160,16 @@ func TestBadInputIsOneLineAndChangesNothing(t *testing.T) {
 		{"unknown subcommand", []string{"servers", "frobnicate"}, "", ExitUsage},
 		{"unknown flag", []string{"servers", "list", "--yaml"}, "unknown flag", ExitUsage},
 		{"missing argument", []string{"servers", "show"}, "usage: mcp-router servers show NAME", ExitUsage},
+		{"gate unknown server", []string{"servers", "gate", "nope", "--on"}, `no server named "nope"`, ExitError},
+		{"gate on and off", []string{"servers", "gate", "existing", "--on", "--off"}, "not both", ExitUsage},
+		{"gate hide and show", []string{"servers", "gate", "existing", "--hide-tools", "--show-tools"}, "not both", ExitUsage},
+		{"gate nothing to change", []string{"servers", "gate", "existing"}, "say what to change", ExitUsage},
+		{"gate bad JSON", []string{"servers", "gate", "existing", "--init-tool", "t", "--init-args", "{mode:1}"}, "want a JSON object", ExitUsage},
+		{"gate JSON not an object", []string{"servers", "gate", "existing", "--init-tool", "t", "--init-args", "[1]"}, "want a JSON object", ExitUsage},
+		{"gate file without =", []string{"servers", "gate", "existing", "--init-tool", "t", "--init-arg-file", "code.js"}, "want KEY=FILE", ExitUsage},
+		{"gate missing file", []string{"servers", "gate", "existing", "--init-tool", "t", "--init-arg-file", "code=" + filepath.Join(files, "absent.js")}, "no such file", ExitError},
+		{"gate args without tool", []string{"servers", "gate", "existing", "--init-args", "{}"}, "need an init tool", ExitError},
+		{"gate arg twice", []string{"servers", "gate", "existing", "--init-tool", "t", "--init-args", `{"code":1}`, "--init-arg-file", "code=" + malformed}, "both as JSON and as a file", ExitError},
 	}
 	before := list(t, dir)
 	for _, tc := range cases {
@@ -241,5 +253,83 @@ func TestServersTestReportsAFailingServer(t *testing.T) {
 	}
 	if !strings.Contains(r.stderr, "boom: no API key") {
 		t.Errorf("the server's stderr is not shown: %q", r.stderr)
+	}
+}
+
+// shownGate is the gate in `servers show --json`.
+type shownGate struct {
+	Enabled      bool              `json:"enabled"`
+	Message      string            `json:"message"`
+	InitTool     string            `json:"initTool"`
+	InitArgs     map[string]any    `json:"initArgs"`
+	InitArgFiles map[string]string `json:"initArgFiles"`
+	OverviewTool string            `json:"overviewTool"`
+	HideTools    bool              `json:"hideTools"`
+}
+
+func TestServersGateSetsShowsAndTurnsOff(t *testing.T) {
+	dir := t.TempDir()
+	mustRun(t, dir, "servers", "add", "penpot", "--url", "http://127.0.0.1:4401/mcp")
+	initFile := filepath.Join(t.TempDir(), "penpot-init.js")
+	if err := os.WriteFile(initFile, []byte("penpotUtils.init()"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// A relative file is stored by its absolute path.
+	wd, _ := os.Getwd()
+	rel, err := filepath.Rel(wd, initFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := mustRun(t, dir, "servers", "gate", "penpot", "--on", "--message", "Load the /penpot skill, then call penpot__activate",
+		"--init-tool", "execute_code", "--init-args", `{"timeout":5}`, "--init-arg-file", "code="+rel,
+		"--overview-tool", "high_level_overview", "--hide-tools")
+	if !strings.Contains(out, "gate of penpot is on") {
+		t.Errorf("gate said %q", out)
+	}
+	var shown struct {
+		Gate shownGate `json:"gate"`
+	}
+	if err := json.Unmarshal([]byte(mustRun(t, dir, "servers", "show", "penpot", "--json")), &shown); err != nil {
+		t.Fatal(err)
+	}
+	g := shown.Gate
+	if !g.Enabled || g.Message != "Load the /penpot skill, then call penpot__activate" || g.InitTool != "execute_code" ||
+		g.InitArgs["timeout"] != float64(5) || g.InitArgFiles["code"] != initFile || g.OverviewTool != "high_level_overview" || !g.HideTools {
+		t.Errorf("stored gate = %+v", g)
+	}
+	text := mustRun(t, dir, "servers", "show", "penpot")
+	for _, want := range []string{"Gate:", "on", "Gate message:", "Init tool:", "execute_code", "Init args:", `{"timeout":5}`,
+		"Init arg file:", "code=" + initFile, "Overview tool:", "high_level_overview", "hidden until activation"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("servers show lacks %q:\n%s", want, text)
+		}
+	}
+
+	// Only the flags given change; --off keeps the settings.
+	mustRun(t, dir, "servers", "gate", "penpot", "--show-tools")
+	mustRun(t, dir, "servers", "gate", "penpot", "--off")
+	shown.Gate = shownGate{}
+	if err := json.Unmarshal([]byte(mustRun(t, dir, "servers", "show", "penpot", "--json")), &shown); err != nil {
+		t.Fatal(err)
+	}
+	if g := shown.Gate; g.Enabled || g.HideTools || g.InitTool != "execute_code" || g.Message == "" {
+		t.Errorf("after --show-tools and --off: %+v", g)
+	}
+	if text := mustRun(t, dir, "servers", "show", "penpot"); !strings.Contains(text, "Gate:") || !strings.Contains(text, "off") {
+		t.Errorf("servers show after --off:\n%s", text)
+	}
+	// --init-tool "" removes the init step with its arguments.
+	mustRun(t, dir, "servers", "gate", "penpot", "--init-tool", "")
+	shown.Gate = shownGate{}
+	if err := json.Unmarshal([]byte(mustRun(t, dir, "servers", "show", "penpot", "--json")), &shown); err != nil {
+		t.Fatal(err)
+	}
+	if g := shown.Gate; g.InitTool != "" || len(g.InitArgs) != 0 || len(g.InitArgFiles) != 0 {
+		t.Errorf("init not removed: %+v", g)
+	}
+	// A server without a gate shows none.
+	mustRun(t, dir, "servers", "add", "plain", "--", "echo")
+	if text := mustRun(t, dir, "servers", "show", "plain"); strings.Contains(text, "Gate") {
+		t.Errorf("ungated server shows a gate:\n%s", text)
 	}
 }

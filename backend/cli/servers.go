@@ -24,7 +24,7 @@ func (e *env) serversCommand() *cobra.Command {
 		RunE:  func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
 	cmd.AddCommand(e.serversAdd(), e.serversList(), e.serversShow(), e.serversRemove(),
-		e.serversToggle("enable", true), e.serversToggle("disable", false), e.serversImport(), e.serversTest())
+		e.serversToggle("enable", true), e.serversToggle("disable", false), e.serversImport(), e.serversTest(), e.serversGate())
 	return cmd
 }
 
@@ -224,6 +224,9 @@ func printServer(w io.Writer, r store.Server) {
 	}
 	fmt.Fprintf(tw, "Added:\t%s\n", r.CreatedAt.Local().Format("2006-01-02 15:04:05"))
 	_ = tw.Flush()
+	if !r.Gate.IsZero() {
+		printGate(w, r.Gate)
+	}
 }
 
 func (e *env) serversRemove() *cobra.Command {

@@ -15,28 +15,50 @@ import (
 )
 
 // snapshot is what the running upstreams offer, read once per rebuild.
+// A gated server is in it even while down, with the tools it last had: its
+// clients must still reach it, to be told to activate again.
 type snapshot struct {
-	servers  []string // running, sorted
+	servers  []string // running or gated, sorted
 	defs     map[string]spec.Server
 	catalogs map[string]upstream.Catalog
 }
 
+// snapshot reads the upstreams; callers hold rebuildMu (it updates
+// g.remembered).
 func (g *Gateway) snapshot() snapshot {
 	s := snapshot{defs: map[string]spec.Server{}, catalogs: map[string]upstream.Catalog{}}
+	known := map[string]bool{}
 	for _, st := range g.ups.Statuses() {
-		if st.State != upstream.StateRunning {
-			continue
-		}
+		known[st.Name] = true
 		def, err := g.ups.Definition(st.Name)
 		if err != nil {
+			continue
+		}
+		gated := def.Enabled && def.Gate.Enabled
+		if !gated {
+			delete(g.remembered, st.Name)
+		}
+		if st.State != upstream.StateRunning {
+			if gated {
+				s.servers = append(s.servers, st.Name)
+				s.defs[st.Name], s.catalogs[st.Name] = def, upstream.Catalog{Tools: g.remembered[st.Name]}
+			}
 			continue
 		}
 		cat, err := g.ups.Catalog(st.Name)
 		if err != nil {
 			continue
 		}
+		if gated {
+			g.remembered[st.Name] = cat.Tools
+		}
 		s.servers = append(s.servers, st.Name)
 		s.defs[st.Name], s.catalogs[st.Name] = def, cat
+	}
+	for name := range g.remembered {
+		if !known[name] {
+			delete(g.remembered, name)
+		}
 	}
 	sort.Strings(s.servers)
 	return s
@@ -57,6 +79,13 @@ func (g *Gateway) rebuild() {
 	for _, name := range snap.servers {
 		def, cat := snap.defs[name], snap.catalogs[name]
 		modes[name] = def.PrefixMode
+		if def.Gate.Enabled {
+			// First among the server's items, so it wins a name clash with
+			// an upstream tool of its own called "activate".
+			un := upstreamName{name, gateToolItem}
+			toolItems = append(toolItems, un)
+			toolRaw[un], _ = json.Marshal(def.Gate)
+		}
 		for _, t := range cat.Tools {
 			if !def.ToolEnabled(t.Name) {
 				continue
@@ -74,8 +103,20 @@ func (g *Gateway) rebuild() {
 	toolNames, toolCollisions := assignNames("tool", toolItems, modes, sep)
 	promptNames, promptCollisions := assignNames("prompt", promptItems, modes, sep)
 
+	gates := map[string]gatedServer{}
+	for final, un := range toolNames {
+		if un.Item == gateToolItem {
+			gates[un.Server] = gatedServer{gate: snap.defs[un.Server].Gate, activate: final}
+		}
+	}
 	var tools []server.ServerTool
 	for final, un := range toolNames {
+		if un.Item == gateToolItem {
+			t := activateTool(final, gates[un.Server].message(un.Server))
+			t.Handler = g.callActivate(un.Server)
+			tools = append(tools, t)
+			continue
+		}
 		t, err := convertTool(toolRaw[un], final)
 		if err != nil {
 			g.log.WithField("server", un.Server).Warnf("tool %q skipped: %v", un.Item, err)
@@ -133,7 +174,7 @@ func (g *Gateway) rebuild() {
 	}
 
 	g.mu.Lock()
-	g.tools, g.prompts = toolNames, promptNames
+	g.tools, g.prompts, g.gates = toolNames, promptNames, gates
 	g.resources, g.templates, g.templateRoutes = resourceOwners, templateOwners, templateRoutes
 	collisions := append(append(toolCollisions, promptCollisions...), resourceCollisions...)
 	g.collisions = collisions

@@ -60,7 +60,11 @@ type Gateway struct {
 	templates      map[string]string // URI template → server
 	templateRoutes []templateRoute
 	collisions     []Collision
-	published      map[string]string // list → signature last published, to skip no-op updates
+	published      map[string]string      // list → signature last published, to skip no-op updates
+	gates          map[string]gatedServer // gated servers (enabled, with the gate on)
+
+	gate       gateState
+	remembered map[string][]upstream.Tool // a gated server's tools while it is down; under rebuildMu
 
 	kick chan struct{}
 	stop context.CancelFunc
@@ -88,9 +92,16 @@ func New(ups *upstream.Service, o Options) *Gateway {
 	g := &Gateway{ups: ups, o: o, log: o.Logger, call: newCallRegistry(),
 		tools: map[string]upstreamName{}, prompts: map[string]upstreamName{}, resources: map[string]string{},
 		templates: map[string]string{}, published: map[string]string{}, kick: make(chan struct{}, 1),
+		gates: map[string]gatedServer{}, remembered: map[string][]upstream.Tool{},
 		subs: subscriptions{byURI: map[string]map[string]bool{}}}
 	hooks := &server.Hooks{}
 	g.logHooks(hooks)
+	// Before the user's post hooks, so they see the list the client gets.
+	// Not a tool filter: mcp-go applies those to calls too, and a call to a
+	// hidden tool must get the gate message, not "tool not found".
+	hooks.AddAfterListTools(func(ctx context.Context, _ any, _ *mcp.ListToolsRequest, res *mcp.ListToolsResult) {
+		g.hideLockedTools(ctx, res)
+	})
 	g.registerHookPoints(hooks)
 	hooks.AddAfterInitialize(func(ctx context.Context, _ any, _ *mcp.InitializeRequest, res *mcp.InitializeResult) {
 		res.Instructions = g.instructions(o.CallerFrom(ctx))
@@ -112,7 +123,10 @@ func New(ups *upstream.Service, o Options) *Gateway {
 			g.unsubscribe(s.SessionID(), req.Params.URI)
 		}
 	})
-	hooks.AddOnUnregisterSession(func(_ context.Context, s server.ClientSession) { g.dropSession(s.SessionID()) })
+	hooks.AddOnUnregisterSession(func(_ context.Context, s server.ClientSession) {
+		g.dropSession(s.SessionID())
+		g.gate.forget(sessionGateKey(s.SessionID()))
+	})
 	g.srv = server.NewMCPServer("mcp-router", o.Version,
 		server.WithToolCapabilities(true),
 		server.WithResourceCapabilities(true, true),
@@ -199,6 +213,9 @@ func (g *Gateway) ToolRoute(name string) (server, tool string, ok bool) {
 	g.mu.RLock()
 	defer g.mu.RUnlock()
 	r, ok := g.tools[name]
+	if r.Item == gateToolItem {
+		return r.Server, "", false
+	}
 	return r.Server, r.Item, ok
 }
 
@@ -260,11 +277,19 @@ func (g *Gateway) filterTemplates(c Caller, res *mcp.ListResourceTemplatesResult
 }
 
 // instructions joins the running servers' own instructions, each labelled
-// with its server, for what the caller may use.
+// with its server, for what the caller may use. A gated server contributes
+// its gate message instead: its own instructions come with activation.
 func (g *Gateway) instructions(c Caller) string {
 	var parts []string
 	for _, st := range g.ups.Statuses() {
-		if st.State != upstream.StateRunning || st.Instructions == "" || !c.allows(st.Name) {
+		if !c.allows(st.Name) {
+			continue
+		}
+		if s, ok := g.gated(st.Name); ok {
+			parts = append(parts, "## "+st.Name+"\n\n"+s.message(st.Name))
+			continue
+		}
+		if st.State != upstream.StateRunning || st.Instructions == "" {
 			continue
 		}
 		parts = append(parts, "## "+st.Name+"\n\n"+strings.TrimSpace(st.Instructions))

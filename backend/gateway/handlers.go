@@ -90,6 +90,9 @@ func namedParams(item string, meta *mcp.Meta, f *inflight) func(map[string]any) 
 
 func (g *Gateway) callTool(un upstreamName) server.ToolHandlerFunc {
 	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		if message, blocked := g.gateBlocks(g.gateKey(ctx), un.Server); blocked {
+			return g.refuse(message), nil
+		}
 		ctx, f, done := g.begin(ctx, un.Server, req.Params.Meta)
 		defer done()
 		params := map[string]any{"name": req.Params.Name}
@@ -103,6 +106,9 @@ func (g *Gateway) callTool(un upstreamName) server.ToolHandlerFunc {
 		hc := g.newHookCall(ctx, "CallTool", string(mcp.MethodToolsCall), un.Server, un.Item, params)
 		raw, err := g.forward(ctx, hc, params, namedParams(un.Item, req.Params.Meta, f))
 		if err != nil {
+			if message, lost := g.gateLost(un.Server, err); lost {
+				return mcp.NewToolResultError(message), nil
+			}
 			return nil, g.failure(un.Server, err)
 		}
 		msg := json.RawMessage(raw)
@@ -129,6 +135,9 @@ func (g *Gateway) getPrompt(un upstreamName) server.PromptHandlerFunc {
 		if !g.o.CallerFrom(ctx).allows(un.Server) {
 			return nil, fmt.Errorf("prompt '%s' not found", req.Params.Name)
 		}
+		if message, blocked := g.gateBlocks(g.gateKey(ctx), un.Server); blocked {
+			return nil, &RouteError{Server: un.Server, Reason: message}
+		}
 		ctx, f, done := g.begin(ctx, un.Server, req.Params.Meta)
 		defer done()
 		params := map[string]any{"name": req.Params.Name}
@@ -153,6 +162,9 @@ func (g *Gateway) readResource(upstreamName string) server.ResourceHandlerFunc {
 	return func(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
 		if !g.o.CallerFrom(ctx).allows(upstreamName) {
 			return nil, fmt.Errorf("resource %s not found", req.Params.URI)
+		}
+		if message, blocked := g.gateBlocks(g.gateKey(ctx), upstreamName); blocked {
+			return nil, &RouteError{Server: upstreamName, Reason: message}
 		}
 		ctx, f, done := g.begin(ctx, upstreamName, req.Params.Meta)
 		defer done()

@@ -65,6 +65,9 @@ func (g *Gateway) logHooks(h *server.Hooks) {
 			e.Response = marshalForLog(result)
 			if r, ok := result.(*mcp.CallToolResult); ok && r.IsError {
 				e.Status, e.Error = store.StatusError, firstText(r)
+				if g.wasRefused(r) {
+					e.Status = store.StatusBlocked
+				}
 			}
 		}
 		g.o.RequestLog.Log(e)

@@ -71,22 +71,26 @@ func assignNames(kind string, items []upstreamName, modes map[string]spec.Prefix
 	names := make(map[string]upstreamName, len(sorted))
 	var collisions []Collision
 	for _, it := range sorted {
-		want := legalName(prefixed(it.Server, it.Item, sep, modes[it.Server]))
+		item, mode := it.Item, modes[it.Server]
+		if item == gateToolItem { // a gate's activate tool is always prefixed
+			item, mode = "activate", spec.PrefixAlways
+		}
+		want := legalName(prefixed(it.Server, item, sep, mode))
 		owner, taken := names[want]
 		if !taken {
 			names[want] = it
 			continue
 		}
-		alt := legalName(prefixed(it.Server, it.Item, sep, spec.PrefixAlways))
+		alt := legalName(prefixed(it.Server, item, sep, spec.PrefixAlways))
 		for n := 2; ; n++ {
 			if _, used := names[alt]; !used {
 				break
 			}
-			alt = legalName(fmt.Sprintf("%s%s%s%s%d", it.Server, sep, it.Item, sep, n))
+			alt = legalName(fmt.Sprintf("%s%s%s%s%d", it.Server, sep, item, sep, n))
 		}
 		names[alt] = it
 		collisions = append(collisions, Collision{Kind: kind, Name: want, Winner: owner.Server,
-			Loser: it.Server, Item: it.Item, Renamed: alt})
+			Loser: it.Server, Item: item, Renamed: alt})
 	}
 	return names, collisions
 }

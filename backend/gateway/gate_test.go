@@ -1,0 +1,372 @@
+package gateway
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/mcp-router/mcp-router/backend/spec"
+	"github.com/mcp-router/mcp-router/backend/store"
+	"github.com/mcp-router/mcp-router/backend/upstream"
+	"github.com/mcp-router/mcp-router/internal/testpeers"
+)
+
+const gateMessage = "Load the /ev skill first, then call ev__activate."
+
+// upstreamInstructionsMark is in server-everything's own instructions.
+const upstreamInstructionsMark = "Everything Server – Server Instructions"
+
+// gatedEverything is server-everything as server "ev" with the gate on.
+// Its processes carry MCPR_TEST_MARKER=mark so a test can count them.
+func gatedEverything(t *testing.T, mark string, gate spec.Gate) spec.Server {
+	s := everything(t, "ev", spec.PrefixAlways)
+	s.Env = map[string]string{"MCPR_TEST_MARKER": mark}
+	gate.Enabled = true
+	s.Gate = gate
+	return s
+}
+
+// wiredEverything runs server-everything behind `tee`, which appends every
+// byte the router sends it to the returned file: proof of what the
+// upstream saw.
+func wiredEverything(t *testing.T, mark string, gate spec.Gate) (spec.Server, string) {
+	s := gatedEverything(t, mark, gate)
+	wire := filepath.Join(t.TempDir(), "wire.log")
+	s.Command, s.Args = "/bin/sh", []string{"-c", `tee -a "$MCPR_WIRE_LOG" | exec "$MCPR_EVERYTHING" stdio`}
+	s.Env["MCPR_WIRE_LOG"] = wire
+	s.Env["MCPR_EVERYTHING"] = testpeers.Everything(t)
+	return s, wire
+}
+
+// waitTool waits until the gateway publishes a tool: a gated server's
+// activate tool is published before the server runs, so waiting for the
+// server's name is not enough.
+func waitTool(t *testing.T, r *rig, name string) {
+	t.Helper()
+	testpeers.Eventually(t, 30*time.Second, name+" in the gateway", func() bool {
+		r.gw.mu.RLock()
+		defer r.gw.mu.RUnlock()
+		_, ok := r.gw.tools[name]
+		return ok
+	})
+}
+
+func wireSaw(t *testing.T, wire, what string) bool {
+	t.Helper()
+	b, err := os.ReadFile(wire)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Contains(string(b), what)
+}
+
+// connectFull is connect that also returns the initialize result.
+func connectFull(t *testing.T, url string, onNote func(mcp.JSONRPCNotification)) (*client.Client, *mcp.InitializeResult) {
+	t.Helper()
+	tr, err := transport.NewStreamableHTTP(url, transport.WithContinuousListening())
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := client.NewClient(tr, client.WithProtocolVersion(mcp.ProtocolVersion20251125))
+	if onNote != nil {
+		c.OnNotification(onNote)
+	}
+	if err := c.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	init, err := c.Initialize(ctx, mcp.InitializeRequest{Params: mcp.InitializeParams{
+		ProtocolVersion: mcp.ProtocolVersion20251125, ClientInfo: mcp.Implementation{Name: "test", Version: "1"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c, init
+}
+
+func activate(t *testing.T, c *client.Client) string {
+	t.Helper()
+	res, err := call(c, "ev__activate", nil)
+	if err != nil {
+		t.Fatalf("activate: %v", err)
+	}
+	if res.IsError {
+		t.Fatalf("activate failed: %s", text(res))
+	}
+	return text(res)
+}
+
+func echoOK(t *testing.T, c *client.Client, msg string) {
+	t.Helper()
+	res, err := call(c, "ev__echo", map[string]any{"message": msg})
+	if err != nil || res.IsError || !strings.Contains(text(res), msg) {
+		t.Fatalf("echo %q: %v, %v", msg, res, err)
+	}
+}
+
+func refusedWith(t *testing.T, c *client.Client, tool, want string) {
+	t.Helper()
+	res, err := call(c, tool, map[string]any{"message": "x"})
+	if err != nil {
+		t.Fatalf("%s: a locked call is a tool error, not a protocol error: %v", tool, err)
+	}
+	if !res.IsError || text(res) != want {
+		t.Fatalf("%s: isError=%v text %q, want the tool error %q", tool, res.IsError, text(res), want)
+	}
+}
+
+func TestGateLocksEachSessionUntilActivate(t *testing.T) {
+	initFile := filepath.Join(t.TempDir(), "ev-init.js")
+	if err := os.WriteFile(initFile, []byte("init-script-v1"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	mark := fmt.Sprintf("gate-lock-%d", time.Now().UnixNano())
+	def, wire := wiredEverything(t, mark, spec.Gate{Message: gateMessage, InitTool: "echo",
+		InitArgFiles: map[string]string{"message": initFile}, OverviewTool: "get-env"})
+	r := newRig(t, []spec.Server{def}, rigOptions{})
+	waitTool(t, r, "ev__echo")
+	if st, _ := r.ups.Status("ev"); !strings.Contains(st.Instructions, upstreamInstructionsMark) {
+		t.Fatalf("server-everything sent no instructions to hide: %q", st.Instructions)
+	}
+
+	a, initA := connectFull(t, r.url, nil)
+	// Short instructions: the gate message, never the upstream's text.
+	if !strings.Contains(initA.Instructions, gateMessage) || strings.Contains(initA.Instructions, upstreamInstructionsMark) {
+		t.Errorf("initialize instructions = %q", initA.Instructions)
+	}
+	list, err := a.ListTools(context.Background(), mcp.ListToolsRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sawActivate, sawEcho bool
+	for _, tool := range list.Tools {
+		switch tool.Name {
+		case "ev__activate":
+			sawActivate = tool.Description == gateMessage
+		case "ev__echo":
+			sawEcho = true
+		}
+	}
+	if !sawActivate || !sawEcho {
+		t.Fatalf("listed tools lack ev__activate (described by the gate message) or ev__echo: %+v", list.Tools)
+	}
+
+	// Locked: refused with the gate message, and nothing reaches the upstream.
+	refusedWith(t, a, "ev__echo", gateMessage)
+	refusedWith(t, a, "ev__get-env", gateMessage) // the overview stays gated
+	if !wireSaw(t, wire, `"initialize"`) {
+		t.Fatal("the wire log does not record what the router sent; the next check would prove nothing")
+	}
+	if wireSaw(t, wire, `"message":"x"`) || wireSaw(t, wire, "get-env") {
+		t.Fatal("a locked call reached the upstream")
+	}
+	testpeers.Eventually(t, 2*time.Second, "the refused call in the log as blocked", func() bool {
+		e, ok := r.log.find("tools/call", "ev__echo")
+		return ok && e.Status == store.StatusBlocked && e.Error == gateMessage && e.Server == "ev"
+	})
+
+	// Activate runs the init tool with the file's content, unlocks, and
+	// brings the upstream's instructions.
+	summary := activate(t, a)
+	for _, want := range []string{"init-script-v1", "Connected: yes", "Tools: 14", "ev__get-env", upstreamInstructionsMark} {
+		if !strings.Contains(summary, want) {
+			t.Errorf("activate summary lacks %q:\n%s", want, summary)
+		}
+	}
+	if !wireSaw(t, wire, "init-script-v1") {
+		t.Error("the init tool's file argument never reached the upstream")
+	}
+	echoOK(t, a, "unlocked-call")
+	if !wireSaw(t, wire, "unlocked-call") {
+		t.Error("the unlocked call is not in the wire log")
+	}
+	if res, err := call(a, "ev__get-env", nil); err != nil || res.IsError || !strings.Contains(text(res), mark) {
+		t.Errorf("overview after activation: %v, %v", res, err)
+	}
+	// Activate is idempotent.
+	activate(t, a)
+	echoOK(t, a, "still unlocked")
+
+	// Another session starts locked; the first is not affected.
+	b, _ := connectFull(t, r.url, nil)
+	refusedWith(t, b, "ev__echo", gateMessage)
+	echoOK(t, a, "a unaffected")
+
+	// The init file is read at each activation.
+	if err := os.WriteFile(initFile, []byte("init-script-v2"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if s := activate(t, b); !strings.Contains(s, "init-script-v2") {
+		t.Errorf("second activation did not read the edited file:\n%s", s)
+	}
+	echoOK(t, b, "b unlocked")
+}
+
+func TestGateAfterUpstreamLossAsksForActivateAgain(t *testing.T) {
+	mark := fmt.Sprintf("gate-loss-%d", time.Now().UnixNano())
+	r := newRig(t, []spec.Server{gatedEverything(t, mark, spec.Gate{Message: gateMessage})}, rigOptions{})
+	waitTool(t, r, "ev__echo")
+	perServer := len(testpeers.ProcessesWithMarker(mark))
+	a, _ := connectFull(t, r.url, nil)
+	activate(t, a)
+	echoOK(t, a, "before the loss")
+
+	st, _ := r.ups.Status("ev")
+	_ = syscall.Kill(st.PID, syscall.SIGKILL)
+	// [unlocked, disconnected], whether the supervisor has reconnected yet
+	// or not: the new connection has not been activated.
+	refusedWith(t, a, "ev__echo", "upstream disconnected — call ev__activate again")
+	testpeers.Eventually(t, 30*time.Second, "the supervisor's reconnect", func() bool {
+		now, _ := r.ups.Status("ev")
+		return now.State == upstream.StateRunning && now.Connection == 2
+	})
+	refusedWith(t, a, "ev__echo", "upstream disconnected — call ev__activate again")
+	if s := activate(t, a); !strings.Contains(s, "connection 2") {
+		t.Errorf("activate after the loss:\n%s", s)
+	}
+	echoOK(t, a, "recovered")
+	if n := len(testpeers.ProcessesWithMarker(mark)); n != perServer {
+		t.Errorf("%d upstream processes after recovery, want %d", n, perServer)
+	}
+}
+
+func TestGateHiddenToolsAppearWithListChanged(t *testing.T) {
+	mark := fmt.Sprintf("gate-hide-%d", time.Now().UnixNano())
+	r := newRig(t, []spec.Server{gatedEverything(t, mark, spec.Gate{Message: gateMessage, HideTools: true})}, rigOptions{})
+	waitTool(t, r, "ev__echo")
+	changed := make(chan struct{}, 8)
+	a, _ := connectFull(t, r.url, func(n mcp.JSONRPCNotification) {
+		if n.Method == string(mcp.MethodNotificationToolsListChanged) {
+			changed <- struct{}{}
+		}
+	})
+	b, _ := connectFull(t, r.url, nil)
+	evTools := func(c *client.Client) []string {
+		var out []string
+		for _, n := range toolNames(t, c) {
+			if strings.HasPrefix(n, "ev__") {
+				out = append(out, n)
+			}
+		}
+		return out
+	}
+	if got := evTools(a); len(got) != 1 || got[0] != "ev__activate" {
+		t.Fatalf("locked session sees %v, want only ev__activate", got)
+	}
+	refusedWith(t, a, "ev__echo", gateMessage) // hidden is still refused
+	activate(t, a)
+	select {
+	case <-changed:
+	case <-time.After(10 * time.Second):
+		t.Fatal("no tools/list_changed after activation")
+	}
+	if got := evTools(a); len(got) != 15 || !contains(got, "ev__echo") {
+		t.Errorf("after activation the session sees %v", got)
+	}
+	echoOK(t, a, "visible now")
+	if got := evTools(b); len(got) != 1 {
+		t.Errorf("the other session sees %v, want only ev__activate", got)
+	}
+}
+
+// activateAll activates ev from every client at once.
+func activateAll(t *testing.T, clients []*client.Client) {
+	t.Helper()
+	var wg sync.WaitGroup
+	errs := make([]string, len(clients))
+	for i, c := range clients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			res, err := call(c, "ev__activate", nil)
+			switch {
+			case err != nil:
+				errs[i] = err.Error()
+			case res.IsError:
+				errs[i] = text(res)
+			}
+		}()
+	}
+	wg.Wait()
+	for i, e := range errs {
+		if e != "" {
+			t.Errorf("session %d: activate failed: %s", i, e)
+		}
+	}
+}
+
+func TestGateConcurrentActivationsShareOneConnection(t *testing.T) {
+	mark := fmt.Sprintf("gate-many-%d", time.Now().UnixNano())
+	r := newRig(t, []spec.Server{gatedEverything(t, mark, spec.Gate{Message: gateMessage, InitTool: "echo",
+		InitArgs: []byte(`{"message":"init"}`)})}, rigOptions{})
+	waitTool(t, r, "ev__echo")
+	perServer := len(testpeers.ProcessesWithMarker(mark))
+	if perServer == 0 {
+		t.Fatal("no upstream process carries the marker")
+	}
+	clients := make([]*client.Client, 10)
+	for i := range clients {
+		clients[i], _ = connectFull(t, r.url, nil)
+	}
+
+	// Ten at once on a running server.
+	activateAll(t, clients)
+	for i, c := range clients {
+		echoOK(t, c, fmt.Sprintf("session %d", i))
+	}
+	if st, _ := r.ups.Status("ev"); st.Connection != 1 || len(testpeers.ProcessesWithMarker(mark)) != perServer {
+		t.Errorf("after 10 activations: connection %d, %d processes; want 1 and %d", st.Connection, len(testpeers.ProcessesWithMarker(mark)), perServer)
+	}
+
+	// Ten at once racing the supervisor's own reconnect after a loss.
+	st, _ := r.ups.Status("ev")
+	_ = syscall.Kill(st.PID, syscall.SIGKILL)
+	testpeers.Eventually(t, 10*time.Second, "the killed upstream to be gone", func() bool {
+		for _, pid := range testpeers.ProcessesWithMarker(mark) {
+			if pid == st.PID {
+				return false
+			}
+		}
+		return true
+	})
+	activateAll(t, clients)
+	for i, c := range clients {
+		echoOK(t, c, fmt.Sprintf("session %d after the loss", i))
+	}
+	now, _ := r.ups.Status("ev")
+	if now.Connection != 2 {
+		t.Errorf("connection %d after one loss, want 2 (exactly one reconnect)", now.Connection)
+	}
+	if n := len(testpeers.ProcessesWithMarker(mark)); n != perServer {
+		t.Errorf("%d upstream processes, want %d", n, perServer)
+	}
+}
+
+func TestGateOffServersKeepTheirInstructions(t *testing.T) {
+	plain := everything(t, "plain", spec.PrefixAlways)
+	gated := gatedEverything(t, "gate-instr", spec.Gate{Message: gateMessage})
+	r := newRig(t, []spec.Server{plain, gated}, rigOptions{})
+	waitTool(t, r, "ev__echo")
+	c, init := connectFull(t, r.url, nil)
+	if !strings.Contains(init.Instructions, "## plain\n\n# "+upstreamInstructionsMark) {
+		t.Errorf("the ungated server's instructions are missing or unlabelled: %q", init.Instructions)
+	}
+	if !strings.Contains(init.Instructions, "## ev\n\n"+gateMessage) || strings.Count(init.Instructions, upstreamInstructionsMark) != 1 {
+		t.Errorf("the gated server should contribute only its message: %q", init.Instructions)
+	}
+	res, err := call(c, "plain__echo", map[string]any{"message": "ungated"})
+	if err != nil || res.IsError {
+		t.Errorf("ungated call: %v %v", res, err)
+	}
+}
