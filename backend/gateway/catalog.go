@@ -174,6 +174,13 @@ func (g *Gateway) rebuild() {
 	}
 
 	g.mu.Lock()
+	for name := range g.gates {
+		if _, still := gates[name]; !still {
+			// Turned off (or the server went away): turned on again, it
+			// starts locked for everyone.
+			g.gate.forgetServer(name)
+		}
+	}
 	g.tools, g.prompts, g.gates = toolNames, promptNames, gates
 	g.resources, g.templates, g.templateRoutes = resourceOwners, templateOwners, templateRoutes
 	collisions := append(append(toolCollisions, promptCollisions...), resourceCollisions...)

@@ -85,6 +85,14 @@ func (s *gateState) unlock(key, serverName string, connection int) (wasLocked bo
 	return !was
 }
 
+func (s *gateState) forgetServer(serverName string) {
+	s.mu.Lock()
+	for _, servers := range s.activated {
+		delete(servers, serverName)
+	}
+	s.mu.Unlock()
+}
+
 func (s *gateState) forget(key string) {
 	s.mu.Lock()
 	delete(s.activated, key)
@@ -96,19 +104,17 @@ func (s *gateState) forget(key string) {
 // the client identity it declares in each request's _meta.
 func (g *Gateway) gateKey(ctx context.Context) string {
 	caller := g.o.CallerFrom(ctx).Name
-	s := server.ClientSessionFromContext(ctx)
-	if s == nil {
-		return "client\x00" + caller
-	}
-	if v, ok := s.(interface{ ProtocolVersion() string }); ok && mcp.IsModernProtocol(v.ProtocolVersion()) {
+	if info := server.RequestProtocolInfoFromContext(ctx); info != nil && info.Modern {
 		key := "client\x00" + caller
-		if info, ok := s.(server.SessionWithClientInfo); ok {
-			ci := info.GetClientInfo()
-			key += "\x00" + ci.Name + "\x00" + ci.Version
+		if info.ClientInfo != nil {
+			key += "\x00" + info.ClientInfo.Name + "\x00" + info.ClientInfo.Version
 		}
 		return key
 	}
-	return sessionGateKey(s.SessionID())
+	if s := server.ClientSessionFromContext(ctx); s != nil && s.SessionID() != "" {
+		return sessionGateKey(s.SessionID())
+	}
+	return "client\x00" + caller
 }
 
 func sessionGateKey(id string) string { return "session\x00" + id }

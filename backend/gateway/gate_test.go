@@ -1,8 +1,12 @@
 package gateway
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -368,5 +372,64 @@ func TestGateOffServersKeepTheirInstructions(t *testing.T) {
 	res, err := call(c, "plain__echo", map[string]any{"message": "ungated"})
 	if err != nil || res.IsError {
 		t.Errorf("ungated call: %v %v", res, err)
+	}
+}
+
+// statelessCall sends one tools/call of the 2026-07-28 revision: no
+// initialize, no session, the version and client identity in _meta.
+func statelessCall(t *testing.T, url, clientName, tool string, args map[string]any) (isError bool, text string) {
+	t.Helper()
+	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": map[string]any{
+		"name": tool, "arguments": args, "_meta": map[string]any{
+			mcp.MetaKeyProtocolVersion:    mcp.ProtocolVersion20260728,
+			mcp.MetaKeyClientInfo:         map[string]any{"name": clientName, "version": "1"},
+			mcp.MetaKeyClientCapabilities: map[string]any{},
+		}}})
+	req, _ := http.NewRequest(http.MethodPost, url, bytes.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set(mcp.HeaderProtocolVersion, mcp.ProtocolVersion20260728)
+	req.Header.Set(mcp.HeaderMethod, "tools/call")
+	req.Header.Set(mcp.HeaderName, tool)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	var out struct {
+		Result *struct {
+			IsError bool `json:"isError"`
+			Content []struct {
+				Text string `json:"text"`
+			} `json:"content"`
+		} `json:"result"`
+	}
+	if err := json.Unmarshal(raw, &out); err != nil || out.Result == nil {
+		t.Fatalf("%s: status %d, body %s", tool, resp.StatusCode, raw)
+	}
+	var parts []string
+	for _, c := range out.Result.Content {
+		parts = append(parts, c.Text)
+	}
+	return out.Result.IsError, strings.Join(parts, "\n")
+}
+
+// Without a session the gate state keys on the token and the client
+// identity each request carries.
+func TestGateStatelessClientsKeyOnTheirIdentity(t *testing.T) {
+	r := newRig(t, []spec.Server{gatedEverything(t, "gate-stateless", spec.Gate{Message: gateMessage})}, rigOptions{})
+	waitTool(t, r, "ev__echo")
+	if isErr, got := statelessCall(t, r.url, "client-a", "ev__echo", map[string]any{"message": "x"}); !isErr || got != gateMessage {
+		t.Fatalf("locked stateless call: isError=%v %q", isErr, got)
+	}
+	if isErr, got := statelessCall(t, r.url, "client-a", "ev__activate", nil); isErr || !strings.Contains(got, "ev activated") {
+		t.Fatalf("stateless activate: isError=%v %q", isErr, got)
+	}
+	if isErr, got := statelessCall(t, r.url, "client-a", "ev__echo", map[string]any{"message": "stateless open"}); isErr || !strings.Contains(got, "stateless open") {
+		t.Fatalf("activated stateless call: isError=%v %q", isErr, got)
+	}
+	if isErr, got := statelessCall(t, r.url, "client-b", "ev__echo", map[string]any{"message": "x"}); !isErr || got != gateMessage {
+		t.Fatalf("another stateless client: isError=%v %q", isErr, got)
 	}
 }

@@ -27,6 +27,12 @@ func (s *Service) Connect(ctx context.Context, name string) (Status, error) {
 	})
 	defer unsubscribe()
 	for {
+		s.mu.RLock()
+		closed := s.closed
+		s.mu.RUnlock()
+		if closed {
+			return Status{}, ErrClosed
+		}
 		m.mu.RLock()
 		st, live, supervised, enabled := m.status, m.conn != nil, m.cancel != nil, m.spec.Enabled
 		m.mu.RUnlock()
