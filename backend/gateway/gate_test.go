@@ -183,7 +183,9 @@ func TestGateLocksEachSessionUntilActivate(t *testing.T) {
 	// Activate runs the init tool with the file's content, unlocks, and
 	// brings the upstream's instructions.
 	summary := activate(t, a)
-	for _, want := range []string{"init-script-v1", "Connected: yes", "Tools: 14", "ev__get-env", upstreamInstructionsMark} {
+	cat, _ := r.ups.Catalog("ev")
+	tools := fmt.Sprintf("Tools: %d.", len(cat.Tools))
+	for _, want := range []string{"init-script-v1", "Connected: yes", tools, "ev__get-env", upstreamInstructionsMark} {
 		if !strings.Contains(summary, want) {
 			t.Errorf("activate summary lacks %q:\n%s", want, summary)
 		}
@@ -275,7 +277,8 @@ func TestGateHiddenToolsAppearWithListChanged(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("no tools/list_changed after activation")
 	}
-	if got := evTools(a); len(got) != 15 || !contains(got, "ev__echo") {
+	cat, _ := r.ups.Catalog("ev")
+	if got := evTools(a); len(got) != len(cat.Tools)+1 || !contains(got, "ev__echo") {
 		t.Errorf("after activation the session sees %v", got)
 	}
 	echoOK(t, a, "visible now")
@@ -431,5 +434,71 @@ func TestGateStatelessClientsKeyOnTheirIdentity(t *testing.T) {
 	}
 	if isErr, got := statelessCall(t, r.url, "client-b", "ev__echo", map[string]any{"message": "x"}); !isErr || got != gateMessage {
 		t.Fatalf("another stateless client: isError=%v %q", isErr, got)
+	}
+}
+
+// While a gated server is down its tools stay listed and answer with the
+// disconnected message; activate does not wait out the supervisor's
+// backoff (a minute here) but connects at once.
+func TestGateActivateReconnectsADownServerAtOnce(t *testing.T) {
+	mark := fmt.Sprintf("gate-down-%d", time.Now().UnixNano())
+	r := newRig(t, []spec.Server{gatedEverything(t, mark, spec.Gate{Message: gateMessage})}, rigOptions{backoffBase: time.Minute})
+	waitTool(t, r, "ev__echo")
+	a, _ := connectFull(t, r.url, nil)
+	activate(t, a)
+	st, _ := r.ups.Status("ev")
+	_ = syscall.Kill(st.PID, syscall.SIGKILL)
+	testpeers.Eventually(t, 10*time.Second, "ev to wait out its backoff", func() bool {
+		now, _ := r.ups.Status("ev")
+		return now.State == upstream.StateRestarting
+	})
+	r.gw.Rebuild()
+	if names := toolNames(t, a); !contains(names, "ev__echo") || !contains(names, "ev__activate") {
+		t.Fatalf("a down gated server's tools left the list: %v", names)
+	}
+	refusedWith(t, a, "ev__echo", "upstream disconnected — call ev__activate again")
+	start := time.Now()
+	if s := activate(t, a); !strings.Contains(s, "connection 2") {
+		t.Errorf("activate on a down server:\n%s", s)
+	}
+	if waited := time.Since(start); waited > 30*time.Second {
+		t.Errorf("activate took %s: it waited for the backoff", waited)
+	}
+	echoOK(t, a, "back")
+}
+
+// Prompts and resources of a locked server are refused too.
+func TestGateLocksPromptsAndResources(t *testing.T) {
+	r := newRig(t, []spec.Server{gatedEverything(t, "gate-prompts", spec.Gate{Message: gateMessage})}, rigOptions{})
+	waitTool(t, r, "ev__echo")
+	c, _ := connectFull(t, r.url, nil)
+	ctx := context.Background()
+	prompts, err := c.ListPrompts(ctx, mcp.ListPromptsRequest{})
+	if err != nil || len(prompts.Prompts) == 0 {
+		t.Fatalf("prompts: %v %v", prompts, err)
+	}
+	var simple string
+	for _, p := range prompts.Prompts {
+		if len(p.Arguments) == 0 {
+			simple = p.Name
+		}
+	}
+	resources, err := c.ListResources(ctx, mcp.ListResourcesRequest{})
+	if err != nil || len(resources.Resources) == 0 {
+		t.Fatalf("resources: %v %v", resources, err)
+	}
+	uri := resources.Resources[0].URI
+	if _, err := c.GetPrompt(ctx, mcp.GetPromptRequest{Params: mcp.GetPromptParams{Name: simple}}); err == nil || !strings.Contains(err.Error(), gateMessage) {
+		t.Errorf("locked prompts/get %s: %v", simple, err)
+	}
+	if _, err := c.ReadResource(ctx, mcp.ReadResourceRequest{Params: mcp.ReadResourceParams{URI: uri}}); err == nil || !strings.Contains(err.Error(), gateMessage) {
+		t.Errorf("locked resources/read %s: %v", uri, err)
+	}
+	activate(t, c)
+	if _, err := c.GetPrompt(ctx, mcp.GetPromptRequest{Params: mcp.GetPromptParams{Name: simple}}); err != nil {
+		t.Errorf("prompts/get after activation: %v", err)
+	}
+	if _, err := c.ReadResource(ctx, mcp.ReadResourceRequest{Params: mcp.ReadResourceParams{URI: uri}}); err != nil {
+		t.Errorf("resources/read after activation: %v", err)
 	}
 }

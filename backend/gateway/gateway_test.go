@@ -53,16 +53,22 @@ type rig struct {
 }
 
 type rigOptions struct {
-	callerFrom func(context.Context) Caller
+	callerFrom  func(context.Context) Caller
+	backoffBase time.Duration // first retry delay after a loss; default 50 ms
 }
 
 func newRig(t *testing.T, defs []spec.Server, ro rigOptions) *rig {
 	t.Helper()
 	r := &rig{log: &memLog{}}
 	var gw *Gateway
+	backoffBase, backoffMax := 50*time.Millisecond, time.Duration(0) // 0: the default cap
+	if ro.backoffBase > 0 {
+		backoffBase, backoffMax = ro.backoffBase, ro.backoffBase
+	}
 	r.ups = upstream.New(upstream.Options{
 		PingInterval:   time.Hour,
-		BackoffBase:    50 * time.Millisecond,
+		BackoffBase:    backoffBase,
+		BackoffMax:     backoffMax,
 		OnNotification: func(s string, n mcp.JSONRPCNotification) { gw.Notify(s, n) },
 		ClientSide: upstream.ClientSide{
 			Sampling: func(ctx context.Context, s string, req mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
