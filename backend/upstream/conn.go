@@ -219,6 +219,16 @@ func (c *conn) markLost(reason string) {
 	})
 }
 
+// isLost reports whether the connection is known to have ended.
+func (c *conn) isLost() bool {
+	select {
+	case <-c.lost:
+		return true
+	default:
+		return false
+	}
+}
+
 func (c *conn) lostWhy() string {
 	if r, ok := c.lostReason.Load().(string); ok {
 		return r

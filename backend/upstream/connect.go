@@ -6,8 +6,8 @@ import (
 	"time"
 )
 
-// Connect returns once the named server is running, connecting it now if
-// it is down: a server waiting out a retry's backoff is retried at once, an
+// Connect returns once the named server is running on a connection not
+// known to be lost, connecting it now if it is down: a server waiting out a retry's backoff is retried at once, an
 // enabled server with no supervisor is started. It never drops a live
 // connection, and any number of concurrent calls share the supervisor's one
 // attempt, so they end on the same connection (Status.Connection).
@@ -34,7 +34,9 @@ func (s *Service) Connect(ctx context.Context, name string) (Status, error) {
 			return Status{}, ErrClosed
 		}
 		m.mu.RLock()
-		st, live, supervised, enabled := m.status, m.conn != nil, m.cancel != nil, m.spec.Enabled
+		// A connection already known lost is not live, even before the
+		// supervisor has noticed and replaced it.
+		st, live, supervised, enabled := m.status, m.conn != nil && !m.conn.isLost(), m.cancel != nil, m.spec.Enabled
 		m.mu.RUnlock()
 		switch {
 		case st.State == StateRunning && live:
