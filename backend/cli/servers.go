@@ -223,10 +223,10 @@ func printServer(w io.Writer, r store.Server) {
 		fmt.Fprintf(tw, "Disabled tools:\t%s\n", strings.Join(r.DisabledTools, ", "))
 	}
 	fmt.Fprintf(tw, "Added:\t%s\n", r.CreatedAt.Local().Format("2006-01-02 15:04:05"))
-	_ = tw.Flush()
 	if !r.Gate.IsZero() {
-		printGate(w, r.Gate)
+		gateLines(tw, r.Gate)
 	}
+	_ = tw.Flush()
 }
 
 func (e *env) serversRemove() *cobra.Command {

@@ -150,6 +150,12 @@ func applyGateFlags(g spec.Gate, f gateFlags, changed func(string) bool) (spec.G
 // printGate writes the gate settings, one per line.
 func printGate(w io.Writer, g spec.Gate) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	gateLines(tw, g)
+	_ = tw.Flush()
+}
+
+// gateLines writes the gate settings as tab-separated lines.
+func gateLines(tw io.Writer, g spec.Gate) {
 	fmt.Fprintf(tw, "Gate:\t%s\n", onOff(g.Enabled))
 	if g.Message != "" {
 		fmt.Fprintf(tw, "Gate message:\t%s\n", g.Message)
@@ -176,7 +182,6 @@ func printGate(w io.Writer, g spec.Gate) {
 		tools = "hidden until activation"
 	}
 	fmt.Fprintf(tw, "Tools while locked:\t%s\n", tools)
-	_ = tw.Flush()
 }
 
 func onOff(b bool) string {
