@@ -358,6 +358,21 @@ func TestGateConcurrentActivationsShareOneConnection(t *testing.T) {
 	if n := len(testpeers.ProcessesWithMarker(mark)); n != perServer {
 		t.Errorf("%d upstream processes, want %d", n, perServer)
 	}
+
+	// Ten at once racing a reconnect the user asked for (Restart).
+	if err := r.ups.Restart("ev"); err != nil {
+		t.Fatal(err)
+	}
+	activateAll(t, clients)
+	for i, c := range clients {
+		echoOK(t, c, fmt.Sprintf("session %d after the restart", i))
+	}
+	if now, _ := r.ups.Status("ev"); now.Connection != 3 {
+		t.Errorf("connection %d after one restart, want 3", now.Connection)
+	}
+	testpeers.Eventually(t, 10*time.Second, "one server's processes after the restart", func() bool {
+		return len(testpeers.ProcessesWithMarker(mark)) == perServer
+	})
 }
 
 func TestGateOffServersKeepTheirInstructions(t *testing.T) {

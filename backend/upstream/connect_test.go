@@ -75,3 +75,32 @@ func TestConnectRefusesADisabledServer(t *testing.T) {
 		t.Fatal("Connect on an unknown server succeeded")
 	}
 }
+
+// Restart replaces a live connection with exactly one new one, and a
+// Connect that starts after Restart returned ends on the new connection.
+func TestRestartReplacesTheConnectionOnce(t *testing.T) {
+	s := newTestService(t)
+	mark := marker(t)
+	if err := s.Sync([]spec.Server{everythingStdio(t, "ev", mark)}); err != nil {
+		t.Fatal(err)
+	}
+	first := waitState(t, s, "ev", StateRunning, 30*time.Second)
+	perServer := len(testpeers.ProcessesWithMarker(mark))
+	if err := s.Restart("ev"); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	st, err := s.Connect(ctx, "ev")
+	if err != nil || st.Connection != first.Connection+1 || st.PID == first.PID {
+		t.Fatalf("Connect after Restart: %+v, %v; want connection %d on a new process", st, err, first.Connection+1)
+	}
+	callEcho(t, s, "ev", "after restart")
+	time.Sleep(300 * time.Millisecond) // a pending second reconnect would show by now
+	if now, _ := s.Status("ev"); now.Connection != st.Connection || now.State != StateRunning {
+		t.Errorf("the new connection was replaced again: %+v", now)
+	}
+	testpeers.Eventually(t, 10*time.Second, "one server's processes", func() bool {
+		return len(testpeers.ProcessesWithMarker(mark)) == perServer
+	})
+}

@@ -27,7 +27,6 @@ type managed struct {
 	cancel  context.CancelFunc // stops the supervisor; nil when not supervised
 	done    chan struct{}      // closed when the supervisor has exited
 
-	reconnect chan struct{} // capacity 1: ask the supervisor for a fresh connection
 	wake      chan struct{} // capacity 1: cut a retry's backoff short (Connect)
 	refresh   chan struct{} // capacity 1: some list changed upstream
 	pendingMu sync.Mutex
@@ -39,7 +38,6 @@ func newManaged(svc *Service, s spec.Server) *managed {
 		name:      s.Name,
 		svc:       svc,
 		spec:      s,
-		reconnect: make(chan struct{}, 1),
 		wake:      make(chan struct{}, 1),
 		refresh:   make(chan struct{}, 1),
 		pending:   map[string]bool{},
@@ -252,8 +250,6 @@ func (m *managed) monitor(ctx context.Context, c *conn) string {
 			return ""
 		case <-c.lost:
 			return c.lostWhy()
-		case <-m.reconnect:
-			return reasonReconnectRequested
 		case <-m.refresh:
 			m.refreshLists(ctx, c)
 		case <-ticker.C:

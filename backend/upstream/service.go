@@ -211,22 +211,29 @@ func (s *Service) get(name string) (*managed, error) {
 }
 
 // Restart drops the server's connection and connects again at once,
-// starting it if it was stopped.
+// starting it if it was stopped. The connection is marked lost before
+// Restart returns, so nothing that asks afterwards (Connect, an activate
+// gate) takes it for live; a server that is down is retried now instead
+// of after its backoff, and no request is left pending to drop the next
+// connection.
 func (s *Service) Restart(name string) error {
 	m, err := s.get(name)
 	if err != nil {
 		return err
 	}
 	m.mu.RLock()
-	supervised := m.cancel != nil
+	supervised, c := m.cancel != nil, m.conn
 	m.mu.RUnlock()
-	if !supervised {
+	switch {
+	case !supervised:
 		m.start()
-		return nil
-	}
-	select {
-	case m.reconnect <- struct{}{}:
+	case c != nil:
+		c.markLost(reasonReconnectRequested)
 	default:
+		select {
+		case m.wake <- struct{}{}:
+		default:
+		}
 	}
 	return nil
 }
