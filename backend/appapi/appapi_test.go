@@ -67,8 +67,8 @@ type fixture struct {
 	api *API
 	rec *recorder
 	// autostart records the calls SaveSettings made.
-	autostartMu sync.Mutex
-	autostart   []bool
+	autostartMu  sync.Mutex
+	autostart    []bool
 	autostartErr error
 }
 
@@ -169,3 +169,7 @@ func TestListServersAndStateEvents(t *testing.T) {
 		t.Error("removing a removed server succeeded")
 	}
 }
+
+func jsonUnmarshalString(s string, v any) error { return json.Unmarshal([]byte(s), v) }
+
+func itoa(i int) string { return fmt.Sprint(i) }
