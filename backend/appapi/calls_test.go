@@ -152,7 +152,10 @@ func TestHookMethods(t *testing.T) {
 			_, err := f.api.SaveHook(HookInput{Name: "c", HookType: "pre", Script: "if ("})
 			return err
 		}, "syntax error"},
-		{"bad type", func() error { _, err := f.api.SaveHook(HookInput{Name: "c", HookType: "around", Script: ""}); return err }, "want pre, post or both"},
+		{"bad type", func() error {
+			_, err := f.api.SaveHook(HookInput{Name: "c", HookType: "around", Script: ""})
+			return err
+		}, "want pre, post or both"},
 		{"bad name", func() error { _, err := f.api.SaveHook(HookInput{Name: "", HookType: "pre"}); return err }, "hook name"},
 		{"duplicate name", func() error { _, err := f.api.SaveHook(HookInput{Name: "a", HookType: "pre"}); return err }, "already exists"},
 		{"rename onto another", func() error {

@@ -54,7 +54,6 @@ func newHTTPFixture(t *testing.T, assets fstest.MapFS) *httpFixture {
 	return &httpFixture{fixture: f, base: "http://" + addr, token: ct.Token}
 }
 
-
 type reply struct {
 	code int
 	body string
@@ -311,8 +310,8 @@ func TestHTTPServesThePages(t *testing.T) {
 		{"/ui/assets/app-1.js", "console.log('app')", 200},
 		{"/ui/favicon.svg", "<svg/>", 200},
 		{"/ui/assets/missing.js", "not found", 404},
-		{"/ui/../mcp-router.db", "404 page not found", 404},   // cleaned out of /ui/: the gateway's 404
-		{"/ui/..%2f..%2fgo.mod", "not found", 404},           // stays inside the assets
+		{"/ui/../mcp-router.db", "404 page not found", 404}, // cleaned out of /ui/: the gateway's 404
+		{"/ui/..%2f..%2fgo.mod", "not found", 404},          // stays inside the assets
 		{"/ui/%2e%2e/%2e%2e/go.mod", "not found", 404},
 	}
 	for _, tc := range cases {
