@@ -133,11 +133,20 @@ func (h *hub) startSources() (stop func()) {
 	})
 	unsubLog := a.core.Requests.Subscribe(func(e store.RequestLog) { logs.add("", makeRow(e)) })
 	unsubHook := a.core.Hooks.Subscribe(func(name string, l hook.LogLine) { hooks.add(name, formatHookLine(l)) })
+	// Settings changed by the CLI while the app runs: tell the pages when
+	// what they show differs from what they were last told.
+	a.noteSettings(readSettings(context.Background(), a.core.Settings))
+	unsubDB := a.core.OnDatabaseChange(func() {
+		if now := readSettings(context.Background(), a.core.Settings); a.noteSettings(now) {
+			h.emit(EventSettingsChanged, now)
+		}
+	})
 	// The in-process MCP session hears the gateway's list_changed.
 	if err := a.inproc.start(a, func() { tools.add("", struct{}{}) }); err != nil {
 		a.core.Log.Warnf("UI: in-process MCP session: %v (tools:changed will not be sent)", err)
 	}
 	return func() {
+		unsubDB()
 		unsubUp()
 		unsubLog()
 		unsubHook()

@@ -10,7 +10,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcp-router/mcp-router/backend/auth"
+	"github.com/mcp-router/mcp-router/backend/config"
+	"github.com/mcp-router/mcp-router/backend/core"
+	"github.com/mcp-router/mcp-router/backend/settings"
 	"github.com/mcp-router/mcp-router/backend/store"
+	"github.com/mcp-router/mcp-router/internal/testpeers"
 )
 
 func TestQueryLogsPagesAndFilters(t *testing.T) {
@@ -295,5 +300,44 @@ func TestClientConfigsFoundAndImported(t *testing.T) {
 	servers, _ := f.api.ListServers()
 	if len(servers) != 3 {
 		t.Errorf("servers after imports = %+v", servers)
+	}
+}
+
+// TestSettingsChangedByAnotherProcess: `mcp-router settings set` writes the
+// database while the app runs; the pages hear it once, and nothing when an
+// unrelated change lands.
+func TestSettingsChangedByAnotherProcess(t *testing.T) {
+	dir := t.TempDir()
+	c, err := core.Open(dir, core.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	api := New(c, Options{BatchInterval: 20 * time.Millisecond})
+	defer Close(api)
+	rec := &recorder{}
+	defer Attach(api, rec)()
+	if err := c.Run(context.Background(), 50*time.Millisecond); err != nil {
+		t.Fatal(err)
+	}
+	other, err := store.Open(config.DBPath(dir)) // as the CLI does
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	if err := settings.New(other).Set(context.Background(), settings.KeyTheme, "dark"); err != nil {
+		t.Fatal(err)
+	}
+	testpeers.Eventually(t, 5*time.Second, "settings:changed", func() bool { return len(rec.of(EventSettingsChanged)) > 0 })
+	if got := rec.of(EventSettingsChanged); len(got) != 1 || got[0].(AppSettings).Theme != "dark" {
+		t.Fatalf("settings:changed = %v", got)
+	}
+	// An unrelated write (a token) changes the database but no setting.
+	if _, _, err := auth.New(other).Create(context.Background(), "cli", nil); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(300 * time.Millisecond) // several polls
+	if got := rec.of(EventSettingsChanged); len(got) != 1 {
+		t.Errorf("an unrelated change sent settings:changed: %v", got)
 	}
 }
