@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -14,6 +15,7 @@ import (
 	"github.com/mcp-router/mcp-router/backend/config"
 	"github.com/mcp-router/mcp-router/backend/core"
 	"github.com/mcp-router/mcp-router/backend/settings"
+	"github.com/mcp-router/mcp-router/backend/spec"
 	"github.com/mcp-router/mcp-router/backend/store"
 	"github.com/mcp-router/mcp-router/internal/testpeers"
 )
@@ -303,10 +305,10 @@ func TestClientConfigsFoundAndImported(t *testing.T) {
 	}
 }
 
-// TestSettingsChangedByAnotherProcess: `mcp-router settings set` writes the
+// TestChangesByAnotherProcessReachThePages: `mcp-router settings set` writes the
 // database while the app runs; the pages hear it once, and nothing when an
 // unrelated change lands.
-func TestSettingsChangedByAnotherProcess(t *testing.T) {
+func TestChangesByAnotherProcessReachThePages(t *testing.T) {
 	dir := t.TempDir()
 	c, err := core.Open(dir, core.Options{})
 	if err != nil {
@@ -340,4 +342,12 @@ func TestSettingsChangedByAnotherProcess(t *testing.T) {
 	if got := rec.of(EventSettingsChanged); len(got) != 1 {
 		t.Errorf("an unrelated change sent settings:changed: %v", got)
 	}
+	// A disabled server added by the CLI: the supervisor has nothing to
+	// report, the pages still hear of it.
+	if _, err := other.Servers().Create(context.Background(), spec.Server{Name: "later", URL: "http://127.0.0.1:1/mcp"}); err != nil {
+		t.Fatal(err)
+	}
+	testpeers.Eventually(t, 5*time.Second, "servers:changed for the new server", func() bool {
+		return slices.Contains(rec.states("later"), "stopped")
+	})
 }
