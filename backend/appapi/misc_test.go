@@ -305,9 +305,9 @@ func TestClientConfigsFoundAndImported(t *testing.T) {
 	}
 }
 
-// TestChangesByAnotherProcessReachThePages: `mcp-router settings set` writes the
-// database while the app runs; the pages hear it once, and nothing when an
-// unrelated change lands.
+// TestChangesByAnotherProcessReachThePages: the CLI writes the database
+// while the app runs; the pages hear of a changed setting once (and of no
+// setting when an unrelated change lands), and of a server it added.
 func TestChangesByAnotherProcessReachThePages(t *testing.T) {
 	dir := t.TempDir()
 	c, err := core.Open(dir, core.Options{})
