@@ -4,8 +4,12 @@ package main
 
 import (
 	"context"
+	_ "embed"
 	"sync"
+	"sync/atomic"
+	"time"
 
+	"github.com/sirupsen/logrus"
 	"github.com/wailsapp/wails/v2"
 	"github.com/wailsapp/wails/v2/pkg/options"
 	"github.com/wailsapp/wails/v2/pkg/options/assetserver"
@@ -13,15 +17,24 @@ import (
 
 	"github.com/mcp-router/mcp-router/backend/appapi"
 	"github.com/mcp-router/mcp-router/backend/core"
+	"github.com/mcp-router/mcp-router/backend/tray"
 )
 
-// App is the struct bound to the window: a thin facade whose methods
-// delegate to appapi, which holds the logic and tests without Wails.
-type App struct {
-	api *appapi.API
+//go:embed build/appicon.png
+var appIcon []byte
 
-	mu  sync.Mutex
-	ctx context.Context // Wails' context, set on startup
+// desktop is the window's lifecycle around the bound *appapi.API: the
+// window calls the API's methods directly (window.go.appapi.API.<Method>).
+type desktop struct {
+	api  *appapi.API
+	core *core.Core
+	tray *tray.Tray
+	done <-chan struct{} // closed on SIGTERM / Ctrl-C
+
+	mu       sync.Mutex
+	ctx      context.Context // Wails' context, set on startup
+	detach   func()
+	quitting atomic.Bool // a real quit (tray Quit, SIGTERM), not a close to the tray
 }
 
 // wailsEmitter sends events through the Wails runtime. Only valid with
@@ -32,37 +45,93 @@ var _ appapi.Emitter = wailsEmitter{}
 
 func (e wailsEmitter) Emit(event string, data any) { runtime.EventsEmit(e.ctx, event, data) }
 
-func (a *App) startup(ctx context.Context) {
-	a.mu.Lock()
-	a.ctx = ctx
-	a.mu.Unlock()
-	a.api.Attach(wailsEmitter{ctx})
-}
-
-func (a *App) shutdown(context.Context) { a.api.Detach() }
-
-// quit closes the window from outside the UI (SIGTERM, Ctrl-C).
-func (a *App) quit() {
-	a.mu.Lock()
-	ctx := a.ctx
-	a.mu.Unlock()
-	if ctx != nil {
+func (d *desktop) startup(ctx context.Context) {
+	d.mu.Lock()
+	d.ctx = ctx
+	d.detach = appapi.Attach(d.api, wailsEmitter{ctx})
+	d.mu.Unlock()
+	if d.quitting.Load() { // SIGTERM arrived before the window was up
 		runtime.Quit(ctx)
 	}
 }
 
-// ListServers returns every configured server with its live state.
-func (a *App) ListServers() ([]appapi.ServerView, error) {
-	return a.api.ListServers(context.Background())
+func (d *desktop) shutdown(context.Context) {
+	d.mu.Lock()
+	detach := d.detach
+	d.detach = nil
+	d.mu.Unlock()
+	if detach != nil {
+		detach()
+	}
 }
 
-// FrontendReady is called by the UI once a page has rendered.
-func (a *App) FrontendReady(page string) error { return a.api.FrontendReady(page) }
+func (d *desktop) wailsCtx() context.Context {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.ctx
+}
 
-// runDesktop shows the window until the user closes it or ctx ends.
-func runDesktop(ctx context.Context, c *core.Core) error {
-	app := &App{api: appapi.New(c)}
-	stop := context.AfterFunc(ctx, app.quit)
+// quit ends the app: the window, the tray and the router.
+func (d *desktop) quit() {
+	d.quitting.Store(true)
+	if ctx := d.wailsCtx(); ctx != nil {
+		runtime.Quit(ctx)
+	}
+}
+
+// show brings the window back from the tray.
+func (d *desktop) show() {
+	if ctx := d.wailsCtx(); ctx != nil {
+		runtime.WindowShow(ctx)
+		runtime.WindowUnminimise(ctx)
+	}
+}
+
+// beforeClose decides what closing the window does: with closeToTray on
+// and a tray to come back from, the window hides and the router keeps
+// running; otherwise the app quits.
+func (d *desktop) beforeClose(ctx context.Context) (prevent bool) {
+	// On SIGTERM or Ctrl-C, Wails' own signal handler also closes the
+	// window, racing ours (which sets quitting): give ours a moment, so a
+	// signal always quits. Wails calls this on its own goroutine.
+	select {
+	case <-d.done:
+		return false
+	case <-time.After(150 * time.Millisecond):
+	}
+	if d.quitting.Load() {
+		return false
+	}
+	if !d.core.Settings.CloseToTray(ctx) {
+		return false
+	}
+	if !d.tray.Visible() {
+		logrus.Info("closeToTray is on but there is no tray icon to reopen the window from; quitting")
+		return false
+	}
+	runtime.WindowHide(ctx)
+	logrus.Info("window closed to the tray; the router keeps running (tray menu: Quit to exit)")
+	return true
+}
+
+// trayRefresher updates the tray's status line on server events.
+type trayRefresher struct{ t *tray.Tray }
+
+func (r trayRefresher) Emit(event string, _ any) {
+	if event == appapi.EventServersChanged || event == appapi.EventServerRemoved {
+		r.t.Refresh()
+	}
+}
+
+// runDesktop shows the window until the user quits or ctx ends.
+func runDesktop(ctx context.Context, c *core.Core, api *appapi.API) error {
+	d := &desktop{api: api, core: c, done: ctx.Done()}
+	d.tray = tray.Start(tray.Options{Icon: appIcon, Status: func() string { return tray.RouterStatus(c) },
+		OnOpen: d.show, OnQuit: d.quit, Logf: logrus.Infof})
+	defer d.tray.Stop()
+	detachTray := appapi.Attach(api, trayRefresher{d.tray})
+	defer detachTray()
+	stop := context.AfterFunc(ctx, d.quit)
 	defer stop()
 	return wails.Run(&options.App{
 		Title:            "MCP Router",
@@ -72,8 +141,9 @@ func runDesktop(ctx context.Context, c *core.Core) error {
 		MinHeight:        500,
 		AssetServer:      &assetserver.Options{Assets: assets},
 		BackgroundColour: &options.RGBA{R: 246, G: 247, B: 249, A: 255},
-		OnStartup:        app.startup,
-		OnShutdown:       app.shutdown,
-		Bind:             []interface{}{app},
+		OnStartup:        d.startup,
+		OnShutdown:       d.shutdown,
+		OnBeforeClose:    d.beforeClose,
+		Bind:             []interface{}{api},
 	})
 }

@@ -22,6 +22,9 @@ function keepDistGitkeep(): Plugin {
 
 export default defineConfig({
   plugins: [react(), keepDistGitkeep()],
+  // Relative asset URLs: the same build is served at / in the desktop
+  // window and at /ui/ by `mcp-router serve` (which adds <base href="/ui/">).
+  base: './',
   build: {
     outDir: 'dist',
     emptyOutDir: true,

@@ -17,6 +17,7 @@ const migrationTable = "migrations"
 var migrations = []*gormigrate.Migration{
 	{ID: "0001_initial", Migrate: migrate0001},
 	{ID: "0002_server_gate", Migrate: migrate0002},
+	{ID: "0003_request_log_indexes", Migrate: migrate0003},
 }
 
 // MigrationIDs lists the migrations this build knows, oldest first.

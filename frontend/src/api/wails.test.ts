@@ -6,7 +6,7 @@ import { server } from '../test/fakeApi';
 // and window.runtime, which the generated wailsjs/ modules call through.
 function installBridge(app: Record<string, (...a: never[]) => Promise<unknown>>) {
   const listeners = new Map<string, Set<(...d: unknown[]) => void>>();
-  window.go = { main: { App: app } };
+  window.go = { appapi: { API: app } };
   window.runtime = {
     EventsOnMultiple(name: string, cb: (...d: unknown[]) => void) {
       const set = listeners.get(name) ?? new Set();
@@ -26,7 +26,7 @@ describe('wailsApi', () => {
     vi.restoreAllMocks();
   });
 
-  it('lists servers through window.go.main.App.ListServers', async () => {
+  it('lists servers through window.go.appapi.API.ListServers', async () => {
     installBridge({ ListServers: async () => [server('a', { transport: 'sse' })] });
     expect(await wailsApi.listServers()).toEqual([server('a', { transport: 'sse' })]);
   });
