@@ -51,6 +51,7 @@ type Gateway struct {
 	call  *callRegistry
 	subs  subscriptions
 	lists pendingLists
+	fast  fastPath
 
 	rebuildMu      sync.Mutex
 	mu             sync.RWMutex
@@ -90,7 +91,9 @@ func New(ups *upstream.Service, o Options) *Gateway {
 		templates: map[string]string{}, published: map[string]string{}, kick: make(chan struct{}, 1),
 		subs: subscriptions{byURI: map[string]map[string]bool{}}}
 	hooks := &server.Hooks{}
+	g.shapeErrors(hooks) // first: the log records the error as the client gets it
 	g.logHooks(hooks)
+	g.trackSessions(hooks)
 	g.registerHookPoints(hooks)
 	hooks.AddAfterInitialize(func(ctx context.Context, _ any, _ *mcp.InitializeRequest, res *mcp.InitializeResult) {
 		res.Instructions = g.instructions(o.CallerFrom(ctx))

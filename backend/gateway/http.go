@@ -42,7 +42,7 @@ func (g *Gateway) HTTPHandler(auth func(http.Handler) http.Handler) http.Handler
 		server.WithMessageEndpoint(PathMessage),
 		server.WithUseFullURLForMessageEndpoint(false))
 	mux := http.NewServeMux()
-	mux.Handle(PathMCP, auth(limitBody(streamable)))
+	mux.Handle(PathMCP, auth(limitBody(g.fastMCP(streamable))))
 	mux.Handle(PathSSE, auth(sse.SSEHandler()))
 	mux.Handle(PathMessage, auth(limitBody(sse.MessageHandler())))
 	return guardLocal(mux)

@@ -161,7 +161,7 @@ func (c *conn) request(ctx context.Context, method string, params any) ([]byte, 
 		}
 		c.awaitExit()
 		if reason := c.lostWhy(); reason != "" && ctx.Err() == nil {
-			return nil, fmt.Errorf("%s: %s", method, reason)
+			return nil, &lostError{method: method, reason: reason}
 		}
 		return nil, err
 	}
