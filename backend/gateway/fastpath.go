@@ -135,7 +135,8 @@ func (e errReader) Read([]byte) (int, error) { return 0, e.err }
 // no hooks loaded, no progress token or other _meta (progress needs the
 // SSE stream), no task, and a client that declared no sampling,
 // elicitation or roots (requests an upstream sends during the call are
-// delivered on the POST's own SSE stream). Batches, notifications, other
+// delivered on the POST's own SSE stream), and no notifications queued for
+// the session (mcp-go sends them ahead of its answer). Batches, notifications, other
 // methods and unknown sessions go to mcp-go too, which answers them as
 // before. Any new condition on the call path (e.g. a per-session gate)
 // belongs here.
@@ -164,6 +165,11 @@ func (g *Gateway) fastPathEligible(r *http.Request, m *message) (server.ClientSe
 		return nil, false
 	}
 	s := v.(server.ClientSession)
+	// Notifications waiting for a POST to carry them (a client without a
+	// GET stream): mcp-go's answer delivers them first.
+	if len(s.NotificationChannel()) > 0 {
+		return nil, false
+	}
 	if declares(s, "sampling") || declares(s, "elicitation") || declares(s, "roots") {
 		return nil, false
 	}
