@@ -61,6 +61,11 @@ type fastPath struct {
 	served   atomic.Uint64 // calls the fast path answered (tests read it)
 }
 
+// EnvFastPath, set to "off" in the router's environment, sends every
+// request through mcp-go: a switch to compare the two paths (make bench
+// does) or to rule the fast path out when something looks wrong.
+const EnvFastPath = "MCPR_FAST_PATH"
+
 // SetFastPath turns the fast path on (the default) or off; off, every
 // request goes through mcp-go. For tests and comparisons.
 func (g *Gateway) SetFastPath(on bool) { g.fast.disabled.Store(!on) }

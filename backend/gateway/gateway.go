@@ -7,6 +7,7 @@ package gateway
 
 import (
 	"context"
+	"os"
 	"sort"
 	"strings"
 	"sync"
@@ -90,6 +91,7 @@ func New(ups *upstream.Service, o Options) *Gateway {
 		tools: map[string]upstreamName{}, prompts: map[string]upstreamName{}, resources: map[string]string{},
 		templates: map[string]string{}, published: map[string]string{}, kick: make(chan struct{}, 1),
 		subs: subscriptions{byURI: map[string]map[string]bool{}}}
+	g.fast.disabled.Store(os.Getenv(EnvFastPath) == "off")
 	hooks := &server.Hooks{}
 	g.shapeErrors(hooks) // first: the log records the error as the client gets it
 	g.logHooks(hooks)
