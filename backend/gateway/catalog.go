@@ -75,6 +75,7 @@ func (g *Gateway) rebuild() {
 	promptNames, promptCollisions := assignNames("prompt", promptItems, modes, sep)
 
 	var tools []server.ServerTool
+	taskOnly := map[string]bool{} // tools mcp-go refuses to call without a task
 	for final, un := range toolNames {
 		t, err := convertTool(toolRaw[un], final)
 		if err != nil {
@@ -83,6 +84,9 @@ func (g *Gateway) rebuild() {
 			continue
 		}
 		tools = append(tools, server.ServerTool{Tool: t, Handler: g.callTool(un)})
+		if t.Execution != nil && t.Execution.TaskSupport == mcp.TaskSupportRequired {
+			taskOnly[final] = true
+		}
 	}
 	var prompts []server.ServerPrompt
 	for final, un := range promptNames {
@@ -133,7 +137,7 @@ func (g *Gateway) rebuild() {
 	}
 
 	g.mu.Lock()
-	g.tools, g.prompts = toolNames, promptNames
+	g.tools, g.prompts, g.taskOnly = toolNames, promptNames, taskOnly
 	g.resources, g.templates, g.templateRoutes = resourceOwners, templateOwners, templateRoutes
 	collisions := append(append(toolCollisions, promptCollisions...), resourceCollisions...)
 	g.collisions = collisions

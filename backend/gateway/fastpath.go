@@ -229,14 +229,15 @@ func requestID(raw json.RawMessage) mcp.RequestId {
 }
 
 // serveFast answers a tools/call. It reports false, having written
-// nothing, when the tool is not one this caller can reach: mcp-go then
-// answers, exactly as for any unknown tool.
+// nothing, when the tool is not one this caller can reach (mcp-go then
+// answers, exactly as for any unknown tool) or one that needs a task.
 func (g *Gateway) serveFast(w http.ResponseWriter, r *http.Request, s server.ClientSession, m *message) bool {
 	caller := g.o.CallerFrom(r.Context())
 	g.mu.RLock()
 	un, ok := g.tools[m.Params.Name]
+	taskOnly := g.taskOnly[m.Params.Name]
 	g.mu.RUnlock()
-	if !ok || !caller.allows(un.Server) {
+	if !ok || !caller.allows(un.Server) || taskOnly {
 		return false
 	}
 	g.fast.served.Add(1)

@@ -375,3 +375,20 @@ func TestFastPathFallsBackForSpecialCalls(t *testing.T) {
 		t.Errorf("a client that declared sampling took the fast path")
 	}
 }
+
+// A tool that must run as a task is left to mcp-go, which refuses a plain
+// call to it.
+func TestFastPathLeavesTaskOnlyToolsToMcpGo(t *testing.T) {
+	r := newRig(t, []spec.Server{brokenDef()}, rigOptions{})
+	s := newRawHTTP(t, r.url)
+	before := r.gw.fast.served.Load()
+	if e := errorOf(t, s.call(1, "broken__tasky", `{}`)); e.Code != -32601 || !strings.Contains(e.Message, "task") {
+		t.Errorf("plain call of a task-only tool: %+v", e)
+	}
+	if body := s.call(2, "broken__echo", `{"message":"plain"}`); !bytes.Contains(body, []byte("plain")) {
+		t.Errorf("echo: %s", body)
+	}
+	if n := r.gw.fast.served.Load() - before; n != 1 {
+		t.Errorf("the fast path served %d calls, want only the echo", n)
+	}
+}

@@ -57,6 +57,7 @@ type Gateway struct {
 	rebuildMu      sync.Mutex
 	mu             sync.RWMutex
 	tools          map[string]upstreamName // client-facing name → upstream tool
+	taskOnly       map[string]bool         // tools that need task augmentation (mcp-go's path answers them)
 	prompts        map[string]upstreamName
 	resources      map[string]string // URI → server
 	templates      map[string]string // URI template → server

@@ -41,7 +41,7 @@ func TestMain(m *testing.M) {
 // serveBroken is a raw stdio upstream whose tools fail in each way an
 // upstream can: "fail" answers a JSON-RPC error with data, "malformed" a
 // result that is not an object, "hang" never answers, "crash" exits while
-// the call waits; "echo" works.
+// the call waits; "echo" works; "tasky" must be called as a task.
 func serveBroken() {
 	in := bufio.NewScanner(os.Stdin)
 	in.Buffer(make([]byte, 1<<20), 1<<20)
@@ -68,6 +68,8 @@ func serveBroken() {
 			for _, n := range []string{"echo", "fail", "malformed", "hang", "crash"} {
 				tools = append(tools, map[string]any{"name": n, "inputSchema": map[string]any{"type": "object"}})
 			}
+			tools = append(tools, map[string]any{"name": "tasky", "inputSchema": map[string]any{"type": "object"},
+				"execution": map[string]any{"taskSupport": "required"}})
 			reply["result"] = map[string]any{"tools": tools}
 		case "tools/call":
 			switch req.Params.Name {
