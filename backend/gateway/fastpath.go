@@ -94,7 +94,8 @@ type callParams struct {
 var bodyPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
 // fastMCP wraps the streamable HTTP handler of /mcp with the fast path.
-func (g *Gateway) fastMCP(next http.Handler) http.Handler {
+// ids is the session id manager next validates sessions with.
+func (g *Gateway) fastMCP(next http.Handler, ids server.SessionIdManager) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodPost || g.fast.disabled.Load() {
 			next.ServeHTTP(w, r)
@@ -121,7 +122,7 @@ func (g *Gateway) fastMCP(next http.Handler) http.Handler {
 		if json.Unmarshal(body, &m) == nil {
 			if m.Method == string(mcp.MethodNotificationCancelled) {
 				g.cancelFast(r, m.Params.RequestID)
-			} else if s, ok := g.fastPathEligible(r, &m); ok && g.serveFast(w, r, s, &m) {
+			} else if s, ok := g.fastPathEligible(r, &m, ids); ok && g.serveFast(w, r, s, &m) {
 				return
 			}
 		}
@@ -145,7 +146,7 @@ func (e errReader) Read([]byte) (int, error) { return 0, e.err }
 // methods and unknown sessions go to mcp-go too, which answers them as
 // before. Any new condition on the call path (e.g. a per-session gate)
 // belongs here.
-func (g *Gateway) fastPathEligible(r *http.Request, m *message) (server.ClientSession, bool) {
+func (g *Gateway) fastPathEligible(r *http.Request, m *message, ids server.SessionIdManager) (server.ClientSession, bool) {
 	if m.Method != string(mcp.MethodToolsCall) || m.JSONRPC != mcp.JSONRPC_VERSION || !plainID(m.ID) ||
 		m.Params.Name == "" || len(m.Params.Task) > 0 || !emptyMeta(m.Params.Meta) {
 		return nil, false
@@ -163,6 +164,11 @@ func (g *Gateway) fastPathEligible(r *http.Request, m *message) (server.ClientSe
 	}
 	sid := r.Header.Get(server.HeaderKeySessionID)
 	if sid == "" {
+		return nil, false
+	}
+	// Live for this endpoint's id manager, as mcp-go checks, and
+	// registered (initialized, not deleted).
+	if terminated, err := ids.Validate(sid); err != nil || terminated {
 		return nil, false
 	}
 	v, ok := g.fast.sessions.m.Load(sid)

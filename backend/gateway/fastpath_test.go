@@ -27,10 +27,10 @@ import (
 // capabilities, so its plain tools/call requests may take the fast path.
 type rawHTTP struct {
 	url, sid string
-	t        *testing.T
+	t        testing.TB
 }
 
-func newRawHTTP(t *testing.T, url string) *rawHTTP {
+func newRawHTTP(t testing.TB, url string) *rawHTTP {
 	t.Helper()
 	s := &rawHTTP{url: url, t: t}
 	_, hdr, body := s.post(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`)
@@ -391,4 +391,57 @@ func TestFastPathLeavesTaskOnlyToolsToMcpGo(t *testing.T) {
 	if n := r.gw.fast.served.Load() - before; n != 1 {
 		t.Errorf("the fast path served %d calls, want only the echo", n)
 	}
+}
+
+// FuzzFastPath throws arbitrary bodies at /mcp on a live session whose
+// upstream answers, errs and hangs: whichever path takes them, the router
+// must not crash, must not answer 5xx, and must answer JSON as JSON.
+func FuzzFastPath(f *testing.F) {
+	for _, seed := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"broken__echo","arguments":{"message":"x"}}}`,
+		`{"jsonrpc":"2.0","id":"a","method":"tools/call","params":{"name":"broken__fail","arguments":null}}`,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"broken__malformed"}}`,
+		`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"broken__echo","arguments":[1,2]}}`,
+		`{"jsonrpc":"2.0","id":1.5,"method":"tools/call","params":{"name":"broken__echo","arguments":{}}}`,
+		`{"jsonrpc":"2.0","id":"\u003c","method":"tools/call","params":{"name":"broken__echo","arguments":{},"_meta":{"progressToken":1}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}`,
+		`[{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"broken__echo"}}]`,
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":"x"}`,
+		``, `null`, `{}`,
+	} {
+		f.Add([]byte(seed))
+	}
+	r := newRig(f, []spec.Server{brokenDef()}, rigOptions{})
+	s := newRawHTTP(f, r.url)
+	hc := &http.Client{Timeout: 3 * time.Second}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		if bytes.Contains(body, []byte("hang")) || bytes.Contains(body, []byte("crash")) {
+			t.Skip("a call that hangs or kills the upstream is tested on its own")
+		}
+		req, _ := http.NewRequest(http.MethodPost, s.url, bytes.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set(server.HeaderKeySessionID, s.sid)
+		resp, err := hc.Do(req)
+		if err != nil {
+			// Some requests open a stream that lasts until the client
+			// leaves (a 2026-07-28 subscriptions/listen): this one leaves
+			// after 3 s.
+			return
+		}
+		defer resp.Body.Close()
+		answer, err := io.ReadAll(resp.Body)
+		if err != nil {
+			return
+		}
+		if resp.StatusCode >= 500 {
+			t.Fatalf("HTTP %d for %q: %s", resp.StatusCode, body, answer)
+		}
+		if resp.StatusCode == http.StatusOK && len(answer) > 0 && strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") {
+			var msg any
+			if err := json.Unmarshal(answer, &msg); err != nil {
+				t.Fatalf("answer is not JSON: %q", answer)
+			}
+		}
+	})
 }

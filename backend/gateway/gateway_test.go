@@ -56,7 +56,7 @@ type rigOptions struct {
 	callerFrom func(context.Context) Caller
 }
 
-func newRig(t *testing.T, defs []spec.Server, ro rigOptions) *rig {
+func newRig(t testing.TB, defs []spec.Server, ro rigOptions) *rig {
 	t.Helper()
 	r := &rig{log: &memLog{}}
 	var gw *Gateway
@@ -89,7 +89,7 @@ func newRig(t *testing.T, defs []spec.Server, ro rigOptions) *rig {
 }
 
 // waitPublished waits until the gateway offers tools of the named server.
-func (r *rig) waitPublished(t *testing.T, server string) {
+func (r *rig) waitPublished(t testing.TB, server string) {
 	t.Helper()
 	testpeers.Eventually(t, 30*time.Second, server+"'s tools in the gateway", func() bool {
 		r.gw.mu.RLock()
