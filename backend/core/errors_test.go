@@ -150,12 +150,15 @@ func TestRoutingErrorsOverStdioAndHTTP(t *testing.T) {
 	}
 
 	// Server down: the upstream dies while the call waits, once per transport.
+	killed := 0
 	for _, transport := range []string{"stdio", "HTTP"} {
-		testpeers.Eventually(t, 20*time.Second, "victim running", func() bool {
+		testpeers.Eventually(t, 20*time.Second, "victim running (again)", func() bool {
 			st, err := e.core.Servers.Status("victim")
-			return err == nil && st.State == "running" && st.PID != 0
+			return err == nil && st.State == "running" && st.PID != 0 && st.PID != killed
 		})
+		e.core.Gateway.Rebuild() // its tools, published now rather than after the debounce
 		st, _ := e.core.Servers.Status("victim")
+		killed = st.PID
 		msg := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"victim__trigger-long-running-operation","arguments":{"duration":10,"steps":2}}}`, id)
 		answers := make(chan []byte, 1)
 		go func(id int) {

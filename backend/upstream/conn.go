@@ -67,7 +67,7 @@ func dial(ctx context.Context, s spec.Server, o dialOptions) (*conn, error) {
 			return nil, err
 		}
 		c.proc = p
-		c.tr = transport.NewIO(p.stdout, p.stdin, nil)
+		c.tr = newPipeTransport(p.stdout, p.stdin)
 		go func() {
 			select {
 			case <-p.exited:
