@@ -35,6 +35,7 @@ const modifyingHook = "if (context.toolName === 'echo') { context.arguments.mess
 // The labels of the hook paths and of the path they are compared with.
 const (
 	labelNoHooks   = "router HTTP → stdio upstream"
+	labelFastOff   = "router HTTP → stdio, fast path off"
 	labelEarly1    = "router HTTP → stdio + 1 early hook"
 	labelEarly10   = "router HTTP → stdio + 10 early hooks"
 	labelModifying = "router HTTP → stdio + 1 modifying hook"

@@ -198,6 +198,9 @@ type stats struct {
 	Calls, Errors  int
 	CPU            float64 // cores the measured process used (concurrent router runs only)
 	CPUPerCall     float64 // its CPU microseconds per call
+	// ClientCPUPerCall is the bench process's own CPU microseconds per
+	// call (the client side; concurrent router runs only).
+	ClientCPUPerCall float64
 }
 
 func summarize(lat []time.Duration, elapsed time.Duration, errs int) stats {
@@ -329,12 +332,13 @@ func median(runs []stats) stats {
 		return (v[len(v)/2-1] + v[len(v)/2]) / 2
 	}
 	m := stats{
-		P50:        pick(func(s stats) float64 { return s.P50 }),
-		P99:        pick(func(s stats) float64 { return s.P99 }),
-		Mean:       pick(func(s stats) float64 { return s.Mean }),
-		Rate:       pick(func(s stats) float64 { return s.Rate }),
-		CPU:        pick(func(s stats) float64 { return s.CPU }),
-		CPUPerCall: pick(func(s stats) float64 { return s.CPUPerCall }),
+		P50:              pick(func(s stats) float64 { return s.P50 }),
+		P99:              pick(func(s stats) float64 { return s.P99 }),
+		Mean:             pick(func(s stats) float64 { return s.Mean }),
+		Rate:             pick(func(s stats) float64 { return s.Rate }),
+		CPU:              pick(func(s stats) float64 { return s.CPU }),
+		CPUPerCall:       pick(func(s stats) float64 { return s.CPUPerCall }),
+		ClientCPUPerCall: pick(func(s stats) float64 { return s.ClientCPUPerCall }),
 	}
 	for _, r := range runs {
 		m.Calls += r.Calls

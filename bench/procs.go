@@ -256,7 +256,7 @@ var listeningRE = regexp.MustCompile(`listening on (http://\S+/mcp)`)
 
 // routerServe starts `mcp-router serve` on 127.0.0.1:0 and returns its /mcp
 // URL once it listens.
-func (p *procs) routerServe(ctx context.Context, name, dataDir string, noAuth bool, profile string) (*proc, string, error) {
+func (p *procs) routerServe(ctx context.Context, name, dataDir string, noAuth bool, profile string, env ...string) (*proc, string, error) {
 	self, err := os.Executable()
 	if err != nil {
 		return nil, "", err
@@ -266,7 +266,7 @@ func (p *procs) routerServe(ctx context.Context, name, dataDir string, noAuth bo
 		args = append(args, "--no-auth")
 	}
 	cmd := exec.Command(self, args...)
-	cmd.Env = os.Environ()
+	cmd.Env = append(os.Environ(), env...)
 	if profile != "" {
 		cmd.Env = append(cmd.Env, profileEnv+"="+profile)
 	}

@@ -110,6 +110,7 @@ func (g *Gateway) rebuild() {
 		}
 	}
 	var tools []server.ServerTool
+	taskOnly := map[string]bool{} // tools mcp-go refuses to call without a task
 	for final, un := range toolNames {
 		if un.Item == gateToolItem {
 			t := activateTool(final, gates[un.Server].message(un.Server))
@@ -124,6 +125,9 @@ func (g *Gateway) rebuild() {
 			continue
 		}
 		tools = append(tools, server.ServerTool{Tool: t, Handler: g.callTool(un)})
+		if t.Execution != nil && t.Execution.TaskSupport == mcp.TaskSupportRequired {
+			taskOnly[final] = true
+		}
 	}
 	var prompts []server.ServerPrompt
 	for final, un := range promptNames {
@@ -181,7 +185,7 @@ func (g *Gateway) rebuild() {
 			g.gate.forgetServer(name)
 		}
 	}
-	g.tools, g.prompts, g.gates = toolNames, promptNames, gates
+	g.tools, g.prompts, g.gates, g.taskOnly = toolNames, promptNames, gates, taskOnly
 	g.resources, g.templates, g.templateRoutes = resourceOwners, templateOwners, templateRoutes
 	collisions := append(append(toolCollisions, promptCollisions...), resourceCollisions...)
 	g.collisions = collisions

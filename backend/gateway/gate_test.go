@@ -516,4 +516,9 @@ func TestGateLocksPromptsAndResources(t *testing.T) {
 	if _, err := c.ReadResource(ctx, mcp.ReadResourceRequest{Params: mcp.ReadResourceParams{URI: uri}}); err != nil {
 		t.Errorf("resources/read after activation: %v", err)
 	}
+
+	// The refusal is a routing error in the one format: code, message, data.
+	raw := newRawHTTP(t, r.url)
+	_, _, body := raw.post(fmt.Sprintf(`{"jsonrpc":"2.0","id":7,"method":"prompts/get","params":{"name":%q}}`, simple))
+	checkError(t, "locked prompts/get", errorOf(t, body), simple, CodeLocked, "ev: "+gateMessage, ReasonLocked, nil)
 }

@@ -7,6 +7,7 @@ package gateway
 
 import (
 	"context"
+	"os"
 	"sort"
 	"strings"
 	"sync"
@@ -51,10 +52,12 @@ type Gateway struct {
 	call  *callRegistry
 	subs  subscriptions
 	lists pendingLists
+	fast  fastPath
 
 	rebuildMu      sync.Mutex
 	mu             sync.RWMutex
 	tools          map[string]upstreamName // client-facing name → upstream tool
+	taskOnly       map[string]bool         // tools that need task augmentation (mcp-go's path answers them)
 	prompts        map[string]upstreamName
 	resources      map[string]string // URI → server
 	templates      map[string]string // URI template → server
@@ -94,7 +97,9 @@ func New(ups *upstream.Service, o Options) *Gateway {
 		templates: map[string]string{}, published: map[string]string{}, kick: make(chan struct{}, 1),
 		gates: map[string]gatedServer{}, remembered: map[string][]upstream.Tool{},
 		subs: subscriptions{byURI: map[string]map[string]bool{}}}
+	g.fast.disabled.Store(os.Getenv(EnvFastPath) == "off")
 	hooks := &server.Hooks{}
+	g.shapeErrors(hooks) // first: the log records the error as the client gets it
 	g.logHooks(hooks)
 	// Before the user's post hooks, so they see the list the client gets.
 	// Not a tool filter: mcp-go applies those to calls too, and a call to a
@@ -102,6 +107,7 @@ func New(ups *upstream.Service, o Options) *Gateway {
 	hooks.AddAfterListTools(func(ctx context.Context, _ any, _ *mcp.ListToolsRequest, res *mcp.ListToolsResult) {
 		g.hideLockedTools(ctx, res)
 	})
+	g.trackSessions(hooks)
 	g.registerHookPoints(hooks)
 	hooks.AddAfterInitialize(func(ctx context.Context, _ any, _ *mcp.InitializeRequest, res *mcp.InitializeResult) {
 		res.Instructions = g.instructions(o.CallerFrom(ctx))

@@ -57,7 +57,7 @@ type rigOptions struct {
 	backoffBase time.Duration // first retry delay after a loss; default 50 ms
 }
 
-func newRig(t *testing.T, defs []spec.Server, ro rigOptions) *rig {
+func newRig(t testing.TB, defs []spec.Server, ro rigOptions) *rig {
 	t.Helper()
 	r := &rig{log: &memLog{}}
 	var gw *Gateway
@@ -95,7 +95,7 @@ func newRig(t *testing.T, defs []spec.Server, ro rigOptions) *rig {
 }
 
 // waitPublished waits until the gateway offers tools of the named server.
-func (r *rig) waitPublished(t *testing.T, server string) {
+func (r *rig) waitPublished(t testing.TB, server string) {
 	t.Helper()
 	testpeers.Eventually(t, 30*time.Second, server+"'s tools in the gateway", func() bool {
 		r.gw.mu.RLock()

@@ -13,34 +13,6 @@ import (
 	"github.com/mcp-router/mcp-router/backend/upstream"
 )
 
-// RouteError is a routing or upstream failure, reported to the client as a
-// JSON-RPC error whose message is "<server>: <what happened>".
-type RouteError struct {
-	Server string
-	Reason string
-	Err    error
-}
-
-func (e *RouteError) Error() string { return e.Server + ": " + e.Reason }
-func (e *RouteError) Unwrap() error { return e.Err }
-
-// routeError words an upstream failure for the client.
-func routeError(server string, err error) error {
-	var rpc *upstream.RPCError
-	reason := err.Error()
-	switch {
-	case errors.Is(err, upstream.ErrUnknownServer):
-		reason = "no such server"
-	case errors.Is(err, upstream.ErrNotRunning), errors.Is(err, upstream.ErrTimeout):
-		reason = err.Error()
-	case errors.As(err, &rpc):
-		reason = fmt.Sprintf("upstream error %d: %s", rpc.Code, rpc.Message)
-	case errors.Is(err, context.Canceled):
-		reason = "cancelled"
-	}
-	return &RouteError{Server: server, Reason: reason, Err: err}
-}
-
 // forwardMeta copies the client's _meta for the upstream, swapping the
 // progress token for the router-unique one.
 func forwardMeta(meta *mcp.Meta, f *inflight) map[string]any {
@@ -66,9 +38,14 @@ func progressToken(meta *mcp.Meta) any {
 
 // begin registers a call for progress and client-side routing, and gives
 // the upstream request a timeout that progress resets.
+// Without a progress token nothing can reset the timer: a plain deadline.
 func (g *Gateway) begin(ctx context.Context, upstreamName string, meta *mcp.Meta) (context.Context, *inflight, func()) {
-	ctx, touch := upstream.WithActivity(ctx)
-	f := g.call.begin(upstreamName, server.ClientSessionFromContext(ctx), progressToken(meta), touch)
+	token := progressToken(meta)
+	var touch func()
+	if token != nil {
+		ctx, touch = upstream.WithActivity(ctx)
+	}
+	f := g.call.begin(upstreamName, server.ClientSessionFromContext(ctx), token, touch)
 	return ctx, f, func() { g.call.end(f) }
 }
 
@@ -114,7 +91,7 @@ func (g *Gateway) callTool(un upstreamName) server.ToolHandlerFunc {
 		msg := json.RawMessage(raw)
 		res, err := mcp.ParseCallToolResult(&msg)
 		if err != nil {
-			return nil, routeError(un.Server, fmt.Errorf("malformed tools/call result: %w", err))
+			return nil, badResponse(un.Server, "tools/call", err)
 		}
 		return res, nil
 	}
@@ -136,7 +113,7 @@ func (g *Gateway) getPrompt(un upstreamName) server.PromptHandlerFunc {
 			return nil, fmt.Errorf("prompt '%s' not found", req.Params.Name)
 		}
 		if message, blocked := g.gateBlocks(g.gateKey(ctx), un.Server); blocked {
-			return nil, &RouteError{Server: un.Server, Reason: message}
+			return nil, locked(un.Server, message)
 		}
 		ctx, f, done := g.begin(ctx, un.Server, req.Params.Meta)
 		defer done()
@@ -152,7 +129,7 @@ func (g *Gateway) getPrompt(un upstreamName) server.PromptHandlerFunc {
 		msg := json.RawMessage(raw)
 		res, err := mcp.ParseGetPromptResult(&msg)
 		if err != nil {
-			return nil, routeError(un.Server, fmt.Errorf("malformed prompts/get result: %w", err))
+			return nil, badResponse(un.Server, "prompts/get", err)
 		}
 		return res, nil
 	}
@@ -164,7 +141,7 @@ func (g *Gateway) readResource(upstreamName string) server.ResourceHandlerFunc {
 			return nil, fmt.Errorf("resource %s not found", req.Params.URI)
 		}
 		if message, blocked := g.gateBlocks(g.gateKey(ctx), upstreamName); blocked {
-			return nil, &RouteError{Server: upstreamName, Reason: message}
+			return nil, locked(upstreamName, message)
 		}
 		ctx, f, done := g.begin(ctx, upstreamName, req.Params.Meta)
 		defer done()
@@ -183,7 +160,7 @@ func (g *Gateway) readResource(upstreamName string) server.ResourceHandlerFunc {
 		msg := json.RawMessage(raw)
 		res, err := mcp.ParseReadResourceResult(&msg)
 		if err != nil {
-			return nil, routeError(upstreamName, fmt.Errorf("malformed resources/read result: %w", err))
+			return nil, badResponse(upstreamName, "resources/read", err)
 		}
 		return res.Contents, nil
 	}

@@ -30,19 +30,21 @@ func (g *Gateway) HTTPHandler(auth func(http.Handler) http.Handler) http.Handler
 	if auth == nil {
 		auth = func(h http.Handler) http.Handler { return h }
 	}
+	// Real sessions: notifications (list_changed, progress) and
+	// server-initiated requests need a session to go to, and an unknown
+	// session must get 404 so the client re-initializes. (What
+	// WithStateful(true) sets up, with the manager kept for the fast path.)
+	ids := &server.InsecureStatefulSessionIdManager{}
 	streamable := server.NewStreamableHTTPServer(g.srv,
 		server.WithEndpointPath(PathMCP),
-		// Real sessions: notifications (list_changed, progress) and
-		// server-initiated requests need a session to go to, and an
-		// unknown session must get 404 so the client re-initializes.
-		server.WithStateful(true),
+		server.WithSessionIdManager(ids),
 		server.WithStreamableHTTPLogger(quietSlog))
 	sse := server.NewSSEServer(g.srv,
 		server.WithSSEEndpoint(PathSSE),
 		server.WithMessageEndpoint(PathMessage),
 		server.WithUseFullURLForMessageEndpoint(false))
 	mux := http.NewServeMux()
-	mux.Handle(PathMCP, auth(limitBody(streamable)))
+	mux.Handle(PathMCP, auth(limitBody(g.fastMCP(streamable, ids))))
 	mux.Handle(PathSSE, auth(sse.SSEHandler()))
 	mux.Handle(PathMessage, auth(limitBody(sse.MessageHandler())))
 	return guardLocal(mux)

@@ -59,7 +59,10 @@ func (g *Gateway) logHooks(h *server.Hooks) {
 			case errors.As(err, &b):
 				e.Status, e.Error = store.StatusBlocked, b.Error()
 			case errors.As(err, &re):
-				e.Server = re.Server
+				e.Error = re.Error()
+				if re.Reason != ReasonUnknownTool {
+					e.Server = re.Server
+				}
 			}
 		} else {
 			e.Response = marshalForLog(result)

@@ -1,7 +1,9 @@
 package gateway
 
 import (
+	"bufio"
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"testing"
@@ -29,5 +31,62 @@ func TestMain(m *testing.M) {
 		_ = server.ServeStdio(s)
 		os.Exit(0)
 	}
+	if os.Getenv("MCPR_FAKE_MODE") == "broken" {
+		serveBroken()
+		os.Exit(0)
+	}
 	os.Exit(m.Run())
+}
+
+// serveBroken is a raw stdio upstream whose tools fail in each way an
+// upstream can: "fail" answers a JSON-RPC error with data, "malformed" a
+// result that is not an object, "hang" never answers, "crash" exits while
+// the call waits; "echo" works; "tasky" must be called as a task.
+func serveBroken() {
+	in := bufio.NewScanner(os.Stdin)
+	in.Buffer(make([]byte, 1<<20), 1<<20)
+	out := json.NewEncoder(os.Stdout)
+	for in.Scan() {
+		var req struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+			Params struct {
+				Name      string         `json:"name"`
+				Arguments map[string]any `json:"arguments"`
+			} `json:"params"`
+		}
+		if json.Unmarshal(in.Bytes(), &req) != nil || len(req.ID) == 0 {
+			continue
+		}
+		reply := map[string]any{"jsonrpc": "2.0", "id": req.ID}
+		switch req.Method {
+		case "initialize":
+			reply["result"] = map[string]any{"protocolVersion": "2025-11-25", "capabilities": map[string]any{"tools": map[string]any{}},
+				"serverInfo": map[string]any{"name": "broken", "version": "1"}}
+		case "tools/list":
+			var tools []map[string]any
+			for _, n := range []string{"echo", "fail", "malformed", "hang", "crash"} {
+				tools = append(tools, map[string]any{"name": n, "inputSchema": map[string]any{"type": "object"}})
+			}
+			tools = append(tools, map[string]any{"name": "tasky", "inputSchema": map[string]any{"type": "object"},
+				"execution": map[string]any{"taskSupport": "required"}})
+			reply["result"] = map[string]any{"tools": tools}
+		case "tools/call":
+			switch req.Params.Name {
+			case "echo":
+				reply["result"] = map[string]any{"content": []any{map[string]any{"type": "text", "text": fmt.Sprint(req.Params.Arguments["message"])}}}
+			case "fail":
+				reply["error"] = map[string]any{"code": -32050, "message": "the tool <failed> & said so", "data": map[string]any{"detail": 7}}
+			case "malformed":
+				reply["result"] = "not a result"
+			case "hang":
+				continue
+			case "crash":
+				os.Exit(3)
+			}
+		default:
+			reply["result"] = map[string]any{}
+		}
+		_ = out.Encode(reply)
+	}
 }

@@ -55,7 +55,7 @@ func (g *Gateway) complete(ctx context.Context, upstreamName string, ref map[str
 		Completion mcp.Completion `json:"completion"`
 	}
 	if err := json.Unmarshal(raw, &res); err != nil {
-		return nil, routeError(upstreamName, fmt.Errorf("malformed completion/complete result: %w", err))
+		return nil, badResponse(upstreamName, "completion/complete", err)
 	}
 	if res.Completion.Values == nil {
 		res.Completion.Values = []string{}

@@ -2,7 +2,9 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
+	"strings"
 	"time"
 
 	"gorm.io/gorm"
@@ -47,11 +49,33 @@ func (r LogRepo) Insert(ctx context.Context, entries []RequestLog) error {
 	return nil
 }
 
-// insertSQL is the one statement the hot logging path runs. It bypasses
-// gorm: its per-row reflection was about a sixth of the router's CPU under
-// load (see docs/benchmarks.md), and this table's shape is fixed by
-// migration 0001.
-const insertSQL = "INSERT INTO request_logs (time, client, server, method, target, duration_ms, status, error, request, response) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+// insertSQL is the statement the hot logging path runs, for up to
+// insertChunk rows at a time. It bypasses gorm: its per-row reflection was
+// about a sixth of the router's CPU under load (see docs/benchmarks.md),
+// and this table's shape is fixed by migration 0001. One statement per
+// chunk rather than per row: each execution is a cgo round trip.
+const (
+	insertHead  = "INSERT INTO request_logs (time, client, server, method, target, duration_ms, status, error, request, response) VALUES "
+	insertRow   = "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+	insertCols  = 10
+	insertChunk = 50
+)
+
+// insertSQL is the statement for n rows.
+func insertSQL(n int) string {
+	var b strings.Builder
+	b.Grow(len(insertHead) + n*(len(insertRow)+2))
+	b.WriteString(insertHead)
+	for i := 0; i < n; i++ {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(insertRow)
+	}
+	return b.String()
+}
+
+var insertFull = insertSQL(insertChunk)
 
 func (r LogRepo) insertRaw(ctx context.Context, entries []RequestLog) error {
 	sqlDB, err := r.db.DB()
@@ -63,23 +87,41 @@ func (r LogRepo) insertRaw(ctx context.Context, entries []RequestLog) error {
 		return err
 	}
 	defer tx.Rollback() //nolint:errcheck // a no-op after Commit
-	stmt, err := tx.PrepareContext(ctx, insertSQL)
-	if err != nil {
-		return err
-	}
-	defer stmt.Close()
-	for i := range entries {
-		e := &entries[i]
-		res, err := stmt.ExecContext(ctx, e.Time, e.Client, e.Server, e.Method, e.Target, e.DurationMs,
-			e.Status, e.Error, e.Request, e.Response)
+	var full *sql.Stmt
+	args := make([]any, 0, insertCols*min(len(entries), insertChunk))
+	for len(entries) > 0 {
+		chunk := entries[:min(len(entries), insertChunk)]
+		entries = entries[len(chunk):]
+		args = args[:0]
+		for i := range chunk {
+			e := &chunk[i]
+			args = append(args, e.Time, e.Client, e.Server, e.Method, e.Target, e.DurationMs,
+				e.Status, e.Error, e.Request, e.Response)
+		}
+		var res sql.Result
+		if len(chunk) == insertChunk {
+			if full == nil {
+				if full, err = tx.PrepareContext(ctx, insertFull); err != nil {
+					return err
+				}
+				defer full.Close()
+			}
+			res, err = full.ExecContext(ctx, args...)
+		} else {
+			res, err = tx.ExecContext(ctx, insertSQL(len(chunk)), args...)
+		}
 		if err != nil {
 			return err
 		}
-		id, err := res.LastInsertId()
+		// The rows of one INSERT get consecutive ids inside the write
+		// transaction; the last one is the last insert id.
+		last, err := res.LastInsertId()
 		if err != nil {
 			return err
 		}
-		e.ID = uint(id)
+		for i := range chunk {
+			chunk[i].ID = uint(last - int64(len(chunk)-1-i))
+		}
 	}
 	return tx.Commit()
 }

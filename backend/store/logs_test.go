@@ -172,3 +172,35 @@ func TestLogsListAfterAndMaxID(t *testing.T) {
 		t.Errorf("new entry got ID %d, reusing IDs up to %d", next[0].ID, maxID+1)
 	}
 }
+
+// Insert gives each entry the id it was stored under, across the chunks of
+// one multi-row statement and the remainder (50 + 50 + 23 rows here).
+func TestLogsInsertAssignsTheStoredIDs(t *testing.T) {
+	s, _ := openTest(t)
+	ctx := context.Background()
+	r := s.Logs()
+	if err := r.Insert(ctx, []RequestLog{{Method: "first", Status: StatusOK}}); err != nil {
+		t.Fatal(err)
+	}
+	batch := make([]RequestLog, 123)
+	for i := range batch {
+		batch[i] = RequestLog{Method: "m", Target: fmt.Sprint(i), Status: StatusOK, Request: fmt.Sprintf(`{"i":%d}`, i)}
+	}
+	if err := r.Insert(ctx, batch); err != nil {
+		t.Fatal(err)
+	}
+	stored, err := r.List(ctx, LogFilter{Method: "m", Limit: 1000})
+	if err != nil || len(stored) != len(batch) {
+		t.Fatalf("stored %d entries, err %v", len(stored), err)
+	}
+	byID := map[uint]RequestLog{}
+	for _, e := range stored {
+		byID[e.ID] = e
+	}
+	for i, e := range batch {
+		got, ok := byID[e.ID]
+		if !ok || got.Target != fmt.Sprint(i) || got.Request != e.Request {
+			t.Fatalf("entry %d got id %d, which holds %+v", i, e.ID, got)
+		}
+	}
+}

@@ -32,7 +32,11 @@ var ErrTimeout = fmt.Errorf("timed out")
 func withRequestTimeout(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
 	a, ok := ctx.Value(activityKey{}).(*activity)
 	if !ok {
-		return context.WithTimeoutCause(ctx, d, fmt.Errorf("%w: no answer within %s", ErrTimeout, d))
+		// The cause is worded only when the timer fires: this runs for
+		// every request.
+		ctx, cancel := context.WithCancelCause(ctx)
+		t := time.AfterFunc(d, func() { cancel(fmt.Errorf("%w: no answer within %s", ErrTimeout, d)) })
+		return ctx, func() { t.Stop(); cancel(context.Canceled) }
 	}
 	ctx, cancel := context.WithCancelCause(ctx)
 	go func() {

@@ -67,7 +67,7 @@ func dial(ctx context.Context, s spec.Server, o dialOptions) (*conn, error) {
 			return nil, err
 		}
 		c.proc = p
-		c.tr = transport.NewIO(p.stdout, p.stdin, nil)
+		c.tr = newPipeTransport(p.stdout, p.stdin)
 		go func() {
 			select {
 			case <-p.exited:
@@ -161,7 +161,7 @@ func (c *conn) request(ctx context.Context, method string, params any) ([]byte, 
 		}
 		c.awaitExit()
 		if reason := c.lostWhy(); reason != "" && ctx.Err() == nil {
-			return nil, fmt.Errorf("%s: %s", method, reason)
+			return nil, &lostError{method: method, reason: reason}
 		}
 		return nil, err
 	}

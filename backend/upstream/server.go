@@ -35,12 +35,12 @@ type managed struct {
 
 func newManaged(svc *Service, s spec.Server) *managed {
 	m := &managed{
-		name:      s.Name,
-		svc:       svc,
-		spec:      s,
-		wake:      make(chan struct{}, 1),
-		refresh:   make(chan struct{}, 1),
-		pending:   map[string]bool{},
+		name:    s.Name,
+		svc:     svc,
+		spec:    s,
+		wake:    make(chan struct{}, 1),
+		refresh: make(chan struct{}, 1),
+		pending: map[string]bool{},
 	}
 	m.console = NewConsole(svc.opts.ConsoleLines, func(line string) {
 		svc.emit(Event{Kind: EventConsole, Server: s.Name, Line: line})

@@ -1,0 +1,384 @@
+package gateway
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"mime"
+	"net/http"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/mcp-router/mcp-router/backend/store"
+)
+
+// The fast path serves the commonest request, a plain tools/call on an
+// existing streamable HTTP session, without mcp-go's server: the message is
+// parsed once for what routing needs, the upstream gets the call's params
+// with the name rewritten, and the upstream's result bytes go back to the
+// client as they came, under the client's id. Everything else — and any
+// call with something special about it — goes to mcp-go (fastPathEligible).
+// Both paths answer the same request with the same result, the same errors
+// (errors.go) and the same request-log entry; the tests hold them to it.
+
+// fastSessions are the streamable HTTP sessions mcp-go has registered
+// (initialized and not yet deleted), by id. mcp-go keeps its own table
+// private, so the gateway follows its register and unregister hooks.
+type fastSessions struct {
+	m sync.Map // session id → server.ClientSession
+}
+
+// trackSessions follows mcp-go's streamable HTTP sessions.
+func (g *Gateway) trackSessions(h *server.Hooks) {
+	h.AddOnRegisterSession(func(_ context.Context, s server.ClientSession) {
+		if isStreamableSession(s) {
+			g.fast.sessions.m.Store(s.SessionID(), s)
+		}
+	})
+	h.AddOnUnregisterSession(func(_ context.Context, s server.ClientSession) {
+		g.fast.sessions.m.Delete(s.SessionID())
+	})
+}
+
+// isStreamableSession tells mcp-go's streamable HTTP sessions from its SSE
+// and stdio ones (whose ids must never open the fast path of /mcp).
+func isStreamableSession(s server.ClientSession) bool {
+	_, ok := s.(interface{ UpgradeToSSEWhenReceiveNotification() })
+	return ok
+}
+
+// fastPath is the gateway's state for the fast path.
+type fastPath struct {
+	sessions fastSessions
+	inflight sync.Map // session id + "\x00" + raw request id → context.CancelFunc
+	disabled atomic.Bool
+	served   atomic.Uint64 // calls the fast path answered (tests read it)
+}
+
+// EnvFastPath, set to "off" in the router's environment, sends every
+// request through mcp-go: a switch to compare the two paths (make bench
+// does) or to rule the fast path out when something looks wrong.
+const EnvFastPath = "MCPR_FAST_PATH"
+
+// SetFastPath turns the fast path on (the default) or off; off, every
+// request goes through mcp-go. For tests and comparisons.
+func (g *Gateway) SetFastPath(on bool) { g.fast.disabled.Store(!on) }
+
+// message is what the fast path reads of a JSON-RPC message.
+type message struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id"`
+	Method  string          `json:"method"`
+	Params  struct {
+		Name      string          `json:"name"`
+		Arguments json.RawMessage `json:"arguments"`
+		Meta      json.RawMessage `json:"_meta"`
+		Task      json.RawMessage `json:"task"`
+		RequestID json.RawMessage `json:"requestId"` // notifications/cancelled
+	} `json:"params"`
+}
+
+// callParams are the params of the upstream tools/call: the upstream's own
+// tool name and the client's arguments, as mcp-go's path sends them.
+type callParams struct {
+	Name      string          `json:"name"`
+	Arguments json.RawMessage `json:"arguments,omitempty"`
+}
+
+var bodyPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// fastMCP wraps the streamable HTTP handler of /mcp with the fast path.
+// ids is the session id manager next validates sessions with.
+func (g *Gateway) fastMCP(next http.Handler, ids server.SessionIdManager) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost || g.fast.disabled.Load() {
+			next.ServeHTTP(w, r)
+			return
+		}
+		buf := bodyPool.Get().(*bytes.Buffer)
+		buf.Reset()
+		defer func() {
+			if buf.Cap() <= 64<<10 {
+				bodyPool.Put(buf)
+			}
+		}()
+		if r.ContentLength > 0 {
+			buf.Grow(int(r.ContentLength))
+		}
+		if _, err := buf.ReadFrom(r.Body); err != nil {
+			// Let mcp-go answer a body it cannot read, as it always has.
+			r.Body = io.NopCloser(io.MultiReader(bytes.NewReader(buf.Bytes()), errReader{err}))
+			next.ServeHTTP(w, r)
+			return
+		}
+		body := buf.Bytes()
+		var m message
+		if json.Unmarshal(body, &m) == nil {
+			if m.Method == string(mcp.MethodNotificationCancelled) {
+				g.cancelFast(r, m.Params.RequestID)
+			} else if s, ok := g.fastPathEligible(r, &m, ids); ok && g.serveFast(w, r, s, &m) {
+				return
+			}
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		next.ServeHTTP(w, r)
+	})
+}
+
+type errReader struct{ err error }
+
+func (e errReader) Read([]byte) (int, error) { return 0, e.err }
+
+// fastPathEligible decides whether a POST to /mcp may take the fast path:
+// a single tools/call request, with a plain id, on a live streamable HTTP
+// session of the 2025 protocol revisions, with nothing that needs mcp-go —
+// no hooks loaded, no progress token or other _meta (progress needs the
+// SSE stream), no task, and a client that declared no sampling,
+// elicitation or roots (requests an upstream sends during the call are
+// delivered on the POST's own SSE stream), and no notifications queued for
+// the session (mcp-go sends them ahead of its answer). Batches, notifications, other
+// methods and unknown sessions go to mcp-go too, which answers them as
+// before. Any new condition on the call path (e.g. a per-session gate)
+// belongs here.
+func (g *Gateway) fastPathEligible(r *http.Request, m *message, ids server.SessionIdManager) (server.ClientSession, bool) {
+	if m.Method != string(mcp.MethodToolsCall) || m.JSONRPC != mcp.JSONRPC_VERSION || !plainID(m.ID) ||
+		m.Params.Name == "" || len(m.Params.Task) > 0 || !emptyMeta(m.Params.Meta) {
+		return nil, false
+	}
+	if g.hooksOn() {
+		return nil, false
+	}
+	if ct := r.Header.Get("Content-Type"); ct != "application/json" {
+		if mt, _, err := mime.ParseMediaType(ct); err != nil || mt != "application/json" {
+			return nil, false
+		}
+	}
+	if v := r.Header.Get(mcp.HeaderProtocolVersion); v != "" && (!mcp.IsValidProtocolVersion(v) || mcp.IsModernProtocol(v)) {
+		return nil, false
+	}
+	sid := r.Header.Get(server.HeaderKeySessionID)
+	if sid == "" {
+		return nil, false
+	}
+	// Live for this endpoint's id manager, as mcp-go checks, and
+	// registered (initialized, not deleted).
+	if terminated, err := ids.Validate(sid); err != nil || terminated {
+		return nil, false
+	}
+	v, ok := g.fast.sessions.m.Load(sid)
+	if !ok {
+		return nil, false
+	}
+	s := v.(server.ClientSession)
+	// Notifications waiting for a POST to carry them (a client without a
+	// GET stream): mcp-go's answer delivers them first.
+	if len(s.NotificationChannel()) > 0 {
+		return nil, false
+	}
+	if declares(s, "sampling") || declares(s, "elicitation") || declares(s, "roots") {
+		return nil, false
+	}
+	return s, true
+}
+
+// plainID is an id both paths write back byte for byte: an integer mcp-go
+// keeps exact, or a string of characters no JSON encoder escapes.
+func plainID(id json.RawMessage) bool {
+	n := len(id)
+	if n == 0 {
+		return false
+	}
+	if id[0] == '"' {
+		if n < 2 || id[n-1] != '"' {
+			return false
+		}
+		for _, c := range id[1 : n-1] {
+			if c < 0x20 || c > 0x7e || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+				return false
+			}
+		}
+		return true
+	}
+	digits := id
+	if digits[0] == '-' {
+		digits = digits[1:]
+	}
+	if len(digits) == 0 || len(digits) > 15 || (digits[0] == '0' && len(digits) > 1) {
+		return false
+	}
+	for _, c := range digits {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+func emptyMeta(meta json.RawMessage) bool {
+	t := bytes.TrimSpace(meta)
+	return len(t) == 0 || string(t) == "null" || string(t) == "{}"
+}
+
+// requestID is the mcp-go id of a plain raw id.
+func requestID(raw json.RawMessage) mcp.RequestId {
+	if raw[0] == '"' {
+		return mcp.NewRequestId(string(raw[1 : len(raw)-1]))
+	}
+	n, _ := strconv.ParseInt(string(raw), 10, 64)
+	return mcp.NewRequestId(n)
+}
+
+// serveFast answers a tools/call. It reports false, having written
+// nothing, when the tool is not one this caller can reach (mcp-go then
+// answers, exactly as for any unknown tool), one that needs a task, or one
+// of a gated server.
+func (g *Gateway) serveFast(w http.ResponseWriter, r *http.Request, s server.ClientSession, m *message) bool {
+	caller := g.o.CallerFrom(r.Context())
+	g.mu.RLock()
+	un, ok := g.tools[m.Params.Name]
+	taskOnly := g.taskOnly[m.Params.Name]
+	_, gated := g.gates[un.Server]
+	g.mu.RUnlock()
+	// A gated server's calls (its activate tool included) take mcp-go's
+	// path, where the gate decides per session and handles a connection
+	// lost mid-call; the fast path has no gate of its own.
+	if !ok || !caller.allows(un.Server) || taskOnly || gated {
+		return false
+	}
+	g.fast.served.Add(1)
+	start := time.Now()
+	sid := s.SessionID()
+	key := sid + "\x00" + string(m.ID)
+	ctx, cancel := context.WithCancel(r.Context())
+	g.fast.inflight.Store(key, cancel)
+	f := g.call.begin(un.Server, s, nil, nil)
+
+	params := callParams{Name: un.Item}
+	if a := bytes.TrimSpace(m.Params.Arguments); len(a) > 0 && string(a) != "null" {
+		params.Arguments = a
+	}
+	raw, err := g.ups.Request(ctx, un.Server, string(mcp.MethodToolsCall), params)
+	g.call.end(f)
+	g.fast.inflight.Delete(key)
+	cancel()
+
+	var re *RouteError
+	if err != nil {
+		re = routeError(un.Server, err)
+	} else if t := bytes.TrimSpace(raw); len(t) == 0 || t[0] != '{' {
+		// Not a result object: word it as mcp-go's path does.
+		msg := json.RawMessage(raw)
+		_, perr := mcp.ParseCallToolResult(&msg)
+		if perr == nil {
+			perr = errNotAnObject
+		}
+		re = badResponse(un.Server, string(mcp.MethodToolsCall), perr)
+	}
+
+	out := bodyPool.Get().(*bytes.Buffer)
+	out.Reset()
+	defer bodyPool.Put(out)
+	if re != nil {
+		// The same encoder, struct and escaping as mcp-go's response.
+		_ = json.NewEncoder(out).Encode(re.jsonrpcError(requestID(m.ID)))
+	} else {
+		out.WriteString(`{"jsonrpc":"2.0","id":`)
+		out.Write(m.ID)
+		out.WriteString(`,"result":`)
+		out.Write(raw)
+		out.WriteString("}\n")
+	}
+	h := w.Header()
+	h["Content-Type"] = contentTypeJSON
+	h["Content-Length"] = []string{strconv.Itoa(out.Len())}
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(out.Bytes())
+
+	if g.o.RequestLog != nil {
+		g.logFast(start, caller, un.Server, m, raw, re)
+	}
+	return true
+}
+
+var (
+	contentTypeJSON = []string{"application/json"}
+	errNotAnObject  = jsonError("the result is not a JSON object")
+)
+
+type jsonError string
+
+func (e jsonError) Error() string { return string(e) }
+
+// logFast records a fast-path call as the log hooks record a call on
+// mcp-go's path: the request as {"method","params"}, the result as the
+// upstream sent it, and a tool's isError as an error with its first text.
+func (g *Gateway) logFast(start time.Time, caller Caller, serverName string, m *message, raw []byte, re *RouteError) {
+	e := store.RequestLog{
+		Time:       start,
+		Client:     caller.Name,
+		Method:     m.Method,
+		Server:     serverName,
+		Target:     m.Params.Name,
+		DurationMs: float64(time.Since(start).Microseconds()) / 1000,
+		Status:     store.StatusOK,
+		Request:    logRequest(m),
+	}
+	if re != nil {
+		e.Status, e.Error = store.StatusError, re.Error()
+	} else {
+		e.Response = string(raw)
+		if bytes.Contains(raw, []byte(`"isError"`)) {
+			var res struct {
+				IsError bool `json:"isError"`
+				Content []struct {
+					Type string `json:"type"`
+					Text string `json:"text"`
+				} `json:"content"`
+			}
+			if json.Unmarshal(raw, &res) == nil && res.IsError {
+				e.Status, e.Error = store.StatusError, "tool reported an error"
+				for _, c := range res.Content {
+					if c.Type == "text" {
+						e.Error = c.Text
+						break
+					}
+				}
+			}
+		}
+	}
+	g.o.RequestLog.Log(e)
+}
+
+// logRequest is the request as the log shows it on mcp-go's path too:
+// {"method","params"}.
+func logRequest(m *message) string {
+	name, _ := json.Marshal(m.Params.Name)
+	var b bytes.Buffer
+	b.Grow(48 + len(name) + len(m.Params.Arguments))
+	b.WriteString(`{"method":"tools/call","params":{"name":`)
+	b.Write(name)
+	if a := bytes.TrimSpace(m.Params.Arguments); len(a) > 0 && string(a) != "null" {
+		b.WriteString(`,"arguments":`)
+		b.Write(a)
+	}
+	b.WriteString("}}")
+	return b.String()
+}
+
+// cancelFast cancels a fast-path call named by a client's
+// notifications/cancelled (mcp-go cancels its own).
+func (g *Gateway) cancelFast(r *http.Request, id json.RawMessage) {
+	sid := r.Header.Get(server.HeaderKeySessionID)
+	if sid == "" || len(id) == 0 {
+		return
+	}
+	if c, ok := g.fast.inflight.Load(sid + "\x00" + string(bytes.TrimSpace(id))); ok {
+		c.(context.CancelFunc)()
+	}
+}

@@ -1,0 +1,256 @@
+package upstream
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"strconv"
+	"sync"
+
+	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+// pipeTransport is the JSON-RPC transport of a stdio upstream: one message
+// per line on the process's stdin and stdout. It does what mcp-go's
+// transport.NewIO does, but reads each line once: that transport parses
+// every answer two to four times (its id alone twice), which was a tenth of
+// the router's CPU under load. The answer's result stays raw bytes.
+type pipeTransport struct {
+	r *bufio.Reader
+	w io.Writer
+
+	wmu sync.Mutex // one line at a time on stdin
+
+	mu      sync.Mutex
+	pending map[string]chan *transport.JSONRPCResponse // id key → waiting request
+
+	hmu    sync.RWMutex
+	onNote func(mcp.JSONRPCNotification)
+	onReq  transport.RequestHandler
+
+	ctx       context.Context // for the handlers of the server's requests
+	done      chan struct{}   // closed when the reader stops or Close is called
+	closeOnce sync.Once
+}
+
+var (
+	_ transport.Interface              = (*pipeTransport)(nil)
+	_ transport.BidirectionalInterface = (*pipeTransport)(nil)
+)
+
+var errPipeClosed = errors.New("transport closed")
+
+func newPipeTransport(stdout io.Reader, stdin io.Writer) *pipeTransport {
+	return &pipeTransport{r: bufio.NewReaderSize(stdout, 64<<10), w: stdin,
+		pending: map[string]chan *transport.JSONRPCResponse{}, done: make(chan struct{})}
+}
+
+func (p *pipeTransport) Start(ctx context.Context) error {
+	p.ctx = ctx
+	go p.read()
+	return nil
+}
+
+func (p *pipeTransport) SetNotificationHandler(h func(mcp.JSONRPCNotification)) {
+	p.hmu.Lock()
+	p.onNote = h
+	p.hmu.Unlock()
+}
+
+func (p *pipeTransport) SetRequestHandler(h transport.RequestHandler) {
+	p.hmu.Lock()
+	p.onReq = h
+	p.hmu.Unlock()
+}
+
+func (p *pipeTransport) GetSessionId() string { return "" }
+
+// Close stops waiting requests; the process's pipes are closed by whoever
+// stops the process.
+func (p *pipeTransport) Close() error {
+	p.closeOnce.Do(func() { close(p.done) })
+	return nil
+}
+
+// idKey is the key of a request id, equal for a request's id and its
+// answer's: the id's JSON text.
+func idKey(id mcp.RequestId) (string, error) {
+	b, err := json.Marshal(id)
+	return string(b), err
+}
+
+func (p *pipeTransport) SendRequest(ctx context.Context, req transport.JSONRPCRequest) (*transport.JSONRPCResponse, error) {
+	select {
+	case <-p.done:
+		return nil, errPipeClosed
+	default:
+	}
+	key, err := idKey(req.ID)
+	if err != nil {
+		return nil, err
+	}
+	line, err := requestLine(key, req.Method, req.Params)
+	if err != nil {
+		return nil, err
+	}
+	ch := make(chan *transport.JSONRPCResponse, 1)
+	p.mu.Lock()
+	p.pending[key] = ch
+	p.mu.Unlock()
+	forget := func() {
+		p.mu.Lock()
+		delete(p.pending, key)
+		p.mu.Unlock()
+	}
+	if err := p.write(line); err != nil {
+		forget()
+		return nil, err
+	}
+	select {
+	case resp := <-ch:
+		return resp, nil
+	case <-ctx.Done():
+		forget()
+		return nil, ctx.Err()
+	case <-p.done:
+		select {
+		case resp := <-ch: // answered just before the pipe ended
+			return resp, nil
+		default:
+		}
+		forget()
+		return nil, errPipeClosed
+	}
+}
+
+// requestLine is the request as one line, its id already encoded.
+func requestLine(id, method string, params any) ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteString(`{"jsonrpc":"2.0","id":`)
+	b.WriteString(id)
+	b.WriteString(`,"method":`)
+	b.WriteString(strconv.Quote(method)) // MCP method names are plain ASCII
+	if params != nil {
+		raw, err := json.Marshal(params)
+		if err != nil {
+			return nil, err
+		}
+		if string(raw) != "null" {
+			b.WriteString(`,"params":`)
+			b.Write(raw)
+		}
+	}
+	b.WriteString("}\n")
+	return b.Bytes(), nil
+}
+
+func (p *pipeTransport) SendNotification(_ context.Context, n mcp.JSONRPCNotification) error {
+	b, err := json.Marshal(n)
+	if err != nil {
+		return err
+	}
+	return p.write(append(b, '\n'))
+}
+
+func (p *pipeTransport) write(line []byte) error {
+	p.wmu.Lock()
+	defer p.wmu.Unlock()
+	_, err := p.w.Write(line)
+	return err
+}
+
+// read dispatches each line the server writes: answers to the waiting
+// requests, notifications to the handler, the server's own requests to the
+// request handler (each in its own goroutine: it may take a while, and its
+// answer goes back on stdin).
+func (p *pipeTransport) read() {
+	defer p.Close()
+	for {
+		line, err := p.r.ReadBytes('\n')
+		if len(bytes.TrimSpace(line)) > 0 {
+			p.dispatch(line)
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+func (p *pipeTransport) dispatch(line []byte) {
+	var m struct {
+		ID     json.RawMessage          `json:"id"`
+		Method string                   `json:"method"`
+		Result json.RawMessage          `json:"result"`
+		Error  *mcp.JSONRPCErrorDetails `json:"error"`
+	}
+	if json.Unmarshal(line, &m) != nil {
+		return
+	}
+	hasID := len(m.ID) > 0 && string(m.ID) != "null"
+	switch {
+	case m.Method != "" && !hasID:
+		var n mcp.JSONRPCNotification
+		if json.Unmarshal(line, &n) != nil {
+			return
+		}
+		p.hmu.RLock()
+		h := p.onNote
+		p.hmu.RUnlock()
+		if h != nil {
+			h(n)
+		}
+	case m.Method != "":
+		var req transport.JSONRPCRequest
+		if json.Unmarshal(line, &req) != nil {
+			return
+		}
+		go p.serve(req)
+	case hasID:
+		p.mu.Lock()
+		ch, ok := p.pending[string(m.ID)]
+		delete(p.pending, string(m.ID))
+		p.mu.Unlock()
+		if !ok {
+			return
+		}
+		var id mcp.RequestId
+		if json.Unmarshal(m.ID, &id) != nil {
+			return
+		}
+		ch <- &transport.JSONRPCResponse{JSONRPC: mcp.JSONRPC_VERSION, ID: id, Result: m.Result, Error: m.Error}
+	}
+}
+
+// serve answers one request the server sent (sampling, elicitation, roots,
+// ping) as mcp-go's stdio transport does.
+func (p *pipeTransport) serve(req transport.JSONRPCRequest) {
+	p.hmu.RLock()
+	h := p.onReq
+	p.hmu.RUnlock()
+	var resp *transport.JSONRPCResponse
+	switch {
+	case h == nil:
+		resp = transport.NewJSONRPCErrorResponse(req.ID, mcp.METHOD_NOT_FOUND, "No request handler configured", nil)
+	case p.ctx.Err() != nil:
+		resp = transport.NewJSONRPCErrorResponse(req.ID, mcp.INTERNAL_ERROR, p.ctx.Err().Error(), nil)
+	default:
+		r, err := h(p.ctx, req)
+		if err != nil {
+			resp = transport.NewJSONRPCErrorResponse(req.ID, mcp.INTERNAL_ERROR, err.Error(), nil)
+		} else {
+			resp = r
+		}
+	}
+	if resp == nil {
+		return
+	}
+	b, err := json.Marshal(resp)
+	if err != nil {
+		return
+	}
+	_ = p.write(append(b, '\n'))
+}

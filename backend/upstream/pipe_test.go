@@ -1,0 +1,137 @@
+package upstream
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"io"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+// pipePeer is the server end of a pipeTransport.
+type pipePeer struct {
+	lines *bufio.Scanner
+	out   io.Writer
+}
+
+func newPipePair(t *testing.T) (*pipeTransport, *pipePeer) {
+	t.Helper()
+	toServerR, toServerW := io.Pipe()
+	toClientR, toClientW := io.Pipe()
+	p := newPipeTransport(toClientR, toServerW)
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(func() { cancel(); toClientW.Close(); toServerR.Close(); p.Close() })
+	if err := p.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return p, &pipePeer{lines: bufio.NewScanner(toServerR), out: toClientW}
+}
+
+func (s *pipePeer) next(t *testing.T) map[string]any {
+	t.Helper()
+	if !s.lines.Scan() {
+		t.Fatal("the transport wrote nothing")
+	}
+	var m map[string]any
+	if err := json.Unmarshal(s.lines.Bytes(), &m); err != nil {
+		t.Fatalf("not JSON: %s", s.lines.Bytes())
+	}
+	return m
+}
+
+func (s *pipePeer) say(t *testing.T, line string) {
+	t.Helper()
+	if _, err := io.WriteString(s.out, line+"\n"); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Answers reach their own requests whatever their order, results stay
+// byte for byte, errors come back as errors, and notifications and the
+// server's own requests go to their handlers in between.
+func TestPipeTransportRoutesEveryLine(t *testing.T) {
+	p, srv := newPipePair(t)
+	notes := make(chan mcp.JSONRPCNotification, 1)
+	p.SetNotificationHandler(func(n mcp.JSONRPCNotification) { notes <- n })
+	p.SetRequestHandler(func(_ context.Context, r transport.JSONRPCRequest) (*transport.JSONRPCResponse, error) {
+		return &transport.JSONRPCResponse{JSONRPC: "2.0", ID: r.ID, Result: json.RawMessage(`{"roots":[]}`)}, nil
+	})
+	type answer struct {
+		r   *transport.JSONRPCResponse
+		err error
+	}
+	send := func(id any, params any) chan answer {
+		ch := make(chan answer, 1)
+		go func() {
+			r, err := p.SendRequest(context.Background(), transport.JSONRPCRequest{JSONRPC: "2.0", ID: mcp.NewRequestId(id), Method: "tools/call", Params: params})
+			ch <- answer{r, err}
+		}()
+		return ch
+	}
+	a := send("mcpr-1", map[string]any{"name": "echo"})
+	if m := srv.next(t); m["id"] != "mcpr-1" || m["method"] != "tools/call" || m["params"].(map[string]any)["name"] != "echo" {
+		t.Fatalf("request line %v", m)
+	}
+	b := send(int64(2), nil)
+	if m := srv.next(t); m["id"] != float64(2) || m["params"] != nil {
+		t.Fatalf("request line %v", m)
+	}
+	srv.say(t, `{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"x","progress":1}}`)
+	srv.say(t, `{"jsonrpc":"2.0","id":"s1","method":"roots/list"}`)
+	srv.say(t, `{"jsonrpc":"2.0","id":2,"error":{"code":-32602,"message":"bad","data":{"k":1}}}`)
+	srv.say(t, `{"jsonrpc":"2.0","id":"mcpr-1","result":{"content":[{"type":"text","text":"a \u003c b"}]}}`)
+	if got := <-a; got.err != nil || string(got.r.Result) != `{"content":[{"type":"text","text":"a \u003c b"}]}` || got.r.ID.String() != "string:mcpr-1" {
+		t.Errorf("answer 1: %+v %v", got.r, got.err)
+	}
+	if got := <-b; got.err != nil || got.r.Error == nil || got.r.Error.Code != -32602 || got.r.Error.Message != "bad" {
+		t.Errorf("answer 2: %+v %v", got.r, got.err)
+	}
+	select {
+	case n := <-notes:
+		if n.Method != "notifications/progress" || n.Params.AdditionalFields["progressToken"] != "x" {
+			t.Errorf("notification %+v", n)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("no notification")
+	}
+	if m := srv.next(t); m["id"] != "s1" || m["result"] == nil {
+		t.Errorf("answer to the server's request: %v", m)
+	}
+}
+
+// A request whose context ends gives up; one in flight when the pipe ends
+// fails instead of waiting forever.
+func TestPipeTransportGivesUp(t *testing.T) {
+	p, srv := newPipePair(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	errs := make(chan error, 1)
+	go func() {
+		_, err := p.SendRequest(ctx, transport.JSONRPCRequest{JSONRPC: "2.0", ID: mcp.NewRequestId("a"), Method: "x"})
+		errs <- err
+	}()
+	srv.next(t)
+	cancel()
+	if err := <-errs; err != context.Canceled {
+		t.Errorf("cancelled request: %v", err)
+	}
+	srv.say(t, `{"jsonrpc":"2.0","id":"a","result":{}}`) // too late: dropped
+	go func() {
+		_, err := p.SendRequest(context.Background(), transport.JSONRPCRequest{JSONRPC: "2.0", ID: mcp.NewRequestId("b"), Method: "x"})
+		errs <- err
+	}()
+	srv.next(t)
+	srv.out.(io.Closer).Close()
+	select {
+	case err := <-errs:
+		if err == nil || !strings.Contains(err.Error(), "closed") {
+			t.Errorf("request when the pipe ended: %v", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("a request waited past the end of the pipe")
+	}
+}
