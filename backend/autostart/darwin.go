@@ -37,20 +37,3 @@ func (a App) enable() error {
 	b.WriteString("  </array>\n  <key>RunAtLoad</key>\n  <true/>\n</dict>\n</plist>\n")
 	return writeFile(p, b.Bytes())
 }
-
-func (a App) disable() error {
-	p, err := a.Path()
-	if err != nil {
-		return err
-	}
-	return removeFile(p)
-}
-
-func (a App) enabled() bool {
-	p, err := a.Path()
-	if err != nil {
-		return false
-	}
-	_, err = os.Stat(p)
-	return err == nil
-}

@@ -44,20 +44,3 @@ func quoteExec(s string) string {
 	r := strings.NewReplacer(`\`, `\\`, `"`, `\"`, "`", "\\`", `$`, `\$`)
 	return `"` + r.Replace(s) + `"`
 }
-
-func (a App) disable() error {
-	p, err := a.Path()
-	if err != nil {
-		return err
-	}
-	return removeFile(p)
-}
-
-func (a App) enabled() bool {
-	p, err := a.Path()
-	if err != nil {
-		return false
-	}
-	_, err = os.Stat(p)
-	return err == nil
-}
