@@ -5,7 +5,9 @@ package main
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 
+	"github.com/sirupsen/logrus"
 	"github.com/wailsapp/wails/v2"
 	"github.com/wailsapp/wails/v2/pkg/options"
 	"github.com/wailsapp/wails/v2/pkg/options/assetserver"
@@ -15,13 +17,17 @@ import (
 	"github.com/mcp-router/mcp-router/backend/core"
 )
 
-// App is the struct bound to the window: a thin facade whose methods
-// delegate to appapi, which holds the logic and tests without Wails.
-type App struct {
-	api *appapi.API
+// desktop is the window's lifecycle around the bound *appapi.API: the
+// window calls the API's methods directly (window.go.appapi.API.<Method>).
+type desktop struct {
+	api  *appapi.API
+	core *core.Core
+	tray *tray
 
-	mu  sync.Mutex
-	ctx context.Context // Wails' context, set on startup
+	mu       sync.Mutex
+	ctx      context.Context // Wails' context, set on startup
+	detach   func()
+	quitting atomic.Bool // a real quit (tray Quit, SIGTERM), not a close to the tray
 }
 
 // wailsEmitter sends events through the Wails runtime. Only valid with
@@ -32,37 +38,73 @@ var _ appapi.Emitter = wailsEmitter{}
 
 func (e wailsEmitter) Emit(event string, data any) { runtime.EventsEmit(e.ctx, event, data) }
 
-func (a *App) startup(ctx context.Context) {
-	a.mu.Lock()
-	a.ctx = ctx
-	a.mu.Unlock()
-	a.api.Attach(wailsEmitter{ctx})
-}
-
-func (a *App) shutdown(context.Context) { a.api.Detach() }
-
-// quit closes the window from outside the UI (SIGTERM, Ctrl-C).
-func (a *App) quit() {
-	a.mu.Lock()
-	ctx := a.ctx
-	a.mu.Unlock()
-	if ctx != nil {
+func (d *desktop) startup(ctx context.Context) {
+	d.mu.Lock()
+	d.ctx = ctx
+	d.detach = appapi.Attach(d.api, wailsEmitter{ctx})
+	d.mu.Unlock()
+	if d.quitting.Load() { // SIGTERM arrived before the window was up
 		runtime.Quit(ctx)
 	}
 }
 
-// ListServers returns every configured server with its live state.
-func (a *App) ListServers() ([]appapi.ServerView, error) {
-	return a.api.ListServers(context.Background())
+func (d *desktop) shutdown(context.Context) {
+	d.mu.Lock()
+	detach := d.detach
+	d.detach = nil
+	d.mu.Unlock()
+	if detach != nil {
+		detach()
+	}
 }
 
-// FrontendReady is called by the UI once a page has rendered.
-func (a *App) FrontendReady(page string) error { return a.api.FrontendReady(page) }
+func (d *desktop) wailsCtx() context.Context {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.ctx
+}
 
-// runDesktop shows the window until the user closes it or ctx ends.
-func runDesktop(ctx context.Context, c *core.Core) error {
-	app := &App{api: appapi.New(c)}
-	stop := context.AfterFunc(ctx, app.quit)
+// quit ends the app: the window, the tray and the router.
+func (d *desktop) quit() {
+	d.quitting.Store(true)
+	if ctx := d.wailsCtx(); ctx != nil {
+		runtime.Quit(ctx)
+	}
+}
+
+// show brings the window back from the tray.
+func (d *desktop) show() {
+	if ctx := d.wailsCtx(); ctx != nil {
+		runtime.WindowShow(ctx)
+		runtime.WindowUnminimise(ctx)
+	}
+}
+
+// beforeClose decides what closing the window does: with closeToTray on
+// and a tray to come back from, the window hides and the router keeps
+// running; otherwise the app quits.
+func (d *desktop) beforeClose(ctx context.Context) (prevent bool) {
+	if d.quitting.Load() {
+		return false
+	}
+	if !d.core.Settings.CloseToTray(ctx) {
+		return false
+	}
+	if !d.tray.visible() {
+		logrus.Info("closeToTray is on but there is no tray icon to reopen the window from; quitting")
+		return false
+	}
+	runtime.WindowHide(ctx)
+	logrus.Info("window closed to the tray; the router keeps running (tray menu: Quit to exit)")
+	return true
+}
+
+// runDesktop shows the window until the user quits or ctx ends.
+func runDesktop(ctx context.Context, c *core.Core, api *appapi.API) error {
+	d := &desktop{api: api, core: c}
+	d.tray = startTray(c, api, d.show, d.quit)
+	defer d.tray.stop()
+	stop := context.AfterFunc(ctx, d.quit)
 	defer stop()
 	return wails.Run(&options.App{
 		Title:            "MCP Router",
@@ -72,8 +114,9 @@ func runDesktop(ctx context.Context, c *core.Core) error {
 		MinHeight:        500,
 		AssetServer:      &assetserver.Options{Assets: assets},
 		BackgroundColour: &options.RGBA{R: 246, G: 247, B: 249, A: 255},
-		OnStartup:        app.startup,
-		OnShutdown:       app.shutdown,
-		Bind:             []interface{}{app},
+		OnStartup:        d.startup,
+		OnShutdown:       d.shutdown,
+		OnBeforeClose:    d.beforeClose,
+		Bind:             []interface{}{api},
 	})
 }

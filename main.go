@@ -15,7 +15,7 @@ func main() {
 	// SIGTERM and Ctrl-C cancel ctx: every mode then shuts down its
 	// upstream servers before exiting, so none is orphaned.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := cli.Main(ctx, os.Args[1:], cli.Options{RunDesktop: runDesktop})
+	code := cli.Main(ctx, os.Args[1:], cli.Options{RunDesktop: runDesktop, Assets: uiAssets})
 	stop()
 	os.Exit(code)
 }

@@ -1,12 +1,17 @@
 // Package appapi is what the UI calls: plain Go methods returning (T, error)
-// and events pushed through an Emitter. The Wails window binds a thin facade
-// over it; the browser UI of `mcp-router serve` will reach the same methods
-// over HTTP. It never imports Wails, so it tests headlessly.
+// and events pushed through an Emitter. The desktop window binds *API
+// directly (Wails calls its exported methods with positional arguments);
+// the browser UI of `mcp-router serve` reaches the very same methods over
+// HTTP (see Handler). Every exported method of API is therefore part of the
+// UI contract in docs/ui-api.md; lifecycle functions (Attach) are package
+// functions so that neither shell exposes them. It never imports Wails, so
+// it tests headlessly.
 package appapi
 
 import (
 	"context"
 	"sync"
+	"time"
 
 	"github.com/mcp-router/mcp-router/backend/core"
 	"github.com/mcp-router/mcp-router/backend/spec"
@@ -15,89 +20,100 @@ import (
 
 // Event names the UI subscribes to.
 const (
-	EventServersChanged = "servers:changed" // payload: ServerView
-	EventServerRemoved  = "servers:removed" // payload: the server's name
+	EventServersChanged  = "servers:changed"  // payload: ServerView
+	EventServerRemoved   = "servers:removed"  // payload: the server's name
+	EventConsoleLines    = "console:lines"    // payload: ConsoleLines (batched)
+	EventLogsAppended    = "logs:appended"    // payload: []LogRow (batched)
+	EventHookLog         = "hooks:log"        // payload: HookLogLines (batched)
+	EventToolsChanged    = "tools:changed"    // payload: null
+	EventSettingsChanged = "settings:changed" // payload: AppSettings
 )
+
+// Events lists every event name, for the HTTP event stream and tests.
+var Events = []string{EventServersChanged, EventServerRemoved, EventConsoleLines, EventLogsAppended,
+	EventHookLog, EventToolsChanged, EventSettingsChanged}
 
 // Emitter pushes an event to the UI.
 type Emitter interface {
 	Emit(event string, data any)
 }
 
+// Options configure New; zero values are the defaults.
+type Options struct {
+	// BatchInterval coalesces the high-rate streams (console, request log,
+	// hook logs, tools:changed); default 100 ms.
+	BatchInterval time.Duration
+	// Autostart turns starting at login on or off when the startAtLogin
+	// setting changes; nil uses the per-OS login item (package autostart).
+	Autostart func(on bool) error
+	// Executable is the binary a stdio snippet runs; default os.Executable.
+	Executable func() (string, error)
+}
+
+// API is the UI-facing facade over a running Core. Every exported method is
+// callable from the UI.
+type API struct {
+	core *core.Core
+	opts Options
+	hub  *hub
+
+	readyOnce sync.Map // page → struct{}: log readiness once per page
+	inproc    inprocClient
+	settingMu sync.Mutex // one SaveSettings at a time
+}
+
+// New returns the facade. Call Attach to receive events.
+func New(c *core.Core, o Options) *API {
+	if o.BatchInterval <= 0 {
+		o.BatchInterval = 100 * time.Millisecond
+	}
+	if o.Autostart == nil {
+		o.Autostart = defaultAutostart
+	}
+	if o.Executable == nil {
+		o.Executable = executablePath
+	}
+	a := &API{core: c, opts: o}
+	a.hub = newHub(a)
+	return a
+}
+
+// Attach sends every UI event to em until the returned detach is called.
+// Several emitters may be attached at once (the window and browser tabs);
+// the sources are followed while at least one is.
+func Attach(a *API, em Emitter) (detach func()) { return a.hub.add(em) }
+
+// Close ends what the API started (the in-process MCP session of CallTool,
+// event sources). Attached emitters get nothing afterwards.
+func Close(a *API) {
+	a.hub.close()
+	a.inproc.close()
+}
+
 // ServerView is one row of the Servers page.
 type ServerView struct {
-	Name      string `json:"name"`
-	Transport string `json:"transport"`
-	Enabled   bool   `json:"enabled"`
-	State     string `json:"state"`
-	Error     string `json:"error,omitempty"`
-	Restarts  int    `json:"restarts"`
-	Tools     int    `json:"tools"`
-	Target    string `json:"target"`
-}
-
-// API is the UI-facing facade over a running Core.
-type API struct {
-	core        *core.Core
-	unsubscribe func()
-	readyOnce   sync.Map // page → struct{}: log readiness once per page
-}
-
-// New returns the facade; call Attach once the UI can receive events.
-func New(c *core.Core) *API { return &API{core: c} }
-
-// Attach forwards server state changes to the UI until Detach.
-func (a *API) Attach(em Emitter) {
-	a.unsubscribe = a.core.Servers.Subscribe(func(e upstream.Event) {
-		switch e.Kind {
-		case upstream.EventRemoved:
-			em.Emit(EventServerRemoved, e.Server)
-		case upstream.EventState:
-			em.Emit(EventServersChanged, a.view(context.Background(), e.Status))
-		}
-	})
-}
-
-// Detach stops forwarding events.
-func (a *API) Detach() {
-	if a.unsubscribe != nil {
-		a.unsubscribe()
-	}
-}
-
-// ListServers returns every configured server with its live state.
-func (a *API) ListServers(ctx context.Context) ([]ServerView, error) {
-	rows, err := a.core.Store.Servers().List(ctx)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]ServerView, 0, len(rows))
-	for _, r := range rows {
-		st, err := a.core.Servers.Status(r.Name)
-		if err != nil {
-			// Stored but not yet picked up by the supervisor.
-			st = upstream.Status{Name: r.Name, Transport: r.Transport, Enabled: r.Enabled, State: upstream.StateStopped}
-		}
-		out = append(out, makeView(r.Server, st))
-	}
-	return out, nil
-}
-
-func (a *API) view(ctx context.Context, st upstream.Status) ServerView {
-	r, err := a.core.Store.Servers().Get(ctx, st.Name)
-	if err != nil {
-		return ServerView{Name: st.Name, Transport: string(st.Transport), Enabled: st.Enabled, State: string(st.State)}
-	}
-	return makeView(r.Server, st)
+	Name       string `json:"name"`
+	Transport  string `json:"transport"`
+	Enabled    bool   `json:"enabled"`
+	State      string `json:"state"`
+	Error      string `json:"error,omitempty"`
+	Restarts   int    `json:"restarts"`
+	Tools      int    `json:"tools"`
+	Target     string `json:"target"`
+	PrefixMode string `json:"prefixMode"`
 }
 
 func makeView(def spec.Server, st upstream.Status) ServerView {
 	return ServerView{
 		Name: def.Name, Transport: string(def.Transport), Enabled: def.Enabled,
 		State: string(st.State), Error: st.Error, Restarts: st.Restarts, Tools: st.Tools,
-		Target: def.Target(),
+		Target: def.Target(), PrefixMode: string(def.PrefixMode),
 	}
 }
+
+// bg is the context of a call: the UI's calls carry none (Wails passes only
+// the arguments), and none of them should outlive the app.
+func bg() context.Context { return context.Background() }
 
 // FrontendReady is called by the UI after a page first rendered; the log
 // line lets the desktop smoke test tell a rendered app from a blank window.

@@ -8,12 +8,15 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"net/http"
 	"os"
 	"strings"
 
 	"github.com/sirupsen/logrus"
 	"github.com/spf13/cobra"
 
+	"github.com/mcp-router/mcp-router/backend/appapi"
 	"github.com/mcp-router/mcp-router/backend/config"
 	"github.com/mcp-router/mcp-router/backend/core"
 	"github.com/mcp-router/mcp-router/backend/store"
@@ -33,7 +36,12 @@ type Options struct {
 	Stderr io.Writer
 	// RunDesktop runs the desktop window until it closes or ctx ends. Nil in
 	// builds without a GUI (the Docker image), where the bare command says so.
-	RunDesktop func(ctx context.Context, c *core.Core) error
+	// api is the UI facade the window binds; the browser UI at /ui/ of the
+	// same process shares it.
+	RunDesktop func(ctx context.Context, c *core.Core, api *appapi.API) error
+	// Assets is the built frontend (the contents of frontend/dist), served
+	// at /ui/; nil in builds without one.
+	Assets fs.FS
 }
 
 // usageError marks errors in how the command was called (exit 2).
@@ -166,20 +174,39 @@ func (e *env) runDesktop(ctx context.Context) error {
 		return errors.New("this build has no desktop UI; see `mcp-router --help` for the commands it has")
 	}
 	return e.runCore(ctx, func(c *core.Core) error {
+		api := e.newAPI(c)
+		defer appapi.Close(api)
 		// The window is useful without the endpoint (say, when the port is
 		// taken), so a failure to listen is logged, not fatal.
 		serveCtx, stopServe := context.WithCancel(ctx)
 		served := make(chan struct{})
 		go func() {
 			defer close(served)
-			err := c.Serve(serveCtx, core.ServeOptions{Ready: func(addr string) {
-				logrus.Infof("MCP endpoint listening on http://%s/mcp", addr)
+			err := c.Serve(serveCtx, core.ServeOptions{UI: e.uiHandler(api, false), Ready: func(addr string) {
+				logrus.Infof("MCP endpoint listening on http://%s/mcp (browser UI at http://%s/ui/)", addr, addr)
 			}})
 			if err != nil {
 				logrus.Errorf("MCP endpoint: %v", err)
 			}
 		}()
 		defer func() { stopServe(); <-served }()
-		return e.opts.RunDesktop(ctx, c)
+		return e.opts.RunDesktop(ctx, c, api)
 	})
+}
+
+// newAPI is the UI facade of this process. Without a desktop UI there is
+// nothing to start at login, so the setting is refused rather than writing
+// a login item that would only print an error.
+func (e *env) newAPI(c *core.Core) *appapi.API {
+	var o appapi.Options
+	if e.opts.RunDesktop == nil {
+		o.Autostart = func(bool) error {
+			return errors.New("this build has no desktop app to start at login")
+		}
+	}
+	return appapi.New(c, o)
+}
+
+func (e *env) uiHandler(api *appapi.API, noAuth bool) http.Handler {
+	return appapi.Handler(api, appapi.HTTPOptions{Assets: e.opts.Assets, NoAuth: noAuth})
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/mcp-router/mcp-router/backend/appapi"
 	"github.com/mcp-router/mcp-router/backend/core"
 )
 
@@ -35,12 +36,18 @@ func (e *env) serveCommand() *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return e.runCore(cmd.Context(), func(c *core.Core) error {
-				return c.Serve(cmd.Context(), core.ServeOptions{Addr: listen, NoAuth: noAuth, Ready: func(addr string) {
+				api := e.newAPI(c)
+				defer appapi.Close(api)
+				ui := e.uiHandler(api, noAuth)
+				return c.Serve(cmd.Context(), core.ServeOptions{Addr: listen, NoAuth: noAuth, UI: ui, Ready: func(addr string) {
 					auth := "on: clients need a token (mcp-router tokens create NAME)"
 					if noAuth || !c.Settings.AuthEnabled(cmd.Context()) {
 						auth = "off"
 					}
 					fmt.Fprintf(cmd.ErrOrStderr(), "MCP Router listening on http://%s/mcp (auth %s)\n", addr, auth)
+					if e.opts.Assets != nil {
+						fmt.Fprintf(cmd.ErrOrStderr(), "Browser UI at http://%s/ui/\n", addr)
+					}
 				}})
 			})
 		},

@@ -38,6 +38,9 @@ type Core struct {
 	Hooks    *hook.Service
 	Log      logrus.FieldLogger
 
+	epMu sync.Mutex
+	ep   EndpointState
+
 	stopWatch context.CancelFunc
 	watchDone chan struct{}
 	closeOnce sync.Once

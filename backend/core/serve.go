@@ -12,6 +12,8 @@ import (
 
 	"github.com/mark3labs/mcp-go/server"
 	"github.com/sirupsen/logrus"
+
+	"github.com/mcp-router/mcp-router/backend/gateway"
 )
 
 // ServeOptions tune Serve.
@@ -20,6 +22,29 @@ type ServeOptions struct {
 	NoAuth bool   // serve without tokens whatever the auth setting says
 	// Ready, if set, is called with the bound address once listening.
 	Ready func(addr string)
+	// UI, if set, is served at /ui/ on the same listener, behind the same
+	// Host/Origin guard as /mcp; it does its own authentication.
+	UI http.Handler
+}
+
+// EndpointState is what the HTTP endpoint is doing.
+type EndpointState struct {
+	Addr    string // bound host:port while running
+	Running bool
+	Err     string // why it is not running, if it failed
+}
+
+// Endpoint reports the state of the HTTP endpoint Serve runs.
+func (c *Core) Endpoint() EndpointState {
+	c.epMu.Lock()
+	defer c.epMu.Unlock()
+	return c.ep
+}
+
+func (c *Core) setEndpoint(st EndpointState) {
+	c.epMu.Lock()
+	c.ep = st
+	c.epMu.Unlock()
 }
 
 // Serve runs the HTTP endpoint (/mcp and the legacy /sse) until ctx ends,
@@ -33,10 +58,25 @@ func (c *Core) Serve(ctx context.Context, o ServeOptions) error {
 	handler := c.Gateway.HTTPHandler(func(next http.Handler) http.Handler {
 		return c.Auth.Middleware(authOn, next)
 	})
+	if o.UI != nil {
+		mux := http.NewServeMux()
+		mux.Handle("/ui/", gateway.GuardLocal(o.UI))
+		mux.Handle("/ui", http.RedirectHandler("/ui/", http.StatusMovedPermanently))
+		mux.Handle("/", handler)
+		handler = mux
+	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
-		return fmt.Errorf("cannot listen on %s: %w", addr, err)
+		err = fmt.Errorf("cannot listen on %s: %w", addr, err)
+		c.setEndpoint(EndpointState{Err: err.Error()})
+		return err
 	}
+	c.setEndpoint(EndpointState{Addr: ln.Addr().String(), Running: true})
+	defer func() {
+		if st := c.Endpoint(); st.Addr == ln.Addr().String() {
+			c.setEndpoint(EndpointState{})
+		}
+	}()
 	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
 	if o.Ready != nil {
 		o.Ready(ln.Addr().String())

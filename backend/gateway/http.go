@@ -59,6 +59,10 @@ func limitBody(next http.Handler) http.Handler {
 	})
 }
 
+// GuardLocal wraps next in the same DNS-rebinding guard as /mcp, for other
+// handlers served on the endpoint's listener (the browser UI at /ui/).
+func GuardLocal(next http.Handler) http.Handler { return guardLocal(next) }
+
 // guardLocal refuses DNS-rebinding requests: on a loopback listener the
 // Host must be a loopback name, and a browser's Origin, when sent, must be
 // a loopback origin too — otherwise any web page could drive the router.

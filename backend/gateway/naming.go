@@ -36,6 +36,12 @@ type upstreamName struct {
 	Item   string
 }
 
+// PrefixedName is the name a server's item gets when no other item claims
+// it: prefixed by the mode, made legal. The UI shows it for a disabled tool.
+func PrefixedName(server, item, sep string, mode spec.PrefixMode) string {
+	return legalName(prefixed(server, item, sep, mode))
+}
+
 // prefixed joins server and item with sep when the mode asks for it.
 func prefixed(server, item, sep string, mode spec.PrefixMode) string {
 	if mode == spec.PrefixNever {

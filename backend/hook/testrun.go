@@ -22,6 +22,16 @@ func (s *Service) Test(ctx context.Context, name string, sample Call, phase stri
 	if err != nil {
 		return TestResult{}, err
 	}
+	return s.TestUnsaved(ctx, h, sample, phase)
+}
+
+// TestUnsaved runs h, as given rather than as stored (the UI's editor tests
+// a script before saving it), once against sample in the given phase.
+func (s *Service) TestUnsaved(ctx context.Context, h store.Hook, sample Call, phase string) (TestResult, error) {
+	if phase != PhasePre && phase != PhasePost {
+		return TestResult{}, fmt.Errorf("%w: phase %q: want pre or post", store.ErrInvalid, phase)
+	}
+	name := h.Name
 	c := &compiled{hook: h, pool: make(chan *sandbox, 1)}
 	c.prog, c.broken = compile(h.Name, h.Script)
 	res := TestResult{Hook: name, Phase: phase, Logs: []LogLine{}}

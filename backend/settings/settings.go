@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"net"
 	"net/netip"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -33,6 +34,12 @@ const (
 	KeySeparator = "separator"
 	KeyRetention = "retention"
 	KeyTimeout   = "timeout"
+
+	// Desktop preferences.
+	KeyTheme        = "theme"
+	KeyLanguage     = "language"
+	KeyStartAtLogin = "startAtLogin"
+	KeyCloseToTray  = "closeToTray"
 )
 
 // Defaults.
@@ -72,7 +79,11 @@ type Def struct {
 // defs is ordered by key.
 var defs = []Def{
 	{Key: KeyAuth, Default: "on", Allowed: "on or off",
-		Help: "require a bearer token on the HTTP endpoint", check: checkAuth, warn: warnAuth},
+		Help: "require a bearer token on the HTTP endpoint", check: checkOnOff, warn: warnAuth},
+	{Key: KeyCloseToTray, Default: "on", Allowed: "on or off",
+		Help: "closing the window keeps the router running in the tray", check: checkOnOff},
+	{Key: KeyLanguage, Default: "system", Allowed: "system, en or ja",
+		Help: "language of the desktop UI", check: oneOf("system", "en", "ja")},
 	{Key: KeyListen, Default: DefaultListen, Allowed: "an IP address such as 127.0.0.1, ::1 or 0.0.0.0",
 		Help: "address the HTTP endpoint listens on", check: checkListen, warn: warnListen},
 	{Key: KeyPort, Default: strconv.Itoa(DefaultPort), Allowed: "a whole number from 1 to 65535",
@@ -81,6 +92,10 @@ var defs = []Def{
 		Help: "days of request log kept", check: intRange(1, 3650)},
 	{Key: KeySeparator, Default: DefaultSeparator, Allowed: "1 to 3 characters from _ - .",
 		Help: "separator between server and tool name (<server><sep><tool>)", check: checkSeparator, warn: warnSeparator},
+	{Key: KeyStartAtLogin, Default: "off", Allowed: "on or off",
+		Help: "start the desktop app when you log in", check: checkOnOff},
+	{Key: KeyTheme, Default: "system", Allowed: "light, dark or system",
+		Help: "colour theme of the desktop UI", check: oneOf("light", "dark", "system")},
 	{Key: KeyTimeout, Default: strconv.Itoa(DefaultTimeout), Allowed: "a whole number of seconds from 1 to 3600",
 		Help: "default upstream request timeout in seconds", check: intRange(1, 3600)},
 }
@@ -144,12 +159,25 @@ func intRange(lo, hi int) func(string) (string, error) {
 	}
 }
 
-func checkAuth(s string) (string, error) {
+func checkOnOff(s string) (string, error) {
 	switch v := strings.ToLower(s); v {
 	case "on", "off":
 		return v, nil
 	}
 	return "", errors.New("not on/off")
+}
+
+// oneOf accepts the given values in any case and returns them lower-case.
+func oneOf(values ...string) func(string) (string, error) {
+	return func(s string) (string, error) {
+		v := strings.ToLower(s)
+		for _, ok := range values {
+			if v == ok {
+				return v, nil
+			}
+		}
+		return "", errors.New("not allowed")
+	}
 }
 
 func warnAuth(v string) string {
@@ -290,6 +318,26 @@ func (s *Settings) Set(ctx context.Context, key, value string) error {
 	return s.repo.Set(ctx, key, v)
 }
 
+// SetMany validates every value first and then stores them all in one
+// transaction: one bad value (or an unknown key) writes nothing.
+func (s *Settings) SetMany(ctx context.Context, values map[string]string) error {
+	clean := make(map[string]string, len(values))
+	keys := make([]string, 0, len(values))
+	for k := range values {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys) // the first bad key reported is the same every time
+	for _, k := range keys {
+		v, err := Validate(k, values[k])
+		if err != nil {
+			return err
+		}
+		clean[k] = v
+	}
+	defer s.invalidate()
+	return s.repo.SetMany(ctx, clean)
+}
+
 // Reset removes the stored value of key so that its default applies.
 func (s *Settings) Reset(ctx context.Context, key string) error {
 	if _, err := lookup(key); err != nil {
@@ -380,6 +428,20 @@ func (s *Settings) RetentionDays(ctx context.Context) int { return s.validInt(ct
 
 // TimeoutSeconds is the default upstream request timeout.
 func (s *Settings) TimeoutSeconds(ctx context.Context) int { return s.validInt(ctx, KeyTimeout) }
+
+// Theme is the desktop UI's colour theme: light, dark or system.
+func (s *Settings) Theme(ctx context.Context) string { return s.valid(ctx, KeyTheme) }
+
+// Language is the desktop UI's language: system, en or ja.
+func (s *Settings) Language(ctx context.Context) string { return s.valid(ctx, KeyLanguage) }
+
+// StartAtLogin reports whether the desktop app should start at login.
+func (s *Settings) StartAtLogin(ctx context.Context) bool {
+	return s.valid(ctx, KeyStartAtLogin) == "on"
+}
+
+// CloseToTray reports whether closing the window keeps the router running.
+func (s *Settings) CloseToTray(ctx context.Context) bool { return s.valid(ctx, KeyCloseToTray) == "on" }
 
 // Timeout is TimeoutSeconds as a duration.
 func (s *Settings) Timeout(ctx context.Context) time.Duration {

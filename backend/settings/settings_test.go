@@ -34,7 +34,8 @@ func TestDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]string{"port": "3282", "listen": "127.0.0.1", "auth": "on", "separator": "__", "retention": "30", "timeout": "60"}
+	want := map[string]string{"port": "3282", "listen": "127.0.0.1", "auth": "on", "separator": "__", "retention": "30", "timeout": "60",
+		"theme": "system", "language": "system", "startAtLogin": "off", "closeToTray": "on"}
 	if !reflect.DeepEqual(all, want) {
 		t.Errorf("All = %v, want %v", all, want)
 	}
@@ -43,10 +44,14 @@ func TestDefaults(t *testing.T) {
 		t.Errorf("typed defaults wrong: port %d listen %s auth %v sep %q retention %d timeout %d",
 			s.Port(ctx), s.ListenAddr(ctx), s.AuthEnabled(ctx), s.Separator(ctx), s.RetentionDays(ctx), s.TimeoutSeconds(ctx))
 	}
+	if s.Theme(ctx) != "system" || s.Language(ctx) != "system" || s.StartAtLogin(ctx) || !s.CloseToTray(ctx) {
+		t.Errorf("desktop defaults wrong: theme %s language %s startAtLogin %v closeToTray %v",
+			s.Theme(ctx), s.Language(ctx), s.StartAtLogin(ctx), s.CloseToTray(ctx))
+	}
 	if got := s.EndpointURL(ctx); got != "http://127.0.0.1:3282/mcp" {
 		t.Errorf("EndpointURL = %s", got)
 	}
-	if !reflect.DeepEqual(Keys(), []string{"auth", "listen", "port", "retention", "separator", "timeout"}) {
+	if !reflect.DeepEqual(Keys(), []string{"auth", "closeToTray", "language", "listen", "port", "retention", "separator", "startAtLogin", "theme", "timeout"}) {
 		t.Errorf("Keys = %v", Keys())
 	}
 	if set, _ := s.IsSet(ctx, KeyPort); set {
@@ -111,6 +116,22 @@ func TestValidateEveryKey(t *testing.T) {
 		{"timeout", "0", ""},
 		{"timeout", "3601", ""},
 		{"timeout", "1m", ""},
+		{"theme", "light", "light"},
+		{"theme", "Dark", "dark"},
+		{"theme", "system", "system"},
+		{"theme", "blue", ""},
+		{"theme", "", ""},
+		{"language", "system", "system"},
+		{"language", "en", "en"},
+		{"language", "JA", "ja"},
+		{"language", "fr", ""},
+		{"language", "english", ""},
+		{"startAtLogin", "on", "on"},
+		{"startAtLogin", "OFF", "off"},
+		{"startAtLogin", "true", ""},
+		{"closeToTray", "off", "off"},
+		{"closeToTray", " on ", "on"},
+		{"closeToTray", "1", ""},
 	}
 	st, _ := openStore(t)
 	s := New(st)
@@ -162,7 +183,7 @@ func TestUnknownKey(t *testing.T) {
 		func() error { _, err := s.Get(ctx, "colour"); return err }(),
 		func() error { _, err := Validate("colour", "x"); return err }(),
 	} {
-		if !errors.Is(err, ErrUnknownKey) || !strings.Contains(err.Error(), "auth, listen, port, retention, separator, timeout") {
+		if !errors.Is(err, ErrUnknownKey) || !strings.Contains(err.Error(), "auth, closeToTray, language, listen, port, retention, separator, startAtLogin, theme, timeout") {
 			t.Errorf("error %v does not list the known keys", err)
 		}
 	}
@@ -284,5 +305,45 @@ func TestWarnings(t *testing.T) {
 		if (want == "") != (got == "") || !strings.Contains(got, want) {
 			t.Errorf("Warning(%s, %s) = %q, want containing %q", in[0], in[1], got, want)
 		}
+	}
+}
+
+func TestSetManyIsAllOrNothing(t *testing.T) {
+	st, _ := openStore(t)
+	s := New(st)
+	ctx := context.Background()
+	if err := s.Set(ctx, KeyTheme, "dark"); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name   string
+		values map[string]string
+		bad    error // nil: accepted
+	}{
+		{"one bad value among good ones", map[string]string{KeyTheme: "light", KeyPort: "99999", KeyLanguage: "ja"}, ErrInvalidValue},
+		{"an unknown key among good ones", map[string]string{KeyTheme: "light", "colour": "blue"}, ErrUnknownKey},
+		{"all good", map[string]string{KeyTheme: "Light", KeyPort: "8080", KeyCloseToTray: "off"}, nil},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			before, _ := st.Settings().All(ctx)
+			err := s.SetMany(ctx, tc.values)
+			after, _ := st.Settings().All(ctx)
+			if tc.bad != nil {
+				if !errors.Is(err, tc.bad) {
+					t.Fatalf("SetMany error %v, want %v", err, tc.bad)
+				}
+				if !reflect.DeepEqual(before, after) {
+					t.Errorf("a refused SetMany wrote: before %v after %v", before, after)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s.Theme(ctx) != "light" || s.Port(ctx) != 8080 || s.CloseToTray(ctx) {
+				t.Errorf("after SetMany: %v", after)
+			}
+		})
 	}
 }

@@ -96,3 +96,66 @@ func (r HookRepo) Delete(ctx context.Context, name string) error {
 	}
 	return nil
 }
+
+// ByID returns the hook with the given ID.
+func (r HookRepo) ByID(ctx context.Context, id uint) (Hook, error) {
+	var h Hook
+	err := r.db.WithContext(ctx).Where("id = ?", id).Take(&h).Error
+	return h, translate(err, "hook", fmt.Sprintf("#%d", id))
+}
+
+// Replace overwrites the hook with h.ID (name included, so it may rename),
+// keeping its creation time. A name that another hook has gives ErrDuplicate.
+func (r HookRepo) Replace(ctx context.Context, h Hook) (Hook, error) {
+	h.Name = strings.TrimSpace(h.Name)
+	if err := checkHook(h); err != nil {
+		return Hook{}, err
+	}
+	var row Hook
+	err := r.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		if err := tx.Where("id = ?", h.ID).Take(&row).Error; err != nil {
+			return translate(err, "hook", fmt.Sprintf("#%d", h.ID))
+		}
+		h.CreatedAt = row.CreatedAt
+		row = h
+		return translate(tx.Save(&row).Error, "hook", h.Name)
+	})
+	if err != nil {
+		return Hook{}, err
+	}
+	return row, nil
+}
+
+// Reorder sets executionOrder 1..n in the order of ids, which must name
+// every hook exactly once; otherwise nothing changes.
+func (r HookRepo) Reorder(ctx context.Context, ids []uint) error {
+	return r.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		var all []uint
+		if err := tx.Model(&Hook{}).Pluck("id", &all).Error; err != nil {
+			return fmt.Errorf("reorder hooks: %w", err)
+		}
+		known := make(map[uint]bool, len(all))
+		for _, id := range all {
+			known[id] = true
+		}
+		seen := make(map[uint]bool, len(ids))
+		for _, id := range ids {
+			switch {
+			case !known[id]:
+				return fmt.Errorf("%w: reorder: no hook has id %d", ErrInvalid, id)
+			case seen[id]:
+				return fmt.Errorf("%w: reorder: hook id %d is listed twice", ErrInvalid, id)
+			}
+			seen[id] = true
+		}
+		if len(ids) != len(all) {
+			return fmt.Errorf("%w: reorder: %d ids given for %d hooks; list every hook once", ErrInvalid, len(ids), len(all))
+		}
+		for i, id := range ids {
+			if err := tx.Model(&Hook{}).Where("id = ?", id).Update("execution_order", i+1).Error; err != nil {
+				return fmt.Errorf("reorder hooks: %w", err)
+			}
+		}
+		return nil
+	})
+}

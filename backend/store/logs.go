@@ -14,6 +14,7 @@ type LogRepo struct{ db *gorm.DB }
 
 // LogFilter selects request logs; zero fields don't filter.
 type LogFilter struct {
+	Client   string
 	Server   string
 	Method   string
 	Status   string
@@ -94,6 +95,13 @@ func (r LogRepo) List(ctx context.Context, f LogFilter) ([]RequestLog, error) {
 	return out, nil
 }
 
+// Get returns one entry by ID.
+func (r LogRepo) Get(ctx context.Context, id uint) (RequestLog, error) {
+	var e RequestLog
+	err := r.db.WithContext(ctx).Where("id = ?", id).Take(&e).Error
+	return e, translate(err, "request log", fmt.Sprintf("#%d", id))
+}
+
 // DeleteOlderThan enforces retention and reports how many entries went.
 func (r LogRepo) DeleteOlderThan(ctx context.Context, t time.Time) (int64, error) {
 	res := r.db.WithContext(ctx).Where("time < ?", t.UTC()).Delete(&RequestLog{})
@@ -134,6 +142,9 @@ func (r LogRepo) MaxID(ctx context.Context) (uint, error) {
 
 // apply adds the filter's conditions (all but Limit) to q.
 func (f LogFilter) apply(q *gorm.DB) *gorm.DB {
+	if f.Client != "" {
+		q = q.Where("client = ?", f.Client)
+	}
 	if f.Server != "" {
 		q = q.Where("server = ?", f.Server)
 	}

@@ -16,6 +16,7 @@ const migrationTable = "migrations"
 // structs so later changes to the live models cannot alter what it does.
 var migrations = []*gormigrate.Migration{
 	{ID: "0001_initial", Migrate: migrate0001},
+	{ID: "0003_request_log_indexes", Migrate: migrate0003},
 }
 
 // MigrationIDs lists the migrations this build knows, oldest first.

@@ -125,3 +125,25 @@ func (r ServerRepo) SetEnabled(ctx context.Context, name string, enabled bool) e
 	}
 	return nil
 }
+
+// Replace swaps the definition of the server named oldName for def, which
+// may carry a new name (a rename); ID and creation time are kept. A new name
+// that is taken gives ErrDuplicate and changes nothing.
+func (r ServerRepo) Replace(ctx context.Context, oldName string, def spec.Server) (Server, error) {
+	def, err := prepare(def)
+	if err != nil {
+		return Server{}, err
+	}
+	var row Server
+	err = r.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		if err := tx.Where("name = ?", oldName).Take(&row).Error; err != nil {
+			return translate(err, "server", oldName)
+		}
+		row.Server = def
+		return translate(tx.Save(&row).Error, "server", def.Name)
+	})
+	if err != nil {
+		return Server{}, err
+	}
+	return row, nil
+}

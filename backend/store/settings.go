@@ -41,6 +41,19 @@ func (r SettingRepo) Set(ctx context.Context, key, value string) error {
 	return nil
 }
 
+// SetMany inserts or replaces several values in one transaction: either
+// all are stored or none is.
+func (r SettingRepo) SetMany(ctx context.Context, values map[string]string) error {
+	return r.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		for k, v := range values {
+			if err := (SettingRepo{db: tx}).Set(ctx, k, v); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
 // All returns every stored setting.
 func (r SettingRepo) All(ctx context.Context) (map[string]string, error) {
 	var rows []Setting

@@ -11,6 +11,7 @@ var (
 	ErrNotRunning    = errors.New("server is not running")
 	ErrExists        = errors.New("server already exists")
 	ErrClosed        = errors.New("service is closed")
+	ErrDisabled      = errors.New("server is disabled")
 )
 
 // RPCError is a JSON-RPC error answered by an upstream server.

@@ -50,6 +50,12 @@ func runFake(mode string) {
 		})
 		_ = server.ServeStdio(s)
 		time.Sleep(time.Hour)
+	case "silent":
+		// Never answers the handshake, like an npx still downloading its
+		// package, and has a child of its own as npx does.
+		child := exec.Command("sleep", "300")
+		_ = child.Start()
+		time.Sleep(time.Hour)
 	case "hang":
 		// Completes the handshake and the first listing, then stops reading.
 		scriptedServer(`{"tools": []}`, true)

@@ -231,6 +231,40 @@ func (s *Service) Restart(name string) error {
 	return nil
 }
 
+// Start starts an enabled server that is stopped (say, by Stop). It only
+// changes the running state, never the definition; starting a server that
+// is already supervised does nothing. A disabled server gives ErrDisabled.
+func (s *Service) Start(name string) error {
+	s.mu.RLock()
+	closed := s.closed
+	s.mu.RUnlock()
+	if closed {
+		return ErrClosed
+	}
+	m, err := s.get(name)
+	if err != nil {
+		return err
+	}
+	if !m.currentSpec().Enabled {
+		return fmt.Errorf("%w: %q (enable it to start it)", ErrDisabled, name)
+	}
+	m.start()
+	return nil
+}
+
+// Stop stops a server until Start, Restart or a change of its definition
+// starts it again, without touching the definition. It cancels a start in
+// progress (a slow npx download, a handshake that never answers) and
+// returns once the connection is closed and its process tree has ended.
+func (s *Service) Stop(name string) error {
+	m, err := s.get(name)
+	if err != nil {
+		return err
+	}
+	m.stop()
+	return nil
+}
+
 // Names lists the known servers, sorted.
 func (s *Service) Names() []string {
 	s.mu.RLock()

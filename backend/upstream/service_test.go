@@ -3,6 +3,7 @@ package upstream
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"sort"
@@ -315,6 +316,72 @@ func TestStopKillsStubbornProcessTree(t *testing.T) {
 	})
 	s.Close()
 	testpeers.WaitNoProcesses(t, mark, 2*time.Second)
+}
+
+func TestStopCancelsAStartInProgressAndStartResumes(t *testing.T) {
+	old := [2]time.Duration{stdinGrace, termGrace}
+	stdinGrace, termGrace = 200*time.Millisecond, 200*time.Millisecond
+	defer func() { stdinGrace, termGrace = old[0], old[1] }()
+
+	mark := marker(t)
+	s := newTestService(t)
+	_ = s.Sync([]spec.Server{fakeServer("slow", "silent", mark), fakeServer("off", "listchanged", mark)})
+	waitState(t, s, "slow", StateStarting, 5*time.Second)
+	testpeers.Eventually(t, 5*time.Second, "the slow server and its child", func() bool {
+		return len(testpeers.ProcessesWithMarker(mark)) >= 2
+	})
+	start := time.Now()
+	if err := s.Stop("slow"); err != nil {
+		t.Fatal(err)
+	}
+	// The start timeout is 30 s: returning well before it means the start
+	// was cancelled, not waited out.
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("Stop took %s", d)
+	}
+	if st, _ := s.Status("slow"); st.State != StateStopped {
+		t.Errorf("after Stop: %s", st.State)
+	}
+	waitState(t, s, "off", StateRunning, 10*time.Second)
+	if err := s.Stop("off"); err != nil {
+		t.Fatal(err)
+	}
+	// Only "slow"'s processes were ended by its Stop; "off" had one process
+	// until its own Stop. Now none of either is left.
+	testpeers.WaitNoProcesses(t, mark, 3*time.Second)
+
+	// A Sync with unchanged definitions leaves stopped servers stopped.
+	_ = s.Sync([]spec.Server{fakeServer("slow", "silent", mark), fakeServer("off", "listchanged", mark)})
+	if st, _ := s.Status("off"); st.State != StateStopped {
+		t.Errorf("Sync restarted a server the user stopped: %s", st.State)
+	}
+	if err := s.Start("off"); err != nil {
+		t.Fatal(err)
+	}
+	waitState(t, s, "off", StateRunning, 10*time.Second)
+
+	cases := []struct {
+		name string
+		call func() error
+		want error
+	}{
+		{"start unknown", func() error { return s.Start("nope") }, ErrUnknownServer},
+		{"stop unknown", func() error { return s.Stop("nope") }, ErrUnknownServer},
+		{"start disabled", func() error {
+			d := fakeServer("disabled", "listchanged", mark)
+			d.Enabled = false
+			_ = s.Sync([]spec.Server{fakeServer("slow", "silent", mark), fakeServer("off", "listchanged", mark), d})
+			return s.Start("disabled")
+		}, ErrDisabled},
+	}
+	for _, tc := range cases {
+		if err := tc.call(); !errors.Is(err, tc.want) {
+			t.Errorf("%s: error %v, want %v", tc.name, err, tc.want)
+		}
+	}
+	if st, _ := s.Status("disabled"); st.State != StateStopped {
+		t.Errorf("disabled server after a refused Start: %s", st.State)
+	}
 }
 
 func TestSyncAddsRemovesAndToggles(t *testing.T) {

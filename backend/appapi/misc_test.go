@@ -1,0 +1,298 @@
+package appapi
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcp-router/mcp-router/backend/store"
+)
+
+func TestQueryLogsPagesAndFilters(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	base := time.Date(2026, 1, 2, 3, 0, 0, 0, time.UTC)
+	var rows []store.RequestLog
+	for i := 0; i < 250; i++ {
+		status := store.StatusOK
+		if i%10 == 0 {
+			status = store.StatusError
+		}
+		rows = append(rows, store.RequestLog{Time: base.Add(time.Duration(i) * time.Minute), Client: []string{"ui", "laptop"}[i%2],
+			Server: "s", Method: "tools/call", Target: "echo", Status: status, Request: `{"i":` + itoa(i) + `}`})
+	}
+	if err := f.c.Store.Logs().Insert(ctx, rows); err != nil {
+		t.Fatal(err)
+	}
+	// Page through everything: 100 + 100 + 50, newest first, no overlap.
+	var seen []uint
+	q := LogQuery{}
+	for pages := 0; ; pages++ {
+		p, err := f.api.QueryLogs(q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range p.Rows {
+			seen = append(seen, r.ID)
+		}
+		if p.NextBeforeID == 0 {
+			if pages != 2 || len(p.Rows) != 50 {
+				t.Errorf("last page %d has %d rows", pages, len(p.Rows))
+			}
+			break
+		}
+		q.BeforeID = p.NextBeforeID
+	}
+	if len(seen) != 250 {
+		t.Fatalf("paged through %d rows", len(seen))
+	}
+	for i := 1; i < len(seen); i++ {
+		if seen[i] >= seen[i-1] {
+			t.Fatalf("not newest first at %d", i)
+		}
+	}
+	// An exact multiple of the page size has no empty last page.
+	p, _ := f.api.QueryLogs(LogQuery{Limit: 125, Client: "ui"})
+	if len(p.Rows) != 125 || p.NextBeforeID != 0 {
+		t.Errorf("125 ui rows in a 125 page: %d rows, next %d", len(p.Rows), p.NextBeforeID)
+	}
+	cases := []struct {
+		name string
+		q    LogQuery
+		n    int
+	}{
+		{"status", LogQuery{Status: "error", Limit: 500}, 25},
+		{"client and status", LogQuery{Client: "ui", Status: "error", Limit: 500}, 25},
+		{"since", LogQuery{Since: base.Add(200 * time.Minute).Format(time.RFC3339), Limit: 500}, 50},
+		{"until", LogQuery{Until: base.Add(10 * time.Minute).Format(time.RFC3339), Limit: 500}, 10},
+		{"server none", LogQuery{Server: "other"}, 0},
+	}
+	for _, tc := range cases {
+		p, err := f.api.QueryLogs(tc.q)
+		if err != nil || len(p.Rows) != tc.n {
+			t.Errorf("%s: %d rows, %v; want %d", tc.name, len(p.Rows), err, tc.n)
+		}
+	}
+	for _, tc := range []struct {
+		q    LogQuery
+		want string
+	}{
+		{LogQuery{Status: "fine"}, "want ok, error or blocked"},
+		{LogQuery{Limit: 501}, "want 1 to 500"},
+		{LogQuery{Limit: -1}, "want 1 to 500"},
+		{LogQuery{Since: "yesterday"}, "RFC 3339"},
+		{LogQuery{Until: "2026-01-02"}, "RFC 3339"},
+	} {
+		_, err := f.api.QueryLogs(tc.q)
+		wantErr(t, mustJSON(t, tc.q), err, tc.want)
+	}
+	if _, err := f.api.GetLog(99999); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("GetLog unknown: %v", err)
+	}
+	if p, _ := f.api.QueryLogs(LogQuery{Server: "other"}); p.Rows == nil {
+		t.Error("an empty page's rows are null, not []")
+	}
+}
+
+func TestSettingsRoundTrip(t *testing.T) {
+	f := newFixture(t)
+	got, err := f.api.GetSettings()
+	want := AppSettings{Port: 3282, AuthEnabled: true, Separator: "__", RetentionDays: 30, TimeoutSeconds: 60,
+		StartAtLogin: false, CloseToTray: true, Theme: "system", Language: "system"}
+	if err != nil || got != want {
+		t.Fatalf("defaults = %+v, %v", got, err)
+	}
+	stored := func() map[string]string {
+		m, err := f.c.Store.Settings().All(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	bad := []struct {
+		field string
+		edit  func(*AppSettings)
+	}{
+		{"port", func(s *AppSettings) { s.Port = 0 }},
+		{"port", func(s *AppSettings) { s.Port = 70000 }},
+		{"separator", func(s *AppSettings) { s.Separator = "/" }},
+		{"retentionDays", func(s *AppSettings) { s.RetentionDays = 0 }},
+		{"timeoutSeconds", func(s *AppSettings) { s.TimeoutSeconds = 3601 }},
+		{"theme", func(s *AppSettings) { s.Theme = "blue" }},
+		{"theme", func(s *AppSettings) { s.Theme = "" }},
+		{"language", func(s *AppSettings) { s.Language = "fr" }},
+	}
+	for _, tc := range bad {
+		s := want
+		s.Theme, s.StartAtLogin = "dark", true // good changes next to the bad one
+		tc.edit(&s)
+		before := stored()
+		_, err := f.api.SaveSettings(s)
+		wantErr(t, tc.field, err, tc.field+":")
+		if after := stored(); !reflect.DeepEqual(before, after) {
+			t.Errorf("a refused SaveSettings (%s) wrote %v", tc.field, after)
+		}
+	}
+	if len(f.autostart) != 0 || len(f.rec.of(EventSettingsChanged)) != 0 {
+		t.Errorf("refused saves touched autostart %v or sent events", f.autostart)
+	}
+
+	s := want
+	s.Theme, s.Language, s.StartAtLogin, s.CloseToTray, s.Port, s.Separator = "dark", "ja", true, false, 8080, "-"
+	saved, err := f.api.SaveSettings(s)
+	if err != nil || saved != s {
+		t.Fatalf("SaveSettings = %+v, %v", saved, err)
+	}
+	if again, _ := f.api.GetSettings(); again != s {
+		t.Errorf("GetSettings after save = %+v", again)
+	}
+	if ev := f.rec.of(EventSettingsChanged); len(ev) != 1 || ev[0].(AppSettings) != s {
+		t.Errorf("settings:changed = %v", ev)
+	}
+	if !reflect.DeepEqual(f.autostart, []bool{true}) {
+		t.Errorf("autostart calls = %v", f.autostart)
+	}
+	// Saving the same startAtLogin again does not touch the login item.
+	if _, err := f.api.SaveSettings(s); err != nil || len(f.autostart) != 1 {
+		t.Errorf("second save: %v, autostart calls %v", err, f.autostart)
+	}
+	// The login item cannot be written: nothing is saved.
+	f.autostartErr = errors.New("read-only home")
+	s2 := s
+	s2.StartAtLogin, s2.Theme = false, "light"
+	_, err = f.api.SaveSettings(s2)
+	wantErr(t, "autostart failure", err, "startAtLogin: read-only home")
+	if cur, _ := f.api.GetSettings(); cur != s {
+		t.Errorf("after a failed autostart: %+v", cur)
+	}
+}
+
+func TestTokensSnippetsAndEndpoint(t *testing.T) {
+	f := newFixture(t, everything(t, "everything"))
+	ct, err := f.api.CreateToken("laptop", nil)
+	if err != nil || !strings.HasPrefix(ct.Token, "mcpr_") || ct.View.Name != "laptop" || ct.View.Servers == nil {
+		t.Fatalf("CreateToken = %+v, %v", ct, err)
+	}
+	if _, err := f.api.CreateToken("scoped", []string{"everything"}); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name    string
+		servers []string
+		want    string
+	}{
+		{"laptop", nil, "already exists"},
+		{"bad name!", nil, "name"},
+		{"x", []string{"nope"}, "not found"},
+	} {
+		_, err := f.api.CreateToken(tc.name, tc.servers)
+		wantErr(t, "CreateToken "+tc.name, err, tc.want)
+	}
+	list, err := f.api.ListTokens()
+	if err != nil || len(list) != 2 || list[0].Name != "laptop" || list[1].Servers[0] != "everything" {
+		t.Fatalf("ListTokens = %+v, %v", list, err)
+	}
+	if err := f.api.RevokeToken("laptop"); err != nil {
+		t.Fatal(err)
+	}
+	if list, _ := f.api.ListTokens(); list[0].RevokedAt == nil {
+		t.Error("revoked token has no revokedAt")
+	}
+	wantErr(t, "revoke unknown", f.api.RevokeToken("nope"), "not found")
+
+	sn, err := f.api.Snippet("cursor", "http", "")
+	if err != nil || !strings.Contains(sn, TokenPlaceholder) || !strings.Contains(sn, "http://127.0.0.1:3282/mcp") {
+		t.Errorf("placeholder snippet = %q, %v", sn, err)
+	}
+	sn, err = f.api.Snippet("claude-desktop", "stdio", ct.Token)
+	if err != nil || !strings.Contains(sn, "/opt/mcp-router/mcp-router") || !strings.Contains(sn, ct.Token) {
+		t.Errorf("stdio snippet = %q, %v", sn, err)
+	}
+	for _, tc := range []struct{ client, mode, want string }{
+		{"emacs", "http", "unknown client"},
+		{"cursor", "carrier-pigeon", "unknown mode"},
+		{"claude-desktop", "http", "stdio"},
+	} {
+		_, err := f.api.Snippet(tc.client, tc.mode, "")
+		wantErr(t, "Snippet "+tc.client+" "+tc.mode, err, tc.want)
+	}
+
+	st, _ := f.api.EndpointStatus()
+	if st.Running || !st.AuthEnabled || st.URL != "http://127.0.0.1:3282/mcp" {
+		t.Errorf("EndpointStatus before Serve = %+v", st)
+	}
+}
+
+func TestClientConfigsFoundAndImported(t *testing.T) {
+	home, cfg := t.TempDir(), t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CONFIG_HOME", cfg)
+	write := func(path, data string) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(data), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cursor := filepath.Join(home, ".cursor", "mcp.json")
+	write(cursor, `{"mcpServers": {"fs": {"command": "npx", "args": ["-y", "fs"]}, "web": {"url": "http://127.0.0.1:1/mcp"}}}`)
+	vscode := filepath.Join(cfg, "Code", "User", "mcp.json")
+	write(vscode, `{"servers": {"bad": {"type": "stdio"}}}`)
+	f := newFixture(t, everything(t, "fs"))
+
+	found, err := f.api.ListClientConfigs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	byClient := map[string]ClientConfigFile{}
+	for _, c := range found {
+		byClient[c.Client] = c
+	}
+	if len(found) != 2 || byClient["cursor"].Path != cursor || byClient["cursor"].Servers != 2 || byClient["cursor"].Error != "" {
+		t.Errorf("ListClientConfigs = %+v", found)
+	}
+	if v := byClient["vscode"]; v.Path != vscode || v.Error == "" {
+		t.Errorf("broken vscode config = %+v", v)
+	}
+
+	rep, err := f.api.ImportClientConfig(cursor)
+	if err != nil || !reflect.DeepEqual(rep.Added, []string{"web"}) || len(rep.Skipped) != 1 || rep.Skipped[0].Name != "fs" {
+		t.Errorf("ImportClientConfig = %+v, %v", rep, err)
+	}
+	if _, err := f.api.GetServer("web"); err != nil {
+		t.Errorf("imported server not stored: %v", err)
+	}
+	_, err = f.api.ImportClientConfig(vscode)
+	wantErr(t, "broken file", err, vscode)
+	_, err = f.api.ImportClientConfig(filepath.Join(home, "missing.json"))
+	wantErr(t, "missing file", err, "no such file")
+	_, err = f.api.ImportClientConfig("")
+	wantErr(t, "empty path", err, "path is empty")
+
+	rep, err = f.api.AddServersFromJSON(`{
+  // pasted from a README
+  "mcpServers": {"pasted": {"command": "uvx", "args": ["thing"],},},
+}`)
+	if err != nil || !reflect.DeepEqual(rep.Added, []string{"pasted"}) || rep.Skipped == nil {
+		t.Errorf("AddServersFromJSON = %+v, %v", rep, err)
+	}
+	for _, tc := range []struct{ text, want string }{
+		{"", "paste a JSON config"},
+		{"{nope", "line 1, column 2"},
+		{`{"mcpServers": {"x": {}}}`, "x"},
+	} {
+		_, err := f.api.AddServersFromJSON(tc.text)
+		wantErr(t, "AddServersFromJSON "+tc.text, err, tc.want)
+	}
+	servers, _ := f.api.ListServers()
+	if len(servers) != 3 {
+		t.Errorf("servers after imports = %+v", servers)
+	}
+}

@@ -1,0 +1,114 @@
+package appapi
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+
+	"github.com/mcp-router/mcp-router/backend/autostart"
+	"github.com/mcp-router/mcp-router/backend/settings"
+)
+
+// AppSettings is the Settings page.
+type AppSettings struct {
+	Port           int    `json:"port"`
+	AuthEnabled    bool   `json:"authEnabled"`
+	Separator      string `json:"separator"`
+	RetentionDays  int    `json:"retentionDays"`
+	TimeoutSeconds int    `json:"timeoutSeconds"`
+	StartAtLogin   bool   `json:"startAtLogin"`
+	CloseToTray    bool   `json:"closeToTray"`
+	Theme          string `json:"theme"`    // light, dark or system
+	Language       string `json:"language"` // system, en or ja
+}
+
+// settingFields maps AppSettings' JSON fields to setting keys, in the
+// order errors are checked.
+var settingFields = []struct{ field, key string }{
+	{"port", settings.KeyPort},
+	{"authEnabled", settings.KeyAuth},
+	{"separator", settings.KeySeparator},
+	{"retentionDays", settings.KeyRetention},
+	{"timeoutSeconds", settings.KeyTimeout},
+	{"startAtLogin", settings.KeyStartAtLogin},
+	{"closeToTray", settings.KeyCloseToTray},
+	{"theme", settings.KeyTheme},
+	{"language", settings.KeyLanguage},
+}
+
+func onOff(b bool) string {
+	if b {
+		return "on"
+	}
+	return "off"
+}
+
+func (s AppSettings) values() map[string]string {
+	return map[string]string{
+		settings.KeyPort: strconv.Itoa(s.Port), settings.KeyAuth: onOff(s.AuthEnabled),
+		settings.KeySeparator: s.Separator, settings.KeyRetention: strconv.Itoa(s.RetentionDays),
+		settings.KeyTimeout: strconv.Itoa(s.TimeoutSeconds), settings.KeyStartAtLogin: onOff(s.StartAtLogin),
+		settings.KeyCloseToTray: onOff(s.CloseToTray), settings.KeyTheme: s.Theme, settings.KeyLanguage: s.Language,
+	}
+}
+
+func readSettings(ctx context.Context, s *settings.Settings) AppSettings {
+	return AppSettings{
+		Port: s.Port(ctx), AuthEnabled: s.AuthEnabled(ctx), Separator: s.Separator(ctx),
+		RetentionDays: s.RetentionDays(ctx), TimeoutSeconds: s.TimeoutSeconds(ctx),
+		StartAtLogin: s.StartAtLogin(ctx), CloseToTray: s.CloseToTray(ctx),
+		Theme: s.Theme(ctx), Language: s.Language(ctx),
+	}
+}
+
+// GetSettings returns every setting the UI edits.
+func (a *API) GetSettings() (AppSettings, error) { return readSettings(bg(), a.core.Settings), nil }
+
+// SaveSettings validates every field, then writes them all in one
+// transaction: a bad value is refused with a message naming its field and
+// nothing is written. Turning startAtLogin on or off also writes or removes
+// the OS login item. It returns the settings as stored.
+func (a *API) SaveSettings(s AppSettings) (AppSettings, error) {
+	a.settingMu.Lock()
+	defer a.settingMu.Unlock()
+	values := s.values()
+	allowed := map[string]string{}
+	for _, d := range settings.Defs() {
+		allowed[d.Key] = d.Allowed
+	}
+	for _, f := range settingFields {
+		if _, err := settings.Validate(f.key, values[f.key]); err != nil {
+			return AppSettings{}, fmt.Errorf("%s: %q is not allowed; want %s", f.field, values[f.key], allowed[f.key])
+		}
+	}
+	before := readSettings(bg(), a.core.Settings)
+	if s.StartAtLogin != before.StartAtLogin {
+		if err := a.opts.Autostart(s.StartAtLogin); err != nil {
+			return AppSettings{}, fmt.Errorf("startAtLogin: %v", err)
+		}
+	}
+	if err := a.core.Settings.SetMany(bg(), values); err != nil {
+		if s.StartAtLogin != before.StartAtLogin {
+			_ = a.opts.Autostart(before.StartAtLogin) // undo: the setting was not saved
+		}
+		return AppSettings{}, err
+	}
+	after := readSettings(bg(), a.core.Settings)
+	if after.Separator != before.Separator {
+		a.core.Gateway.Refresh()
+	}
+	a.hub.emit(EventSettingsChanged, after)
+	return after, nil
+}
+
+// defaultAutostart writes or removes this binary's login item.
+func defaultAutostart(on bool) error {
+	app, err := autostart.Router()
+	if err != nil {
+		return err
+	}
+	if on {
+		return app.Enable()
+	}
+	return app.Disable()
+}

@@ -1,0 +1,133 @@
+package appapi
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/mcp-router/mcp-router/backend/config"
+	"github.com/mcp-router/mcp-router/backend/store"
+)
+
+// TokenView is one access token, without its secret.
+type TokenView struct {
+	ID         uint       `json:"id"`
+	Name       string     `json:"name"`
+	Prefix     string     `json:"prefix"`
+	Servers    []string   `json:"servers"` // empty: every server
+	CreatedAt  time.Time  `json:"createdAt"`
+	LastUsedAt *time.Time `json:"lastUsedAt,omitempty"`
+	RevokedAt  *time.Time `json:"revokedAt,omitempty"`
+}
+
+// CreatedToken is a new token with its secret, shown once.
+type CreatedToken struct {
+	Token string    `json:"token"`
+	View  TokenView `json:"view"`
+}
+
+// EndpointStatus says where clients reach the router and whether they can.
+type EndpointStatus struct {
+	URL         string `json:"url"`
+	Running     bool   `json:"running"`
+	AuthEnabled bool   `json:"authEnabled"`
+	Error       string `json:"error,omitempty"`
+}
+
+// TokenPlaceholder stands in for a token in a snippet the user asked for
+// without one.
+const TokenPlaceholder = "mcpr_PASTE_YOUR_TOKEN_HERE"
+
+func tokenView(t store.Token) TokenView {
+	servers := t.Servers
+	if servers == nil {
+		servers = []string{}
+	}
+	return TokenView{ID: t.ID, Name: t.Name, Prefix: t.Prefix, Servers: servers, CreatedAt: t.CreatedAt,
+		LastUsedAt: t.LastUsedAt, RevokedAt: t.RevokedAt}
+}
+
+// ListTokens returns every token, revoked ones included.
+func (a *API) ListTokens() ([]TokenView, error) {
+	toks, err := a.core.Auth.List(bg())
+	if err != nil {
+		return nil, err
+	}
+	out := make([]TokenView, 0, len(toks))
+	for _, t := range toks {
+		out = append(out, tokenView(t))
+	}
+	return out, nil
+}
+
+// CreateToken makes a token for the given servers (none: all servers).
+func (a *API) CreateToken(name string, servers []string) (CreatedToken, error) {
+	for _, s := range servers {
+		if _, err := a.core.Store.Servers().Get(bg(), s); err != nil {
+			return CreatedToken{}, err
+		}
+	}
+	secret, t, err := a.core.Auth.Create(bg(), strings.TrimSpace(name), servers)
+	if err != nil {
+		return CreatedToken{}, err
+	}
+	return CreatedToken{Token: secret, View: tokenView(t)}, nil
+}
+
+// RevokeToken revokes a token at once.
+func (a *API) RevokeToken(name string) error { return a.core.Auth.Revoke(bg(), name) }
+
+// Snippet returns the config that connects client to the router in mode
+// (http or stdio). An empty token prints a placeholder when auth is on.
+func (a *API) Snippet(client, mode, token string) (string, error) {
+	if err := config.CheckSnippet(client, mode); err != nil {
+		return "", err
+	}
+	o := config.SnippetOptions{URL: a.core.Settings.EndpointURL(bg()), Token: strings.TrimSpace(token)}
+	if o.Token == "" && a.core.Settings.AuthEnabled(bg()) {
+		o.Token = TokenPlaceholder
+	}
+	if mode == config.ModeStdio {
+		bin, err := a.opts.Executable()
+		if err != nil {
+			return "", err
+		}
+		o.BinaryPath = bin
+	}
+	return config.Snippet(client, mode, o)
+}
+
+// EndpointStatus reports the HTTP endpoint's URL and state.
+func (a *API) EndpointStatus() (EndpointStatus, error) {
+	ep := a.core.Endpoint()
+	st := EndpointStatus{URL: a.core.Settings.EndpointURL(bg()), Running: ep.Running,
+		AuthEnabled: a.core.Settings.AuthEnabled(bg()), Error: ep.Err}
+	if ep.Running {
+		st.URL = "http://" + ep.Addr + "/mcp"
+		if u := a.core.Settings.EndpointURL(bg()); strings.HasSuffix(u, ":"+portOf(ep.Addr)+"/mcp") {
+			st.URL = u // the loopback name for 0.0.0.0
+		}
+	}
+	return st, nil
+}
+
+func portOf(addr string) string {
+	i := strings.LastIndex(addr, ":")
+	if i < 0 {
+		return ""
+	}
+	return addr[i+1:]
+}
+
+func executablePath() (string, error) {
+	p, err := os.Executable()
+	if err != nil {
+		return "", errors.New("cannot find the mcp-router binary for a stdio snippet: " + err.Error())
+	}
+	if r, err := filepath.EvalSymlinks(p); err == nil {
+		p = r
+	}
+	return filepath.Abs(p)
+}
