@@ -65,5 +65,7 @@ export default defineConfig({
     setupFiles: ['./src/test/setup.ts'],
     // Tests assert on text and roles, never on styles.
     css: false,
+    // Two cores shared with other builds: typing tests can take seconds.
+    testTimeout: 20_000,
   },
 });

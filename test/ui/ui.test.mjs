@@ -93,6 +93,7 @@ let base;
 let token;
 let context;
 let page;
+const foreign = [];
 
 async function call(method, ...args) {
   const res = await fetch(`${base}/ui/api/call/${method}`, {
@@ -132,6 +133,11 @@ before(async () => {
   page = context.pages()[0] ?? (await context.newPage());
   page.setDefaultTimeout(20_000);
   page.on('pageerror', (err) => console.error('page error:', err.message));
+  // Everything the page loads comes from the router: no CDN (Monaco included).
+  page.on('request', (req) => {
+    const u = req.url();
+    if (!u.startsWith(base) && !u.startsWith('data:') && !u.startsWith('blob:')) foreign.push(u);
+  });
 });
 
 after(async () => {
@@ -286,5 +292,9 @@ test('the UI end to end', { timeout: 240_000 }, async (t) => {
     await shoot('settings-ja');
     await tid('setting-language').selectOption('en');
     await page.getByRole('heading', { name: 'Settings' }).waitFor();
+  });
+
+  await t.test('loaded nothing from outside the router', () => {
+    assert.deepEqual(foreign, []);
   });
 });

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { ApiError, createApi, EVENTS, getSession, httpTransport, tokenStore, wailsTransport, type ApiTransport } from '.';
+import { ApiError, createApi, EVENTS, getSession, hasWailsBridge, httpTransport, tokenStore, wailsTransport, type ApiTransport } from '.';
 import { hook, server } from '../test/fakeApi';
 
 function fakeTransport(answers: Record<string, unknown> = {}) {
@@ -120,6 +120,15 @@ describe('wailsTransport', () => {
     off();
     expect(got).toEqual(['gone']);
     expect(listeners.size).toBe(0);
+  });
+
+  it('knows the Wails window by its bindings or its runtime', () => {
+    expect(hasWailsBridge()).toBe(false);
+    window.runtime = {};
+    expect(hasWailsBridge()).toBe(true);
+    delete window.runtime;
+    window.go = { appapi: { API: {} } };
+    expect(hasWailsBridge()).toBe(true);
   });
 
   it('fails clearly without the bridge or the method', async () => {

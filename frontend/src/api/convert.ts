@@ -132,7 +132,7 @@ export function toImportReport(raw: unknown): ImportReport {
 
 export function toClientConfigFile(raw: unknown): ClientConfigFile {
   const r = obj(raw, 'client config');
-  return { client: str(r.client), path: reqStr(r, 'path', 'client config'), servers: num(r.servers) };
+  return { client: str(r.client), path: reqStr(r, 'path', 'client config'), servers: num(r.servers), error: optStr(r.error) };
 }
 
 export function toServerTool(raw: unknown): ServerTool {

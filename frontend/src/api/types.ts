@@ -50,6 +50,8 @@ export interface ClientConfigFile {
   client: string;
   path: string;
   servers: number;
+  /** Why the file cannot be imported as it is (the router adds this to the contract's fields). */
+  error?: string;
 }
 
 export interface ServerTool {

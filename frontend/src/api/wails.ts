@@ -15,9 +15,14 @@ declare global {
   }
 }
 
-/** True inside the Wails window: the bound API is there. */
+/**
+ * True inside the Wails window: the bound API is there, or the Wails runtime
+ * is (then the bindings may still be arriving: calls look them up each time).
+ */
 export function hasWailsBridge(): boolean {
-  return typeof window !== 'undefined' && !!window.go?.appapi?.API;
+  if (typeof window === 'undefined') return false;
+  const w = window as Window & { WailsInvoke?: unknown };
+  return !!window.go?.appapi?.API || !!window.runtime || typeof w.WailsInvoke === 'function';
 }
 
 export const wailsTransport: ApiTransport = {

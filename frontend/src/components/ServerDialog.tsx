@@ -463,10 +463,11 @@ function ImportFile({ onDone }: { onDone: () => void }) {
                 <td>
                   <strong>{f.client}</strong>
                   <span className="item-sub mono">{f.path}</span>
+                  {f.error && <span className="field-error">{f.error}</span>}
                 </td>
                 <td className="num">{t.importServers(f.servers)}</td>
                 <td>
-                  <button type="button" className="small" disabled={busy !== null || f.servers === 0} onClick={() => void run(f.path)}>
+                  <button type="button" className="small" disabled={busy !== null || f.servers === 0 || !!f.error} onClick={() => void run(f.path)}>
                     {busy === f.path && <span className="spinner" />} {t.importButton}
                   </button>
                 </td>

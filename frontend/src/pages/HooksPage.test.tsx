@@ -31,7 +31,7 @@ describe('HooksPage', () => {
     await userEvent.click(screen.getByTestId('hook-new'));
     const script = await screen.findByTestId('script');
     await userEvent.clear(script);
-    await userEvent.type(script, 'return {{ continue: false }');
+    await userEvent.paste('return { continue: false }');
     await userEvent.click(screen.getByTestId('hook-save'));
     expect(screen.getByTestId('hook-name-error')).toHaveTextContent('Enter a name.');
     await userEvent.type(screen.getByTestId('hook-name'), 'existing');

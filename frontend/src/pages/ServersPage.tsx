@@ -115,7 +115,6 @@ function ServersTable({
           <th scope="col">{t.colName}</th>
           <th scope="col">{t.colStatus}</th>
           <th scope="col">{t.colTransport}</th>
-          <th scope="col">{t.colTarget}</th>
           <th scope="col" className="num">
             {t.colTools}
           </th>
@@ -131,7 +130,7 @@ function ServersTable({
             <ServerRow server={s} open={open === s.name} onToggle={() => onToggle(s.name)} onEdit={() => onEdit(s.name)} />
             {open === s.name && (
               <tr className="details-row">
-                <td colSpan={7}>
+                <td colSpan={6}>
                   <ServerDetails server={s} />
                 </td>
               </tr>
@@ -174,6 +173,9 @@ function ServerRow({ server: s, open, onToggle, onEdit }: { server: ServerView; 
             {s.name}
           </button>
           {!s.enabled && <span className="tag">{t.disabled}</span>}
+          <code className="target" title={s.target}>
+            {s.target}
+          </code>
         </th>
         <td className="status-cell">
           <StatusBadge name={s.name} state={s.state} restarts={s.restarts} error={s.error} />
@@ -186,9 +188,6 @@ function ServerRow({ server: s, open, onToggle, onEdit }: { server: ServerView; 
         </td>
         <td>
           <span className="transport">{s.transport}</span>
-        </td>
-        <td className="target" title={s.target}>
-          <code>{s.target}</code>
         </td>
         <td className="num" data-testid={`server-tools-${s.name}`}>
           {s.tools}
