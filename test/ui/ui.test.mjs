@@ -94,6 +94,7 @@ let token;
 let context;
 let page;
 const foreign = [];
+const workerTrouble = [];
 
 async function call(method, ...args) {
   const res = await fetch(`${base}/ui/api/call/${method}`, {
@@ -133,6 +134,9 @@ before(async () => {
   page = context.pages()[0] ?? (await context.newPage());
   page.setDefaultTimeout(20_000);
   page.on('pageerror', (err) => console.error('page error:', err.message));
+  page.on('console', (msg) => {
+    if (/Could not create web worker|MonacoEnvironment/i.test(msg.text())) workerTrouble.push(msg.text());
+  });
   // Everything the page loads comes from the router: no CDN (Monaco included).
   page.on('request', (req) => {
     const u = req.url();
@@ -253,6 +257,32 @@ test('the UI end to end', { timeout: 240_000 }, async (t) => {
     await go('hooks');
     await tid('hook-new').click();
     await tid('hook-name').fill('observer');
+    // The editor's JavaScript service runs (in a worker from the bundle):
+    // completion knows the hook context, and a syntax error is underlined.
+    const editor = tid('hook-script').locator('.monaco-editor');
+    await editor.click();
+    await page.keyboard.press('ControlOrMeta+A');
+    await page.keyboard.press('Delete');
+    await page.keyboard.type('context.');
+    try {
+      await page.locator('.suggest-widget').getByText('toolName').first().waitFor({ timeout: 10_000 });
+    } catch (err) {
+      await page.screenshot({ path: path.join(SHOTS, 'failed-completion.png') });
+      throw err;
+    }
+    await page.keyboard.press('Escape');
+    await page.keyboard.press('ControlOrMeta+A');
+    await page.keyboard.press('Delete');
+    await page.keyboard.insertText('return );');
+    try {
+      await editor.locator('.squiggly-error').first().waitFor({ timeout: 10_000 });
+    } catch (err) {
+      await page.screenshot({ path: path.join(SHOTS, 'failed-squiggly.png') });
+      throw err;
+    }
+    await page.keyboard.press('ControlOrMeta+A');
+    await page.keyboard.press('Delete');
+    await page.keyboard.insertText('console.log(context.method);');
     await tid('hook-save').click();
     await tid('hook-item-observer').waitFor();
     const order = async () => page.locator('[data-testid="hook-list"] > li').evaluateAll((els) => els.map((e) => e.dataset.testid));
@@ -294,7 +324,8 @@ test('the UI end to end', { timeout: 240_000 }, async (t) => {
     await page.getByRole('heading', { name: 'Settings' }).waitFor();
   });
 
-  await t.test('loaded nothing from outside the router', () => {
+  await t.test('loaded nothing from outside the router, and Monaco ran its workers', () => {
     assert.deepEqual(foreign, []);
+    assert.deepEqual(workerTrouble, []);
   });
 });

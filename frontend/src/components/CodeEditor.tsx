@@ -41,7 +41,10 @@ export default function CodeEditor({ value, onChange, language, problems, dark, 
       <Editor
         height={height}
         language={language}
-        value={value}
+        // Uncontrolled: a controlled value can arrive a render late while
+        // typing fast and undo keystrokes. The editor is remounted for each
+        // hook (its parent is keyed), so the first value is the only one.
+        defaultValue={value}
         theme={dark ? 'vs-dark' : 'vs'}
         onChange={(v) => onChange(v ?? '')}
         onMount={(ed) => {
