@@ -103,7 +103,11 @@ describe('HooksPage', () => {
   it('runs the hook on a sample context and shows the result and console', async () => {
     const { api } = fakeApi();
     api.listHooks.mockResolvedValueOnce([hook(1, { name: 'h' })]);
-    api.testHook.mockResolvedValueOnce({ result: { continue: false, error: { message: 'no' } }, console: ['saw echo'], durationMs: 0.4 });
+    api.testHook.mockResolvedValueOnce({
+      result: { continue: false, blocked: { hook: 'h', phase: 'pre', message: 'no' }, context: {} },
+      console: ['saw echo'],
+      durationMs: 0.4,
+    });
     renderWithApi(<HooksPage />, api);
     await screen.findByTestId('script');
     const tester = screen.getByTestId('hook-tester');
@@ -114,6 +118,7 @@ describe('HooksPage', () => {
     const result = await screen.findByTestId('hook-test-result');
     expect(result).toHaveTextContent('"continue": false');
     expect(result).toHaveTextContent('saw echo');
+    expect(screen.getByTestId('hook-test-verdict')).toHaveTextContent('The request is blocked: no');
     expect(api.testHook.mock.calls[0]?.[0]).toMatchObject({ id: 1, name: 'h' });
     expect(JSON.parse(api.testHook.mock.calls[0]![1]).toolName).toBe('echo');
 

@@ -468,12 +468,32 @@ function HookTester({ draft }: { draft: HookInput }) {
             {result.error ? t.hookTestFailed : t.hookTestResult} · {t.durationMs(result.durationMs)}
           </div>
           {result.error && <pre className="code error-text">{result.error}</pre>}
+          {!result.error && <Verdict result={result.result} />}
           <pre className="code">{JSON.stringify(result.result, null, 2) ?? 'undefined'}</pre>
           <div className="field-label">{t.hookTestConsole}</div>
           <pre className="console">{result.console.length > 0 ? result.console.join('\n') : t.consoleNone}</pre>
         </div>
       )}
     </details>
+  );
+}
+
+/** One line on what the router would do with the request (HookResult's continue/blocked). */
+function Verdict({ result }: { result: unknown }) {
+  const t = useMessages();
+  const r = (typeof result === 'object' && result !== null ? result : {}) as { continue?: unknown; blocked?: { message?: unknown } | null };
+  if (r.continue === false || r.blocked) {
+    const msg = typeof r.blocked?.message === 'string' ? r.blocked.message : '';
+    return (
+      <p className="verdict blocked" data-testid="hook-test-verdict">
+        {t.hookTestBlocks(msg)}
+      </p>
+    );
+  }
+  return (
+    <p className="verdict" data-testid="hook-test-verdict">
+      {t.hookTestContinues}
+    </p>
   );
 }
 
