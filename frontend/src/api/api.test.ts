@@ -237,3 +237,24 @@ describe('httpTransport', () => {
     expect(await getSession({ fetch: fetch as unknown as typeof globalThis.fetch })).toEqual({ authRequired: true, valid: false });
   });
 });
+
+describe('httpTransport reconnects', () => {
+  it('tells subscribers when the stream is back after a break, not on the first open', () => {
+    FakeES.all = [];
+    const t = httpTransport({ eventSource: (u) => new FakeES(u) as unknown as EventSource });
+    const api = createApi(t);
+    const seen = vi.fn();
+    const stop = api.onReconnect(seen);
+    api.onToolsChanged(() => {});
+    const es = FakeES.all[0]! as unknown as { onopen: () => void; onerror: () => void };
+    es.onopen();
+    expect(seen).not.toHaveBeenCalled();
+    es.onerror(); // EventSource retries by itself (still CONNECTING)
+    es.onopen();
+    expect(seen).toHaveBeenCalledOnce();
+    stop();
+    es.onerror();
+    es.onopen();
+    expect(seen).toHaveBeenCalledOnce();
+  });
+});

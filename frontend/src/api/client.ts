@@ -116,5 +116,6 @@ export function createApi(t: ApiTransport): Api {
       }, h),
     onToolsChanged: (h) => on(EVENTS.toolsChanged, () => undefined, () => h()),
     onSettingsChanged: (h) => on(EVENTS.settingsChanged, toAppSettings, h),
+    onReconnect: (h) => (t.onReconnect ? t.onReconnect(h) : () => {}),
   };
 }

@@ -78,6 +78,9 @@ export function httpTransport(opts: HttpOptions = {}): ApiTransport {
   let retry: ReturnType<typeof setTimeout> | null = null;
   // Event names with a listener on the current source (each added once).
   let attached = new Set<string>();
+  const reconnectHandlers = new Set<() => void>();
+  // Set once a stream was open and then broke: its next open is a reconnect.
+  let broken = false;
 
   function attach(es: EventSource, name: string) {
     if (attached.has(name)) return;
@@ -102,10 +105,17 @@ export function httpTransport(opts: HttpOptions = {}): ApiTransport {
     source = es;
     attached = new Set();
     for (const name of handlers.keys()) attach(es, name);
+    es.onopen = () => {
+      if (!broken) return;
+      broken = false;
+      reconnectHandlers.forEach((h) => h());
+    };
     es.onerror = () => {
+      if (source !== es) return;
+      broken = true;
       // EventSource retries by itself unless the server refused the stream
       // (e.g. 401); then reopen later with whatever token the tab has then.
-      if (es.readyState !== 2 /* CLOSED */ || source !== es) return;
+      if (es.readyState !== 2 /* CLOSED */) return;
       source = null;
       if (handlers.size > 0 && retry === null) {
         retry = setTimeout(() => {
@@ -119,6 +129,7 @@ export function httpTransport(opts: HttpOptions = {}): ApiTransport {
   function close() {
     source?.close();
     source = null;
+    broken = false;
     if (retry !== null) clearTimeout(retry);
     retry = null;
   }
@@ -147,6 +158,13 @@ export function httpTransport(opts: HttpOptions = {}): ApiTransport {
       } catch {
         throw new ApiError(`${method}: the answer is not JSON`);
       }
+    },
+
+    onReconnect(handler) {
+      reconnectHandlers.add(handler);
+      return () => {
+        reconnectHandlers.delete(handler);
+      };
     },
 
     on(name, handler) {

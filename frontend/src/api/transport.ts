@@ -10,4 +10,10 @@ export interface ApiTransport {
   call(method: string, args: unknown[]): Promise<unknown>;
   /** Delivers each payload of the event `name` until unsubscribed. */
   on(name: string, handler: (payload: unknown) => void): Unsubscribe;
+  /**
+   * Calls `handler` when the event stream came back after a break, so events
+   * may have been missed (the HTTP stream ends when a tab falls behind).
+   * Optional: the Wails runtime never drops events.
+   */
+  onReconnect?(handler: () => void): Unsubscribe;
 }

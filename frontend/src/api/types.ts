@@ -258,6 +258,8 @@ export interface Api {
   onHookLog(handler: (e: { hookId: number; lines: string[] }) => void): Unsubscribe;
   onToolsChanged(handler: () => void): Unsubscribe;
   onSettingsChanged(handler: (s: AppSettings) => void): Unsubscribe;
+  /** The event stream came back after a break: refetch what is shown. */
+  onReconnect(handler: () => void): Unsubscribe;
 }
 
 /** Any failure of an Api call; `message` is ready to show to the user. */

@@ -37,7 +37,7 @@ export type HooksStore = StoreApi<HooksState>;
 
 type HooksApi = Pick<
   Api,
-  'listHooks' | 'saveHook' | 'removeHook' | 'setHookEnabled' | 'reorderHooks' | 'checkHookScript' | 'testHook' | 'hookLogs' | 'onHookLog'
+  'listHooks' | 'saveHook' | 'removeHook' | 'setHookEnabled' | 'reorderHooks' | 'checkHookScript' | 'testHook' | 'hookLogs' | 'onHookLog' | 'onReconnect'
 >;
 
 export function createHooksStore(api: HooksApi): HooksStore {
@@ -109,15 +109,20 @@ export function createHooksStore(api: HooksApi): HooksStore {
         if (hookId !== id || lines.length === 0) return;
         set({ logs: { ...get().logs, [id]: (get().logs[id] ?? []).concat(lines).slice(-HOOK_LOG_MAX) } });
       });
-      api.hookLogs(id).then(
-        (lines) => {
-          if (live) set({ logs: { ...get().logs, [id]: lines.concat(get().logs[id] ?? []).slice(-HOOK_LOG_MAX) } });
-        },
-        (err: unknown) => console.error(`HookLogs(${id}):`, err),
-      );
+      const fetchLog = (replace: boolean) =>
+        api.hookLogs(id).then(
+          (lines) => {
+            const arrived = replace ? [] : (get().logs[id] ?? []);
+            if (live) set({ logs: { ...get().logs, [id]: lines.concat(arrived).slice(-HOOK_LOG_MAX) } });
+          },
+          (err: unknown) => console.error(`HookLogs(${id}):`, err),
+        );
+      void fetchLog(false);
+      const stopReconnect = api.onReconnect(() => void fetchLog(true));
       return () => {
         live = false;
         stop();
+        stopReconnect();
         const { [id]: _gone, ...rest } = get().logs;
         set({ logs: rest });
       };

@@ -39,7 +39,7 @@ export function matches(row: LogRow, f: LogFilters): boolean {
   return true;
 }
 
-export function createLogsStore(api: Pick<Api, 'queryLogs' | 'getLog' | 'onLogsAppended'>): LogsStore {
+export function createLogsStore(api: Pick<Api, 'queryLogs' | 'getLog' | 'onLogsAppended' | 'onReconnect'>): LogsStore {
   let seq = 0;
 
   return createStore<LogsState>()((set, get) => {
@@ -82,7 +82,11 @@ export function createLogsStore(api: Pick<Api, 'queryLogs' | 'getLog' | 'onLogsA
         return fetchPage(c.slice(0, -1));
       },
       listen() {
-        return api.onLogsAppended((rows) => {
+        // Rows may have been missed while the stream was down: refetch the first page.
+        const stopReconnect = api.onReconnect(() => {
+          if (get().cursors.length === 1) void fetchPage([undefined]);
+        });
+        const stopAppended = api.onLogsAppended((rows) => {
           const s = get();
           if (s.cursors.length !== 1 || s.status === 'loading') return;
           const fresh = rows.filter((r) => matches(r, s.filters) && !s.rows.some((x) => x.id === r.id));
@@ -94,6 +98,10 @@ export function createLogsStore(api: Pick<Api, 'queryLogs' | 'getLog' | 'onLogsA
           // Rows pushed off the first page are now the start of the second.
           set({ rows: kept, nextBeforeId: dropped > 0 ? kept[kept.length - 1]!.id : s.nextBeforeId });
         });
+        return () => {
+          stopAppended();
+          stopReconnect();
+        };
       },
       async open(id) {
         set({ detail: { id, status: 'loading', log: null, error: null } });

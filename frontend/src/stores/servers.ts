@@ -94,6 +94,7 @@ type ServersApi = Pick<
   | 'setPrefixMode'
   | 'serverConsole'
   | 'onConsoleLines'
+  | 'onReconnect'
 >;
 
 export function createServersStore(api: ServersApi): ServersStore {
@@ -141,9 +142,12 @@ export function createServersStore(api: ServersApi): ServersStore {
       };
       const stopChanged = api.onServerChanged((server) => onChange({ upsert: server }));
       const stopRemoved = api.onServerRemoved((name) => onChange({ remove: name }));
+      // Events may have been missed while the stream was down.
+      const stopReconnect = api.onReconnect(() => void get().load());
       return () => {
         stopChanged();
         stopRemoved();
+        stopReconnect();
       };
     },
 
@@ -245,17 +249,22 @@ export function createServersStore(api: ServersApi): ServersStore {
         });
       }
       let live = true;
-      api.serverConsole(name).then(
-        (lines) => {
-          // Lines that arrived by event while loading are newer than the ring.
-          if (!live) return;
-          const arrived = get().consoles[name] ?? [];
-          set({ consoles: { ...get().consoles, [name]: lines.concat(arrived).slice(-CONSOLE_MAX) } });
-        },
-        (err: unknown) => console.error(`ServerConsole(${name}):`, err),
-      );
+      const fetchRing = (replace: boolean) =>
+        api.serverConsole(name).then(
+          (lines) => {
+            // Lines that arrived by event while loading are newer than the ring.
+            if (!live) return;
+            const arrived = replace ? [] : (get().consoles[name] ?? []);
+            set({ consoles: { ...get().consoles, [name]: lines.concat(arrived).slice(-CONSOLE_MAX) } });
+          },
+          (err: unknown) => console.error(`ServerConsole(${name}):`, err),
+        );
+      void fetchRing(false);
+      // After a break in the event stream the ring is the truth again.
+      const stopReconnect = api.onReconnect(() => void fetchRing(true));
       return () => {
         live = false;
+        stopReconnect();
         const n = (watchers.get(name) ?? 1) - 1;
         if (n > 0) {
           watchers.set(name, n);

@@ -16,7 +16,7 @@ export interface SettingsState {
 
 export type SettingsStore = StoreApi<SettingsState>;
 
-export function createSettingsStore(api: Pick<Api, 'getSettings' | 'saveSettings' | 'onSettingsChanged'>): SettingsStore {
+export function createSettingsStore(api: Pick<Api, 'getSettings' | 'saveSettings' | 'onSettingsChanged' | 'onReconnect'>): SettingsStore {
   return createStore<SettingsState>()((set, get) => ({
     settings: null,
     status: 'idle',
@@ -45,7 +45,12 @@ export function createSettingsStore(api: Pick<Api, 'getSettings' | 'saveSettings
       }
     },
     listen() {
-      return api.onSettingsChanged((s) => set({ settings: s }));
+      const stopChanged = api.onSettingsChanged((s) => set({ settings: s }));
+      const stopReconnect = api.onReconnect(() => void get().load());
+      return () => {
+        stopChanged();
+        stopReconnect();
+      };
     },
   }));
 }

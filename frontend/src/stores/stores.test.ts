@@ -261,3 +261,32 @@ describe('tokens store', () => {
     expect(store.getState().tokens[0]?.revokedAt).toBeTruthy();
   });
 });
+
+describe('after a break in the event stream', () => {
+  it('every live list refetches, and stops listening when released', async () => {
+    const fake = fakeApi([server('a')]);
+    const servers = createServersStore(fake.api);
+    const tools = createToolsStore(fake.api);
+    const logs = createLogsStore(fake.api);
+    const settings = createSettingsStore(fake.api);
+    const stops = [servers.getState().listen(), tools.getState().listen(), logs.getState().listen(), settings.getState().listen()];
+    await logs.getState().setFilters({});
+    fake.api.serverConsole.mockResolvedValue(['ring']);
+    const stopConsole = servers.getState().watchConsole('a');
+    await flush();
+    fake.console('a', ['live']);
+    for (const f of [fake.api.listServers, fake.api.listTools, fake.api.queryLogs, fake.api.getSettings, fake.api.serverConsole]) f.mockClear();
+
+    fake.reconnect();
+    await flush();
+    expect(fake.api.listServers).toHaveBeenCalledOnce();
+    expect(fake.api.listTools).toHaveBeenCalledOnce();
+    expect(fake.api.queryLogs).toHaveBeenCalledOnce();
+    expect(fake.api.getSettings).toHaveBeenCalledOnce();
+    expect(servers.getState().consoles.a).toEqual(['ring']); // the ring replaces what was followed
+
+    stops.forEach((s) => s());
+    stopConsole();
+    expect(fake.reconnectListenerCount()).toBe(0);
+  });
+});

@@ -22,7 +22,7 @@ export interface ToolsState {
 
 export type ToolsStore = StoreApi<ToolsState>;
 
-export function createToolsStore(api: Pick<Api, 'listTools' | 'callTool' | 'onToolsChanged'>): ToolsStore {
+export function createToolsStore(api: Pick<Api, 'listTools' | 'callTool' | 'onToolsChanged' | 'onReconnect'>): ToolsStore {
   let seq = 0;
   return createStore<ToolsState>()((set, get) => ({
     tools: [],
@@ -42,7 +42,12 @@ export function createToolsStore(api: Pick<Api, 'listTools' | 'callTool' | 'onTo
       }
     },
     listen() {
-      return api.onToolsChanged(() => void get().load());
+      const stopChanged = api.onToolsChanged(() => void get().load());
+      const stopReconnect = api.onReconnect(() => void get().load());
+      return () => {
+        stopChanged();
+        stopReconnect();
+      };
     },
     async call(name, args) {
       const put = (c: CallState) => set({ calls: { ...get().calls, [name]: c } });

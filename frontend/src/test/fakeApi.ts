@@ -97,6 +97,7 @@ export function fakeApi(initial: ServerView[] = []) {
     hookLog: new Set() as Handlers<{ hookId: number; lines: string[] }>,
     tools: new Set() as Handlers<void>,
     settings: new Set() as Handlers<AppSettings>,
+    reconnect: new Set() as Handlers<void>,
   };
   const sub =
     <T>(set: Handlers<T>) =>
@@ -186,6 +187,7 @@ export function fakeApi(initial: ServerView[] = []) {
     onHookLog: vi.fn<Api['onHookLog']>(sub(h.hookLog)),
     onToolsChanged: vi.fn<Api['onToolsChanged']>((fn) => sub(h.tools)(() => fn())),
     onSettingsChanged: vi.fn<Api['onSettingsChanged']>(sub(h.settings)),
+    onReconnect: vi.fn<Api['onReconnect']>((fn) => sub(h.reconnect)(() => fn())),
   } satisfies Api;
 
   return {
@@ -199,8 +201,11 @@ export function fakeApi(initial: ServerView[] = []) {
     hookLog: (hookId: number, lines: string[]) => h.hookLog.forEach((fn) => fn({ hookId, lines })),
     toolsChanged: () => h.tools.forEach((fn) => fn()),
     settingsChanged: (s: AppSettings) => h.settings.forEach((fn) => fn(s)),
+    /** The event stream came back after a break. */
+    reconnect: () => h.reconnect.forEach((fn) => fn()),
     /** Listeners of servers:changed and servers:removed (what the servers store holds). */
     listenerCount: () => h.changed.size + h.removed.size,
+    reconnectListenerCount: () => h.reconnect.size,
     /** Listeners of every event. */
     allListenerCount: () => Object.values(h).reduce((n, s) => n + s.size, 0),
   };
