@@ -4,6 +4,7 @@ package main
 
 import (
 	"context"
+	_ "embed"
 	"sync"
 	"sync/atomic"
 
@@ -15,14 +16,19 @@ import (
 
 	"github.com/mcp-router/mcp-router/backend/appapi"
 	"github.com/mcp-router/mcp-router/backend/core"
+	"github.com/mcp-router/mcp-router/backend/tray"
 )
+
+//go:embed build/appicon.png
+var appIcon []byte
 
 // desktop is the window's lifecycle around the bound *appapi.API: the
 // window calls the API's methods directly (window.go.appapi.API.<Method>).
 type desktop struct {
 	api  *appapi.API
 	core *core.Core
-	tray *tray
+	tray *tray.Tray
+	done <-chan struct{} // closed on SIGTERM / Ctrl-C
 
 	mu       sync.Mutex
 	ctx      context.Context // Wails' context, set on startup
@@ -87,10 +93,15 @@ func (d *desktop) beforeClose(ctx context.Context) (prevent bool) {
 	if d.quitting.Load() {
 		return false
 	}
+	select {
+	case <-d.done: // Wails' own signal handler got here before ours
+		return false
+	default:
+	}
 	if !d.core.Settings.CloseToTray(ctx) {
 		return false
 	}
-	if !d.tray.visible() {
+	if !d.tray.Visible() {
 		logrus.Info("closeToTray is on but there is no tray icon to reopen the window from; quitting")
 		return false
 	}
@@ -99,11 +110,23 @@ func (d *desktop) beforeClose(ctx context.Context) (prevent bool) {
 	return true
 }
 
+// trayRefresher updates the tray's status line on server events.
+type trayRefresher struct{ t *tray.Tray }
+
+func (r trayRefresher) Emit(event string, _ any) {
+	if event == appapi.EventServersChanged || event == appapi.EventServerRemoved {
+		r.t.Refresh()
+	}
+}
+
 // runDesktop shows the window until the user quits or ctx ends.
 func runDesktop(ctx context.Context, c *core.Core, api *appapi.API) error {
-	d := &desktop{api: api, core: c}
-	d.tray = startTray(c, api, d.show, d.quit)
-	defer d.tray.stop()
+	d := &desktop{api: api, core: c, done: ctx.Done()}
+	d.tray = tray.Start(tray.Options{Icon: appIcon, Status: func() string { return tray.RouterStatus(c) },
+		OnOpen: d.show, OnQuit: d.quit, Logf: logrus.Infof})
+	defer d.tray.Stop()
+	detachTray := appapi.Attach(api, trayRefresher{d.tray})
+	defer detachTray()
 	stop := context.AfterFunc(ctx, d.quit)
 	defer stop()
 	return wails.Run(&options.App{

@@ -119,6 +119,10 @@ func TestHTTPCallsAuthAndErrors(t *testing.T) {
 	if r := h.call(t, "SetServerEnabled", h.token, `["everything", true]`); r.code != 200 || r.body != "null" {
 		t.Errorf("a method without a result = %d %q", r.code, r.body)
 	}
+	if r := h.call(t, "EndpointStatus", h.token, "[]"); r.code != 200 ||
+		r.body != `{"url":"`+h.base+`/mcp","running":true,"authEnabled":true}` {
+		t.Errorf("EndpointStatus while serving = %d %s", r.code, r.body)
+	}
 	if r := h.call(t, "GetServer", h.token, `["everything"]`); r.code != 200 || !strings.Contains(r.body, `"command"`) {
 		t.Errorf("GetServer = %d %s", r.code, r.body)
 	}

@@ -16,7 +16,8 @@ import (
 func TestQueryLogsPagesAndFilters(t *testing.T) {
 	f := newFixture(t)
 	ctx := context.Background()
-	base := time.Date(2026, 1, 2, 3, 0, 0, 0, time.UTC)
+	// Recent: the request log prunes rows older than the retention (30 days).
+	base := time.Now().UTC().Add(-5 * time.Hour).Truncate(time.Minute)
 	var rows []store.RequestLog
 	for i := 0; i < 250; i++ {
 		status := store.StatusOK

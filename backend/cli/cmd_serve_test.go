@@ -1,0 +1,80 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"testing/fstest"
+	"time"
+
+	"github.com/mcp-router/mcp-router/internal/testpeers"
+)
+
+// TestServeHasTheBrowserUI: `serve` answers the pages and the UI API on the
+// endpoint's port; a build without a desktop app refuses startAtLogin.
+func TestServeHasTheBrowserUI(t *testing.T) {
+	cases := []struct {
+		name      string
+		assets    fstest.MapFS
+		pageCode  int
+		pageText  string
+		banner    bool
+		autostart string // SaveSettings{startAtLogin: true} answer
+	}{
+		{"with pages", fstest.MapFS{"index.html": {Data: []byte("<html><head></head><body>pages</body></html>")}},
+			200, "pages", true, "this build has no desktop app to start at login"},
+		{"without pages (nogui)", nil, 404, "no web UI", false, "this build has no desktop app to start at login"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			port := testpeers.FreePort(t)
+			ctx, cancel := context.WithCancel(context.Background())
+			var stderr syncBuffer
+			done := make(chan int, 1)
+			o := Options{Stdin: strings.NewReader(""), Stdout: io.Discard, Stderr: &stderr}
+			if tc.assets != nil {
+				o.Assets = tc.assets
+			}
+			go func() {
+				done <- Main(ctx, []string{"--data-dir", dir, "serve", "--no-auth", "--listen", fmt.Sprintf("127.0.0.1:%d", port)}, o)
+			}()
+			defer func() {
+				cancel()
+				if code := <-done; code != 0 {
+					t.Errorf("serve exited %d: %s", code, stderr.String())
+				}
+			}()
+			testpeers.Eventually(t, 10*time.Second, "serve to listen", func() bool { return strings.Contains(stderr.String(), "listening on") })
+			if got := strings.Contains(stderr.String(), "Browser UI at http://127.0.0.1:"); got != tc.banner {
+				t.Errorf("banner %v in %q", got, stderr.String())
+			}
+			base := fmt.Sprintf("http://127.0.0.1:%d", port)
+			resp, err := http.Get(base + "/ui/")
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != tc.pageCode || !strings.Contains(string(body), tc.pageText) {
+				t.Errorf("/ui/ = %d %q", resp.StatusCode, body)
+			}
+			resp, err = http.Post(base+"/ui/api/call/SaveSettings", "application/json", strings.NewReader(
+				`[{"port":3282,"authEnabled":true,"separator":"__","retentionDays":30,"timeoutSeconds":60,"startAtLogin":true,"closeToTray":true,"theme":"dark","language":"system"}]`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, _ = io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != 400 || !strings.Contains(string(body), tc.autostart) {
+				t.Errorf("SaveSettings startAtLogin = %d %s", resp.StatusCode, body)
+			}
+			if got := mustRun(t, dir, "settings", "get", "theme"); got != "system\n" {
+				t.Errorf("a refused SaveSettings stored theme %q", got)
+			}
+		})
+	}
+}
