@@ -189,6 +189,8 @@ test('the UI end to end', { timeout: 240_000 }, async (t) => {
     await tid('login-token').fill(token);
     await tid('login-submit').click();
     await tid('servers-page').waitFor();
+    // The page tells the router it rendered, in the browser as in the window.
+    await until(() => routerLog.includes('frontend ready: servers'), "the router to log 'frontend ready: servers'", 10_000);
   });
 
   await t.test('adds server-everything by pasted JSON and sees it running with its tools', async () => {

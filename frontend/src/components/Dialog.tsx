@@ -1,7 +1,9 @@
 import { useEffect, useId, useRef, type ReactNode } from 'react';
 import { useMessages } from '../i18n';
 
-/** A modal dialog: Escape and the backdrop close it; focus moves inside. */
+const FOCUSABLE = 'a[href], button, input, select, textarea, [tabindex]:not([tabindex="-1"])';
+
+/** A modal dialog: Escape and the backdrop close it; focus moves inside and stays there. */
 export function Dialog({
   title,
   onClose,
@@ -39,6 +41,19 @@ export function Dialog({
           if (e.key === 'Escape') {
             e.stopPropagation();
             onClose();
+          } else if (e.key === 'Tab') {
+            // Keep focus inside the dialog while it is open.
+            const items = [...(ref.current?.querySelectorAll<HTMLElement>(FOCUSABLE) ?? [])].filter((el) => !el.hasAttribute('disabled'));
+            const first = items[0];
+            const last = items[items.length - 1];
+            if (!first || !last) return;
+            if (e.shiftKey && document.activeElement === first) {
+              e.preventDefault();
+              last.focus();
+            } else if (!e.shiftKey && document.activeElement === last) {
+              e.preventDefault();
+              first.focus();
+            }
           }
         }}
       >

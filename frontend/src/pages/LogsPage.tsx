@@ -2,6 +2,7 @@ import { memo, useEffect, useRef, useState } from 'react';
 import { LOG_STATUSES, type LogRow, type LogStatus } from '../api';
 import { Dialog, LoadError } from '../components/Dialog';
 import { useLocale, useMessages } from '../i18n';
+import { copyText } from '../lib/clipboard';
 import { formatTime, prettyJSON } from '../lib/format';
 import { useApp, useLogs, useServers } from '../stores';
 import type { LogFilters } from '../stores/logs';
@@ -239,14 +240,8 @@ function LogDetailDialog() {
               </>
             )}
           </dl>
-          <div className="field-label">{t.request}</div>
-          <pre className="code" data-testid="log-request">
-            {prettyJSON(log.request) || t.none}
-          </pre>
-          <div className="field-label">{t.response}</div>
-          <pre className="code" data-testid="log-response">
-            {prettyJSON(log.response) || t.none}
-          </pre>
+          <JsonBlock label={t.request} text={log.request} testId="log-request" />
+          <JsonBlock label={t.response} text={log.response} testId="log-response" />
         </>
       )}
       <div className="dialog-actions">
@@ -255,5 +250,35 @@ function LogDetailDialog() {
         </button>
       </div>
     </Dialog>
+  );
+}
+
+function JsonBlock({ label, text, testId }: { label: string; text?: string; testId: string }) {
+  const t = useMessages();
+  const pretty = prettyJSON(text);
+  const [copied, setCopied] = useState(false);
+  return (
+    <>
+      <div className="row json-head">
+        <span className="field-label grow">{label}</span>
+        {pretty && (
+          <button
+            type="button"
+            className="small"
+            onClick={() =>
+              void copyText(pretty).then((ok) => {
+                setCopied(ok);
+                if (ok) setTimeout(() => setCopied(false), 1500);
+              })
+            }
+          >
+            {copied ? t.copied : t.copy}
+          </button>
+        )}
+      </div>
+      <pre className="code" data-testid={testId}>
+        {pretty || t.none}
+      </pre>
+    </>
   );
 }

@@ -103,6 +103,12 @@ describe('ServersPage', () => {
     await userEvent.click(await screen.findByTestId('server-remove-alpha'));
     const dialog = screen.getByTestId('confirm-dialog');
     expect(dialog).toHaveTextContent('Remove alpha?');
+    // Focus starts inside and Tab keeps it there.
+    expect(within(dialog).getByText('Cancel')).toHaveFocus();
+    await userEvent.tab();
+    expect(screen.getByTestId('confirm')).toHaveFocus();
+    await userEvent.tab();
+    expect(within(dialog).getByText('Cancel')).toHaveFocus();
     await userEvent.click(within(dialog).getByText('Cancel'));
     expect(api.removeServer).not.toHaveBeenCalled();
     await userEvent.click(screen.getByTestId('server-remove-alpha'));

@@ -103,4 +103,24 @@ describe('ToolsPage', () => {
     await userEvent.click(screen.getByRole('button', { name: 'Try again' }));
     expect(await screen.findByTestId('tool-everything__echo')).toBeInTheDocument();
   });
+
+  it('edits the arguments as raw JSON, refusing what is not an object and keeping the text', async () => {
+    const { api } = fakeApi();
+    api.listTools.mockResolvedValue([echo]);
+    renderWithApi(<ToolsPage />, api);
+    await userEvent.click(await screen.findByTestId('tool-everything__echo'));
+    await userEvent.type(screen.getByTestId('arg-message'), 'hi');
+    await userEvent.click(screen.getByTestId('tool-raw-toggle'));
+    const raw = screen.getByTestId('tool-raw');
+    expect(JSON.parse((raw as HTMLTextAreaElement).value)).toEqual({ message: 'hi', times: 1 });
+    await userEvent.clear(raw);
+    await userEvent.click(raw);
+    await userEvent.paste('[1, 2]');
+    await userEvent.click(screen.getByTestId('tool-call'));
+    expect(screen.getByTestId('tool-raw-error')).toHaveTextContent('must be a JSON object');
+    await userEvent.clear(raw);
+    await userEvent.paste('{"message": "raw", "extra": {"deep": true}}');
+    await userEvent.click(screen.getByTestId('tool-call'));
+    expect(api.callTool).toHaveBeenCalledWith('everything__echo', '{"message":"raw","extra":{"deep":true}}');
+  });
 });

@@ -87,18 +87,48 @@ function ToolDetail({ tool }: { tool: AggregatedTool }) {
   const [values, setValues] = useState<Values>(() => initialValues(fields));
   const [errors, setErrors] = useState<FieldErrors>({});
   const [showSchema, setShowSchema] = useState(false);
+  // Raw mode: the arguments as one JSON object, for schemas a form cannot express.
+  const [raw, setRaw] = useState<string | null>(null);
+  const [rawError, setRawError] = useState<string | null>(null);
   const call = useTools((s) => s.call);
   const state = useTools((s) => s.calls[tool.name]);
 
+  const problems = {
+    required: t.errRequired,
+    notNumber: t.errNotNumber,
+    notInteger: t.errNotInteger,
+    badJson: t.errBadJson,
+    badItem: t.errBadItem,
+  };
+
+  const toggleRaw = () => {
+    if (raw === null) {
+      // Start from what the form holds when it is valid, else from {}.
+      const r = toArguments(fields, values, problems);
+      setRaw(JSON.stringify(r.ok ? r.args : {}, null, 2));
+    } else setRaw(null);
+    setRawError(null);
+  };
+
   const submit = (e: FormEvent) => {
     e.preventDefault();
-    const r = toArguments(fields, values, {
-      required: t.errRequired,
-      notNumber: t.errNotNumber,
-      notInteger: t.errNotInteger,
-      badJson: t.errBadJson,
-      badItem: t.errBadItem,
-    });
+    if (raw !== null) {
+      let args: unknown;
+      try {
+        args = JSON.parse(raw);
+      } catch (err) {
+        setRawError(t.errBadJson(err instanceof Error ? err.message : String(err)));
+        return;
+      }
+      if (typeof args !== 'object' || args === null || Array.isArray(args)) {
+        setRawError(t.errArgsObject);
+        return;
+      }
+      setRawError(null);
+      void call(tool.name, args as Record<string, unknown>);
+      return;
+    }
+    const r = toArguments(fields, values, problems);
     if (!r.ok) {
       setErrors(r.errors);
       return;
@@ -122,8 +152,35 @@ function ToolDetail({ tool }: { tool: AggregatedTool }) {
       {showSchema && <pre className="code">{JSON.stringify(tool.inputSchema, null, 2)}</pre>}
 
       <form onSubmit={submit} noValidate className="tool-form" data-testid="tool-form">
-        {fields.length === 0 && <p className="muted">{t.toolNoArgs}</p>}
-        {fields.map((f) => (
+        <div className="row form-mode">
+          <span className="grow" />
+          <button type="button" className="link" onClick={toggleRaw} data-testid="tool-raw-toggle">
+            {raw === null ? t.editAsJson : t.editAsForm}
+          </button>
+        </div>
+        {raw !== null && (
+          <label className="field">
+            <span>{t.argumentsJson}</span>
+            <textarea
+              rows={8}
+              value={raw}
+              spellCheck={false}
+              onChange={(e) => {
+                setRaw(e.target.value);
+                setRawError(null);
+              }}
+              aria-invalid={rawError ? true : undefined}
+              data-testid="tool-raw"
+            />
+            {rawError && (
+              <span className="field-error" role="alert" data-testid="tool-raw-error">
+                {rawError}
+              </span>
+            )}
+          </label>
+        )}
+        {raw === null && fields.length === 0 && <p className="muted">{t.toolNoArgs}</p>}
+        {raw === null && fields.map((f) => (
           <FieldInput
             key={f.name}
             field={f}
