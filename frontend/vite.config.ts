@@ -50,8 +50,10 @@ export default defineConfig({
   // `mcp-router serve` serves it under /ui/.
   base: './',
   plugins: [react(), keepDistGitkeep(), monacoOnlyNeededLanguages()],
+  // Monaco's workers are classic (iife) workers, built from the bundle: the
+  // widest support, WebKitGTK in the desktop window included.
   worker: {
-    format: 'es',
+    format: 'iife',
   },
   build: {
     outDir: 'dist',
