@@ -17,6 +17,20 @@ interface FilterForm {
   until: string;
 }
 
+// Suggestions for the method filter (it matches exactly, like the CLI's).
+const MCP_METHODS = [
+  'tools/call',
+  'tools/list',
+  'resources/read',
+  'resources/list',
+  'resources/templates/list',
+  'prompts/get',
+  'prompts/list',
+  'completion/complete',
+  'initialize',
+  'ping',
+];
+
 const emptyFilters: FilterForm = { client: '', server: '', method: '', status: '', since: '', until: '' };
 
 /** datetime-local value (local time, no zone) → RFC 3339; '' stays ''. */
@@ -98,7 +112,19 @@ export default function LogsPage() {
             <option key={s.name} value={s.name} />
           ))}
         </datalist>
-        <input placeholder={t.colMethod} aria-label={t.colMethod} value={form.method} onChange={(e) => set('method', e.target.value)} data-testid="filter-method" />
+        <input
+          placeholder={t.colMethod}
+          aria-label={t.colMethod}
+          value={form.method}
+          list="log-methods"
+          onChange={(e) => set('method', e.target.value)}
+          data-testid="filter-method"
+        />
+        <datalist id="log-methods">
+          {MCP_METHODS.map((m) => (
+            <option key={m} value={m} />
+          ))}
+        </datalist>
         <select aria-label={t.colStatus} value={form.status} onChange={(e) => set('status', e.target.value as FilterForm['status'])} data-testid="filter-status">
           <option value="">{t.allStatuses}</option>
           {LOG_STATUSES.map((s) => (

@@ -29,9 +29,10 @@ export interface LogsState {
 export type LogsStore = StoreApi<LogsState>;
 
 export function matches(row: LogRow, f: LogFilters): boolean {
-  if (f.client && !row.client.includes(f.client)) return false;
+  // Exact, as QueryLogs filters.
+  if (f.client && row.client !== f.client) return false;
   if (f.server && row.server !== f.server) return false;
-  if (f.method && !row.method.includes(f.method)) return false;
+  if (f.method && row.method !== f.method) return false;
   if (f.status && row.status !== f.status) return false;
   const t = Date.parse(row.time);
   if (f.since && t < Date.parse(f.since)) return false;

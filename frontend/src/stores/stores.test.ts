@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { defaultSettings, fakeApi, hook, logRow, server, tool } from '../test/fakeApi';
 import { createHooksStore } from './hooks';
-import { createLogsStore, PAGE_SIZE } from './logs';
+import { createLogsStore, matches, PAGE_SIZE } from './logs';
 import { createServersStore } from './servers';
 import { createSettingsStore } from './settings';
 import { createTokensStore } from './tokens';
@@ -211,6 +211,16 @@ describe('logs store', () => {
     await store.getState().older();
     fake.logs([logRow(104, { status: 'blocked' })]);
     expect(store.getState().rows[0]?.id).toBe(50);
+  });
+
+  it('matches live rows the way QueryLogs filters: exact names, status, time range', () => {
+    const r = logRow(1, { client: 'claude-code', method: 'tools/call', time: '2026-11-23T01:00:00Z' });
+    expect(matches(r, { client: 'claude-code', method: 'tools/call', server: 'everything', status: 'ok' })).toBe(true);
+    expect(matches(r, { client: 'claude' })).toBe(false);
+    expect(matches(r, { method: 'tools/' })).toBe(false);
+    expect(matches(r, { since: '2026-11-23T01:00:01Z' })).toBe(false);
+    expect(matches(r, { until: '2026-11-23T00:59:59Z' })).toBe(false);
+    expect(matches(r, { since: '2026-11-23T00:00:00Z', until: '2026-11-23T02:00:00Z' })).toBe(true);
   });
 
   it('loads a detail and shows a failure', async () => {
