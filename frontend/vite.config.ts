@@ -55,6 +55,10 @@ export default defineConfig({
   worker: {
     format: 'iife',
   },
+  // `npm run dev` in a browser talks to a running `mcp-router serve`.
+  server: {
+    proxy: { '/ui/api': 'http://127.0.0.1:3282' },
+  },
   build: {
     outDir: 'dist',
     emptyOutDir: true,
