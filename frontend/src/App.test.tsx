@@ -33,3 +33,20 @@ describe('App', () => {
     expect(await screen.findByRole('heading', { name: 'サーバー' })).toBeInTheDocument();
   });
 });
+
+describe('first paint', () => {
+  it('uses the theme and language of the last run until the settings arrive', async () => {
+    localStorage.setItem('mcpr.appearance', JSON.stringify({ theme: 'dark', language: 'ja' }));
+    const { api } = fakeApi();
+    let resolve!: (s: Awaited<ReturnType<typeof api.getSettings>>) => void;
+    api.getSettings.mockReturnValueOnce(new Promise((r) => (resolve = r)));
+    renderWithApi(<App />, api);
+    expect(document.documentElement.dataset.theme).toBe('dark');
+    expect(await screen.findByRole('heading', { name: 'サーバー' })).toBeInTheDocument();
+    resolve({ ...(await fakeApi().api.getSettings()), theme: 'light', language: 'en' });
+    expect(await screen.findByRole('heading', { name: 'Servers' })).toBeInTheDocument();
+    expect(document.documentElement.dataset.theme).toBe('light');
+    expect(JSON.parse(localStorage.getItem('mcpr.appearance')!)).toEqual({ theme: 'light', language: 'en' });
+    localStorage.clear();
+  });
+});

@@ -2,6 +2,7 @@ import { lazy, Suspense, useEffect, useState, type ReactNode } from 'react';
 import { AppShell, PAGES, type Page } from './components/AppShell';
 import { I18nProvider, resolveLocale, useMessages } from './i18n';
 import { ServersPage } from './pages/ServersPage';
+import type { Language, Theme } from './api';
 import { useSettings } from './stores';
 
 // The Servers page is in the first bundle; every other page (and Monaco,
@@ -25,6 +26,29 @@ export function useHashPage(): Page {
     return () => window.removeEventListener('hashchange', on);
   }, []);
   return page;
+}
+
+const APPEARANCE_KEY = 'mcpr.appearance';
+
+/**
+ * The last theme and language the settings gave, so the next start paints
+ * them at once instead of flashing the defaults until GetSettings answers.
+ */
+export function cachedAppearance(): { theme?: Theme; language?: Language } {
+  try {
+    const v = JSON.parse(localStorage.getItem(APPEARANCE_KEY) ?? '{}') as { theme?: Theme; language?: Language };
+    return typeof v === 'object' && v !== null ? v : {};
+  } catch {
+    return {};
+  }
+}
+
+function cacheAppearance(theme: Theme, language: Language) {
+  try {
+    localStorage.setItem(APPEARANCE_KEY, JSON.stringify({ theme, language }));
+  } catch {
+    // storage disabled: only the first paint is affected
+  }
 }
 
 /** Puts the theme on <html>: data-theme for light/dark, none for "system". */
@@ -55,9 +79,14 @@ export function App({ footer }: { footer?: ReactNode }) {
     return stop;
   }, [listenSettings, loadSettings]);
 
-  const theme = settings?.theme;
+  const [cached] = useState(cachedAppearance);
+  const theme = settings?.theme ?? cached.theme;
+  const language = settings?.language ?? cached.language;
   useEffect(() => applyTheme(theme), [theme]);
-  const locale = resolveLocale(settings?.language);
+  useEffect(() => {
+    if (settings) cacheAppearance(settings.theme, settings.language);
+  }, [settings]);
+  const locale = resolveLocale(language);
   useEffect(() => {
     document.documentElement.lang = locale;
   }, [locale]);
