@@ -200,6 +200,7 @@ test('the UI end to end', { timeout: 240_000 }, async (t) => {
     await tid('paste-error').waitFor();
     const json = JSON.stringify({ mcpServers: { everything: { command: EVERYTHING, args: ['stdio'], env: { [MARKER_VAR]: marker } } } }, null, 2);
     await tid('paste-json').fill(json);
+    await shoot('add-server');
     await tid('paste-submit').click();
     await tid('server-dialog').waitFor({ state: 'detached' });
     await until(async () => (await tid('server-state-everything').getAttribute('data-state')) === 'running', 'everything to run', 60_000);
