@@ -213,12 +213,15 @@ test('the UI end to end', { timeout: 240_000 }, async (t) => {
 
   await t.test('shows a slow start with its elapsed time, cancels it, and removes the server', async () => {
     // A command that never answers MCP stays "starting", like a first `npx -y` download.
+    await tid('server-open-everything').click(); // fold everything's details away
     await tid('add-server').click();
     await tid('paste-json').fill(JSON.stringify({ mcpServers: { slow: { command: 'sleep', args: ['120'], env: { [MARKER_VAR]: marker } } } }));
     await tid('paste-submit').click();
     await tid('server-dialog').waitFor({ state: 'detached' });
     await until(async () => (await tid('server-state-slow').getAttribute('data-state')) === 'starting', 'slow to be starting');
     await tid('server-row-slow').getByText(/^\d+s$/).waitFor();
+    await tid('server-open-slow').click();
+    await tid('console-slow').waitFor();
     await shoot('servers-starting');
     await tid('server-cancel-slow').click();
     await until(async () => (await tid('server-state-slow').getAttribute('data-state')) === 'stopped', 'the start to be cancelled');
