@@ -238,6 +238,13 @@ test('the UI end to end', { timeout: 240_000 }, async (t) => {
     await tid('tool-call').click();
     await tid('tool-result').getByText('Echo: hello from the e2e').waitFor();
     await shoot('tools');
+    // An image result is drawn from its base64 data.
+    await tid('tool-everything__get-tiny-image').click();
+    await tid('tool-call').click();
+    const img = tid('tool-result').locator('img').first();
+    await img.waitFor();
+    assert.match((await img.getAttribute('src')) ?? '', /^data:image\/png;base64,/);
+    assert.ok(await img.evaluate((el) => el.complete && el.naturalWidth > 0), 'the image decodes');
   });
 
   const blockScript = "if (context.toolName === 'echo') return { continue: false, error: { message: 'no echo today' } };";
