@@ -132,7 +132,7 @@ before(async () => {
   });
   await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base });
   page = context.pages()[0] ?? (await context.newPage());
-  page.setDefaultTimeout(20_000);
+  page.setDefaultTimeout(30_000); // two busy cores: Monaco can take a while
   page.on('pageerror', (err) => console.error('page error:', err.message));
   page.on('console', (msg) => {
     if (/Could not create web worker|MonacoEnvironment/i.test(msg.text())) workerTrouble.push(msg.text());
@@ -178,7 +178,7 @@ async function shoot(name) {
   await page.emulateMedia({ colorScheme: 'light' });
 }
 
-test('the UI end to end', { timeout: 240_000 }, async (t) => {
+test('the UI end to end', { timeout: 420_000 }, async (t) => {
   await t.test('logs in with a token made by the CLI', async () => {
     await page.goto(`${base}/ui/`);
     await tid('login').waitFor();
