@@ -15,7 +15,7 @@ APP := build/bin/mcp-router
 RESULTS := $(CURDIR)/test-results
 
 .PHONY: run test build deps system-deps wails frontend-deps test-deps \
-        test-go test-frontend test-desktop vet clean
+        test-go test-frontend test-desktop test-tray vet clean
 
 run: build
 	$(APP)
@@ -24,7 +24,7 @@ build: deps
 	$(WAILS) build -m -ldflags "-X github.com/mcp-router/mcp-router/backend/core.Version=$$(git describe --tags --always 2>/dev/null || echo dev)"
 
 test: deps test-deps
-	$(MAKE) vet test-go test-frontend test-desktop test-e2e test-ui
+	$(MAKE) vet test-go test-frontend test-desktop test-tray test-e2e test-ui
 
 deps: system-deps wails frontend-deps
 
@@ -62,6 +62,10 @@ test-frontend: frontend-deps
 
 test-desktop: build test-deps
 	SMOKE_UPSTREAM=test/peers/node_modules/.bin/mcp-server-everything scripts/desktop-smoke.sh $(APP) $(RESULTS)/desktop
+
+# The tray and close-to-tray in a real window, with a stand-in desktop tray.
+test-tray: build
+	scripts/tray-check.sh $(APP) $(RESULTS)/tray
 
 clean:
 	rm -rf build/bin .tools test-results frontend/node_modules test/peers/node_modules

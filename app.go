@@ -7,6 +7,7 @@ import (
 	_ "embed"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/sirupsen/logrus"
 	"github.com/wailsapp/wails/v2"
@@ -90,13 +91,16 @@ func (d *desktop) show() {
 // and a tray to come back from, the window hides and the router keeps
 // running; otherwise the app quits.
 func (d *desktop) beforeClose(ctx context.Context) (prevent bool) {
+	// On SIGTERM or Ctrl-C, Wails' own signal handler also closes the
+	// window, racing ours (which sets quitting): give ours a moment, so a
+	// signal always quits. Wails calls this on its own goroutine.
+	select {
+	case <-d.done:
+		return false
+	case <-time.After(150 * time.Millisecond):
+	}
 	if d.quitting.Load() {
 		return false
-	}
-	select {
-	case <-d.done: // Wails' own signal handler got here before ours
-		return false
-	default:
 	}
 	if !d.core.Settings.CloseToTray(ctx) {
 		return false

@@ -60,6 +60,10 @@ type API struct {
 	readyOnce sync.Map // page → struct{}: log readiness once per page
 	inproc    inprocClient
 	settingMu sync.Mutex // one SaveSettings at a time
+
+	sentMu sync.Mutex // the settings last sent in settings:changed
+	sent   AppSettings
+	sentOK bool
 }
 
 // New returns the facade. Call Attach to receive events.

@@ -133,11 +133,40 @@ func (h *hub) startSources() (stop func()) {
 	})
 	unsubLog := a.core.Requests.Subscribe(func(e store.RequestLog) { logs.add("", makeRow(e)) })
 	unsubHook := a.core.Hooks.Subscribe(func(name string, l hook.LogLine) { hooks.add(name, formatHookLine(l)) })
+	// Settings changed by the CLI while the app runs: tell the pages when
+	// what they show differs from what they were last told.
+	// Servers added or edited there reach the pages too, even those the
+	// supervisor reports nothing about (a new disabled server).
+	a.noteSettings(readSettings(context.Background(), a.core.Settings))
+	views := map[string]ServerView{} // as of the last database change; only the watch touches it
+	if vs, err := a.ListServers(); err == nil {
+		for _, v := range vs {
+			views[v.Name] = v
+		}
+	}
+	unsubDB := a.core.OnDatabaseChange(func() {
+		if now := readSettings(context.Background(), a.core.Settings); a.noteSettings(now) {
+			h.emit(EventSettingsChanged, now)
+		}
+		vs, err := a.ListServers()
+		if err != nil {
+			return
+		}
+		seen := make(map[string]ServerView, len(vs))
+		for _, v := range vs {
+			seen[v.Name] = v
+			if old, ok := views[v.Name]; !ok || old != v {
+				h.emit(EventServersChanged, v)
+			}
+		}
+		views = seen
+	})
 	// The in-process MCP session hears the gateway's list_changed.
 	if err := a.inproc.start(a, func() { tools.add("", struct{}{}) }); err != nil {
 		a.core.Log.Warnf("UI: in-process MCP session: %v (tools:changed will not be sent)", err)
 	}
 	return func() {
+		unsubDB()
 		unsubUp()
 		unsubLog()
 		unsubHook()

@@ -6,11 +6,18 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/mcp-router/mcp-router/backend/auth"
+	"github.com/mcp-router/mcp-router/backend/config"
+	"github.com/mcp-router/mcp-router/backend/core"
+	"github.com/mcp-router/mcp-router/backend/settings"
+	"github.com/mcp-router/mcp-router/backend/spec"
 	"github.com/mcp-router/mcp-router/backend/store"
+	"github.com/mcp-router/mcp-router/internal/testpeers"
 )
 
 func TestQueryLogsPagesAndFilters(t *testing.T) {
@@ -296,4 +303,51 @@ func TestClientConfigsFoundAndImported(t *testing.T) {
 	if len(servers) != 3 {
 		t.Errorf("servers after imports = %+v", servers)
 	}
+}
+
+// TestChangesByAnotherProcessReachThePages: the CLI writes the database
+// while the app runs; the pages hear of a changed setting once (and of no
+// setting when an unrelated change lands), and of a server it added.
+func TestChangesByAnotherProcessReachThePages(t *testing.T) {
+	dir := t.TempDir()
+	c, err := core.Open(dir, core.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	api := New(c, Options{BatchInterval: 20 * time.Millisecond})
+	defer Close(api)
+	rec := &recorder{}
+	defer Attach(api, rec)()
+	if err := c.Run(context.Background(), 50*time.Millisecond); err != nil {
+		t.Fatal(err)
+	}
+	other, err := store.Open(config.DBPath(dir)) // as the CLI does
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	if err := settings.New(other).Set(context.Background(), settings.KeyTheme, "dark"); err != nil {
+		t.Fatal(err)
+	}
+	testpeers.Eventually(t, 5*time.Second, "settings:changed", func() bool { return len(rec.of(EventSettingsChanged)) > 0 })
+	if got := rec.of(EventSettingsChanged); len(got) != 1 || got[0].(AppSettings).Theme != "dark" {
+		t.Fatalf("settings:changed = %v", got)
+	}
+	// An unrelated write (a token) changes the database but no setting.
+	if _, _, err := auth.New(other).Create(context.Background(), "cli", nil); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(300 * time.Millisecond) // several polls
+	if got := rec.of(EventSettingsChanged); len(got) != 1 {
+		t.Errorf("an unrelated change sent settings:changed: %v", got)
+	}
+	// A disabled server added by the CLI: the supervisor has nothing to
+	// report, the pages still hear of it.
+	if _, err := other.Servers().Create(context.Background(), spec.Server{Name: "later", URL: "http://127.0.0.1:1/mcp"}); err != nil {
+		t.Fatal(err)
+	}
+	testpeers.Eventually(t, 5*time.Second, "servers:changed for the new server", func() bool {
+		return slices.Contains(rec.states("later"), "stopped")
+	})
 }

@@ -97,8 +97,19 @@ func (a *API) SaveSettings(s AppSettings) (AppSettings, error) {
 	if after.Separator != before.Separator {
 		a.core.Gateway.Refresh()
 	}
+	a.noteSettings(after)
 	a.hub.emit(EventSettingsChanged, after)
 	return after, nil
+}
+
+// noteSettings records the settings the pages were last told about and
+// reports whether s differs from them.
+func (a *API) noteSettings(s AppSettings) (changed bool) {
+	a.sentMu.Lock()
+	defer a.sentMu.Unlock()
+	changed = !a.sentOK || s != a.sent
+	a.sent, a.sentOK = s, true
+	return changed
 }
 
 // defaultAutostart writes or removes this binary's login item.

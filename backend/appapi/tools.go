@@ -134,7 +134,7 @@ type inprocClient struct {
 	mu      sync.Mutex
 	tr      *transport.InProcessTransport
 	cl      *client.Client
-	onTools func()
+	onTools atomic.Pointer[func()] // not under mu: a notification may arrive while ensure holds it
 	nextID  atomic.Int64
 }
 
@@ -145,9 +145,11 @@ func (p *inprocClient) start(a *API, onTools func()) error {
 }
 
 func (p *inprocClient) onToolsChanged(fn func()) {
-	p.mu.Lock()
-	p.onTools = fn
-	p.mu.Unlock()
+	if fn == nil {
+		p.onTools.Store(nil)
+		return
+	}
+	p.onTools.Store(&fn)
 }
 
 func (p *inprocClient) ensure(a *API) (*transport.InProcessTransport, error) {
@@ -162,11 +164,8 @@ func (p *inprocClient) ensure(a *API) (*transport.InProcessTransport, error) {
 		if n.Method != string(mcp.MethodNotificationToolsListChanged) {
 			return
 		}
-		p.mu.Lock()
-		fn := p.onTools
-		p.mu.Unlock()
-		if fn != nil {
-			fn()
+		if fn := p.onTools.Load(); fn != nil {
+			(*fn)()
 		}
 	})
 	ctx, cancel := context.WithTimeout(uiContext(context.Background()), 10*time.Second)
@@ -192,5 +191,6 @@ func (p *inprocClient) close() {
 	if p.cl != nil {
 		_ = p.cl.Close()
 	}
-	p.tr, p.cl, p.onTools = nil, nil, nil
+	p.tr, p.cl = nil, nil
+	p.onTools.Store(nil)
 }

@@ -41,6 +41,10 @@ type Core struct {
 	epMu sync.Mutex
 	ep   EndpointState
 
+	changeMu   sync.Mutex
+	changeSubs map[int]func()
+	changeID   int
+
 	stopWatch context.CancelFunc
 	watchDone chan struct{}
 	closeOnce sync.Once
@@ -221,6 +225,7 @@ func (c *Core) watch(ctx context.Context, interval time.Duration, last int64) {
 			continue
 		}
 		last = rev
+		c.Settings.Invalidate() // read what the other process wrote, not a cached value
 		if err := c.SyncServers(ctx); err != nil {
 			c.Log.Warnf("reload after a database change: %v", err)
 		}
@@ -229,6 +234,33 @@ func (c *Core) watch(ctx context.Context, interval time.Duration, last int64) {
 		}
 		// A setting such as the separator may have changed.
 		c.Gateway.Refresh()
+		c.changeMu.Lock()
+		subs := make([]func(), 0, len(c.changeSubs))
+		for _, fn := range c.changeSubs {
+			subs = append(subs, fn)
+		}
+		c.changeMu.Unlock()
+		for _, fn := range subs {
+			fn()
+		}
+	}
+}
+
+// OnDatabaseChange calls fn after Run's watch has applied a change another
+// process (the CLI) made to the database, until unsubscribe is called.
+func (c *Core) OnDatabaseChange(fn func()) (unsubscribe func()) {
+	c.changeMu.Lock()
+	defer c.changeMu.Unlock()
+	if c.changeSubs == nil {
+		c.changeSubs = map[int]func(){}
+	}
+	id := c.changeID
+	c.changeID++
+	c.changeSubs[id] = fn
+	return func() {
+		c.changeMu.Lock()
+		delete(c.changeSubs, id)
+		c.changeMu.Unlock()
 	}
 }
 

@@ -275,6 +275,10 @@ func (s *Settings) stored(ctx context.Context, key string) (string, bool, error)
 	return v, ok, nil
 }
 
+// Invalidate drops the cache, so the next read sees the store (a caller
+// that knows the database changed need not wait for RefreshInterval).
+func (s *Settings) Invalidate() { s.invalidate() }
+
 func (s *Settings) invalidate() {
 	s.mu.Lock()
 	s.cache = nil

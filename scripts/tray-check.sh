@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# Tray and close-to-tray check of the built app, in a real window under
+# Xvfb with a private D-Bus session bus and a stand-in StatusNotifierWatcher
+# (test/traycheck/watcher.go). Three runs:
+#   1. closeToTray on: closing the window (WM_DELETE_WINDOW, as a window
+#      manager's close button sends) hides it and the endpoint keeps
+#      answering; the tray menu shows the status line, Open window shows the
+#      window again, Quit exits 0.
+#   2. closeToTray on, SIGTERM while the tray is up: exits 0.
+#   3. closeToTray off: closing the window exits 0.
+#
+#   scripts/tray-check.sh [BINARY] [OUTDIR]
+#
+# Needs xvfb, xdotool, x11-utils (xwininfo), dbus-daemon, libglib2.0-bin
+# (gdbus), gcc and libx11-dev. Exits non-zero with a reason on any failure.
+set -euo pipefail
+BIN=$(realpath "${1:-build/bin/mcp-router}")
+OUT=$(realpath -m "${2:-$(mktemp -d)}")
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+mkdir -p "$OUT"
+
+fail() { echo "tray-check: FAIL: $*" >&2; exit 1; }
+
+if [[ ${1:-} == --inside ]]; then :; fi
+
+inside() {
+  local mode=$1 out=$2 data wid sender layout quit_id open_id
+  data=$(mktemp -d)
+  "$out/watcher" >"$out/watcher.log" 2>&1 &
+  wpid=$!
+  trap 'kill "${wpid:-}" 2>/dev/null || true; [[ -n ${apid:-} ]] && kill -KILL "$apid" 2>/dev/null || true' EXIT
+  local tray=on
+  [[ $mode == off ]] && tray=off
+  MCP_ROUTER_DATA_DIR=$data "$BIN" settings set closeToTray "$tray" >/dev/null
+  MCP_ROUTER_DATA_DIR=$data "$BIN" settings set port 39412 >/dev/null
+  MCP_ROUTER_DATA_DIR=$data "$BIN" >"$out/app.log" 2>&1 &
+  apid=$!
+  for _ in $(seq 1 200); do grep -q "frontend ready" "$out/app.log" && break; sleep 0.2; done
+  grep -q "frontend ready" "$out/app.log" || fail "$mode: the app did not render (log: $out/app.log)"
+  wid=$(timeout 10 xdotool search --sync --name '^MCP Router$' | head -1)
+  sender=$(awk '{print $1}' "$out/watcher.log" | tail -1)
+  [[ -n $sender ]] || fail "$mode: no tray item registered with the watcher"
+  "$out/wmdelete" "$wid"
+  if [[ $mode == off ]]; then
+    for _ in $(seq 1 50); do kill -0 "$apid" 2>/dev/null || break; sleep 0.2; done
+    kill -0 "$apid" 2>/dev/null && fail "off: closing the window did not quit"
+    wait "$apid" || fail "off: exit status $?"
+    echo "tray-check: closeToTray off: closing the window quit the app (status 0)"
+    return
+  fi
+  sleep 2
+  kill -0 "$apid" 2>/dev/null || fail "$mode: closing the window quit the app"
+  xwininfo -id "$wid" | grep -q IsUnMapped || fail "$mode: the window is still shown after closing"
+  curl -fs http://127.0.0.1:39412/ui/api/session >/dev/null || fail "$mode: the endpoint stopped answering"
+  layout=$(gdbus call --session --dest "$sender" --object-path /StatusNotifierItem/menu \
+    --method com.canonical.dbusmenu.GetLayout -- 0 -1 '@as []')
+  grep -q "Router on http://127.0.0.1:39412/mcp" <<<"$layout" || fail "$mode: no status line in the tray menu: $layout"
+  open_id=$(grep -o "([0-9]*, {[^}]*'label': <'Open window'>" <<<"$layout" | grep -o '^([0-9]*' | tr -d '(')
+  quit_id=$(grep -o "([0-9]*, {[^}]*'label': <'Quit'>" <<<"$layout" | grep -o '^([0-9]*' | tr -d '(')
+  [[ -n $open_id && -n $quit_id ]] || fail "$mode: no Open window / Quit in the menu: $layout"
+  gdbus call --session --dest "$sender" --object-path /StatusNotifierItem/menu \
+    --method com.canonical.dbusmenu.Event -- "$open_id" clicked '<"">' 0 >/dev/null
+  sleep 1
+  xwininfo -id "$wid" | grep -q IsViewable || fail "$mode: Open window did not show the window"
+  if [[ $mode == sigterm ]]; then
+    kill -TERM "$apid"
+  else
+    gdbus call --session --dest "$sender" --object-path /StatusNotifierItem/menu \
+      --method com.canonical.dbusmenu.Event -- "$quit_id" clicked '<"">' 0 >/dev/null
+  fi
+  for _ in $(seq 1 75); do kill -0 "$apid" 2>/dev/null || break; sleep 0.2; done
+  kill -0 "$apid" 2>/dev/null && fail "$mode: the app did not exit"
+  wait "$apid" || fail "$mode: exit status $?"
+  echo "tray-check: closeToTray on ($mode): closed to the tray, endpoint up, menu ok, Open window shows it, $([[ $mode == sigterm ]] && echo SIGTERM || echo Quit) exits 0"
+}
+
+if [[ ${TRAY_CHECK_INSIDE:-} != "" ]]; then
+  inside "$TRAY_CHECK_INSIDE" "$OUT/$TRAY_CHECK_INSIDE"
+  exit 0
+fi
+
+for tool in xvfb-run dbus-run-session xdotool xwininfo gdbus gcc curl; do
+  command -v "$tool" >/dev/null || fail "$tool is missing (make system-deps)"
+done
+gcc -o "$OUT/wmdelete" "$ROOT/test/traycheck/wmdelete.c" -lX11 || fail "cannot build wmdelete (libx11-dev)"
+(cd "$ROOT" && go build -o "$OUT/watcher" test/traycheck/watcher.go) || fail "cannot build the watcher"
+for mode in quit sigterm off; do
+  mkdir -p "$OUT/$mode"
+  cp "$OUT/wmdelete" "$OUT/watcher" "$OUT/$mode/"
+  TRAY_CHECK_INSIDE=$mode timeout 120 xvfb-run -a dbus-run-session -- "$0" "$BIN" "$OUT" 2>"$OUT/$mode/stderr.log" ||
+    { cat "$OUT/$mode/stderr.log" >&2; fail "$mode run failed"; }
+done
+echo "tray-check: PASS ($OUT)"
