@@ -313,7 +313,7 @@ test('the UI end to end', { timeout: 420_000 }, async (t) => {
     await page.keyboard.press('ControlOrMeta+A');
     await page.keyboard.press('Delete');
     await page.keyboard.insertText('console.log(context.method);');
-    await tid('hook-save').click();
+    await page.keyboard.press('ControlOrMeta+S'); // saves from inside the editor
     await tid('hook-item-observer').waitFor();
     const order = async () => page.locator('[data-testid="hook-list"] > li').evaluateAll((els) => els.map((e) => e.dataset.testid));
     assert.deepEqual(await order(), ['hook-item-block-echo', 'hook-item-observer']);

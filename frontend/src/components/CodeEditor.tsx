@@ -14,10 +14,14 @@ export interface CodeEditorProps {
   height?: number | string;
   label: string;
   testId?: string;
+  /** Ctrl/Cmd+S inside the editor. */
+  onSave?: () => void;
 }
 
-export default function CodeEditor({ value, onChange, language, problems, dark, height = 320, label, testId }: CodeEditorProps) {
+export default function CodeEditor({ value, onChange, language, problems, dark, height = 320, label, testId, onSave }: CodeEditorProps) {
   const editorRef = useRef<Parameters<OnMount>[0] | null>(null);
+  const saveRef = useRef(onSave);
+  saveRef.current = onSave;
 
   useEffect(() => {
     const model = editorRef.current?.getModel();
@@ -49,6 +53,7 @@ export default function CodeEditor({ value, onChange, language, problems, dark, 
         onChange={(v) => onChange(v ?? '')}
         onMount={(ed) => {
           editorRef.current = ed;
+          ed.addCommand(monaco.KeyMod.CtrlCmd | monaco.KeyCode.KeyS, () => saveRef.current?.());
         }}
         options={{
           minimap: { enabled: false },

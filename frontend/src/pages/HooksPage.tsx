@@ -348,6 +348,7 @@ function HookEditor({
             dark={dark}
             label={t.hookScript}
             testId="hook-script"
+            onSave={() => void submit()}
           />
         </Suspense>
         {problems.length > 0 ? (
