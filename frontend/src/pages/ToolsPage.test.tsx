@@ -123,4 +123,15 @@ describe('ToolsPage', () => {
     await userEvent.click(screen.getByTestId('tool-call'));
     expect(api.callTool).toHaveBeenCalledWith('everything__echo', '{"message":"raw","extra":{"deep":true}}');
   });
+
+  it('keeps what was typed for a tool while another one is picked', async () => {
+    const { api } = fakeApi();
+    api.listTools.mockResolvedValue([echo, tool('everything__add')]);
+    renderWithApi(<ToolsPage />, api);
+    await userEvent.click(await screen.findByTestId('tool-everything__echo'));
+    await userEvent.type(screen.getByTestId('arg-message'), 'half-typed');
+    await userEvent.click(screen.getByTestId('tool-everything__add'));
+    await userEvent.click(screen.getByTestId('tool-everything__echo'));
+    expect(screen.getByTestId('arg-message')).toHaveValue('half-typed');
+  });
 });

@@ -1,4 +1,4 @@
-import { useEffect, useMemo, useState, type FormEvent } from 'react';
+import { useEffect, useMemo, useRef, useState, type FormEvent } from 'react';
 import type { AggregatedTool, ContentBlock, ToolCallResult } from '../api';
 import { LoadError } from '../components/Dialog';
 import { useMessages } from '../i18n';
@@ -16,6 +16,8 @@ export default function ToolsPage() {
   const pageReady = useApp((s) => s.pageReady);
   const [filter, setFilter] = useState('');
   const [selected, setSelected] = useState<string | null>(null);
+  // What was typed per tool, so picking another tool and coming back loses nothing.
+  const drafts = useRef(new Map<string, Draft>());
 
   useEffect(() => {
     const stop = listen();
@@ -74,21 +76,29 @@ export default function ToolsPage() {
               ))}
             </ul>
           </div>
-          <div>{current ? <ToolDetail key={current.name} tool={current} /> : <p className="muted">{t.toolsPick}</p>}</div>
+          <div>{current ? <ToolDetail key={current.name} tool={current} drafts={drafts.current} /> : <p className="muted">{t.toolsPick}</p>}</div>
         </div>
       )}
     </section>
   );
 }
 
-function ToolDetail({ tool }: { tool: AggregatedTool }) {
+interface Draft {
+  values: Values;
+  raw: string | null;
+}
+
+function ToolDetail({ tool, drafts }: { tool: AggregatedTool; drafts: Map<string, Draft> }) {
   const t = useMessages();
   const fields = useMemo(() => fieldsOf(tool.inputSchema), [tool.inputSchema]);
-  const [values, setValues] = useState<Values>(() => initialValues(fields));
+  const [values, setValues] = useState<Values>(() => drafts.get(tool.name)?.values ?? initialValues(fields));
   const [errors, setErrors] = useState<FieldErrors>({});
   const [showSchema, setShowSchema] = useState(false);
   // Raw mode: the arguments as one JSON object, for schemas a form cannot express.
-  const [raw, setRaw] = useState<string | null>(null);
+  const [raw, setRaw] = useState<string | null>(() => drafts.get(tool.name)?.raw ?? null);
+  useEffect(() => {
+    drafts.set(tool.name, { values, raw });
+  }, [drafts, tool.name, values, raw]);
   const [rawError, setRawError] = useState<string | null>(null);
   const call = useTools((s) => s.call);
   const state = useTools((s) => s.calls[tool.name]);
