@@ -9,11 +9,14 @@ export function Dialog({
   onClose,
   children,
   testId,
+  closeOnBackdrop = true,
 }: {
   title: string;
   onClose: () => void;
   children: ReactNode;
   testId?: string;
+  /** False for dialogs holding typed input: a stray click outside must not lose it. */
+  closeOnBackdrop?: boolean;
 }) {
   const id = useId();
   const ref = useRef<HTMLDivElement>(null);
@@ -27,7 +30,7 @@ export function Dialog({
     <div
       className="dialog-backdrop"
       onMouseDown={(e) => {
-        if (e.target === e.currentTarget) onClose();
+        if (closeOnBackdrop && e.target === e.currentTarget) onClose();
       }}
     >
       <div

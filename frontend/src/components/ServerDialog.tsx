@@ -148,7 +148,7 @@ export function ServerDialog({ editing, onClose }: { editing?: string; onClose: 
   const [tab, setTab] = useState<Tab>(editing ? 'form' : 'json');
   const title = editing ? t.editServerTitle(editing) : t.addServerTitle;
   return (
-    <Dialog title={title} onClose={onClose} testId="server-dialog">
+    <Dialog title={title} onClose={onClose} testId="server-dialog" closeOnBackdrop={false}>
       {!editing && (
         <div className="tabs" role="tablist">
           {(['json', 'form', 'import'] as const).map((k) => (
