@@ -1,4 +1,4 @@
-import { screen, waitFor, within } from '@testing-library/react';
+import { fireEvent, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { describe, expect, it } from 'vitest';
 import { fakeApi, server } from '../test/fakeApi';
@@ -126,6 +126,9 @@ describe('adding a server', () => {
     expect(screen.getByTestId('paste-json')).toHaveValue('{"mcpServers"');
     await userEvent.click(within(dialog).getByTestId('add-tab-form'));
     expect(screen.getByTestId('form-name')).toHaveValue('abc');
+    // A stray click outside the dialog does not close it.
+    fireEvent.mouseDown(document.querySelector('.dialog-backdrop')!);
+    expect(screen.getByTestId('server-dialog')).toBeInTheDocument();
   });
 
   it('imports a detected client config file', async () => {
