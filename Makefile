@@ -24,7 +24,7 @@ build: deps
 	$(WAILS) build -m -ldflags "-X github.com/mcp-router/mcp-router/backend/core.Version=$$(git describe --tags --always 2>/dev/null || echo dev)"
 
 test: deps test-deps
-	$(MAKE) vet test-go test-frontend test-desktop test-tray test-e2e
+	$(MAKE) vet test-go test-frontend test-desktop test-tray test-e2e test-ui
 
 deps: system-deps wails frontend-deps
 
@@ -84,3 +84,11 @@ bench: test-deps
 test-e2e: test/peers/node_modules/.package-lock.json $(TOOLS)/everything-server
 	MCPR_E2E_REQUIRE_CONNECT=1 scripts/e2e.sh
 # ---- end e2e ------------------------------------------------------------------
+
+# ---- ui (owned by test/ui/; see docs/ui.md) -----------------------------------
+# The pages in headless chromium (playwright-core, Debian's /usr/bin/chromium)
+# against a real `mcp-router serve`; screenshots in test-results/screenshots/.
+.PHONY: test-ui
+test-ui: frontend-deps test/peers/node_modules/.package-lock.json
+	scripts/ui-e2e.sh
+# ---- end ui -------------------------------------------------------------------

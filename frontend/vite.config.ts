@@ -20,14 +20,50 @@ function keepDistGitkeep(): Plugin {
   };
 }
 
+// monaco-editor's entry registers ~80 languages plus the CSS/HTML language
+// services and an LSP client. The hook editor needs JavaScript (with the
+// TypeScript service) and JSON only: drop the rest from the entry so they are
+// not bundled at all.
+const MONACO_KEEP = /languages\/definitions\/(javascript|typescript)\/|languages\/features\/(json|typescript)\//;
+export function monacoOnlyNeededLanguages(): Plugin {
+  return {
+    name: 'monaco-only-needed-languages',
+    enforce: 'pre',
+    transform(code, id) {
+      if (!/monaco-editor[\\/]esm[\\/]vs[\\/]index\.js$/.test(id)) return null;
+      const kept = code
+        .split('\n')
+        .filter((line) => {
+          if (/monaco-lsp-client|as lsp\b/.test(line)) return false;
+          if (/languages\/(definitions|features)\//.test(line)) return MONACO_KEEP.test(line);
+          if (/__src_languages_features_(css|html)_register_ts/.test(line)) return false;
+          return true;
+        })
+        .join('\n');
+      return { code: kept, map: null };
+    },
+  };
+}
+
 export default defineConfig({
-  plugins: [react(), keepDistGitkeep()],
-  // Relative asset URLs: the same build is served at / in the desktop
-  // window and at /ui/ by `mcp-router serve` (which adds <base href="/ui/">).
+  // Relative asset URLs: the same build works in the Wails window and when
+  // `mcp-router serve` serves it under /ui/.
   base: './',
+  plugins: [react(), keepDistGitkeep(), monacoOnlyNeededLanguages()],
+  // Monaco's workers are classic (iife) workers, built from the bundle: the
+  // widest support, WebKitGTK in the desktop window included.
+  worker: {
+    format: 'iife',
+  },
+  // `npm run dev` in a browser talks to a running `mcp-router serve`.
+  server: {
+    proxy: { '/ui/api': 'http://127.0.0.1:3282' },
+  },
   build: {
     outDir: 'dist',
     emptyOutDir: true,
+    // Monaco's TypeScript worker alone is several MB; it loads only with the editor.
+    chunkSizeWarningLimit: 8000,
   },
   test: {
     environment: 'jsdom',
@@ -35,5 +71,7 @@ export default defineConfig({
     setupFiles: ['./src/test/setup.ts'],
     // Tests assert on text and roles, never on styles.
     css: false,
+    // Two cores shared with other builds: typing tests can take seconds.
+    testTimeout: 20_000,
   },
 });

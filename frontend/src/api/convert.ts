@@ -1,37 +1,264 @@
-import { ApiError, SERVER_STATES, TRANSPORTS, type ServerView } from './types';
+import {
+  ApiError,
+  HOOK_TYPES,
+  LANGUAGES,
+  LOG_STATUSES,
+  PREFIX_MODES,
+  SERVER_STATES,
+  THEMES,
+  TRANSPORTS,
+  type AggregatedTool,
+  type AppSettings,
+  type ClientConfigFile,
+  type ContentBlock,
+  type CreatedToken,
+  type EndpointStatus,
+  type HookTestResult,
+  type HookView,
+  type ImportReport,
+  type LogDetail,
+  type LogPage,
+  type LogRow,
+  type ScriptProblem,
+  type ServerConfig,
+  type ServerTool,
+  type ServerView,
+  type TokenView,
+  type ToolCallResult,
+} from './types';
+
+// Checks values as they arrive from Go and narrows them to the contract's
+// types. A value outside the contract means the two sides disagree: fail
+// loudly instead of drawing a wrong badge. Optional fields are lenient
+// (Go's omitempty leaves them out); required enums and names are strict.
+
+type Obj = Record<string, unknown>;
+
+function obj(raw: unknown, what: string): Obj {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+    throw new ApiError(`${what}: expected an object`);
+  }
+  return raw as Obj;
+}
 
 function isOneOf<T extends string>(values: readonly T[], v: unknown): v is T {
   return typeof v === 'string' && (values as readonly string[]).includes(v);
 }
 
-/**
- * Checks one server as it arrives from Go and narrows it to ServerView.
- * A value outside the contract means the two sides disagree: fail loudly
- * instead of drawing a wrong badge.
- */
+function oneOf<T extends string>(values: readonly T[], v: unknown, what: string): T {
+  if (!isOneOf(values, v)) throw new ApiError(`${what}: unknown value ${JSON.stringify(v)}`);
+  return v;
+}
+
+const str = (v: unknown): string => (typeof v === 'string' ? v : '');
+const num = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
+const bool = (v: unknown): boolean => v === true;
+const optStr = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
+const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
+
+function reqStr(r: Obj, key: string, what: string): string {
+  const v = r[key];
+  if (typeof v !== 'string' || v === '') throw new ApiError(`${what}: missing ${key}`);
+  return v;
+}
+
+function reqNum(r: Obj, key: string, what: string): number {
+  const v = r[key];
+  if (typeof v !== 'number' || !Number.isFinite(v)) throw new ApiError(`${what}: missing ${key}`);
+  return v;
+}
+
+/** A Go nil slice arrives as null: treat it as empty. */
+export function list<T>(raw: unknown, each: (x: unknown) => T, what: string): T[] {
+  if (raw === null || raw === undefined) return [];
+  if (!Array.isArray(raw)) throw new ApiError(`${what}: expected a list`);
+  return raw.map(each);
+}
+
 export function toServerView(raw: unknown): ServerView {
-  if (typeof raw !== 'object' || raw === null) {
-    throw new ApiError('server: expected an object');
-  }
-  const r = raw as Record<string, unknown>;
-  if (typeof r.name !== 'string' || r.name === '') {
-    throw new ApiError('server: missing name');
-  }
-  if (!isOneOf(TRANSPORTS, r.transport)) {
-    throw new ApiError(`server ${r.name}: unknown transport ${JSON.stringify(r.transport)}`);
-  }
-  if (!isOneOf(SERVER_STATES, r.state)) {
-    throw new ApiError(`server ${r.name}: unknown state ${JSON.stringify(r.state)}`);
-  }
+  const r = obj(raw, 'server');
+  const name = reqStr(r, 'name', 'server');
   return {
-    name: r.name,
-    transport: r.transport,
-    enabled: r.enabled === true,
-    state: r.state,
-    error: typeof r.error === 'string' && r.error !== '' ? r.error : undefined,
-    restarts: typeof r.restarts === 'number' ? r.restarts : 0,
-    tools: typeof r.tools === 'number' ? r.tools : 0,
-    target: typeof r.target === 'string' ? r.target : '',
+    name,
+    transport: oneOf(TRANSPORTS, r.transport, `server ${name}: transport`),
+    enabled: bool(r.enabled),
+    state: oneOf(SERVER_STATES, r.state, `server ${name}: state`),
+    error: optStr(r.error),
+    restarts: num(r.restarts),
+    tools: num(r.tools),
+    target: str(r.target),
+    prefixMode: isOneOf(PREFIX_MODES, r.prefixMode) ? r.prefixMode : 'always',
+  };
+}
+
+function stringMap(v: unknown): Record<string, string> | undefined {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return undefined;
+  const out: Record<string, string> = {};
+  for (const [k, x] of Object.entries(v)) if (typeof x === 'string') out[k] = x;
+  return out;
+}
+
+export function toServerConfig(raw: unknown): ServerConfig {
+  const r = obj(raw, 'server config');
+  const name = reqStr(r, 'name', 'server config');
+  // Keep fields this UI does not know, so an edit sends them back unchanged.
+  return {
+    ...r,
+    name,
+    transport: oneOf(TRANSPORTS, r.transport, `server ${name}: transport`),
+    command: optStr(r.command),
+    args: r.args == null ? undefined : strings(r.args),
+    env: stringMap(r.env),
+    cwd: optStr(r.cwd),
+    url: optStr(r.url),
+    headers: stringMap(r.headers),
+    enabled: bool(r.enabled),
+    prefixMode: isOneOf(PREFIX_MODES, r.prefixMode) ? r.prefixMode : 'always',
+    timeoutSeconds: typeof r.timeoutSeconds === 'number' ? r.timeoutSeconds : undefined,
+    disabledTools: r.disabledTools == null ? undefined : strings(r.disabledTools),
+  };
+}
+
+export function toImportReport(raw: unknown): ImportReport {
+  const r = obj(raw, 'import report');
+  return {
+    added: strings(r.added),
+    skipped: list(r.skipped, (x) => {
+      const s = obj(x, 'skipped server');
+      return { name: str(s.name), reason: str(s.reason) };
+    }, 'skipped'),
+  };
+}
+
+export function toClientConfigFile(raw: unknown): ClientConfigFile {
+  const r = obj(raw, 'client config');
+  return { client: str(r.client), path: reqStr(r, 'path', 'client config'), servers: num(r.servers), error: optStr(r.error) };
+}
+
+export function toServerTool(raw: unknown): ServerTool {
+  const r = obj(raw, 'tool');
+  const name = reqStr(r, 'name', 'tool');
+  return { name, description: str(r.description), enabled: bool(r.enabled), finalName: str(r.finalName) || name };
+}
+
+export function toAggregatedTool(raw: unknown): AggregatedTool {
+  const r = obj(raw, 'tool');
+  const name = reqStr(r, 'name', 'tool');
+  const schema = r.inputSchema;
+  return {
+    name,
+    server: str(r.server),
+    tool: str(r.tool) || name,
+    description: str(r.description),
+    inputSchema: typeof schema === 'object' && schema !== null && !Array.isArray(schema) ? (schema as Obj) : { type: 'object' },
+  };
+}
+
+export function toToolCallResult(raw: unknown): ToolCallResult {
+  const r = obj(raw, 'tool result');
+  return {
+    content: list(r.content, (x) => {
+      const b = obj(x, 'content block');
+      return { ...b, type: str(b.type) } as ContentBlock;
+    }, 'content'),
+    isError: bool(r.isError),
+    structuredContent: r.structuredContent ?? undefined,
+    durationMs: num(r.durationMs),
+    error: optStr(r.error),
+  };
+}
+
+export function toHookView(raw: unknown): HookView {
+  const r = obj(raw, 'hook');
+  const name = reqStr(r, 'name', 'hook');
+  return {
+    id: reqNum(r, 'id', `hook ${name}`),
+    name,
+    enabled: bool(r.enabled),
+    executionOrder: num(r.executionOrder),
+    hookType: oneOf(HOOK_TYPES, r.hookType, `hook ${name}: hookType`),
+    script: str(r.script),
+    failClosed: bool(r.failClosed),
+    updatedAt: str(r.updatedAt),
+  };
+}
+
+export function toScriptProblem(raw: unknown): ScriptProblem {
+  const r = obj(raw, 'script problem');
+  return { line: num(r.line) || 1, column: num(r.column) || 1, message: str(r.message) };
+}
+
+export function toHookTestResult(raw: unknown): HookTestResult {
+  const r = obj(raw, 'hook test');
+  return { result: r.result ?? null, console: strings(r.console), error: optStr(r.error), durationMs: num(r.durationMs) };
+}
+
+export function toTokenView(raw: unknown): TokenView {
+  const r = obj(raw, 'token');
+  const name = reqStr(r, 'name', 'token');
+  return {
+    id: num(r.id),
+    name,
+    prefix: str(r.prefix),
+    servers: strings(r.servers),
+    createdAt: str(r.createdAt),
+    lastUsedAt: optStr(r.lastUsedAt),
+    revokedAt: optStr(r.revokedAt),
+  };
+}
+
+export function toCreatedToken(raw: unknown): CreatedToken {
+  const r = obj(raw, 'created token');
+  return { token: reqStr(r, 'token', 'created token'), view: toTokenView(r.view) };
+}
+
+export function toEndpointStatus(raw: unknown): EndpointStatus {
+  const r = obj(raw, 'endpoint');
+  return { url: str(r.url), running: bool(r.running), authEnabled: bool(r.authEnabled), error: optStr(r.error) };
+}
+
+export function toLogRow(raw: unknown): LogRow {
+  const r = obj(raw, 'log row');
+  const id = reqNum(r, 'id', 'log row');
+  return {
+    id,
+    time: str(r.time),
+    client: str(r.client),
+    server: str(r.server),
+    method: str(r.method),
+    target: str(r.target),
+    durationMs: num(r.durationMs),
+    status: oneOf(LOG_STATUSES, r.status, `log ${id}: status`),
+    error: optStr(r.error),
+  };
+}
+
+export function toLogPage(raw: unknown): LogPage {
+  const r = obj(raw, 'log page');
+  const next = r.nextBeforeId;
+  return {
+    rows: list(r.rows, toLogRow, 'rows'),
+    nextBeforeId: typeof next === 'number' && next > 0 ? next : undefined,
+  };
+}
+
+export function toLogDetail(raw: unknown): LogDetail {
+  const r = obj(raw, 'log');
+  return { ...toLogRow(r), request: optStr(r.request), response: optStr(r.response) };
+}
+
+export function toAppSettings(raw: unknown): AppSettings {
+  const r = obj(raw, 'settings');
+  return {
+    port: num(r.port),
+    authEnabled: bool(r.authEnabled),
+    separator: str(r.separator),
+    retentionDays: num(r.retentionDays),
+    timeoutSeconds: num(r.timeoutSeconds),
+    startAtLogin: bool(r.startAtLogin),
+    closeToTray: bool(r.closeToTray),
+    theme: isOneOf(THEMES, r.theme) ? r.theme : 'system',
+    language: isOneOf(LANGUAGES, r.language) ? r.language : 'system',
   };
 }
 
@@ -42,3 +269,5 @@ export function toApiError(err: unknown): ApiError {
   if (typeof err === 'string' && err !== '') return new ApiError(err);
   return new ApiError('unknown error');
 }
+
+export const toStrings = (raw: unknown): string[] => list(raw, (x) => (typeof x === 'string' ? x : String(x)), 'lines');

@@ -1,3 +1,6 @@
 export * from './types';
 export { toServerView, toApiError } from './convert';
-export { wailsApi, SERVERS_CHANGED } from './wails';
+export { createApi } from './client';
+export type { ApiTransport } from './transport';
+export { wailsTransport, hasWailsBridge } from './wails';
+export { httpTransport, getSession, tokenStore, type Session } from './http';

@@ -1,12 +1,14 @@
-// The shapes the UI works with. They mirror the Go side's JSON; the generated
-// classes in wailsjs/go/models.ts type enums as plain strings, so values are
-// checked once, in toServerView, and the rest of the UI gets exact unions.
+// The shapes the UI works with, as docs/ui-api.md defines them. Values are
+// checked once at the boundary (convert.ts), so pages get exact unions.
 
 export const TRANSPORTS = ['stdio', 'http', 'sse'] as const;
 export type Transport = (typeof TRANSPORTS)[number];
 
 export const SERVER_STATES = ['stopped', 'starting', 'running', 'restarting', 'errored'] as const;
 export type ServerState = (typeof SERVER_STATES)[number];
+
+export const PREFIX_MODES = ['always', 'never'] as const;
+export type PrefixMode = (typeof PREFIX_MODES)[number];
 
 export interface ServerView {
   name: string;
@@ -19,22 +21,265 @@ export interface ServerView {
   tools: number;
   /** Command line (stdio) or URL (http, sse). */
   target: string;
+  prefixMode: PrefixMode;
+}
+
+/** spec.Server JSON. Unknown fields the Go side adds are kept as they came. */
+export interface ServerConfig {
+  name: string;
+  transport: Transport;
+  command?: string;
+  args?: string[];
+  env?: Record<string, string>;
+  cwd?: string;
+  url?: string;
+  headers?: Record<string, string>;
+  enabled: boolean;
+  prefixMode: PrefixMode;
+  timeoutSeconds?: number;
+  disabledTools?: string[];
+  [extra: string]: unknown;
+}
+
+export interface ImportReport {
+  added: string[];
+  skipped: { name: string; reason: string }[];
+}
+
+export interface ClientConfigFile {
+  client: string;
+  path: string;
+  servers: number;
+  /** Why the file cannot be imported as it is (the router adds this to the contract's fields). */
+  error?: string;
+}
+
+export interface ServerTool {
+  name: string;
+  description: string;
+  enabled: boolean;
+  finalName: string;
+}
+
+export interface AggregatedTool {
+  /** The final (aggregated) name clients call. */
+  name: string;
+  server: string;
+  /** The upstream's own name. */
+  tool: string;
+  description: string;
+  inputSchema: Record<string, unknown>;
+}
+
+/** One MCP content block as the upstream sent it. */
+export type ContentBlock = { type: string; [k: string]: unknown };
+
+export interface ToolCallResult {
+  content: ContentBlock[];
+  isError: boolean;
+  structuredContent?: unknown;
+  durationMs: number;
+  /** A protocol error (the call failed rather than returning isError). */
+  error?: string;
+}
+
+export const HOOK_TYPES = ['pre', 'post', 'both'] as const;
+export type HookType = (typeof HOOK_TYPES)[number];
+
+export interface HookView {
+  id: number;
+  name: string;
+  enabled: boolean;
+  executionOrder: number;
+  hookType: HookType;
+  script: string;
+  failClosed: boolean;
+  updatedAt: string;
+}
+
+export interface HookInput {
+  id: number;
+  name: string;
+  enabled: boolean;
+  hookType: HookType;
+  script: string;
+  failClosed: boolean;
+}
+
+export interface ScriptProblem {
+  line: number;
+  column: number;
+  message: string;
+}
+
+export interface HookTestResult {
+  result: unknown;
+  console: string[];
+  error?: string;
+  durationMs: number;
+}
+
+export interface TokenView {
+  id: number;
+  name: string;
+  prefix: string;
+  servers: string[];
+  createdAt: string;
+  lastUsedAt?: string;
+  revokedAt?: string;
+}
+
+export interface CreatedToken {
+  token: string;
+  view: TokenView;
+}
+
+export const SNIPPET_CLIENTS = ['claude-code', 'claude-desktop', 'cursor', 'vscode', 'codex'] as const;
+export type SnippetClient = (typeof SNIPPET_CLIENTS)[number];
+export const SNIPPET_MODES = ['http', 'stdio'] as const;
+export type SnippetMode = (typeof SNIPPET_MODES)[number];
+
+export interface EndpointStatus {
+  url: string;
+  running: boolean;
+  authEnabled: boolean;
+  error?: string;
+}
+
+export const LOG_STATUSES = ['ok', 'error', 'blocked'] as const;
+export type LogStatus = (typeof LOG_STATUSES)[number];
+
+export interface LogQuery {
+  client?: string;
+  server?: string;
+  method?: string;
+  status?: LogStatus;
+  /** RFC 3339. */
+  since?: string;
+  until?: string;
+  beforeId?: number;
+  limit?: number;
+}
+
+export interface LogRow {
+  id: number;
+  time: string;
+  client: string;
+  server: string;
+  method: string;
+  target: string;
+  durationMs: number;
+  status: LogStatus;
+  error?: string;
+}
+
+export interface LogPage {
+  rows: LogRow[];
+  /** Absent on the last page. */
+  nextBeforeId?: number;
+}
+
+export interface LogDetail extends LogRow {
+  request?: string;
+  response?: string;
+}
+
+export const THEMES = ['light', 'dark', 'system'] as const;
+export type Theme = (typeof THEMES)[number];
+export const LANGUAGES = ['system', 'en', 'ja'] as const;
+export type Language = (typeof LANGUAGES)[number];
+
+export interface AppSettings {
+  port: number;
+  authEnabled: boolean;
+  separator: string;
+  retentionDays: number;
+  timeoutSeconds: number;
+  startAtLogin: boolean;
+  closeToTray: boolean;
+  theme: Theme;
+  language: Language;
 }
 
 export type Unsubscribe = () => void;
 
 /** Everything the UI may ask of the Go side. Stores receive one of these. */
 export interface Api {
+  // Servers
   listServers(): Promise<ServerView[]>;
+  getServer(name: string): Promise<ServerConfig>;
+  addServer(cfg: ServerConfig): Promise<ServerView>;
+  updateServer(name: string, cfg: ServerConfig): Promise<ServerView>;
+  addServersFromJSON(text: string): Promise<ImportReport>;
+  listClientConfigs(): Promise<ClientConfigFile[]>;
+  importClientConfig(path: string): Promise<ImportReport>;
+  removeServer(name: string): Promise<void>;
+  setServerEnabled(name: string, enabled: boolean): Promise<void>;
+  startServer(name: string): Promise<void>;
+  stopServer(name: string): Promise<void>;
+  restartServer(name: string): Promise<void>;
+  serverTools(name: string): Promise<ServerTool[]>;
+  setToolEnabled(server: string, tool: string, enabled: boolean): Promise<void>;
+  setPrefixMode(server: string, mode: PrefixMode): Promise<void>;
+  serverConsole(name: string): Promise<string[]>;
+  // Tools
+  listTools(): Promise<AggregatedTool[]>;
+  callTool(name: string, argumentsJSON: string): Promise<ToolCallResult>;
+  // Hooks
+  listHooks(): Promise<HookView[]>;
+  saveHook(h: HookInput): Promise<HookView>;
+  removeHook(id: number): Promise<void>;
+  setHookEnabled(id: number, enabled: boolean): Promise<void>;
+  reorderHooks(ids: number[]): Promise<void>;
+  checkHookScript(script: string): Promise<ScriptProblem[]>;
+  testHook(h: HookInput, contextJSON: string): Promise<HookTestResult>;
+  hookLogs(id: number): Promise<string[]>;
+  // Tokens / Connect
+  listTokens(): Promise<TokenView[]>;
+  createToken(name: string, servers: string[]): Promise<CreatedToken>;
+  revokeToken(name: string): Promise<void>;
+  snippet(client: SnippetClient, mode: SnippetMode, token: string): Promise<string>;
+  endpointStatus(): Promise<EndpointStatus>;
+  // Logs
+  queryLogs(q: LogQuery): Promise<LogPage>;
+  getLog(id: number): Promise<LogDetail>;
+  // Settings
+  getSettings(): Promise<AppSettings>;
+  saveSettings(s: AppSettings): Promise<AppSettings>;
+  // Misc
   /** Tells the Go side a page has rendered (it logs `frontend ready: <page>`). */
   frontendReady(page: string): Promise<void>;
-  /** Calls `handler` on every `servers:changed` event until unsubscribed. */
+
+  // Events. Each returns a function that releases only this subscription.
   onServerChanged(handler: (server: ServerView) => void): Unsubscribe;
-  /** Calls `handler` with the name of every server removed, until unsubscribed. */
   onServerRemoved(handler: (name: string) => void): Unsubscribe;
+  onConsoleLines(handler: (e: { server: string; lines: string[] }) => void): Unsubscribe;
+  onLogsAppended(handler: (rows: LogRow[]) => void): Unsubscribe;
+  onHookLog(handler: (e: { hookId: number; lines: string[] }) => void): Unsubscribe;
+  onToolsChanged(handler: () => void): Unsubscribe;
+  onSettingsChanged(handler: (s: AppSettings) => void): Unsubscribe;
+  /** The event stream came back after a break: refetch what is shown. */
+  onReconnect(handler: () => void): Unsubscribe;
 }
 
 /** Any failure of an Api call; `message` is ready to show to the user. */
 export class ApiError extends Error {
   override name = 'ApiError';
+  /** HTTP status when the call went over HTTP (401 means: log in again). */
+  status?: number;
+  constructor(message: string, status?: number) {
+    super(message);
+    this.status = status;
+  }
 }
+
+/** The names the Go side emits events under. */
+export const EVENTS = {
+  serversChanged: 'servers:changed',
+  serversRemoved: 'servers:removed',
+  consoleLines: 'console:lines',
+  logsAppended: 'logs:appended',
+  hooksLog: 'hooks:log',
+  toolsChanged: 'tools:changed',
+  settingsChanged: 'settings:changed',
+} as const;

@@ -3,9 +3,20 @@ import { useMessages } from '../i18n';
 import { Logo } from './Logo';
 import './AppShell.css';
 
-/** Sidebar plus the active page. Nav items appear as their pages are built. */
-export function AppShell({ children }: { children: ReactNode }) {
+export const PAGES = ['servers', 'tools', 'hooks', 'logs', 'connect', 'settings'] as const;
+export type Page = (typeof PAGES)[number];
+
+/** Sidebar plus the active page. */
+export function AppShell({ page, children, footer }: { page: Page; children: ReactNode; footer?: ReactNode }) {
   const t = useMessages();
+  const label: Record<Page, string> = {
+    servers: t.navServers,
+    tools: t.navTools,
+    hooks: t.navHooks,
+    logs: t.navLogs,
+    connect: t.navConnect,
+    settings: t.navSettings,
+  };
   return (
     <div className="shell">
       <aside className="sidebar">
@@ -15,13 +26,21 @@ export function AppShell({ children }: { children: ReactNode }) {
         </div>
         <nav aria-label={t.navLabel}>
           <ul>
-            <li>
-              <a href="#servers" className="nav-item active" aria-current="page" data-testid="nav-servers">
-                {t.navServers}
-              </a>
-            </li>
+            {PAGES.map((p) => (
+              <li key={p}>
+                <a
+                  href={`#${p}`}
+                  className={`nav-item${p === page ? ' active' : ''}`}
+                  aria-current={p === page ? 'page' : undefined}
+                  data-testid={`nav-${p}`}
+                >
+                  {label[p]}
+                </a>
+              </li>
+            ))}
           </ul>
         </nav>
+        {footer && <div className="sidebar-footer">{footer}</div>}
       </aside>
       <main className="content">{children}</main>
     </div>

@@ -81,4 +81,71 @@ describe('ServersPage', () => {
     renderWithApi(<ServersPage />, api, 'ja');
     expect(await screen.findByTestId('servers-empty')).toHaveTextContent('サーバーはまだありません');
   });
+
+  it('shows a starting server with elapsed time, console lines and a Cancel that stops it', async () => {
+    const fake = fakeApi([server('slow', { state: 'starting', tools: 0 })]);
+    fake.api.serverConsole.mockResolvedValueOnce(['npm warn exec The following package was not found']);
+    renderWithApi(<ServersPage />, fake.api);
+    const row = await screen.findByTestId('server-row-slow');
+    expect(within(row).getByText(/^\d+s$/)).toBeInTheDocument();
+    await userEvent.click(screen.getByTestId('server-open-slow'));
+    const consoleEl = await screen.findByTestId('console-slow');
+    await waitFor(() => expect(consoleEl).toHaveTextContent('npm warn exec'));
+    act(() => fake.console('slow', ['downloading…']));
+    expect(consoleEl).toHaveTextContent('downloading…');
+    await userEvent.click(screen.getByTestId('server-cancel-slow'));
+    expect(fake.api.stopServer).toHaveBeenCalledWith('slow');
+  });
+
+  it('asks before removing and removes on confirm', async () => {
+    const { api } = fakeApi([server('alpha'), server('beta')]);
+    renderWithApi(<ServersPage />, api);
+    await userEvent.click(await screen.findByTestId('server-remove-alpha'));
+    const dialog = screen.getByTestId('confirm-dialog');
+    expect(dialog).toHaveTextContent('Remove alpha?');
+    // Focus starts inside and Tab keeps it there.
+    expect(within(dialog).getByText('Cancel')).toHaveFocus();
+    await userEvent.tab();
+    expect(screen.getByTestId('confirm')).toHaveFocus();
+    await userEvent.tab();
+    expect(within(dialog).getByText('Cancel')).toHaveFocus();
+    await userEvent.click(within(dialog).getByText('Cancel'));
+    expect(api.removeServer).not.toHaveBeenCalled();
+    await userEvent.click(screen.getByTestId('server-remove-alpha'));
+    await userEvent.click(screen.getByTestId('confirm'));
+    await waitFor(() => expect(screen.queryByTestId('server-row-alpha')).not.toBeInTheDocument());
+    expect(api.removeServer).toHaveBeenCalledWith('alpha');
+  });
+
+  it('starts, stops, restarts and toggles a server, and shows a refused action on its row', async () => {
+    const { api } = fakeApi([server('up'), server('down', { state: 'stopped' })]);
+    api.restartServer.mockRejectedValueOnce('server up: restart failed: exit status 1');
+    renderWithApi(<ServersPage />, api);
+    await userEvent.click(await screen.findByTestId('server-start-down'));
+    expect(api.startServer).toHaveBeenCalledWith('down');
+    await userEvent.click(screen.getByTestId('server-stop-up'));
+    expect(api.stopServer).toHaveBeenCalledWith('up');
+    await userEvent.click(screen.getByTestId('server-restart-up'));
+    expect(await screen.findByTestId('server-action-error-up')).toHaveTextContent('restart failed: exit status 1');
+    await userEvent.click(screen.getByTestId('server-enabled-down'));
+    expect(api.setServerEnabled).toHaveBeenCalledWith('down', false);
+  });
+
+  it("lists a server's tools with toggles and a prefix mode", async () => {
+    const { api } = fakeApi([server('everything')]);
+    api.serverTools.mockResolvedValue([
+      { name: 'echo', description: 'Echoes', enabled: true, finalName: 'everything__echo' },
+      { name: 'add', description: 'Adds', enabled: false, finalName: 'everything__add' },
+    ]);
+    renderWithApi(<ServersPage />, api);
+    await userEvent.click(await screen.findByTestId('server-open-everything'));
+    const tools = await screen.findByTestId('server-tools');
+    expect(tools).toHaveTextContent('everything__echo');
+    expect(screen.getByTestId('tool-enabled-add')).toHaveAttribute('aria-checked', 'false');
+    await userEvent.click(screen.getByTestId('tool-enabled-echo'));
+    expect(api.setToolEnabled).toHaveBeenCalledWith('everything', 'echo', false);
+    expect(screen.getByTestId('tool-enabled-echo')).toHaveAttribute('aria-checked', 'false');
+    await userEvent.selectOptions(screen.getByTestId('prefix-mode'), 'never');
+    expect(api.setPrefixMode).toHaveBeenCalledWith('everything', 'never');
+  });
 });

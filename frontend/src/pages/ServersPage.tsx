@@ -1,7 +1,10 @@
-import { useEffect } from 'react';
-import type { ServerView } from '../api';
+import { Fragment, useEffect, useRef, useState } from 'react';
+import type { PrefixMode, ServerView } from '../api';
+import { ConfirmDialog, LoadError, Switch } from '../components/Dialog';
+import { ServerDialog } from '../components/ServerDialog';
 import { StatusBadge } from '../components/StatusBadge';
 import { useMessages } from '../i18n';
+import { formatElapsed } from '../lib/format';
 import { useApp, useServers } from '../stores';
 import './ServersPage.css';
 
@@ -13,6 +16,8 @@ export function ServersPage() {
   const load = useServers((s) => s.load);
   const listen = useServers((s) => s.listen);
   const pageReady = useApp((s) => s.pageReady);
+  const [dialog, setDialog] = useState<{ edit?: string } | null>(null);
+  const [open, setOpen] = useState<string | null>(null);
 
   // Subscribe before loading so no change between the two is missed.
   useEffect(() => {
@@ -34,39 +39,49 @@ export function ServersPage() {
       <header className="page-header">
         <h1 id="servers-title">{t.serversTitle}</h1>
         {servers.length > 0 && <p className="page-summary">{t.serversSummary(servers.length, running)}</p>}
+        <span className="grow" />
+        <button type="button" className="primary" onClick={() => setDialog({})} data-testid="add-server">
+          {t.addServer}
+        </button>
       </header>
 
       {status === 'error' && (
-        <div className="callout callout-error" role="alert" data-testid="servers-error">
-          <div>
-            <strong>{t.loadFailed}</strong>
-            <p>{error}</p>
-          </div>
-          <button type="button" onClick={() => void load()}>
-            {t.retry}
-          </button>
+        <div data-testid="servers-error">
+          <LoadError title={t.loadFailed} message={error} retry={() => void load()} />
         </div>
       )}
 
       {status === 'loading' && servers.length === 0 && (
         <p className="muted" role="status" data-testid="servers-loading">
-          {t.loading}
+          <span className="spinner" /> {t.loading}
         </p>
       )}
 
-      {status === 'ready' && servers.length === 0 && <EmptyState />}
+      {status === 'ready' && servers.length === 0 && <EmptyState onAdd={() => setDialog({})} />}
 
-      {servers.length > 0 && <ServersTable servers={servers} />}
+      {servers.length > 0 && (
+        <ServersTable
+          servers={servers}
+          open={open}
+          onToggle={(name) => setOpen(open === name ? null : name)}
+          onEdit={(name) => setDialog({ edit: name })}
+        />
+      )}
+
+      {dialog && <ServerDialog editing={dialog.edit} onClose={() => setDialog(null)} />}
     </section>
   );
 }
 
-function EmptyState() {
+function EmptyState({ onAdd }: { onAdd: () => void }) {
   const t = useMessages();
   return (
     <div className="empty" data-testid="servers-empty">
       <h2>{t.emptyTitle}</h2>
       <p>{t.emptyBody}</p>
+      <button type="button" className="primary" onClick={onAdd}>
+        {t.addServer}
+      </button>
       <dl className="commands">
         <dt>{t.emptyStdio}</dt>
         <dd>
@@ -81,7 +96,17 @@ function EmptyState() {
   );
 }
 
-function ServersTable({ servers }: { servers: ServerView[] }) {
+function ServersTable({
+  servers,
+  open,
+  onToggle,
+  onEdit,
+}: {
+  servers: ServerView[];
+  open: string | null;
+  onToggle: (name: string) => void;
+  onEdit: (name: string) => void;
+}) {
   const t = useMessages();
   return (
     <table className="servers" data-testid="servers-table">
@@ -90,34 +115,264 @@ function ServersTable({ servers }: { servers: ServerView[] }) {
           <th scope="col">{t.colName}</th>
           <th scope="col">{t.colStatus}</th>
           <th scope="col">{t.colTransport}</th>
-          <th scope="col">{t.colTarget}</th>
           <th scope="col" className="num">
             {t.colTools}
+          </th>
+          <th scope="col">{t.colEnabled}</th>
+          <th scope="col" className="actions-col">
+            <span className="sr-only">{t.colActions}</span>
           </th>
         </tr>
       </thead>
       <tbody>
         {servers.map((s) => (
-          <tr key={s.name} data-testid={`server-row-${s.name}`} className={s.enabled ? undefined : 'is-disabled'}>
-            <th scope="row">
-              {s.name}
-              {!s.enabled && <span className="tag">{t.disabled}</span>}
-            </th>
-            <td className="status-cell">
-              <StatusBadge name={s.name} state={s.state} restarts={s.restarts} error={s.error} />
-            </td>
-            <td>
-              <span className="transport">{s.transport}</span>
-            </td>
-            <td className="target" title={s.target}>
-              <code>{s.target}</code>
-            </td>
-            <td className="num" data-testid={`server-tools-${s.name}`}>
-              {s.tools}
-            </td>
-          </tr>
+          <Fragment key={s.name}>
+            <ServerRow server={s} open={open === s.name} onToggle={() => onToggle(s.name)} onEdit={() => onEdit(s.name)} />
+            {open === s.name && (
+              <tr className="details-row">
+                <td colSpan={6}>
+                  <ServerDetails server={s} />
+                </td>
+              </tr>
+            )}
+          </Fragment>
         ))}
       </tbody>
     </table>
+  );
+}
+
+function Elapsed({ since }: { since: number }) {
+  // A display clock only: it re-renders this label, it does not poll the API.
+  const [now, setNow] = useState(Date.now());
+  useEffect(() => {
+    const id = setInterval(() => setNow(Date.now()), 1000);
+    return () => clearInterval(id);
+  }, []);
+  return <span className="elapsed">{formatElapsed(now - since)}</span>;
+}
+
+function ServerRow({ server: s, open, onToggle, onEdit }: { server: ServerView; open: boolean; onToggle: () => void; onEdit: () => void }) {
+  const t = useMessages();
+  const pending = useServers((st) => st.pending[s.name]);
+  const since = useServers((st) => st.since[s.name]);
+  const actionError = useServers((st) => (st.actionError?.name === s.name ? st.actionError.message : null));
+  const act = useServers((st) => st.act);
+  const [confirm, setConfirm] = useState(false);
+  const busy = pending !== undefined;
+  const up = s.state === 'running' || s.state === 'restarting' || s.state === 'errored';
+
+  return (
+    <>
+      <tr data-testid={`server-row-${s.name}`} className={s.enabled ? undefined : 'is-disabled'}>
+        <th scope="row">
+          <button type="button" className="link expander" aria-expanded={open} onClick={onToggle} data-testid={`server-open-${s.name}`}>
+            <span className="chevron" aria-hidden="true">
+              {open ? '▾' : '▸'}
+            </span>
+            {s.name}
+          </button>
+          {!s.enabled && <span className="tag">{t.disabled}</span>}
+          <code className="target" title={s.target}>
+            {s.target}
+          </code>
+        </th>
+        <td className="status-cell">
+          <StatusBadge name={s.name} state={s.state} restarts={s.restarts} error={s.error} />
+          {s.state === 'starting' && since !== undefined && <Elapsed since={since} />}
+          {actionError && (
+            <span className="status-error" role="alert" data-testid={`server-action-error-${s.name}`}>
+              {actionError}
+            </span>
+          )}
+        </td>
+        <td>
+          <span className="transport">{s.transport}</span>
+        </td>
+        <td className="num" data-testid={`server-tools-${s.name}`}>
+          {s.tools}
+        </td>
+        <td>
+          <Switch
+            checked={s.enabled}
+            label={s.enabled ? t.disableServer(s.name) : t.enableServer(s.name)}
+            disabled={busy}
+            onChange={(on) => void act(s.name, on ? 'enable' : 'disable')}
+            testId={`server-enabled-${s.name}`}
+          />
+        </td>
+        <td className="actions">
+          {s.state === 'starting' ? (
+            <button type="button" className="small" disabled={busy} onClick={() => void act(s.name, 'stop')} data-testid={`server-cancel-${s.name}`}>
+              {t.cancelStart}
+            </button>
+          ) : up ? (
+            <>
+              <button type="button" className="small" disabled={busy} onClick={() => void act(s.name, 'restart')} data-testid={`server-restart-${s.name}`}>
+                {pending === 'restart' && <span className="spinner" />} {t.restart}
+              </button>
+              <button type="button" className="small" disabled={busy} onClick={() => void act(s.name, 'stop')} data-testid={`server-stop-${s.name}`}>
+                {t.stop}
+              </button>
+            </>
+          ) : (
+            <button
+              type="button"
+              className="small"
+              disabled={busy || !s.enabled}
+              title={s.enabled ? undefined : t.enableFirst}
+              onClick={() => void act(s.name, 'start')}
+              data-testid={`server-start-${s.name}`}
+            >
+              {pending === 'start' && <span className="spinner" />} {t.start}
+            </button>
+          )}
+          <button type="button" className="small" onClick={onEdit} data-testid={`server-edit-${s.name}`}>
+            {t.edit}
+          </button>
+          <button type="button" className="small danger" disabled={busy} onClick={() => setConfirm(true)} data-testid={`server-remove-${s.name}`}>
+            {t.remove}
+          </button>
+          {confirm && (
+            <ConfirmDialog
+              title={t.removeServerTitle(s.name)}
+              body={<p>{t.removeServerBody}</p>}
+              confirm={t.remove}
+              busy={busy}
+              onCancel={() => setConfirm(false)}
+              onConfirm={() => {
+                setConfirm(false);
+                void act(s.name, 'remove');
+              }}
+            />
+          )}
+        </td>
+      </tr>
+    </>
+  );
+}
+
+function ServerDetails({ server }: { server: ServerView }) {
+  const t = useMessages();
+  const [tab, setTab] = useState<'tools' | 'console'>(server.state === 'running' ? 'tools' : 'console');
+  return (
+    <div className="server-details" data-testid={`server-details-${server.name}`}>
+      <div className="tabs" role="tablist">
+        <button type="button" role="tab" aria-selected={tab === 'tools'} onClick={() => setTab('tools')} data-testid="details-tab-tools">
+          {t.detailsTools}
+        </button>
+        <button type="button" role="tab" aria-selected={tab === 'console'} onClick={() => setTab('console')} data-testid="details-tab-console">
+          {t.detailsConsole}
+        </button>
+      </div>
+      {tab === 'tools' ? <ServerToolsPanel server={server} /> : <ConsolePanel name={server.name} />}
+    </div>
+  );
+}
+
+function ServerToolsPanel({ server }: { server: ServerView }) {
+  const t = useMessages();
+  const entry = useServers((s) => s.tools[server.name]);
+  const loadTools = useServers((s) => s.loadTools);
+  const setToolEnabled = useServers((s) => s.setToolEnabled);
+  const setPrefixMode = useServers((s) => s.setPrefixMode);
+  const [prefixError, setPrefixError] = useState<string | null>(null);
+
+  // Reload when the server's tool count changes (it came up, or its list changed).
+  useEffect(() => {
+    void loadTools(server.name);
+  }, [loadTools, server.name, server.tools, server.state]);
+
+  const changePrefix = async (mode: PrefixMode) => {
+    setPrefixError(null);
+    try {
+      await setPrefixMode(server.name, mode);
+    } catch (err) {
+      setPrefixError(err instanceof Error ? err.message : String(err));
+    }
+  };
+
+  return (
+    <div>
+      <div className="row prefix-row">
+        <label className="check">
+          <span>{t.prefixMode}</span>
+          <select value={server.prefixMode} onChange={(e) => void changePrefix(e.target.value as PrefixMode)} data-testid="prefix-mode">
+            <option value="always">{t.prefixAlways}</option>
+            <option value="never">{t.prefixNever}</option>
+          </select>
+        </label>
+        {prefixError && (
+          <span className="inline-error" role="alert">
+            {prefixError}
+          </span>
+        )}
+      </div>
+      {entry?.error && (
+        <LoadError title={t.toolsLoadFailed} message={entry.error} retry={() => void loadTools(server.name)} />
+      )}
+      {(!entry || (entry.status === 'loading' && entry.list.length === 0)) && (
+        <p className="muted">
+          <span className="spinner" /> {t.loadingTools}
+        </p>
+      )}
+      {entry && entry.status !== 'loading' && entry.list.length === 0 && !entry.error && (
+        <p className="muted">{server.state === 'running' ? t.noTools : t.noToolsNotRunning}</p>
+      )}
+      {entry && entry.list.length > 0 && (
+        <table className="data compact" data-testid="server-tools">
+          <tbody>
+            {entry.list.map((tool) => (
+              <tr key={tool.name} className={tool.enabled ? undefined : 'is-disabled'}>
+                <td className="tool-toggle">
+                  <Switch
+                    checked={tool.enabled}
+                    label={tool.enabled ? t.disableTool(tool.name) : t.enableTool(tool.name)}
+                    onChange={(on) => void setToolEnabled(server.name, tool.name, on)}
+                    testId={`tool-enabled-${tool.name}`}
+                  />
+                </td>
+                <td>
+                  <code>{tool.finalName}</code>
+                  {tool.finalName !== tool.name && <span className="item-sub">{tool.name}</span>}
+                </td>
+                <td className="muted desc">{tool.description}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </div>
+  );
+}
+
+function ConsolePanel({ name }: { name: string }) {
+  const t = useMessages();
+  const lines = useServers((s) => s.consoles[name]);
+  const watch = useServers((s) => s.watchConsole);
+  const ref = useRef<HTMLPreElement>(null);
+  const stick = useRef(true);
+
+  useEffect(() => watch(name), [watch, name]);
+
+  // Follow the tail unless the user scrolled up to read.
+  useEffect(() => {
+    const el = ref.current;
+    if (el && stick.current) el.scrollTop = el.scrollHeight;
+  }, [lines]);
+
+  return (
+    <pre
+      ref={ref}
+      className="console"
+      data-testid={`console-${name}`}
+      aria-live="off"
+      onScroll={(e) => {
+        const el = e.currentTarget;
+        stick.current = el.scrollHeight - el.scrollTop - el.clientHeight < 24;
+      }}
+    >
+      {lines && lines.length > 0 ? lines.join('\n') : <span className="muted">{t.consoleEmpty}</span>}
+    </pre>
   );
 }

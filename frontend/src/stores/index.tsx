@@ -2,17 +2,35 @@ import { createContext, useContext, type ReactNode } from 'react';
 import { useStore } from 'zustand';
 import type { Api } from '../api';
 import { createAppStore, type AppState, type AppStore } from './app';
+import { createHooksStore, type HooksState, type HooksStore } from './hooks';
+import { createLogsStore, type LogsState, type LogsStore } from './logs';
 import { createServersStore, type ServersState, type ServersStore } from './servers';
+import { createSettingsStore, type SettingsState, type SettingsStore } from './settings';
+import { createTokensStore, type TokensState, type TokensStore } from './tokens';
+import { createToolsStore, type ToolsState, type ToolsStore } from './tools';
 
 // Stores are built from an Api and handed down by context rather than being
 // module singletons, so every test gets fresh stores around a fake Api.
 export interface Stores {
   app: AppStore;
   servers: ServersStore;
+  tools: ToolsStore;
+  hooks: HooksStore;
+  tokens: TokensStore;
+  logs: LogsStore;
+  settings: SettingsStore;
 }
 
 export function createStores(api: Api): Stores {
-  return { app: createAppStore(api), servers: createServersStore(api) };
+  return {
+    app: createAppStore(api),
+    servers: createServersStore(api),
+    tools: createToolsStore(api),
+    hooks: createHooksStore(api),
+    tokens: createTokensStore(api),
+    logs: createLogsStore(api),
+    settings: createSettingsStore(api),
+  };
 }
 
 const StoresContext = createContext<Stores | null>(null);
@@ -21,16 +39,16 @@ export function StoresProvider({ stores, children }: { stores: Stores; children:
   return <StoresContext.Provider value={stores}>{children}</StoresContext.Provider>;
 }
 
-function useStores(): Stores {
+export function useStores(): Stores {
   const stores = useContext(StoresContext);
   if (!stores) throw new Error('useStores: missing <StoresProvider>');
   return stores;
 }
 
-export function useServers<T>(select: (s: ServersState) => T): T {
-  return useStore(useStores().servers, select);
-}
-
-export function useApp<T>(select: (s: AppState) => T): T {
-  return useStore(useStores().app, select);
-}
+export const useServers = <T,>(select: (s: ServersState) => T): T => useStore(useStores().servers, select);
+export const useApp = <T,>(select: (s: AppState) => T): T => useStore(useStores().app, select);
+export const useTools = <T,>(select: (s: ToolsState) => T): T => useStore(useStores().tools, select);
+export const useHooks = <T,>(select: (s: HooksState) => T): T => useStore(useStores().hooks, select);
+export const useTokens = <T,>(select: (s: TokensState) => T): T => useStore(useStores().tokens, select);
+export const useLogs = <T,>(select: (s: LogsState) => T): T => useStore(useStores().logs, select);
+export const useSettings = <T,>(select: (s: SettingsState) => T): T => useStore(useStores().settings, select);

@@ -1,5 +1,20 @@
 import { createStore, type StoreApi } from 'zustand/vanilla';
-import { toApiError, type Api, type ServerView, type Unsubscribe } from '../api';
+import {
+  toApiError,
+  type Api,
+  type ClientConfigFile,
+  type ImportReport,
+  type PrefixMode,
+  type ServerConfig,
+  type ServerTool,
+  type ServerView,
+  type Unsubscribe,
+} from '../api';
+
+export type ServerAction = 'start' | 'stop' | 'restart' | 'enable' | 'disable' | 'remove';
+
+/** The most console lines kept per server (the Go ring is smaller). */
+export const CONSOLE_MAX = 1000;
 
 export type LoadStatus = 'idle' | 'loading' | 'ready' | 'error';
 
@@ -13,6 +28,34 @@ export interface ServersState {
   load(): Promise<void>;
   /** Applies `servers:changed` events until the returned function is called. */
   listen(): Unsubscribe;
+
+  /** When each server last entered its current state (ms since epoch), for "starting for 12 s". */
+  since: Record<string, number>;
+  /** The action in flight per server. */
+  pending: Record<string, ServerAction | undefined>;
+  /** The last failed action: shown next to its row until the next one. */
+  actionError: { name: string; message: string } | null;
+  act(name: string, action: ServerAction): Promise<void>;
+  clearActionError(): void;
+
+  // Adding and editing: errors are thrown to the form, which keeps its input.
+  getConfig(name: string): Promise<ServerConfig>;
+  add(cfg: ServerConfig): Promise<ServerView>;
+  update(name: string, cfg: ServerConfig): Promise<ServerView>;
+  importJSON(text: string): Promise<ImportReport>;
+  clientConfigs(): Promise<ClientConfigFile[]>;
+  importFile(path: string): Promise<ImportReport>;
+
+  /** Per-server tools, loaded when the server's details open. */
+  tools: Record<string, { status: LoadStatus; list: ServerTool[]; error: string | null }>;
+  loadTools(name: string): Promise<void>;
+  setToolEnabled(server: string, tool: string, enabled: boolean): Promise<void>;
+  setPrefixMode(server: string, mode: PrefixMode): Promise<void>;
+
+  /** Console (stderr) of servers being watched, oldest first. */
+  consoles: Record<string, string[]>;
+  /** Loads the console of `name` and follows `console:lines` until released. */
+  watchConsole(name: string): Unsubscribe;
 }
 
 export type ServersStore = StoreApi<ServersState>;
@@ -30,9 +73,34 @@ function apply(list: ServerView[], change: Change): ServerView[] {
   return 'upsert' in change ? upsert(list, change.upsert) : list.filter((s) => s.name !== change.remove);
 }
 
-export function createServersStore(
-  api: Pick<Api, 'listServers' | 'onServerChanged' | 'onServerRemoved'>,
-): ServersStore {
+type ServersApi = Pick<
+  Api,
+  | 'listServers'
+  | 'onServerChanged'
+  | 'onServerRemoved'
+  | 'getServer'
+  | 'addServer'
+  | 'updateServer'
+  | 'addServersFromJSON'
+  | 'listClientConfigs'
+  | 'importClientConfig'
+  | 'removeServer'
+  | 'setServerEnabled'
+  | 'startServer'
+  | 'stopServer'
+  | 'restartServer'
+  | 'serverTools'
+  | 'setToolEnabled'
+  | 'setPrefixMode'
+  | 'serverConsole'
+  | 'onConsoleLines'
+  | 'onReconnect'
+>;
+
+export function createServersStore(api: ServersApi): ServersStore {
+  const watchers = new Map<string, number>();
+  let stopConsole: Unsubscribe | null = null;
+
   let loadSeq = 0;
   // Events that arrive while a load is in flight may be newer than the list
   // it returns: remember them and apply them on top of it.
@@ -42,6 +110,11 @@ export function createServersStore(
     servers: [],
     status: 'idle',
     error: null,
+    since: {},
+    pending: {},
+    actionError: null,
+    tools: {},
+    consoles: {},
 
     async load() {
       const seq = ++loadSeq;
@@ -51,7 +124,7 @@ export function createServersStore(
         const loaded = await api.listServers();
         if (seq !== loadSeq) return;
         const servers = (eventsDuringLoad ?? []).reduce(apply, [...loaded].sort((a, b) => a.name.localeCompare(b.name)));
-        set({ servers, status: 'ready', error: null });
+        set({ servers, status: 'ready', error: null, since: trackSince(get().servers, servers, get().since) });
       } catch (err) {
         if (seq !== loadSeq) return;
         // Keep what was shown before: a failed refresh should not blank the list.
@@ -64,14 +137,158 @@ export function createServersStore(
     listen() {
       const onChange = (change: Change) => {
         eventsDuringLoad?.push(change);
-        set({ servers: apply(get().servers, change) });
+        const servers = apply(get().servers, change);
+        set({ servers, since: trackSince(get().servers, servers, get().since) });
       };
       const stopChanged = api.onServerChanged((server) => onChange({ upsert: server }));
       const stopRemoved = api.onServerRemoved((name) => onChange({ remove: name }));
+      // Events may have been missed while the stream was down.
+      const stopReconnect = api.onReconnect(() => void get().load());
       return () => {
         stopChanged();
         stopRemoved();
+        stopReconnect();
+      };
+    },
+
+    async act(name, action) {
+      set({ pending: { ...get().pending, [name]: action }, actionError: null });
+      try {
+        switch (action) {
+          case 'start':
+            await api.startServer(name);
+            break;
+          case 'stop':
+            await api.stopServer(name);
+            break;
+          case 'restart':
+            await api.restartServer(name);
+            break;
+          case 'enable':
+          case 'disable':
+            await api.setServerEnabled(name, action === 'enable');
+            set({ servers: get().servers.map((s) => (s.name === name ? { ...s, enabled: action === 'enable' } : s)) });
+            break;
+          case 'remove':
+            await api.removeServer(name);
+            set({ servers: get().servers.filter((s) => s.name !== name) });
+            break;
+        }
+      } catch (err) {
+        set({ actionError: { name, message: toApiError(err).message } });
+      } finally {
+        const { [name]: _done, ...rest } = get().pending;
+        set({ pending: rest });
+      }
+    },
+    clearActionError: () => set({ actionError: null }),
+
+    getConfig: (name) => api.getServer(name),
+    async add(cfg) {
+      const view = await api.addServer(cfg);
+      set({ servers: upsert(get().servers, view) });
+      return view;
+    },
+    async update(name, cfg) {
+      const view = await api.updateServer(name, cfg);
+      const rest = get().servers.filter((s) => s.name !== name);
+      set({ servers: upsert(rest, view) });
+      return view;
+    },
+    async importJSON(text) {
+      const report = await api.addServersFromJSON(text);
+      void get().load();
+      return report;
+    },
+    clientConfigs: () => api.listClientConfigs(),
+    async importFile(path) {
+      const report = await api.importClientConfig(path);
+      void get().load();
+      return report;
+    },
+
+    async loadTools(name) {
+      const prev = get().tools[name];
+      set({ tools: { ...get().tools, [name]: { status: 'loading', list: prev?.list ?? [], error: null } } });
+      try {
+        const list = await api.serverTools(name);
+        set({ tools: { ...get().tools, [name]: { status: 'ready', list, error: null } } });
+      } catch (err) {
+        set({ tools: { ...get().tools, [name]: { status: 'error', list: prev?.list ?? [], error: toApiError(err).message } } });
+      }
+    },
+    async setToolEnabled(server, tool, enabled) {
+      const patch = (on: boolean) => {
+        const cur = get().tools[server];
+        if (!cur) return;
+        const list = cur.list.map((t) => (t.name === tool ? { ...t, enabled: on } : t));
+        set({ tools: { ...get().tools, [server]: { ...cur, list } } });
+      };
+      patch(enabled); // optimistic: the toggle answers at once
+      try {
+        await api.setToolEnabled(server, tool, enabled);
+      } catch (err) {
+        patch(!enabled);
+        const cur = get().tools[server];
+        if (cur) set({ tools: { ...get().tools, [server]: { ...cur, error: toApiError(err).message } } });
+      }
+    },
+    async setPrefixMode(server, mode) {
+      await api.setPrefixMode(server, mode);
+      set({ servers: get().servers.map((s) => (s.name === server ? { ...s, prefixMode: mode } : s)) });
+      void get().loadTools(server);
+    },
+
+    watchConsole(name) {
+      watchers.set(name, (watchers.get(name) ?? 0) + 1);
+      if (!stopConsole) {
+        stopConsole = api.onConsoleLines(({ server, lines }) => {
+          if (!watchers.has(server) || lines.length === 0) return;
+          const cur = get().consoles[server] ?? [];
+          set({ consoles: { ...get().consoles, [server]: cur.concat(lines).slice(-CONSOLE_MAX) } });
+        });
+      }
+      let live = true;
+      const fetchRing = (replace: boolean) =>
+        api.serverConsole(name).then(
+          (lines) => {
+            // Lines that arrived by event while loading are newer than the ring.
+            if (!live) return;
+            const arrived = replace ? [] : (get().consoles[name] ?? []);
+            set({ consoles: { ...get().consoles, [name]: lines.concat(arrived).slice(-CONSOLE_MAX) } });
+          },
+          (err: unknown) => console.error(`ServerConsole(${name}):`, err),
+        );
+      void fetchRing(false);
+      // After a break in the event stream the ring is the truth again.
+      const stopReconnect = api.onReconnect(() => void fetchRing(true));
+      return () => {
+        live = false;
+        stopReconnect();
+        const n = (watchers.get(name) ?? 1) - 1;
+        if (n > 0) {
+          watchers.set(name, n);
+          return;
+        }
+        watchers.delete(name);
+        const { [name]: _gone, ...rest } = get().consoles;
+        set({ consoles: rest });
+        if (watchers.size === 0) {
+          stopConsole?.();
+          stopConsole = null;
+        }
       };
     },
   }));
+}
+
+/** Keeps when each server entered its state: new timestamps for changed states only. */
+function trackSince(before: ServerView[], after: ServerView[], since: Record<string, number>): Record<string, number> {
+  const old = new Map(before.map((s) => [s.name, s.state]));
+  const next: Record<string, number> = {};
+  const now = Date.now();
+  for (const s of after) {
+    next[s.name] = old.get(s.name) === s.state && since[s.name] !== undefined ? since[s.name]! : now;
+  }
+  return next;
 }

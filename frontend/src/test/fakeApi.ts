@@ -1,5 +1,15 @@
 import { vi } from 'vitest';
-import type { Api, ServerView } from '../api';
+import type {
+  AggregatedTool,
+  Api,
+  AppSettings,
+  HookView,
+  LogRow,
+  ServerConfig,
+  ServerTool,
+  ServerView,
+  TokenView,
+} from '../api';
 
 export function server(name: string, over: Partial<ServerView> = {}): ServerView {
   return {
@@ -10,32 +20,195 @@ export function server(name: string, over: Partial<ServerView> = {}): ServerView
     restarts: 0,
     tools: 3,
     target: `npx -y ${name}`,
+    prefixMode: 'always',
     ...over,
   };
 }
 
-/** An in-memory Api: tests set what listServers returns and push events. */
+export function tool(name: string, over: Partial<AggregatedTool> = {}): AggregatedTool {
+  const [srv, t] = name.includes('__') ? name.split('__') : ['everything', name];
+  return {
+    name,
+    server: srv ?? 'everything',
+    tool: t ?? name,
+    description: `The ${t} tool`,
+    inputSchema: { type: 'object', properties: { message: { type: 'string' } }, required: ['message'] },
+    ...over,
+  };
+}
+
+export function hook(id: number, over: Partial<HookView> = {}): HookView {
+  return {
+    id,
+    name: `hook-${id}`,
+    enabled: true,
+    executionOrder: id,
+    hookType: 'pre',
+    script: 'return;',
+    failClosed: false,
+    updatedAt: '2026-11-23T00:00:00Z',
+    ...over,
+  };
+}
+
+export function logRow(id: number, over: Partial<LogRow> = {}): LogRow {
+  return {
+    id,
+    time: new Date(Date.UTC(2026, 10, 23, 0, 0, id % 60)).toISOString(),
+    client: 'claude',
+    server: 'everything',
+    method: 'tools/call',
+    target: 'echo',
+    durationMs: 3,
+    status: 'ok',
+    ...over,
+  };
+}
+
+export function token(name: string, over: Partial<TokenView> = {}): TokenView {
+  return { id: 1, name, prefix: 'mcpr_abcd', servers: [], createdAt: '2026-11-23T00:00:00Z', ...over };
+}
+
+export const defaultSettings: AppSettings = {
+  port: 3282,
+  authEnabled: false,
+  separator: '__',
+  retentionDays: 30,
+  timeoutSeconds: 60,
+  startAtLogin: false,
+  closeToTray: true,
+  theme: 'system',
+  language: 'system',
+};
+
+type Handlers<T> = Set<(v: T) => void>;
+
+/**
+ * An Api whose every method is a vi.fn with a plausible in-memory default.
+ * Tests override single calls with mockResolvedValueOnce / mockRejectedValueOnce
+ * and push events with the emitters returned next to `api`.
+ */
 export function fakeApi(initial: ServerView[] = []) {
-  const handlers = new Set<(s: ServerView) => void>();
-  const removeHandlers = new Set<(name: string) => void>();
+  const h = {
+    changed: new Set() as Handlers<ServerView>,
+    removed: new Set() as Handlers<string>,
+    console: new Set() as Handlers<{ server: string; lines: string[] }>,
+    logs: new Set() as Handlers<LogRow[]>,
+    hookLog: new Set() as Handlers<{ hookId: number; lines: string[] }>,
+    tools: new Set() as Handlers<void>,
+    settings: new Set() as Handlers<AppSettings>,
+    reconnect: new Set() as Handlers<void>,
+  };
+  const sub =
+    <T>(set: Handlers<T>) =>
+    (fn: (v: T) => void) => {
+      set.add(fn);
+      return () => {
+        set.delete(fn);
+      };
+    };
+
+  let settings = { ...defaultSettings };
+  let hooks: HookView[] = [];
+  let nextHookId = 1;
+
   const api = {
     listServers: vi.fn<Api['listServers']>(async () => initial),
+    getServer: vi.fn<Api['getServer']>(async (name) => ({
+      name,
+      transport: 'stdio',
+      command: 'npx',
+      args: ['-y', name],
+      enabled: true,
+      prefixMode: 'always',
+    }) satisfies ServerConfig),
+    addServer: vi.fn<Api['addServer']>(async (cfg) => server(cfg.name, { transport: cfg.transport, state: 'starting' })),
+    updateServer: vi.fn<Api['updateServer']>(async (_name, cfg) => server(cfg.name, { transport: cfg.transport })),
+    addServersFromJSON: vi.fn<Api['addServersFromJSON']>(async () => ({ added: [], skipped: [] })),
+    listClientConfigs: vi.fn<Api['listClientConfigs']>(async () => []),
+    importClientConfig: vi.fn<Api['importClientConfig']>(async () => ({ added: [], skipped: [] })),
+    removeServer: vi.fn<Api['removeServer']>(async () => {}),
+    setServerEnabled: vi.fn<Api['setServerEnabled']>(async () => {}),
+    startServer: vi.fn<Api['startServer']>(async () => {}),
+    stopServer: vi.fn<Api['stopServer']>(async () => {}),
+    restartServer: vi.fn<Api['restartServer']>(async () => {}),
+    serverTools: vi.fn<Api['serverTools']>(async () => [] as ServerTool[]),
+    setToolEnabled: vi.fn<Api['setToolEnabled']>(async () => {}),
+    setPrefixMode: vi.fn<Api['setPrefixMode']>(async () => {}),
+    serverConsole: vi.fn<Api['serverConsole']>(async () => []),
+
+    listTools: vi.fn<Api['listTools']>(async () => []),
+    callTool: vi.fn<Api['callTool']>(async () => ({ content: [], isError: false, durationMs: 1 })),
+
+    listHooks: vi.fn<Api['listHooks']>(async () => hooks),
+    saveHook: vi.fn<Api['saveHook']>(async (input) => {
+      const id = input.id || nextHookId++;
+      const saved = hook(id, { ...input, id, executionOrder: hooks.length + 1 });
+      hooks = [...hooks.filter((x) => x.id !== id), saved];
+      return saved;
+    }),
+    removeHook: vi.fn<Api['removeHook']>(async (id) => {
+      hooks = hooks.filter((x) => x.id !== id);
+    }),
+    setHookEnabled: vi.fn<Api['setHookEnabled']>(async () => {}),
+    reorderHooks: vi.fn<Api['reorderHooks']>(async () => {}),
+    checkHookScript: vi.fn<Api['checkHookScript']>(async () => []),
+    testHook: vi.fn<Api['testHook']>(async () => ({ result: null, console: [], durationMs: 1 })),
+    hookLogs: vi.fn<Api['hookLogs']>(async () => []),
+
+    listTokens: vi.fn<Api['listTokens']>(async () => []),
+    createToken: vi.fn<Api['createToken']>(async (name, servers) => ({
+      token: 'mcpr_secret123',
+      view: token(name, { servers }),
+    })),
+    revokeToken: vi.fn<Api['revokeToken']>(async () => {}),
+    snippet: vi.fn<Api['snippet']>(async (client, mode, tok) => `${client} ${mode} ${tok || '<token>'}`),
+    endpointStatus: vi.fn<Api['endpointStatus']>(async () => ({
+      url: 'http://127.0.0.1:3282/mcp',
+      running: true,
+      authEnabled: false,
+    })),
+
+    queryLogs: vi.fn<Api['queryLogs']>(async () => ({ rows: [] })),
+    getLog: vi.fn<Api['getLog']>(async (id) => ({ ...logRow(id), request: '{"a":1}', response: '{"b":2}' })),
+
+    getSettings: vi.fn<Api['getSettings']>(async () => settings),
+    saveSettings: vi.fn<Api['saveSettings']>(async (s) => {
+      settings = { ...s };
+      return settings;
+    }),
+
     frontendReady: vi.fn<Api['frontendReady']>(async () => {}),
-    onServerChanged: vi.fn<Api['onServerChanged']>((h) => {
-      handlers.add(h);
-      return () => handlers.delete(h);
-    }),
-    onServerRemoved: vi.fn<Api['onServerRemoved']>((h) => {
-      removeHandlers.add(h);
-      return () => removeHandlers.delete(h);
-    }),
+
+    onServerChanged: vi.fn<Api['onServerChanged']>(sub(h.changed)),
+    onServerRemoved: vi.fn<Api['onServerRemoved']>(sub(h.removed)),
+    onConsoleLines: vi.fn<Api['onConsoleLines']>(sub(h.console)),
+    onLogsAppended: vi.fn<Api['onLogsAppended']>(sub(h.logs)),
+    onHookLog: vi.fn<Api['onHookLog']>(sub(h.hookLog)),
+    onToolsChanged: vi.fn<Api['onToolsChanged']>((fn) => sub(h.tools)(() => fn())),
+    onSettingsChanged: vi.fn<Api['onSettingsChanged']>(sub(h.settings)),
+    onReconnect: vi.fn<Api['onReconnect']>((fn) => sub(h.reconnect)(() => fn())),
   } satisfies Api;
+
   return {
     api,
     /** Delivers a `servers:changed` event to every current listener. */
-    emit: (s: ServerView) => handlers.forEach((h) => h(s)),
+    emit: (s: ServerView) => h.changed.forEach((fn) => fn(s)),
     /** Delivers a `servers:removed` event to every current listener. */
-    remove: (name: string) => removeHandlers.forEach((h) => h(name)),
-    listenerCount: () => handlers.size + removeHandlers.size,
+    remove: (name: string) => h.removed.forEach((fn) => fn(name)),
+    console: (server: string, lines: string[]) => h.console.forEach((fn) => fn({ server, lines })),
+    logs: (rows: LogRow[]) => h.logs.forEach((fn) => fn(rows)),
+    hookLog: (hookId: number, lines: string[]) => h.hookLog.forEach((fn) => fn({ hookId, lines })),
+    toolsChanged: () => h.tools.forEach((fn) => fn()),
+    settingsChanged: (s: AppSettings) => h.settings.forEach((fn) => fn(s)),
+    /** The event stream came back after a break. */
+    reconnect: () => h.reconnect.forEach((fn) => fn()),
+    /** Listeners of servers:changed and servers:removed (what the servers store holds). */
+    listenerCount: () => h.changed.size + h.removed.size,
+    reconnectListenerCount: () => h.reconnect.size,
+    /** Listeners of every event. */
+    allListenerCount: () => Object.values(h).reduce((n, s) => n + s.size, 0),
   };
 }
+
+export type FakeApi = ReturnType<typeof fakeApi>;

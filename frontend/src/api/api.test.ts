@@ -1,0 +1,260 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { ApiError, createApi, EVENTS, getSession, hasWailsBridge, httpTransport, tokenStore, wailsTransport, type ApiTransport } from '.';
+import { hook, server } from '../test/fakeApi';
+
+function fakeTransport(answers: Record<string, unknown> = {}) {
+  const listeners = new Map<string, Set<(p: unknown) => void>>();
+  const calls: [string, unknown[]][] = [];
+  const t: ApiTransport = {
+    async call(method, args) {
+      calls.push([method, args]);
+      const a = answers[method];
+      if (a instanceof Error) throw a;
+      return a;
+    },
+    on(name, h) {
+      const s = listeners.get(name) ?? new Set();
+      s.add(h);
+      listeners.set(name, s);
+      return () => s.delete(h);
+    },
+  };
+  return { t, calls, emit: (name: string, p: unknown) => listeners.get(name)?.forEach((h) => h(p)) };
+}
+
+describe('createApi', () => {
+  beforeEach(() => vi.spyOn(console, 'error').mockImplementation(() => {}));
+  afterEach(() => vi.restoreAllMocks());
+
+  it('calls Go methods by name with positional arguments', async () => {
+    const f = fakeTransport({ CallTool: { content: [{ type: 'text', text: 'hi' }], isError: false, durationMs: 2 } });
+    const api = createApi(f.t);
+    const r = await api.callTool('everything__echo', '{"message":"hi"}');
+    await api.setToolEnabled('everything', 'echo', false);
+    await api.reorderHooks([3, 1]);
+    await api.queryLogs({ status: 'blocked', beforeId: 10 }).catch(() => {});
+    expect(f.calls).toEqual([
+      ['CallTool', ['everything__echo', '{"message":"hi"}']],
+      ['SetToolEnabled', ['everything', 'echo', false]],
+      ['ReorderHooks', [[3, 1]]],
+      ['QueryLogs', [{ status: 'blocked', beforeId: 10 }]],
+    ]);
+    expect(r.content).toEqual([{ type: 'text', text: 'hi' }]);
+  });
+
+  it('treats nil slices as empty lists and checks values', async () => {
+    const f = fakeTransport({ ListServers: null, ListHooks: [hook(1)], ListTools: [{ name: 'a__b', inputSchema: null }] });
+    const api = createApi(f.t);
+    expect(await api.listServers()).toEqual([]);
+    expect(await api.listHooks()).toEqual([hook(1)]);
+    expect((await api.listTools())[0]?.inputSchema).toEqual({ type: 'object' });
+  });
+
+  it('rejects values outside the contract with a message naming the field', async () => {
+    const api = createApi(fakeTransport({ ListServers: [{ ...server('a'), state: 'exploded' }] }).t);
+    await expect(api.listServers()).rejects.toThrow('server a: state: unknown value "exploded"');
+    const api2 = createApi(fakeTransport({ QueryLogs: { rows: [{ id: 1, status: 'weird' }] } }).t);
+    await expect(api2.queryLogs({})).rejects.toThrow('log 1: status');
+  });
+
+  it('turns a Go error string into an ApiError', async () => {
+    const t: ApiTransport = { call: () => Promise.reject('store: disk full'), on: () => () => {} };
+    await expect(createApi(t).listServers()).rejects.toEqual(new ApiError('store: disk full'));
+  });
+
+  it('keeps unknown server config fields for a round trip', async () => {
+    const api = createApi(fakeTransport({ GetServer: { name: 'a', transport: 'stdio', command: 'x', futureField: 7 } }).t);
+    expect(await api.getServer('a')).toMatchObject({ name: 'a', command: 'x', futureField: 7, prefixMode: 'always' });
+  });
+
+  it('delivers valid events and drops bad ones', () => {
+    const f = fakeTransport();
+    const api = createApi(f.t);
+    const got: string[] = [];
+    const offs = [
+      api.onServerChanged((s) => got.push(`changed ${s.name}`)),
+      api.onServerRemoved((n) => got.push(`removed ${n}`)),
+      api.onConsoleLines((e) => got.push(`console ${e.server} ${e.lines.join('|')}`)),
+      api.onLogsAppended((rows) => got.push(`logs ${rows.map((r) => r.id).join(',')}`)),
+      api.onHookLog((e) => got.push(`hook ${e.hookId} ${e.lines.length}`)),
+      api.onToolsChanged(() => got.push('tools')),
+      api.onSettingsChanged((s) => got.push(`settings ${s.theme}`)),
+    ];
+    f.emit(EVENTS.serversChanged, server('a'));
+    f.emit(EVENTS.serversChanged, { name: 'broken' });
+    f.emit(EVENTS.serversRemoved, 'a');
+    f.emit(EVENTS.serversRemoved, 5);
+    f.emit(EVENTS.consoleLines, { server: 'a', lines: ['x', 'y'] });
+    f.emit(EVENTS.logsAppended, [{ id: 4, status: 'ok' }]);
+    f.emit(EVENTS.hooksLog, { hookId: 2, lines: ['l'] });
+    f.emit(EVENTS.toolsChanged, null);
+    f.emit(EVENTS.settingsChanged, { theme: 'dark' });
+    offs.forEach((off) => off());
+    f.emit(EVENTS.toolsChanged, null);
+    expect(got).toEqual(['changed a', 'removed a', 'console a x|y', 'logs 4', 'hook 2 1', 'tools', 'settings dark']);
+    expect(console.error).toHaveBeenCalledTimes(2);
+  });
+});
+
+describe('wailsTransport', () => {
+  afterEach(() => {
+    delete window.go;
+    delete window.runtime;
+  });
+
+  it('calls window.go.appapi.API[method] and listens through the runtime', async () => {
+    const listeners = new Map<string, (...d: unknown[]) => void>();
+    const ListServers = vi.fn(async () => [server('a')]);
+    window.go = { appapi: { API: { ListServers } } };
+    window.runtime = {
+      EventsOnMultiple(name: string, cb: (...d: unknown[]) => void) {
+        listeners.set(name, cb);
+        return () => listeners.delete(name);
+      },
+    };
+    const api = createApi(wailsTransport);
+    expect(await api.listServers()).toEqual([server('a')]);
+    const got: string[] = [];
+    const off = api.onServerRemoved((n) => got.push(n));
+    listeners.get('servers:removed')?.('gone');
+    off();
+    expect(got).toEqual(['gone']);
+    expect(listeners.size).toBe(0);
+  });
+
+  it('knows the Wails window by its bindings or its runtime', () => {
+    expect(hasWailsBridge()).toBe(false);
+    window.runtime = {};
+    expect(hasWailsBridge()).toBe(true);
+    delete window.runtime;
+    window.go = { appapi: { API: {} } };
+    expect(hasWailsBridge()).toBe(true);
+  });
+
+  it('fails clearly without the bridge or the method', async () => {
+    await expect(createApi(wailsTransport).listServers()).rejects.toThrow('Wails bridge is missing');
+    window.go = { appapi: { API: {} } };
+    await expect(createApi(wailsTransport).listServers()).rejects.toThrow('does not offer ListServers');
+  });
+});
+
+class FakeES {
+  static all: FakeES[] = [];
+  readyState = 1;
+  listeners = new Map<string, ((e: { data: string }) => void)[]>();
+  onerror: (() => void) | null = null;
+  closed = false;
+  constructor(public url: string) {
+    FakeES.all.push(this);
+  }
+  addEventListener(name: string, cb: (e: { data: string }) => void) {
+    this.listeners.set(name, [...(this.listeners.get(name) ?? []), cb]);
+  }
+  close() {
+    this.closed = true;
+    this.readyState = 2;
+  }
+  fire(name: string, data: string) {
+    this.listeners.get(name)?.forEach((cb) => cb({ data }));
+  }
+}
+
+describe('httpTransport', () => {
+  beforeEach(() => {
+    FakeES.all = [];
+    sessionStorage.clear();
+  });
+
+  function jsonResponse(status: number, body: unknown) {
+    return new Response(body === undefined ? '' : JSON.stringify(body), { status });
+  }
+
+  it('POSTs a JSON array to /ui/api/call/<Method> with the bearer token', async () => {
+    tokenStore.set('mcpr_tok');
+    const fetch = vi.fn(async (..._a: unknown[]) => jsonResponse(200, [server('a')]));
+    const api = createApi(httpTransport({ fetch: fetch as unknown as typeof globalThis.fetch }));
+    expect(await api.listServers()).toEqual([server('a')]);
+    await api.setServerEnabled('a', false);
+    const [url, init] = fetch.mock.calls[1] as [string, RequestInit];
+    expect(url).toBe('/ui/api/call/SetServerEnabled');
+    expect(init.method).toBe('POST');
+    expect(init.body).toBe('["a",false]');
+    expect((init.headers as Record<string, string>).Authorization).toBe('Bearer mcpr_tok');
+  });
+
+  it('turns {error} into an ApiError and a 401 into onUnauthorized', async () => {
+    const onUnauthorized = vi.fn();
+    const fetch = vi
+      .fn()
+      .mockResolvedValueOnce(jsonResponse(400, { error: 'port: must be between 1 and 65535' }))
+      .mockResolvedValueOnce(jsonResponse(401, { error: 'invalid token' }))
+      .mockRejectedValueOnce(new TypeError('Failed to fetch'));
+    const api = createApi(httpTransport({ fetch, onUnauthorized }));
+    await expect(api.getSettings()).rejects.toThrow('port: must be between 1 and 65535');
+    await expect(api.getSettings()).rejects.toMatchObject({ status: 401, message: 'invalid token' });
+    expect(onUnauthorized).toHaveBeenCalledOnce();
+    await expect(api.getSettings()).rejects.toThrow('cannot reach MCP Router: Failed to fetch');
+  });
+
+  it('shares one EventSource with ?token= and closes it after the last listener', () => {
+    tokenStore.set('mcpr_x y');
+    const t = httpTransport({ eventSource: (u) => new FakeES(u) as unknown as EventSource });
+    const got: unknown[] = [];
+    const off1 = t.on('servers:removed', (p) => got.push(p));
+    const off2 = t.on('tools:changed', (p) => got.push(p));
+    expect(FakeES.all).toHaveLength(1);
+    const es = FakeES.all[0]!;
+    expect(es.url).toBe('/ui/api/events?token=mcpr_x%20y');
+    es.fire('servers:removed', '"a"');
+    es.fire('tools:changed', 'null');
+    off1();
+    es.fire('servers:removed', '"b"');
+    expect(got).toEqual(['a', null]);
+    off2();
+    expect(es.closed).toBe(true);
+  });
+
+  it('reopens the stream after the server closed it', async () => {
+    vi.useFakeTimers();
+    try {
+      const t = httpTransport({ eventSource: (u) => new FakeES(u) as unknown as EventSource, reconnectMs: 100 });
+      const got: unknown[] = [];
+      t.on('servers:removed', (p) => got.push(p));
+      const first = FakeES.all[0]!;
+      first.readyState = 2;
+      first.onerror?.();
+      await vi.advanceTimersByTimeAsync(150);
+      expect(FakeES.all).toHaveLength(2);
+      FakeES.all[1]!.fire('servers:removed', '"z"');
+      expect(got).toEqual(['z']);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('reads the session', async () => {
+    const fetch = vi.fn(async () => jsonResponse(200, { authRequired: true, valid: false }));
+    expect(await getSession({ fetch: fetch as unknown as typeof globalThis.fetch })).toEqual({ authRequired: true, valid: false });
+  });
+});
+
+describe('httpTransport reconnects', () => {
+  it('tells subscribers when the stream is back after a break, not on the first open', () => {
+    FakeES.all = [];
+    const t = httpTransport({ eventSource: (u) => new FakeES(u) as unknown as EventSource });
+    const api = createApi(t);
+    const seen = vi.fn();
+    const stop = api.onReconnect(seen);
+    api.onToolsChanged(() => {});
+    const es = FakeES.all[0]! as unknown as { onopen: () => void; onerror: () => void };
+    es.onopen();
+    expect(seen).not.toHaveBeenCalled();
+    es.onerror(); // EventSource retries by itself (still CONNECTING)
+    es.onopen();
+    expect(seen).toHaveBeenCalledOnce();
+    stop();
+    es.onerror();
+    es.onopen();
+    expect(seen).toHaveBeenCalledOnce();
+  });
+});

@@ -1,0 +1,121 @@
+import {
+  list,
+  toAggregatedTool,
+  toApiError,
+  toAppSettings,
+  toClientConfigFile,
+  toCreatedToken,
+  toEndpointStatus,
+  toHookTestResult,
+  toHookView,
+  toImportReport,
+  toLogDetail,
+  toLogPage,
+  toLogRow,
+  toScriptProblem,
+  toServerConfig,
+  toServerTool,
+  toServerView,
+  toStrings,
+  toTokenView,
+  toToolCallResult,
+} from './convert';
+import type { ApiTransport } from './transport';
+import { EVENTS, type Api, type Unsubscribe } from './types';
+
+/** The typed Api over a transport: every value is checked as it arrives. */
+export function createApi(t: ApiTransport): Api {
+  async function call<T>(method: string, args: unknown[], convert: (raw: unknown) => T): Promise<T> {
+    let raw: unknown;
+    try {
+      raw = await t.call(method, args);
+    } catch (err) {
+      throw toApiError(err);
+    }
+    return convert(raw);
+  }
+  const none = () => undefined;
+  const lines = (raw: unknown) => toStrings(raw);
+
+  /** Subscribes to `name`; a payload outside the contract is logged and dropped. */
+  function on<T>(name: string, convert: (raw: unknown) => T, handler: (v: T) => void): Unsubscribe {
+    return t.on(name, (payload) => {
+      let value: T;
+      try {
+        value = convert(payload);
+      } catch (err) {
+        console.error(`${name}: ignoring event:`, err);
+        return;
+      }
+      handler(value);
+    });
+  }
+
+  return {
+    listServers: () => call('ListServers', [], (r) => list(r, toServerView, 'servers')),
+    getServer: (name) => call('GetServer', [name], toServerConfig),
+    addServer: (cfg) => call('AddServer', [cfg], toServerView),
+    updateServer: (name, cfg) => call('UpdateServer', [name, cfg], toServerView),
+    addServersFromJSON: (text) => call('AddServersFromJSON', [text], toImportReport),
+    listClientConfigs: () => call('ListClientConfigs', [], (r) => list(r, toClientConfigFile, 'client configs')),
+    importClientConfig: (path) => call('ImportClientConfig', [path], toImportReport),
+    removeServer: (name) => call('RemoveServer', [name], none),
+    setServerEnabled: (name, enabled) => call('SetServerEnabled', [name, enabled], none),
+    startServer: (name) => call('StartServer', [name], none),
+    stopServer: (name) => call('StopServer', [name], none),
+    restartServer: (name) => call('RestartServer', [name], none),
+    serverTools: (name) => call('ServerTools', [name], (r) => list(r, toServerTool, 'tools')),
+    setToolEnabled: (server, tool, enabled) => call('SetToolEnabled', [server, tool, enabled], none),
+    setPrefixMode: (server, mode) => call('SetPrefixMode', [server, mode], none),
+    serverConsole: (name) => call('ServerConsole', [name], lines),
+
+    listTools: () => call('ListTools', [], (r) => list(r, toAggregatedTool, 'tools')),
+    callTool: (name, argumentsJSON) => call('CallTool', [name, argumentsJSON], toToolCallResult),
+
+    listHooks: () => call('ListHooks', [], (r) => list(r, toHookView, 'hooks')),
+    saveHook: (h) => call('SaveHook', [h], toHookView),
+    removeHook: (id) => call('RemoveHook', [id], none),
+    setHookEnabled: (id, enabled) => call('SetHookEnabled', [id, enabled], none),
+    reorderHooks: (ids) => call('ReorderHooks', [ids], none),
+    checkHookScript: (script) => call('CheckHookScript', [script], (r) => list(r, toScriptProblem, 'problems')),
+    testHook: (h, contextJSON) => call('TestHook', [h, contextJSON], toHookTestResult),
+    hookLogs: (id) => call('HookLogs', [id], lines),
+
+    listTokens: () => call('ListTokens', [], (r) => list(r, toTokenView, 'tokens')),
+    createToken: (name, servers) => call('CreateToken', [name, servers], toCreatedToken),
+    revokeToken: (name) => call('RevokeToken', [name], none),
+    snippet: (client, mode, token) => call('Snippet', [client, mode, token], (r) => (typeof r === 'string' ? r : '')),
+    endpointStatus: () => call('EndpointStatus', [], toEndpointStatus),
+
+    queryLogs: (q) => call('QueryLogs', [q], toLogPage),
+    getLog: (id) => call('GetLog', [id], toLogDetail),
+
+    getSettings: () => call('GetSettings', [], toAppSettings),
+    saveSettings: (s) => call('SaveSettings', [s], toAppSettings),
+
+    frontendReady: (page) => call('FrontendReady', [page], none),
+
+    onServerChanged: (h) => on(EVENTS.serversChanged, toServerView, h),
+    onServerRemoved: (h) =>
+      on(EVENTS.serversRemoved, (p) => {
+        if (typeof p !== 'string' || p === '') throw new Error(`expected a server name, got ${JSON.stringify(p)}`);
+        return p;
+      }, h),
+    onConsoleLines: (h) =>
+      on(EVENTS.consoleLines, (p) => {
+        const r = p as { server?: unknown; lines?: unknown } | null;
+        if (!r || typeof r.server !== 'string') throw new Error('console:lines without a server');
+        return { server: r.server, lines: toStrings(r.lines) };
+      }, h),
+    onLogsAppended: (h) => on(EVENTS.logsAppended, (p) => list(p, toLogRow, 'logs'), h),
+    onHookLog: (h) =>
+      on(EVENTS.hooksLog, (p) => {
+        const r = p as { hookId?: unknown; lines?: unknown } | null;
+        if (!r || typeof r.hookId !== 'number') throw new Error('hooks:log without a hookId');
+        return { hookId: r.hookId, lines: toStrings(r.lines) };
+      }, h),
+    onToolsChanged: (h) => on(EVENTS.toolsChanged, () => undefined, () => h()),
+    onSettingsChanged: (h) => on(EVENTS.settingsChanged, toAppSettings, h),
+    onReconnect: (h) => (t.onReconnect ? t.onReconnect(h) : () => {}),
+  };
+}

@@ -1,0 +1,162 @@
+import { fireEvent, screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { describe, expect, it } from 'vitest';
+import { fakeApi, server } from '../test/fakeApi';
+import { renderWithApi } from '../test/render';
+import { ServersPage } from '../pages/ServersPage';
+
+async function openAdd() {
+  await userEvent.click(await screen.findByTestId('add-server'));
+  return screen.getByTestId('server-dialog');
+}
+
+describe('adding a server', () => {
+  it('refuses bad pasted JSON with its position and keeps the text', async () => {
+    const { api } = fakeApi([]);
+    renderWithApi(<ServersPage />, api);
+    await openAdd();
+    const box = screen.getByTestId('paste-json');
+    await userEvent.click(box);
+    await userEvent.paste('{"mcpServers": {"x": {"command": "npx"}\n');
+    await userEvent.click(screen.getByTestId('paste-submit'));
+    expect(screen.getByTestId('paste-error')).toHaveTextContent(/Not valid JSON at line 2/);
+    expect(box).toHaveValue('{"mcpServers": {"x": {"command": "npx"}\n');
+    expect(api.addServersFromJSON).not.toHaveBeenCalled();
+
+    await userEvent.clear(box);
+    await userEvent.paste('{"other": {}}');
+    await userEvent.click(screen.getByTestId('paste-submit'));
+    expect(screen.getByTestId('paste-error')).toHaveTextContent('Expected an object with "mcpServers"');
+  });
+
+  it('sends pasted JSONC (VS Code servers) and closes when all were added', async () => {
+    const { api } = fakeApi([]);
+    api.addServersFromJSON.mockResolvedValueOnce({ added: ['everything'], skipped: [] });
+    renderWithApi(<ServersPage />, api);
+    await openAdd();
+    const text = '{\n  // VS Code\n  "servers": {"everything": {"command": "npx", "args": ["-y", "x"],},},\n}';
+    await userEvent.click(screen.getByTestId('paste-json'));
+    await userEvent.paste(text);
+    await userEvent.click(screen.getByTestId('paste-submit'));
+    await waitFor(() => expect(screen.queryByTestId('server-dialog')).not.toBeInTheDocument());
+    expect(api.addServersFromJSON).toHaveBeenCalledWith(text);
+  });
+
+  it('shows why servers were skipped (a duplicate name) and keeps the text', async () => {
+    const { api } = fakeApi([server('everything')]);
+    api.addServersFromJSON.mockResolvedValueOnce({ added: [], skipped: [{ name: 'everything', reason: 'a server named "everything" already exists' }] });
+    renderWithApi(<ServersPage />, api);
+    await openAdd();
+    await userEvent.click(screen.getByTestId('paste-json'));
+    await userEvent.paste('{"mcpServers": {"everything": {"command": "npx"}}}');
+    await userEvent.click(screen.getByTestId('paste-submit'));
+    const report = await screen.findByTestId('import-report');
+    expect(report).toHaveTextContent('a server named "everything" already exists');
+    expect(screen.getByTestId('paste-json')).toHaveValue('{"mcpServers": {"everything": {"command": "npx"}}}');
+  });
+
+  it('validates the form per field, refuses a duplicate name, and sends a stdio config', async () => {
+    const { api } = fakeApi([server('taken')]);
+    renderWithApi(<ServersPage />, api);
+    const dialog = await openAdd();
+    await userEvent.click(within(dialog).getByTestId('add-tab-form'));
+    await userEvent.click(screen.getByTestId('form-submit'));
+    expect(screen.getByTestId('form-error-name')).toHaveTextContent('Enter a name.');
+    expect(screen.getByTestId('form-error-command')).toHaveTextContent('Enter the command to run.');
+
+    await userEvent.type(screen.getByTestId('form-name'), 'taken');
+    await userEvent.type(screen.getByTestId('form-command'), 'npx');
+    await userEvent.type(screen.getByTestId('form-args'), '-y{enter}@modelcontextprotocol/server-everything');
+    await userEvent.type(screen.getByTestId('form-env'), 'NOEQUALS');
+    await userEvent.click(screen.getByTestId('form-submit'));
+    expect(screen.getByTestId('form-error-name')).toHaveTextContent('"taken" is already taken');
+    expect(screen.getByTestId('form-error-env')).toHaveTextContent('Line 1 is not KEY=value.');
+    expect(api.addServer).not.toHaveBeenCalled();
+
+    await userEvent.clear(screen.getByTestId('form-name'));
+    await userEvent.type(screen.getByTestId('form-name'), 'fresh');
+    await userEvent.clear(screen.getByTestId('form-env'));
+    await userEvent.type(screen.getByTestId('form-env'), 'A=1{enter}B = two');
+    await userEvent.click(screen.getByTestId('form-submit'));
+    await waitFor(() => expect(api.addServer).toHaveBeenCalled());
+    expect(api.addServer.mock.calls[0]?.[0]).toMatchObject({
+      name: 'fresh',
+      transport: 'stdio',
+      command: 'npx',
+      args: ['-y', '@modelcontextprotocol/server-everything'],
+      env: { A: '1', B: 'two' },
+      enabled: true,
+    });
+    expect(await screen.findByTestId('server-row-fresh')).toBeInTheDocument();
+  });
+
+  it('sends an HTTP config with headers and shows a refusal from the router without losing input', async () => {
+    const { api } = fakeApi([]);
+    api.addServer.mockRejectedValueOnce('url: connection refused');
+    renderWithApi(<ServersPage />, api);
+    const dialog = await openAdd();
+    await userEvent.click(within(dialog).getByTestId('add-tab-form'));
+    await userEvent.type(screen.getByTestId('form-name'), 'remote');
+    await userEvent.click(screen.getByTestId('form-transport-sse'));
+    await userEvent.type(screen.getByTestId('form-url'), 'ftp://x');
+    await userEvent.click(screen.getByTestId('form-submit'));
+    expect(screen.getByTestId('form-error-url')).toHaveTextContent('http:// or https://');
+    await userEvent.clear(screen.getByTestId('form-url'));
+    await userEvent.type(screen.getByTestId('form-url'), 'http://127.0.0.1:9000/sse');
+    await userEvent.type(screen.getByTestId('form-headers'), 'Authorization: Bearer abc');
+    await userEvent.click(screen.getByTestId('form-submit'));
+    expect(await screen.findByTestId('form-submit-error')).toHaveTextContent('url: connection refused');
+    expect(api.addServer.mock.calls[0]?.[0]).toMatchObject({
+      transport: 'sse',
+      url: 'http://127.0.0.1:9000/sse',
+      headers: { Authorization: 'Bearer abc' },
+    });
+    expect(screen.getByTestId('form-url')).toHaveValue('http://127.0.0.1:9000/sse');
+  });
+
+  it('keeps what was pasted when switching tabs', async () => {
+    const { api } = fakeApi([]);
+    renderWithApi(<ServersPage />, api);
+    const dialog = await openAdd();
+    await userEvent.click(screen.getByTestId('paste-json'));
+    await userEvent.paste('{"mcpServers"');
+    await userEvent.click(within(dialog).getByTestId('add-tab-form'));
+    await userEvent.type(screen.getByTestId('form-name'), 'abc');
+    await userEvent.click(within(dialog).getByTestId('add-tab-json'));
+    expect(screen.getByTestId('paste-json')).toHaveValue('{"mcpServers"');
+    await userEvent.click(within(dialog).getByTestId('add-tab-form'));
+    expect(screen.getByTestId('form-name')).toHaveValue('abc');
+    // A stray click outside the dialog does not close it.
+    fireEvent.mouseDown(document.querySelector('.dialog-backdrop')!);
+    expect(screen.getByTestId('server-dialog')).toBeInTheDocument();
+  });
+
+  it('imports a detected client config file', async () => {
+    const { api } = fakeApi([]);
+    api.listClientConfigs.mockResolvedValueOnce([{ client: 'Claude Desktop', path: '/home/u/.config/Claude/claude_desktop_config.json', servers: 2 }]);
+    api.importClientConfig.mockResolvedValueOnce({ added: ['a'], skipped: [{ name: 'b', reason: 'duplicate' }] });
+    renderWithApi(<ServersPage />, api);
+    const dialog = await openAdd();
+    await userEvent.click(within(dialog).getByTestId('add-tab-import'));
+    await userEvent.click(await screen.findByRole('button', { name: /Import/ }));
+    expect(api.importClientConfig).toHaveBeenCalledWith('/home/u/.config/Claude/claude_desktop_config.json');
+    expect(await screen.findByTestId('import-report')).toHaveTextContent('Added: a');
+    expect(screen.getByTestId('import-report')).toHaveTextContent('b: duplicate');
+  });
+
+  it('edits a server: loads its config, keeps unknown fields, allows a rename', async () => {
+    const { api } = fakeApi([server('old')]);
+    api.getServer.mockResolvedValueOnce({ name: 'old', transport: 'stdio', command: 'node', args: ['a.js'], enabled: true, prefixMode: 'never', timeoutSeconds: 30 });
+    renderWithApi(<ServersPage />, api);
+    await userEvent.click(await screen.findByTestId('server-edit-old'));
+    expect(await screen.findByTestId('form-command')).toHaveValue('node');
+    await userEvent.clear(screen.getByTestId('form-name'));
+    await userEvent.type(screen.getByTestId('form-name'), 'renamed');
+    await userEvent.click(screen.getByTestId('form-submit'));
+    await waitFor(() => expect(api.updateServer).toHaveBeenCalled());
+    expect(api.updateServer.mock.calls[0]).toEqual([
+      'old',
+      expect.objectContaining({ name: 'renamed', command: 'node', args: ['a.js'], prefixMode: 'never', timeoutSeconds: 30 }),
+    ]);
+  });
+});

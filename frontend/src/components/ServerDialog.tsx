@@ -1,0 +1,492 @@
+import { useEffect, useState, type FormEvent } from 'react';
+import { toApiError, type ClientConfigFile, type ImportReport, type ServerConfig, type Transport } from '../api';
+import { useMessages, type Messages } from '../i18n';
+import { parseJSONC } from '../lib/jsonc';
+import { useServers } from '../stores';
+import { Dialog } from './Dialog';
+
+type Tab = 'json' | 'form' | 'import';
+
+export interface FormValues {
+  name: string;
+  transport: Transport;
+  command: string;
+  /** One argument per line. */
+  args: string;
+  /** KEY=VALUE per line. */
+  env: string;
+  cwd: string;
+  url: string;
+  /** Name: value per line. */
+  headers: string;
+  enabled: boolean;
+}
+
+export type FormErrors = Partial<Record<keyof FormValues, string>>;
+
+export const emptyForm: FormValues = {
+  name: '',
+  transport: 'stdio',
+  command: '',
+  args: '',
+  env: '',
+  cwd: '',
+  url: '',
+  headers: '',
+  enabled: true,
+};
+
+export function configToForm(c: ServerConfig): FormValues {
+  return {
+    name: c.name,
+    transport: c.transport,
+    command: c.command ?? '',
+    args: (c.args ?? []).join('\n'),
+    env: Object.entries(c.env ?? {})
+      .map(([k, v]) => `${k}=${v}`)
+      .join('\n'),
+    cwd: c.cwd ?? '',
+    url: c.url ?? '',
+    headers: Object.entries(c.headers ?? {})
+      .map(([k, v]) => `${k}: ${v}`)
+      .join('\n'),
+    enabled: c.enabled,
+  };
+}
+
+const lines = (s: string) =>
+  s
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l !== '');
+
+function pairs(s: string, sep: string): { map: Record<string, string>; bad: number | null } {
+  const map: Record<string, string> = {};
+  const all = s.split('\n');
+  for (let i = 0; i < all.length; i++) {
+    const l = all[i]!.trim();
+    if (l === '') continue;
+    const at = l.indexOf(sep);
+    if (at <= 0) return { map, bad: i + 1 };
+    map[l.slice(0, at).trim()] = l.slice(at + sep.length).trim();
+  }
+  return { map, bad: null };
+}
+
+/** Checks the form; returns the config to send or the errors per field. */
+export function validateForm(
+  v: FormValues,
+  t: Messages,
+  existing: string[],
+  base?: ServerConfig,
+): { config: ServerConfig } | { errors: FormErrors } {
+  const errors: FormErrors = {};
+  const name = v.name.trim();
+  if (!name) errors.name = t.errNameRequired;
+  else if (!/^[A-Za-z0-9._-]+$/.test(name)) errors.name = t.errNameChars;
+  else if (existing.includes(name) && name !== base?.name) errors.name = t.errNameTaken(name);
+
+  const cfg: ServerConfig = {
+    ...(base ?? {}),
+    name,
+    transport: v.transport,
+    enabled: v.enabled,
+    prefixMode: base?.prefixMode ?? 'always',
+  };
+  if (v.transport === 'stdio') {
+    if (!v.command.trim()) errors.command = t.errCommandRequired;
+    const env = pairs(v.env, '=');
+    if (env.bad !== null) errors.env = t.errEnvLine(env.bad);
+    cfg.command = v.command.trim();
+    cfg.args = lines(v.args);
+    cfg.env = env.map;
+    cfg.cwd = v.cwd.trim() || undefined;
+    delete cfg.url;
+    delete cfg.headers;
+  } else {
+    const url = v.url.trim();
+    if (!url) errors.url = t.errUrlRequired;
+    else {
+      try {
+        const u = new URL(url);
+        if (u.protocol !== 'http:' && u.protocol !== 'https:') errors.url = t.errUrlScheme;
+      } catch {
+        errors.url = t.errUrlInvalid;
+      }
+    }
+    const headers = pairs(v.headers, ':');
+    if (headers.bad !== null) errors.headers = t.errHeaderLine(headers.bad);
+    cfg.url = url;
+    cfg.headers = headers.map;
+    delete cfg.command;
+    delete cfg.args;
+    delete cfg.env;
+    delete cfg.cwd;
+  }
+  return Object.keys(errors).length > 0 ? { errors } : { config: cfg };
+}
+
+/**
+ * Checks pasted JSON before sending: it must parse (comments and trailing
+ * commas allowed) and hold `mcpServers` or `servers`. Returns an error message
+ * or null.
+ */
+export function checkPastedJSON(text: string, t: Messages): string | null {
+  if (!text.trim()) return t.errJsonEmpty;
+  const r = parseJSONC(text);
+  if (!r.ok) return t.errJsonParse(r.line, r.column, r.message);
+  const v = r.value as Record<string, unknown> | null;
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return t.errJsonShape;
+  const servers = v.mcpServers ?? v.servers;
+  if (typeof servers !== 'object' || servers === null || Array.isArray(servers)) return t.errJsonShape;
+  if (Object.keys(servers).length === 0) return t.errJsonNoServers;
+  return null;
+}
+
+export function ServerDialog({ editing, onClose }: { editing?: string; onClose: () => void }) {
+  const t = useMessages();
+  const [tab, setTab] = useState<Tab>(editing ? 'form' : 'json');
+  const title = editing ? t.editServerTitle(editing) : t.addServerTitle;
+  return (
+    <Dialog title={title} onClose={onClose} testId="server-dialog" closeOnBackdrop={false}>
+      {!editing && (
+        <div className="tabs" role="tablist">
+          {(['json', 'form', 'import'] as const).map((k) => (
+            <button key={k} type="button" role="tab" aria-selected={tab === k} onClick={() => setTab(k)} data-testid={`add-tab-${k}`}>
+              {k === 'json' ? t.addTabJson : k === 'form' ? t.addTabForm : t.addTabImport}
+            </button>
+          ))}
+        </div>
+      )}
+      {/* Every tab stays mounted so switching never loses what was typed. */}
+      <div hidden={tab !== 'json'}>{!editing && <PasteJSON onDone={onClose} />}</div>
+      <div hidden={tab !== 'form'}>
+        <ServerForm editing={editing} onDone={onClose} />
+      </div>
+      <div hidden={tab !== 'import'}>{!editing && tab === 'import' && <ImportFile onDone={onClose} />}</div>
+    </Dialog>
+  );
+}
+
+function Report({ report }: { report: ImportReport }) {
+  const t = useMessages();
+  return (
+    <div className="report" data-testid="import-report" role="status">
+      {report.added.length > 0 && <p>{t.importAdded(report.added.join(', '))}</p>}
+      {report.skipped.length > 0 && (
+        <>
+          <p className="inline-error">{t.importSkipped(report.skipped.length)}</p>
+          <ul className="inline-error">
+            {report.skipped.map((s) => (
+              <li key={s.name}>
+                <strong>{s.name}</strong>: {s.reason}
+              </li>
+            ))}
+          </ul>
+        </>
+      )}
+      {report.added.length === 0 && report.skipped.length === 0 && <p>{t.importNothing}</p>}
+    </div>
+  );
+}
+
+const SAMPLE = `{
+  "mcpServers": {
+    "everything": {
+      "command": "npx",
+      "args": ["-y", "@modelcontextprotocol/server-everything"]
+    }
+  }
+}`;
+
+function PasteJSON({ onDone }: { onDone: () => void }) {
+  const t = useMessages();
+  const importJSON = useServers((s) => s.importJSON);
+  const [text, setText] = useState('');
+  const [error, setError] = useState<string | null>(null);
+  const [report, setReport] = useState<ImportReport | null>(null);
+  const [busy, setBusy] = useState(false);
+
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    const problem = checkPastedJSON(text, t);
+    setError(problem);
+    setReport(null);
+    if (problem) return;
+    setBusy(true);
+    try {
+      const r = await importJSON(text);
+      setReport(r);
+      // Close only when everything went in; otherwise keep the text and say why.
+      if (r.skipped.length === 0 && r.added.length > 0) onDone();
+    } catch (err) {
+      setError(toApiError(err).message);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <form onSubmit={(e) => void submit(e)}>
+      <label className="field">
+        <span>{t.pasteLabel}</span>
+        <textarea
+          rows={12}
+          value={text}
+          spellCheck={false}
+          placeholder={SAMPLE}
+          aria-invalid={error ? true : undefined}
+          onChange={(e) => setText(e.target.value)}
+          data-testid="paste-json"
+        />
+        <span className="field-hint">{t.pasteHint}</span>
+      </label>
+      {error && (
+        <p className="inline-error" role="alert" data-testid="paste-error">
+          {error}
+        </p>
+      )}
+      {report && <Report report={report} />}
+      <div className="dialog-actions">
+        <button type="button" onClick={onDone}>
+          {report ? t.close : t.cancel}
+        </button>
+        <button type="submit" className="primary" disabled={busy} data-testid="paste-submit">
+          {busy && <span className="spinner" />} {t.addServers}
+        </button>
+      </div>
+    </form>
+  );
+}
+
+function ServerForm({ editing, onDone }: { editing?: string; onDone: () => void }) {
+  const t = useMessages();
+  const servers = useServers((s) => s.servers);
+  const add = useServers((s) => s.add);
+  const update = useServers((s) => s.update);
+  const getConfig = useServers((s) => s.getConfig);
+  const [values, setValues] = useState<FormValues>(emptyForm);
+  const [base, setBase] = useState<ServerConfig | undefined>();
+  const [loading, setLoading] = useState(!!editing);
+  const [loadError, setLoadError] = useState<string | null>(null);
+  const [errors, setErrors] = useState<FormErrors>({});
+  const [submitError, setSubmitError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+
+  useEffect(() => {
+    if (!editing) return;
+    let live = true;
+    getConfig(editing).then(
+      (c) => {
+        if (!live) return;
+        setBase(c);
+        setValues(configToForm(c));
+        setLoading(false);
+      },
+      (err: unknown) => {
+        if (!live) return;
+        setLoadError(toApiError(err).message);
+        setLoading(false);
+      },
+    );
+    return () => {
+      live = false;
+    };
+  }, [editing, getConfig]);
+
+  const set = <K extends keyof FormValues>(k: K, v: FormValues[K]) => {
+    setValues((old) => ({ ...old, [k]: v }));
+    if (errors[k]) setErrors((old) => ({ ...old, [k]: undefined }));
+  };
+
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    setSubmitError(null);
+    const r = validateForm(values, t, servers.map((s) => s.name), base);
+    if ('errors' in r) {
+      setErrors(r.errors);
+      return;
+    }
+    setErrors({});
+    setBusy(true);
+    try {
+      if (editing) await update(editing, r.config);
+      else await add(r.config);
+      onDone();
+    } catch (err) {
+      setSubmitError(toApiError(err).message);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  if (loading) return <p className="muted">{t.loadingConfig}</p>;
+  if (loadError)
+    return (
+      <p className="inline-error" role="alert">
+        {loadError}
+      </p>
+    );
+
+  const field = (k: keyof FormValues, label: string, input: React.ReactNode, hint?: string, required?: boolean) => (
+    <label className="field">
+      <span className={required ? 'required' : undefined}>{label}</span>
+      {input}
+      {hint && <span className="field-hint">{hint}</span>}
+      {errors[k] && (
+        <span className="field-error" role="alert" data-testid={`form-error-${k}`}>
+          {errors[k]}
+        </span>
+      )}
+    </label>
+  );
+  const text = (k: 'name' | 'command' | 'cwd' | 'url', placeholder?: string) => (
+    <input
+      value={values[k]}
+      placeholder={placeholder}
+      aria-invalid={errors[k] ? true : undefined}
+      onChange={(e) => set(k, e.target.value)}
+      data-testid={`form-${k}`}
+      spellCheck={false}
+    />
+  );
+  const area = (k: 'args' | 'env' | 'headers', placeholder: string) => (
+    <textarea
+      rows={3}
+      value={values[k]}
+      placeholder={placeholder}
+      aria-invalid={errors[k] ? true : undefined}
+      onChange={(e) => set(k, e.target.value)}
+      data-testid={`form-${k}`}
+      spellCheck={false}
+    />
+  );
+
+  return (
+    <form onSubmit={(e) => void submit(e)} noValidate>
+      {field('name', t.fieldName, text('name', 'everything'), t.fieldNameHint, true)}
+      <div className="field">
+        <span className="field-label">{t.fieldTransport}</span>
+        <div className="row" role="radiogroup">
+          {(['stdio', 'http', 'sse'] as const).map((tr) => (
+            <label key={tr} className="check">
+              <input type="radio" name="transport" checked={values.transport === tr} onChange={() => set('transport', tr)} data-testid={`form-transport-${tr}`} />
+              {tr === 'stdio' ? t.transportStdio : tr === 'http' ? t.transportHttp : t.transportSse}
+            </label>
+          ))}
+        </div>
+      </div>
+      {values.transport === 'stdio' ? (
+        <>
+          {field('command', t.fieldCommand, text('command', 'npx'), undefined, true)}
+          {field('args', t.fieldArgs, area('args', '-y\n@modelcontextprotocol/server-everything'), t.fieldArgsHint)}
+          {field('env', t.fieldEnv, area('env', 'API_KEY=…'), t.fieldEnvHint)}
+          {field('cwd', t.fieldCwd, text('cwd'))}
+        </>
+      ) : (
+        <>
+          {field('url', t.fieldUrl, text('url', 'http://127.0.0.1:9000/mcp'), undefined, true)}
+          {field('headers', t.fieldHeaders, area('headers', 'Authorization: Bearer …'), t.fieldHeadersHint)}
+        </>
+      )}
+      <label className="check">
+        <input type="checkbox" checked={values.enabled} onChange={(e) => set('enabled', e.target.checked)} />
+        {t.fieldEnabled}
+      </label>
+      {submitError && (
+        <p className="inline-error" role="alert" data-testid="form-submit-error">
+          {submitError}
+        </p>
+      )}
+      <div className="dialog-actions">
+        <button type="button" onClick={onDone}>
+          {t.cancel}
+        </button>
+        <button type="submit" className="primary" disabled={busy} data-testid="form-submit">
+          {busy && <span className="spinner" />} {editing ? t.save : t.addServer}
+        </button>
+      </div>
+    </form>
+  );
+}
+
+function ImportFile({ onDone }: { onDone: () => void }) {
+  const t = useMessages();
+  const clientConfigs = useServers((s) => s.clientConfigs);
+  const importFile = useServers((s) => s.importFile);
+  const [files, setFiles] = useState<ClientConfigFile[] | null>(null);
+  const [loadError, setLoadError] = useState<string | null>(null);
+  const [busy, setBusy] = useState<string | null>(null);
+  const [result, setResult] = useState<{ path: string; report?: ImportReport; error?: string } | null>(null);
+
+  const load = () => {
+    setLoadError(null);
+    setFiles(null);
+    clientConfigs().then(setFiles, (err: unknown) => setLoadError(toApiError(err).message));
+  };
+  useEffect(load, [clientConfigs]);
+
+  const run = async (path: string) => {
+    setBusy(path);
+    setResult(null);
+    try {
+      setResult({ path, report: await importFile(path) });
+    } catch (err) {
+      setResult({ path, error: toApiError(err).message });
+    } finally {
+      setBusy(null);
+    }
+  };
+
+  return (
+    <div>
+      <p className="muted">{t.importIntro}</p>
+      {loadError && (
+        <div className="callout callout-error" role="alert">
+          <span>{loadError}</span>
+          <button type="button" onClick={load}>
+            {t.retry}
+          </button>
+        </div>
+      )}
+      {!files && !loadError && (
+        <p className="muted">
+          <span className="spinner" /> {t.importSearching}
+        </p>
+      )}
+      {files && files.length === 0 && <p className="muted">{t.importNone}</p>}
+      {files && files.length > 0 && (
+        <table className="data">
+          <tbody>
+            {files.map((f) => (
+              <tr key={f.path}>
+                <td>
+                  <strong>{f.client}</strong>
+                  <span className="item-sub mono">{f.path}</span>
+                  {f.error && <span className="field-error">{f.error}</span>}
+                </td>
+                <td className="num">{t.importServers(f.servers)}</td>
+                <td>
+                  <button type="button" className="small" disabled={busy !== null || f.servers === 0 || !!f.error} onClick={() => void run(f.path)}>
+                    {busy === f.path && <span className="spinner" />} {t.importButton}
+                  </button>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      {result?.error && (
+        <p className="inline-error" role="alert">
+          {result.error}
+        </p>
+      )}
+      {result?.report && <Report report={result.report} />}
+      <div className="dialog-actions">
+        <button type="button" onClick={onDone}>
+          {t.close}
+        </button>
+      </div>
+    </div>
+  );
+}

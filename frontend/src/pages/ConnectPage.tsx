@@ -1,0 +1,333 @@
+import { useEffect, useState, type FormEvent } from 'react';
+import { SNIPPET_CLIENTS, SNIPPET_MODES, toApiError, type CreatedToken, type SnippetClient, type SnippetMode, type TokenView } from '../api';
+import { ConfirmDialog, LoadError } from '../components/Dialog';
+import { useLocale, useMessages } from '../i18n';
+import { copyText } from '../lib/clipboard';
+import { formatTime } from '../lib/format';
+import { useApp, useServers, useTokens } from '../stores';
+import './pages.css';
+
+export default function ConnectPage() {
+  const t = useMessages();
+  const pageReady = useApp((s) => s.pageReady);
+  const status = useTokens((s) => s.status);
+  const load = useTokens((s) => s.load);
+  const loadEndpoint = useTokens((s) => s.loadEndpoint);
+  const [created, setCreated] = useState<CreatedToken | null>(null);
+
+  useEffect(() => {
+    void load();
+    void loadEndpoint();
+  }, [load, loadEndpoint]);
+  useEffect(() => {
+    if (status === 'ready') pageReady('connect');
+  }, [status, pageReady]);
+
+  return (
+    <section className="page" data-testid="connect-page" aria-labelledby="connect-title">
+      <header className="page-header">
+        <h1 id="connect-title">{t.connectTitle}</h1>
+      </header>
+      <EndpointCard />
+      <SnippetCard secret={created?.token ?? ''} />
+      <TokensCard created={created} onCreated={setCreated} />
+    </section>
+  );
+}
+
+function CopyButton({ text, testId }: { text: string; testId?: string }) {
+  const t = useMessages();
+  const [state, setState] = useState<'idle' | 'ok' | 'fail'>('idle');
+  useEffect(() => {
+    if (state === 'idle') return;
+    const id = setTimeout(() => setState('idle'), 1800);
+    return () => clearTimeout(id);
+  }, [state]);
+  return (
+    <button type="button" className="small" disabled={!text} onClick={() => void copyText(text).then((ok) => setState(ok ? 'ok' : 'fail'))} data-testid={testId}>
+      {state === 'ok' ? t.copied : state === 'fail' ? t.copyFailed : t.copy}
+    </button>
+  );
+}
+
+function EndpointCard() {
+  const t = useMessages();
+  const endpoint = useTokens((s) => s.endpoint);
+  const error = useTokens((s) => s.endpointError);
+  const loadEndpoint = useTokens((s) => s.loadEndpoint);
+  return (
+    <div className="card" data-testid="endpoint">
+      <h2>{t.endpointTitle}</h2>
+      {error && <LoadError title={t.endpointLoadFailed} message={error} retry={() => void loadEndpoint()} />}
+      {!endpoint && !error && (
+        <p className="muted">
+          <span className="spinner" />
+        </p>
+      )}
+      {endpoint && (
+        <div className="row">
+          <span className={`badge ${endpoint.running ? 'badge-running' : 'badge-errored'}`} data-testid="endpoint-state">
+            <span className="badge-dot" aria-hidden="true" />
+            {endpoint.running ? t.endpointRunning : t.endpointStopped}
+          </span>
+          <code className="endpoint-url" data-testid="endpoint-url">
+            {endpoint.url}
+          </code>
+          <CopyButton text={endpoint.url} />
+          <span className="muted">{endpoint.authEnabled ? t.authOn : t.authOff}</span>
+          {endpoint.error && (
+            <span className="inline-error" role="alert">
+              {endpoint.error}
+            </span>
+          )}
+        </div>
+      )}
+    </div>
+  );
+}
+
+const CLIENT_LABELS: Record<SnippetClient, string> = {
+  'claude-code': 'Claude Code',
+  'claude-desktop': 'Claude Desktop',
+  cursor: 'Cursor',
+  vscode: 'VS Code',
+  codex: 'Codex',
+};
+
+function SnippetCard({ secret }: { secret: string }) {
+  const t = useMessages();
+  const snippet = useTokens((s) => s.snippet);
+  const [client, setClient] = useState<SnippetClient>('claude-code');
+  const [mode, setMode] = useState<SnippetMode>('http');
+  const [text, setText] = useState('');
+  const [error, setError] = useState<string | null>(null);
+  const [loading, setLoading] = useState(false);
+
+  useEffect(() => {
+    let live = true;
+    setLoading(true);
+    snippet(client, mode, secret).then(
+      (s) => {
+        if (!live) return;
+        setText(s);
+        setError(null);
+        setLoading(false);
+      },
+      (err: unknown) => {
+        if (!live) return;
+        setError(toApiError(err).message);
+        setLoading(false);
+      },
+    );
+    return () => {
+      live = false;
+    };
+  }, [client, mode, secret, snippet]);
+
+  return (
+    <div className="card" data-testid="snippets">
+      <h2>{t.snippetTitle}</h2>
+      <div className="tabs" role="tablist">
+        {SNIPPET_CLIENTS.map((c) => (
+          <button key={c} type="button" role="tab" aria-selected={client === c} onClick={() => setClient(c)} data-testid={`snippet-client-${c}`}>
+            {CLIENT_LABELS[c]}
+          </button>
+        ))}
+      </div>
+      <div className="row">
+        <div className="segmented" role="radiogroup" aria-label={t.snippetMode}>
+          {SNIPPET_MODES.map((m) => (
+            <label key={m} className="check">
+              <input type="radio" name="snippet-mode" checked={mode === m} onChange={() => setMode(m)} data-testid={`snippet-mode-${m}`} />
+              {m === 'http' ? t.snippetHttp : t.snippetStdio}
+            </label>
+          ))}
+        </div>
+        <span className="grow" />
+        <span className="muted">{secret ? t.snippetWithToken : t.snippetPlaceholder}</span>
+        <CopyButton text={text} testId="snippet-copy" />
+      </div>
+      {error && (
+        <p className="inline-error" role="alert">
+          {error}
+        </p>
+      )}
+      <pre className={`code${loading ? ' is-loading' : ''}`} data-testid="snippet-text">
+        {text}
+      </pre>
+    </div>
+  );
+}
+
+function TokensCard({ created, onCreated }: { created: CreatedToken | null; onCreated: (c: CreatedToken | null) => void }) {
+  const t = useMessages();
+  const locale = useLocale();
+  const tokens = useTokens((s) => s.tokens);
+  const status = useTokens((s) => s.status);
+  const error = useTokens((s) => s.error);
+  const actionError = useTokens((s) => s.actionError);
+  const load = useTokens((s) => s.load);
+  const revoke = useTokens((s) => s.revoke);
+  const [confirm, setConfirm] = useState<TokenView | null>(null);
+  const active = tokens.filter((x) => !x.revokedAt);
+  const revoked = tokens.filter((x) => x.revokedAt);
+
+  return (
+    <div className="card" data-testid="tokens">
+      <h2>{t.tokensTitle}</h2>
+      <p className="muted">{t.tokensIntro}</p>
+      <CreateTokenForm onCreated={onCreated} />
+      {created && (
+        <div className="secret callout" role="status" data-testid="token-secret">
+          <div>
+            <strong>{t.tokenCreated(created.view.name)}</strong>
+            <p>{t.tokenShownOnce}</p>
+            <code className="secret-value" data-testid="token-secret-value">
+              {created.token}
+            </code>
+          </div>
+          <div className="row">
+            <CopyButton text={created.token} testId="token-copy" />
+            <button type="button" className="small" onClick={() => onCreated(null)}>
+              {t.dismiss}
+            </button>
+          </div>
+        </div>
+      )}
+      {status === 'error' && <LoadError title={t.tokensLoadFailed} message={error} retry={() => void load()} />}
+      {actionError && (
+        <p className="inline-error" role="alert">
+          {actionError}
+        </p>
+      )}
+      {status === 'ready' && tokens.length === 0 && <p className="muted">{t.tokensEmpty}</p>}
+      {tokens.length > 0 && (
+        <table className="data" data-testid="tokens-table">
+          <thead>
+            <tr>
+              <th scope="col">{t.colName}</th>
+              <th scope="col">{t.tokenPrefix}</th>
+              <th scope="col">{t.tokenScope}</th>
+              <th scope="col">{t.tokenCreatedAt}</th>
+              <th scope="col">{t.tokenLastUsed}</th>
+              <th scope="col" />
+            </tr>
+          </thead>
+          <tbody>
+            {[...active, ...revoked].map((x) => (
+              <tr key={x.name} className={x.revokedAt ? 'is-disabled' : undefined} data-testid={`token-row-${x.name}`}>
+                <th scope="row">{x.name}</th>
+                <td>
+                  <code>{x.prefix}…</code>
+                </td>
+                <td>{x.servers.length === 0 ? t.allServers : x.servers.join(', ')}</td>
+                <td className="nowrap">{formatTime(x.createdAt, locale)}</td>
+                <td className="nowrap">{x.lastUsedAt ? formatTime(x.lastUsedAt, locale) : t.never}</td>
+                <td className="actions">
+                  {x.revokedAt ? (
+                    <span className="tag">{t.revoked}</span>
+                  ) : (
+                    <button type="button" className="small danger" onClick={() => setConfirm(x)} data-testid={`token-revoke-${x.name}`}>
+                      {t.revoke}
+                    </button>
+                  )}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      {confirm && (
+        <ConfirmDialog
+          title={t.revokeTitle(confirm.name)}
+          body={<p>{t.revokeBody}</p>}
+          confirm={t.revoke}
+          onCancel={() => setConfirm(null)}
+          onConfirm={() => {
+            const name = confirm.name;
+            setConfirm(null);
+            void revoke(name);
+          }}
+        />
+      )}
+    </div>
+  );
+}
+
+function CreateTokenForm({ onCreated }: { onCreated: (c: CreatedToken) => void }) {
+  const t = useMessages();
+  const create = useTokens((s) => s.create);
+  const tokens = useTokens((s) => s.tokens);
+  const servers = useServers((s) => s.servers);
+  const loadServers = useServers((s) => s.load);
+  const serversStatus = useServers((s) => s.status);
+  const [name, setName] = useState('');
+  const [scope, setScope] = useState<string[]>([]);
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+
+  useEffect(() => {
+    if (serversStatus === 'idle') void loadServers();
+  }, [serversStatus, loadServers]);
+
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    const n = name.trim();
+    if (!n) return setError(t.errNameRequired);
+    if (tokens.some((x) => x.name === n && !x.revokedAt)) return setError(t.errNameTaken(n));
+    setError(null);
+    setBusy(true);
+    try {
+      const c = await create(n, scope);
+      onCreated(c);
+      setName('');
+      setScope([]);
+    } catch (err) {
+      setError(toApiError(err).message);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <form className="token-form" onSubmit={(e) => void submit(e)} noValidate data-testid="token-form">
+      <div className="row">
+        <input
+          placeholder={t.tokenNamePlaceholder}
+          aria-label={t.fieldName}
+          value={name}
+          onChange={(e) => {
+            setName(e.target.value);
+            setError(null);
+          }}
+          aria-invalid={error ? true : undefined}
+          data-testid="token-name"
+        />
+        <button type="submit" className="primary" disabled={busy} data-testid="token-create">
+          {busy && <span className="spinner" />} {t.tokenCreate}
+        </button>
+      </div>
+      {servers.length > 0 && (
+        <fieldset className="scope">
+          <legend>{t.tokenScopeLegend}</legend>
+          {servers.map((s) => (
+            <label key={s.name} className="check">
+              <input
+                type="checkbox"
+                checked={scope.includes(s.name)}
+                onChange={(e) => setScope(e.target.checked ? [...scope, s.name] : scope.filter((x) => x !== s.name))}
+                data-testid={`token-scope-${s.name}`}
+              />
+              {s.name}
+            </label>
+          ))}
+        </fieldset>
+      )}
+      {error && (
+        <p className="inline-error" role="alert" data-testid="token-error">
+          {error}
+        </p>
+      )}
+    </form>
+  );
+}

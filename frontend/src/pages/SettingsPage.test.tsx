@@ -1,0 +1,56 @@
+import { screen, waitFor } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { describe, expect, it } from 'vitest';
+import { App } from '../App';
+import { fakeApi } from '../test/fakeApi';
+import { renderWithApi } from '../test/render';
+import SettingsPage from './SettingsPage';
+
+describe('SettingsPage', () => {
+  it('checks values before saving and keeps what was typed', async () => {
+    const { api } = fakeApi();
+    renderWithApi(<SettingsPage />, api);
+    const port = await screen.findByTestId('setting-port');
+    await userEvent.clear(port);
+    await userEvent.type(port, '70000');
+    await userEvent.clear(screen.getByTestId('setting-timeoutSeconds'));
+    await userEvent.type(screen.getByTestId('setting-timeoutSeconds'), '0');
+    await userEvent.click(screen.getByTestId('settings-save'));
+    expect(screen.getByTestId('setting-port-error')).toHaveTextContent('between 1 and 65535');
+    expect(screen.getByTestId('setting-timeoutSeconds-error')).toHaveTextContent('at least 1 second');
+    expect(api.saveSettings).not.toHaveBeenCalled();
+    expect(port).toHaveValue('70000');
+  });
+
+  it('saves, and shows a refusal naming the field', async () => {
+    const { api } = fakeApi();
+    api.saveSettings.mockRejectedValueOnce('port: 3282 is in use');
+    renderWithApi(<SettingsPage />, api);
+    const port = await screen.findByTestId('setting-port');
+    await userEvent.clear(port);
+    await userEvent.type(port, '4000');
+    await userEvent.click(screen.getByTestId('setting-authEnabled'));
+    await userEvent.click(screen.getByTestId('settings-save'));
+    expect(await screen.findByTestId('settings-save-error')).toHaveTextContent('port: 3282 is in use');
+    expect(api.saveSettings).toHaveBeenCalledWith(expect.objectContaining({ port: 4000, authEnabled: true }));
+    expect(port).toHaveValue('4000');
+    await userEvent.click(screen.getByTestId('settings-save'));
+    expect(await screen.findByText('Saved')).toBeInTheDocument();
+  });
+
+  it('switches theme and language live, across the whole app', async () => {
+    window.location.hash = '#settings';
+    const { api } = fakeApi();
+    renderWithApi(<App />, api);
+    await userEvent.selectOptions(await screen.findByTestId('setting-theme'), 'dark');
+    expect(document.documentElement.dataset.theme).toBe('dark');
+    await userEvent.selectOptions(screen.getByTestId('setting-language'), 'ja');
+    expect(await screen.findByRole('heading', { name: '設定' })).toBeInTheDocument();
+    expect(screen.getByTestId('nav-servers')).toHaveTextContent('サーバー');
+    expect(document.documentElement.lang).toBe('ja');
+    expect(api.saveSettings).toHaveBeenLastCalledWith(expect.objectContaining({ theme: 'dark', language: 'ja' }));
+    await userEvent.selectOptions(screen.getByTestId('setting-theme'), 'system');
+    await waitFor(() => expect(document.documentElement.dataset.theme).toBeUndefined());
+    window.location.hash = '';
+  });
+});

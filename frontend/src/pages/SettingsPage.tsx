@@ -1,0 +1,233 @@
+import { useEffect, useState, type FormEvent } from 'react';
+import { LANGUAGES, THEMES, toApiError, type AppSettings, type Language, type Theme } from '../api';
+import { LoadError } from '../components/Dialog';
+import { useMessages, type Messages } from '../i18n';
+import { useApp, useSettings } from '../stores';
+import './pages.css';
+
+interface Form {
+  port: string;
+  authEnabled: boolean;
+  separator: string;
+  retentionDays: string;
+  timeoutSeconds: string;
+  startAtLogin: boolean;
+  closeToTray: boolean;
+}
+
+type Errors = Partial<Record<keyof Form, string>>;
+
+function toForm(s: AppSettings): Form {
+  return {
+    port: String(s.port),
+    authEnabled: s.authEnabled,
+    separator: s.separator,
+    retentionDays: String(s.retentionDays),
+    timeoutSeconds: String(s.timeoutSeconds),
+    startAtLogin: s.startAtLogin,
+    closeToTray: s.closeToTray,
+  };
+}
+
+function int(v: string): number | null {
+  const n = Number(v.trim());
+  return v.trim() !== '' && Number.isInteger(n) ? n : null;
+}
+
+export function validateSettings(f: Form, base: AppSettings, t: Messages): { settings: AppSettings } | { errors: Errors } {
+  const errors: Errors = {};
+  const port = int(f.port);
+  if (port === null || port < 1 || port > 65535) errors.port = t.errPort;
+  if (f.separator === '' || /\s/.test(f.separator)) errors.separator = t.errSeparator;
+  const retention = int(f.retentionDays);
+  if (retention === null || retention < 0) errors.retentionDays = t.errRetention;
+  const timeout = int(f.timeoutSeconds);
+  if (timeout === null || timeout < 1) errors.timeoutSeconds = t.errTimeout;
+  if (Object.keys(errors).length > 0) return { errors };
+  return {
+    settings: {
+      ...base,
+      port: port!,
+      authEnabled: f.authEnabled,
+      separator: f.separator,
+      retentionDays: retention!,
+      timeoutSeconds: timeout!,
+      startAtLogin: f.startAtLogin,
+      closeToTray: f.closeToTray,
+    },
+  };
+}
+
+export default function SettingsPage() {
+  const t = useMessages();
+  const settings = useSettings((s) => s.settings);
+  const status = useSettings((s) => s.status);
+  const error = useSettings((s) => s.error);
+  const load = useSettings((s) => s.load);
+  const pageReady = useApp((s) => s.pageReady);
+
+  useEffect(() => {
+    if (status === 'idle') void load();
+  }, [status, load]);
+  useEffect(() => {
+    if (settings) pageReady('settings');
+  }, [settings, pageReady]);
+
+  return (
+    <section className="page" data-testid="settings-page" aria-labelledby="settings-title">
+      <header className="page-header">
+        <h1 id="settings-title">{t.settingsTitle}</h1>
+      </header>
+      {status === 'error' && !settings && <LoadError title={t.settingsLoadFailed} message={error} retry={() => void load()} />}
+      {!settings && status !== 'error' && (
+        <p className="muted" role="status">
+          <span className="spinner" /> {t.loadingSettings}
+        </p>
+      )}
+      {settings && (
+        <>
+          <Appearance settings={settings} />
+          <SettingsForm settings={settings} />
+        </>
+      )}
+    </section>
+  );
+}
+
+function Appearance({ settings }: { settings: AppSettings }) {
+  const t = useMessages();
+  const saveAppearance = useSettings((s) => s.saveAppearance);
+  const error = useSettings((s) => s.error);
+  return (
+    <div className="card">
+      <h2>{t.appearance}</h2>
+      <div className="row settings-row">
+        <label className="field">
+          <span>{t.theme}</span>
+          <select value={settings.theme} onChange={(e) => void saveAppearance({ theme: e.target.value as Theme })} data-testid="setting-theme">
+            {THEMES.map((x) => (
+              <option key={x} value={x}>
+                {t.themeLabel[x]}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label className="field">
+          <span>{t.language}</span>
+          <select value={settings.language} onChange={(e) => void saveAppearance({ language: e.target.value as Language })} data-testid="setting-language">
+            {LANGUAGES.map((x) => (
+              <option key={x} value={x}>
+                {t.languageLabel[x]}
+              </option>
+            ))}
+          </select>
+        </label>
+      </div>
+      {error && (
+        <p className="inline-error" role="alert">
+          {error}
+        </p>
+      )}
+    </div>
+  );
+}
+
+function SettingsForm({ settings }: { settings: AppSettings }) {
+  const t = useMessages();
+  const save = useSettings((s) => s.save);
+  const [form, setForm] = useState<Form>(() => toForm(settings));
+  const [errors, setErrors] = useState<Errors>({});
+  const [saveError, setSaveError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const [saved, setSaved] = useState(false);
+  const dirty = JSON.stringify(form) !== JSON.stringify(toForm(settings));
+
+  const set = <K extends keyof Form>(k: K, v: Form[K]) => {
+    setForm((old) => ({ ...old, [k]: v }));
+    setErrors((old) => ({ ...old, [k]: undefined }));
+    setSaved(false);
+  };
+
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    setSaveError(null);
+    const r = validateSettings(form, settings, t);
+    if ('errors' in r) return setErrors(r.errors);
+    setBusy(true);
+    try {
+      const s = await save(r.settings);
+      setForm(toForm(s));
+      setSaved(true);
+    } catch (err) {
+      setSaveError(toApiError(err).message);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const num = (k: 'port' | 'retentionDays' | 'timeoutSeconds', label: string, hint?: string) => (
+    <label className="field">
+      <span>{label}</span>
+      <input inputMode="numeric" value={form[k]} onChange={(e) => set(k, e.target.value)} aria-invalid={errors[k] ? true : undefined} data-testid={`setting-${k}`} />
+      {hint && <span className="field-hint">{hint}</span>}
+      {errors[k] && (
+        <span className="field-error" role="alert" data-testid={`setting-${k}-error`}>
+          {errors[k]}
+        </span>
+      )}
+    </label>
+  );
+  const check = (k: 'authEnabled' | 'startAtLogin' | 'closeToTray', label: string, hint: string) => (
+    <label className="check setting-check">
+      <input type="checkbox" checked={form[k]} onChange={(e) => set(k, e.target.checked)} data-testid={`setting-${k}`} />
+      <span>
+        {label}
+        <span className="field-hint block">{hint}</span>
+      </span>
+    </label>
+  );
+
+  return (
+    <form className="card settings-form" onSubmit={(e) => void submit(e)} noValidate data-testid="settings-form">
+      <h2>{t.routerSettings}</h2>
+      <div className="settings-grid">
+        {num('port', t.port, t.portHint)}
+        <label className="field">
+          <span>{t.separator}</span>
+          <input value={form.separator} onChange={(e) => set('separator', e.target.value)} aria-invalid={errors.separator ? true : undefined} data-testid="setting-separator" />
+          <span className="field-hint">{t.separatorHint(form.separator || '__')}</span>
+          {errors.separator && (
+            <span className="field-error" role="alert">
+              {errors.separator}
+            </span>
+          )}
+        </label>
+        {num('timeoutSeconds', t.timeout, t.timeoutHint)}
+        {num('retentionDays', t.retention, t.retentionHint)}
+      </div>
+      {check('authEnabled', t.auth, t.authHint)}
+      {check('startAtLogin', t.startAtLogin, t.startAtLoginHint)}
+      {check('closeToTray', t.closeToTray, t.closeToTrayHint)}
+      {saveError && (
+        <p className="inline-error" role="alert" data-testid="settings-save-error">
+          {saveError}
+        </p>
+      )}
+      <div className="row">
+        <button type="submit" className="primary" disabled={busy || !dirty} data-testid="settings-save">
+          {busy && <span className="spinner" />} {t.save}
+        </button>
+        {dirty && (
+          <button type="button" onClick={() => { setForm(toForm(settings)); setErrors({}); setSaveError(null); }}>
+            {t.revert}
+          </button>
+        )}
+        {saved && !dirty && (
+          <span className="muted" role="status">
+            {t.saved}
+          </span>
+        )}
+      </div>
+    </form>
+  );
+}

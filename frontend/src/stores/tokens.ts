@@ -1,0 +1,66 @@
+import { createStore, type StoreApi } from 'zustand/vanilla';
+import { toApiError, type Api, type CreatedToken, type EndpointStatus, type SnippetClient, type SnippetMode, type TokenView } from '../api';
+import type { LoadStatus } from './servers';
+
+export interface TokensState {
+  tokens: TokenView[];
+  status: LoadStatus;
+  error: string | null;
+  load(): Promise<void>;
+  /** Throws to the form, which keeps what was typed. */
+  create(name: string, servers: string[]): Promise<CreatedToken>;
+  revoke(name: string): Promise<void>;
+  actionError: string | null;
+  endpoint: EndpointStatus | null;
+  endpointError: string | null;
+  loadEndpoint(): Promise<void>;
+  /** The config snippet for a client; throws to the caller. */
+  snippet(client: SnippetClient, mode: SnippetMode, token: string): Promise<string>;
+}
+
+export type TokensStore = StoreApi<TokensState>;
+
+export function createTokensStore(
+  api: Pick<Api, 'listTokens' | 'createToken' | 'revokeToken' | 'endpointStatus' | 'snippet'>,
+): TokensStore {
+  return createStore<TokensState>()((set, get) => ({
+    tokens: [],
+    status: 'idle',
+    error: null,
+    actionError: null,
+    endpoint: null,
+    endpointError: null,
+    async load() {
+      set({ status: 'loading' });
+      try {
+        set({ tokens: await api.listTokens(), status: 'ready', error: null });
+      } catch (err) {
+        set({ status: 'error', error: toApiError(err).message });
+      }
+    },
+    async create(name, servers) {
+      const created = await api.createToken(name, servers);
+      set({ tokens: [...get().tokens.filter((t) => t.name !== created.view.name), created.view] });
+      return created;
+    },
+    async revoke(name) {
+      set({ actionError: null });
+      try {
+        await api.revokeToken(name);
+        const now = new Date().toISOString();
+        set({ tokens: get().tokens.map((t) => (t.name === name ? { ...t, revokedAt: t.revokedAt ?? now } : t)) });
+        void get().load();
+      } catch (err) {
+        set({ actionError: toApiError(err).message });
+      }
+    },
+    snippet: (client, mode, token) => api.snippet(client, mode, token),
+    async loadEndpoint() {
+      try {
+        set({ endpoint: await api.endpointStatus(), endpointError: null });
+      } catch (err) {
+        set({ endpointError: toApiError(err).message });
+      }
+    },
+  }));
+}

