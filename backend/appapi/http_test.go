@@ -123,6 +123,11 @@ func TestHTTPCallsAuthAndErrors(t *testing.T) {
 		r.body != `{"url":"`+h.base+`/mcp","running":true,"authEnabled":true}` {
 		t.Errorf("EndpointStatus while serving = %d %s", r.code, r.body)
 	}
+	// The snippet names the address the endpoint listens on, not the port
+	// setting (3282) this fixture does not use.
+	if r := h.call(t, "Snippet", h.token, `["cursor", "http", ""]`); r.code != 200 || !strings.Contains(r.body, h.base+`/mcp`) {
+		t.Errorf("Snippet while serving = %d %s; want %s/mcp", r.code, r.body, h.base)
+	}
 	if r := h.call(t, "GetServer", h.token, `["everything"]`); r.code != 200 || !strings.Contains(r.body, `"command"`) {
 		t.Errorf("GetServer = %d %s", r.code, r.body)
 	}

@@ -85,7 +85,11 @@ func (a *API) Snippet(client, mode, token string) (string, error) {
 	if err := config.CheckSnippet(client, mode); err != nil {
 		return "", err
 	}
-	o := config.SnippetOptions{URL: a.core.Settings.EndpointURL(bg()), Token: strings.TrimSpace(token)}
+	// The address the endpoint really listens on (say, `serve --listen`
+	// on another port), as the Connect page shows it; the port setting
+	// when the endpoint is not running.
+	ep, _ := a.EndpointStatus()
+	o := config.SnippetOptions{URL: ep.URL, Token: strings.TrimSpace(token)}
 	if o.Token == "" && a.core.Settings.AuthEnabled(bg()) {
 		o.Token = TokenPlaceholder
 	}
