@@ -617,6 +617,30 @@ export namespace hook {
 
 export namespace spec {
 	
+	export class Gate {
+	    enabled: boolean;
+	    message?: string;
+	    initTool?: string;
+	    initArgs?: number[];
+	    initArgFiles?: Record<string, string>;
+	    overviewTool?: string;
+	    hideTools?: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new Gate(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.enabled = source["enabled"];
+	        this.message = source["message"];
+	        this.initTool = source["initTool"];
+	        this.initArgs = source["initArgs"];
+	        this.initArgFiles = source["initArgFiles"];
+	        this.overviewTool = source["overviewTool"];
+	        this.hideTools = source["hideTools"];
+	    }
+	}
 	export class Server {
 	    name: string;
 	    transport: string;
@@ -630,6 +654,7 @@ export namespace spec {
 	    prefixMode: string;
 	    timeoutSeconds?: number;
 	    disabledTools?: string[];
+	    gate: Gate;
 	
 	    static createFrom(source: any = {}) {
 	        return new Server(source);
@@ -649,7 +674,26 @@ export namespace spec {
 	        this.prefixMode = source["prefixMode"];
 	        this.timeoutSeconds = source["timeoutSeconds"];
 	        this.disabledTools = source["disabledTools"];
+	        this.gate = this.convertValues(source["gate"], Gate);
 	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
 	}
 
 }
