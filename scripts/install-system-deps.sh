@@ -5,7 +5,8 @@ set -euo pipefail
 
 PACKAGES=(build-essential pkg-config libgtk-3-dev libwebkit2gtk-4.0-dev
   xvfb xauth xdotool imagemagick chromium fonts-noto-color-emoji fonts-dejavu-core
-  dbus-daemon x11-utils libglib2.0-bin curl) # the tray tests: a private session bus, xwininfo, gdbus
+  dbus-daemon x11-utils libglib2.0-bin curl # the tray tests: a private session bus, xwininfo, gdbus
+  fonts-noto-cjk) # Japanese in the window and the UI screenshots (without it: empty boxes)
 
 if ! command -v go >/dev/null 2>&1 && [ ! -x /usr/local/go/bin/go ]; then
   echo "install-system-deps: Go 1.24 or newer is required (https://go.dev/dl/)" >&2
