@@ -25,6 +25,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"runtime/pprof"
 	"strings"
 	"syscall"
 	"time"
@@ -44,6 +45,7 @@ type options struct {
 	sessions   int
 	rounds     int
 	cpuprofile string
+	clientprof string
 	verbose    bool
 }
 
@@ -58,6 +60,7 @@ func main() {
 	flag.IntVar(&o.sessions, "sessions", 32, "concurrent client sessions")
 	flag.IntVar(&o.rounds, "rounds", 3, "interleaved rounds; the medians are reported")
 	flag.StringVar(&o.cpuprofile, "cpuprofile", "", "write a CPU profile of the router during the concurrent runs to this file")
+	flag.StringVar(&o.clientprof, "clientcpuprofile", "", "write a CPU profile of the bench client itself during the concurrent runs to this file")
 	flag.BoolVar(&o.verbose, "v", false, "print every round's figures")
 	flag.Parse()
 	if o.n < 1 || o.rounds < 1 || o.sessions < 1 || o.duration <= 0 || o.warmup < 0 {
@@ -247,6 +250,17 @@ func run(ctx context.Context, o options) (err error) {
 	if profile != "" {
 		_ = routerProc.cmd.Process.Signal(syscall.SIGUSR1)
 	}
+	if o.clientprof != "" {
+		f, err := os.Create(o.clientprof)
+		if err != nil {
+			return err
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			f.Close()
+			return err
+		}
+		defer func() { pprof.StopCPUProfile(); f.Close() }()
+	}
 	for r := 0; r < o.rounds; r++ {
 		fmt.Fprintf(os.Stderr, "bench: concurrent round %d/%d (%d sessions, %s each)…\n", r+1, o.rounds, o.sessions, o.duration)
 		for i := 0; i < 3; i++ {
@@ -372,7 +386,7 @@ func report(w io.Writer, o options, version string, paths []*path, routed, slow,
 	}
 	fmt.Fprintf(w, "\nMCP Router benchmark — %d cores, %s, server-everything %s, %d calls, median of %d rounds\n",
 		runtime.NumCPU(), runtime.Version(), version, o.n, o.rounds)
-	fmt.Fprintln(w, "router: subprocess (`mcp-router serve --no-auth` / `mcp-router stdio`); client: mcp-go raw transport, sequential tools/call echo")
+	fmt.Fprintln(w, "router: subprocess (`mcp-router serve --no-auth` / `mcp-router stdio`); client: the bench's lean client (bench/client.go) on every path, sequential tools/call echo")
 	fmt.Fprintf(w, "%-*s %8s %8s %8s %8s %7s\n", labelWidth, "path", "p50 ms", "p99 ms", "mean ms", "calls/s", "errors")
 	med := map[string]stats{}
 	for _, pt := range paths {
