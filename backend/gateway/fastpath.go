@@ -85,11 +85,38 @@ type message struct {
 	} `json:"params"`
 }
 
-// callParams are the params of the upstream tools/call: the upstream's own
-// tool name and the client's arguments, as mcp-go's path sends them.
-type callParams struct {
-	Name      string          `json:"name"`
-	Arguments json.RawMessage `json:"arguments,omitempty"`
+// callParams are the params of the upstream tools/call, as JSON: the
+// upstream's own tool name and the client's arguments, as mcp-go's path
+// sends them ({"name","arguments"}). The arguments are valid JSON (the
+// whole message parsed); the upstream transport compacts them.
+func callParams(item string, args json.RawMessage) json.RawMessage {
+	args = bytes.TrimSpace(args)
+	if string(args) == "null" {
+		args = nil
+	}
+	b := make([]byte, 0, 32+len(item)+len(args))
+	b = append(b, `{"name":`...)
+	if plainJSONString(item) {
+		b = append(append(append(b, '"'), item...), '"')
+	} else {
+		q, _ := json.Marshal(item)
+		b = append(b, q...)
+	}
+	if len(args) > 0 {
+		b = append(b, `,"arguments":`...)
+		b = append(b, args...)
+	}
+	return append(b, '}')
+}
+
+// plainJSONString: s is written as is between quotes by encoding/json.
+func plainJSONString(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			return false
+		}
+	}
+	return true
 }
 
 var bodyPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
@@ -277,11 +304,7 @@ func (g *Gateway) serveFast(w http.ResponseWriter, r *http.Request, s server.Cli
 	g.fast.inflight.Store(key, cancel)
 	f := g.call.begin(un.Server, s, nil, nil)
 
-	params := callParams{Name: un.Item}
-	if a := bytes.TrimSpace(m.Params.Arguments); len(a) > 0 && string(a) != "null" {
-		params.Arguments = a
-	}
-	raw, err := g.ups.Request(ctx, un.Server, string(mcp.MethodToolsCall), params)
+	raw, err := g.ups.Request(ctx, un.Server, string(mcp.MethodToolsCall), callParams(un.Item, m.Params.Arguments))
 	g.call.end(f)
 	g.fast.inflight.Delete(key)
 	cancel()

@@ -502,3 +502,51 @@ func FuzzFastPath(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkFastPathEcho is a fast-path call to a stdio upstream (the test
+// binary's echo) over HTTP, client included; for -cpuprofile/-memprofile
+// of the router's side (the bench in bench/ measures it as a process).
+func BenchmarkFastPathEcho(b *testing.B) {
+	def := brokenDef()
+	r := newRig(b, []spec.Server{def}, rigOptions{})
+	s := newRawHTTP(b, r.url)
+	before := r.gw.fast.served.Load()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if body := s.call(i, "broken__echo", `{"message":"bench"}`); !bytes.Contains(body, []byte("bench")) {
+			b.Fatalf("echo: %s", body)
+		}
+	}
+	b.StopTimer()
+	if r.gw.fast.served.Load()-before != uint64(b.N) {
+		b.Fatal("not every call took the fast path")
+	}
+}
+
+// BenchmarkFastPathEchoHTTP is the same to an in-process streamable HTTP
+// upstream: what the upstream side (mcp-go's client) costs per call.
+func BenchmarkFastPathEchoHTTP(b *testing.B) {
+	up := server.NewMCPServer("web", "1", server.WithToolCapabilities(false))
+	up.AddTool(mcp.NewTool("echo", mcp.WithString("message")), func(_ context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return mcp.NewToolResultText(req.GetString("message", "")), nil
+	})
+	srv := httptest.NewServer(server.NewStreamableHTTPServer(up))
+	b.Cleanup(srv.Close)
+	def := spec.Server{Name: "web", Transport: spec.HTTP, URL: srv.URL + "/mcp", Enabled: true, PrefixMode: spec.PrefixAlways}
+	def.Normalize()
+	r := newRig(b, []spec.Server{def}, rigOptions{})
+	s := newRawHTTP(b, r.url)
+	before := r.gw.fast.served.Load()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if body := s.call(i, "web__echo", `{"message":"bench"}`); !bytes.Contains(body, []byte("bench")) {
+			b.Fatalf("echo: %s", body)
+		}
+	}
+	b.StopTimer()
+	if r.gw.fast.served.Load()-before != uint64(b.N) {
+		b.Fatal("not every call took the fast path")
+	}
+}
