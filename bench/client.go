@@ -16,6 +16,9 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
 )
 
 // The bench's MCP client. Every path — direct or through the router, stdio
@@ -451,3 +454,59 @@ func (c *stdioConn) close() {
 		<-exited
 	}
 }
+
+// ---- mcp-go's client, for reference ----------------------------------------
+
+// mcpgoConn drives a session with mcp-go's streamable HTTP client transport
+// (the one the router itself uses towards HTTP upstreams). Only the
+// reference path `direct HTTP, mcp-go client` uses it: the difference to
+// `direct HTTP` is what that client costs per call, in the same run.
+type mcpgoConn struct{ tr *transport.StreamableHTTP }
+
+func newMcpgoConn(ctx context.Context, rawURL string) (*mcpgoConn, error) {
+	tr, err := transport.NewStreamableHTTP(rawURL)
+	if err != nil {
+		return nil, err
+	}
+	if err := tr.Start(ctx); err != nil {
+		return nil, err
+	}
+	return &mcpgoConn{tr: tr}, nil
+}
+
+func (c *mcpgoConn) call(ctx context.Context, id int64, body []byte) (*reply, error) {
+	var req struct {
+		Method string          `json:"method"`
+		Params json.RawMessage `json:"params"`
+	}
+	if err := json.Unmarshal(body, &req); err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, callTimeout)
+	defer cancel()
+	resp, err := c.tr.SendRequest(ctx, transport.JSONRPCRequest{JSONRPC: "2.0", ID: mcp.NewRequestId(id), Method: req.Method, Params: req.Params})
+	if err != nil {
+		return nil, err
+	}
+	r := getReply()
+	r.ID = strconv.AppendInt(r.ID, id, 10)
+	r.Result = append(r.Result, resp.Result...)
+	if resp.Error != nil {
+		r.Error = &rpcError{Code: resp.Error.Code, Message: resp.Error.Message}
+	}
+	if v, ok := resp.ID.Value().(int64); !ok || v != id {
+		replyPool.Put(r)
+		return nil, fmt.Errorf("answer with id %v to a request with id %d", resp.ID, id)
+	}
+	return r, nil
+}
+
+func (c *mcpgoConn) notify(ctx context.Context, body []byte) error {
+	var n mcp.JSONRPCNotification
+	if err := json.Unmarshal(body, &n); err != nil {
+		return err
+	}
+	return c.tr.SendNotification(ctx, n)
+}
+
+func (c *mcpgoConn) close() { _ = c.tr.Close() }

@@ -171,6 +171,11 @@ func run(ctx context.Context, o options) (err error) {
 		return err
 	}
 	keep(directHTTP)
+	directMcpgo, err := dialMcpgo(ctx, upURL)
+	if err != nil {
+		return err
+	}
+	keep(directMcpgo)
 	routed, err := dialHTTP(ctx, routerURL, "")
 	if err != nil {
 		return err
@@ -223,6 +228,7 @@ func run(ctx context.Context, o options) (err error) {
 		{label: "router HTTP+token → stdio upstream", s: routedAuth, tool: stdioTool},
 		{label: "direct HTTP", s: directHTTP, tool: "echo"},
 		{label: "router HTTP → HTTP upstream", s: routed, tool: httpTool},
+		{label: labelMcpgo, s: directMcpgo, tool: "echo"},
 	}
 	paths = append(paths, hookPaths...)
 
@@ -405,6 +411,8 @@ func report(w io.Writer, o options, version string, paths []*path, routed, slow,
 	fast, off := med[labelNoHooks], med[labelFastOff]
 	fmt.Fprintf(w, "fast path: router HTTP → stdio upstream p50 %.3f ms, with the fast path off %.3f ms (%+.3f ms); added at p50 with it off %+.3f ms\n",
 		fast.P50, off.P50, fast.P50-off.P50, off.P50-med["direct stdio"].P50)
+	fmt.Fprintf(w, "mcp-go's streamable HTTP client (the router's towards HTTP upstreams) against the bench's, both direct HTTP: %+.3f ms at p50\n",
+		med[labelMcpgo].P50-med["direct HTTP"].P50)
 	tok, noTok := med["router HTTP+token → stdio upstream"], med["router HTTP → stdio upstream"]
 	fmt.Fprintf(w, "token check (auth on vs --no-auth, both HTTP → stdio upstream): %+.3f ms at p50\n", tok.P50-noTok.P50)
 	fmt.Fprintf(w, "%d sessions through the router: %.0f calls/s (p50 %.2f ms, p99 %.2f ms, %d errors); one direct pipe: %.0f calls/s (p50 %.2f ms, p99 %.2f ms, %d errors)\n",
@@ -426,6 +434,9 @@ func report(w io.Writer, o options, version string, paths []*path, routed, slow,
 	fmt.Fprintf(w, "hook target (reported, not asserted): 10 early-returning hooks add ≤ 0.2 ms at p50 — %s\n",
 		verdict(early10 <= 0.2))
 }
+
+// labelMcpgo is the reference path: direct HTTP with mcp-go's client.
+const labelMcpgo = "direct HTTP, mcp-go client"
 
 // labelWidth is the width of the path column: the longest label.
 const labelWidth = 40

@@ -226,6 +226,27 @@ func dialHTTP(ctx context.Context, url, token string) (*session, error) {
 	return s, nil
 }
 
+// dialMcpgo opens a session with mcp-go's streamable HTTP client (the
+// reference path only).
+func dialMcpgo(ctx context.Context, url string) (*session, error) {
+	c, err := newMcpgoConn(ctx, url)
+	if err != nil {
+		return nil, err
+	}
+	s := newSession(c)
+	version, err := s.initialize(ctx)
+	if err != nil {
+		c.close()
+		return nil, fmt.Errorf("%s: %w", url, err)
+	}
+	c.tr.SetProtocolVersion(version)
+	if err := s.initialized(ctx); err != nil {
+		c.close()
+		return nil, fmt.Errorf("%s: %w", url, err)
+	}
+	return s, nil
+}
+
 // stats summarises one run.
 type stats struct {
 	P50, P99, Mean float64 // milliseconds
