@@ -235,14 +235,19 @@ func TestErrorsHaveOneFormatOverStdio(t *testing.T) {
 // the same as mcp-go's re-encoded answer; the log records the call alike.
 func TestFastPathMatchesTheMcpGoPath(t *testing.T) {
 	r := newRig(t, []spec.Server{everything(t, "everything", spec.PrefixAlways)}, rigOptions{})
-	s := newRawHTTP(t, r.url)
+	// A client that declared nothing, and one that declared sampling and
+	// roots as real clients do: both take the fast path.
+	sessions := []*rawHTTP{newRawHTTP(t, r.url), initRaw(t, r.url, `{"sampling":{},"roots":{"listChanged":true}}`)}
 	calls := []struct{ tool, args string }{
 		{"echo", `{"message":"fast <&> path ✓"}`},
 		{"get-sum", `{"a":2,"b":40}`},
 		{"get-tiny-image", `{}`},
 		{"get-structured-content", `{"location":"New York"}`},
+		// Pretty-printed arguments: the stdio upstream gets them on one line.
+		{"get-sum", "{\n  \"a\" : 1,\n\t\"b\": 41\n}"},
 	}
-	for i, c := range calls {
+	for n := range len(sessions) * len(calls) {
+		s, i, c := sessions[n/len(calls)], n%len(calls), calls[n%len(calls)]
 		r.gw.SetFastPath(true)
 		before := r.gw.fast.served.Load()
 		fast := s.call(100+i, "everything__"+c.tool, c.args)
@@ -269,8 +274,8 @@ func TestFastPathMatchesTheMcpGoPath(t *testing.T) {
 			t.Errorf("%s: the paths disagree:\nfast   %s\nmcp-go %s", c.tool, fast, slow)
 		}
 	}
-	// Both echo calls are logged the same way.
-	testpeers.Eventually(t, 2*time.Second, "both echo calls in the log", func() bool {
+	// The echo calls are logged the same way on both paths, for both clients.
+	testpeers.Eventually(t, 2*time.Second, "the echo calls in the log", func() bool {
 		r.log.mu.Lock()
 		defer r.log.mu.Unlock()
 		var got []store.RequestLog
@@ -279,7 +284,7 @@ func TestFastPathMatchesTheMcpGoPath(t *testing.T) {
 				got = append(got, e)
 			}
 		}
-		if len(got) != 2 {
+		if len(got) != 2*len(sessions) {
 			return false
 		}
 		for _, e := range got {
