@@ -158,6 +158,9 @@ func (p *pipeTransport) SendRequest(ctx context.Context, req transport.JSONRPCRe
 // requestLine is the request as one line, its id already encoded.
 func requestLine(id, method string, params any) ([]byte, error) {
 	var b bytes.Buffer
+	if raw, ok := params.(json.RawMessage); ok {
+		b.Grow(48 + len(id) + len(method) + len(raw)) // one allocation
+	}
 	b.WriteString(`{"jsonrpc":"2.0","id":`)
 	b.WriteString(id)
 	b.WriteString(`,"method":`)
