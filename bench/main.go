@@ -25,6 +25,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"runtime/pprof"
 	"strings"
 	"syscall"
 	"time"
@@ -44,6 +45,7 @@ type options struct {
 	sessions   int
 	rounds     int
 	cpuprofile string
+	clientprof string
 	verbose    bool
 }
 
@@ -58,6 +60,7 @@ func main() {
 	flag.IntVar(&o.sessions, "sessions", 32, "concurrent client sessions")
 	flag.IntVar(&o.rounds, "rounds", 3, "interleaved rounds; the medians are reported")
 	flag.StringVar(&o.cpuprofile, "cpuprofile", "", "write a CPU profile of the router during the concurrent runs to this file")
+	flag.StringVar(&o.clientprof, "clientcpuprofile", "", "write a CPU profile of the bench client itself during the concurrent runs to this file")
 	flag.BoolVar(&o.verbose, "v", false, "print every round's figures")
 	flag.Parse()
 	if o.n < 1 || o.rounds < 1 || o.sessions < 1 || o.duration <= 0 || o.warmup < 0 {
@@ -168,6 +171,11 @@ func run(ctx context.Context, o options) (err error) {
 		return err
 	}
 	keep(directHTTP)
+	directMcpgo, err := dialMcpgo(ctx, upURL)
+	if err != nil {
+		return err
+	}
+	keep(directMcpgo)
 	routed, err := dialHTTP(ctx, routerURL, "")
 	if err != nil {
 		return err
@@ -220,6 +228,7 @@ func run(ctx context.Context, o options) (err error) {
 		{label: "router HTTP+token → stdio upstream", s: routedAuth, tool: stdioTool},
 		{label: "direct HTTP", s: directHTTP, tool: "echo"},
 		{label: "router HTTP → HTTP upstream", s: routed, tool: httpTool},
+		{label: labelMcpgo, s: directMcpgo, tool: "echo"},
 	}
 	paths = append(paths, hookPaths...)
 
@@ -246,6 +255,17 @@ func run(ctx context.Context, o options) (err error) {
 	var routedRuns, slowRuns, directRuns []stats
 	if profile != "" {
 		_ = routerProc.cmd.Process.Signal(syscall.SIGUSR1)
+	}
+	if o.clientprof != "" {
+		f, err := os.Create(o.clientprof)
+		if err != nil {
+			return err
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			f.Close()
+			return err
+		}
+		defer func() { pprof.StopCPUProfile(); f.Close() }()
 	}
 	for r := 0; r < o.rounds; r++ {
 		fmt.Fprintf(os.Stderr, "bench: concurrent round %d/%d (%d sessions, %s each)…\n", r+1, o.rounds, o.sessions, o.duration)
@@ -372,7 +392,7 @@ func report(w io.Writer, o options, version string, paths []*path, routed, slow,
 	}
 	fmt.Fprintf(w, "\nMCP Router benchmark — %d cores, %s, server-everything %s, %d calls, median of %d rounds\n",
 		runtime.NumCPU(), runtime.Version(), version, o.n, o.rounds)
-	fmt.Fprintln(w, "router: subprocess (`mcp-router serve --no-auth` / `mcp-router stdio`); client: mcp-go raw transport, sequential tools/call echo")
+	fmt.Fprintln(w, "router: subprocess (`mcp-router serve --no-auth` / `mcp-router stdio`); client: the bench's lean client (bench/client.go) on every path, sequential tools/call echo")
 	fmt.Fprintf(w, "%-*s %8s %8s %8s %8s %7s\n", labelWidth, "path", "p50 ms", "p99 ms", "mean ms", "calls/s", "errors")
 	med := map[string]stats{}
 	for _, pt := range paths {
@@ -391,6 +411,8 @@ func report(w io.Writer, o options, version string, paths []*path, routed, slow,
 	fast, off := med[labelNoHooks], med[labelFastOff]
 	fmt.Fprintf(w, "fast path: router HTTP → stdio upstream p50 %.3f ms, with the fast path off %.3f ms (%+.3f ms); added at p50 with it off %+.3f ms\n",
 		fast.P50, off.P50, fast.P50-off.P50, off.P50-med["direct stdio"].P50)
+	fmt.Fprintf(w, "mcp-go's streamable HTTP client (the router's towards HTTP upstreams) against the bench's, both direct HTTP: %+.3f ms at p50\n",
+		med[labelMcpgo].P50-med["direct HTTP"].P50)
 	tok, noTok := med["router HTTP+token → stdio upstream"], med["router HTTP → stdio upstream"]
 	fmt.Fprintf(w, "token check (auth on vs --no-auth, both HTTP → stdio upstream): %+.3f ms at p50\n", tok.P50-noTok.P50)
 	fmt.Fprintf(w, "%d sessions through the router: %.0f calls/s (p50 %.2f ms, p99 %.2f ms, %d errors); one direct pipe: %.0f calls/s (p50 %.2f ms, p99 %.2f ms, %d errors)\n",
@@ -412,6 +434,9 @@ func report(w io.Writer, o options, version string, paths []*path, routed, slow,
 	fmt.Fprintf(w, "hook target (reported, not asserted): 10 early-returning hooks add ≤ 0.2 ms at p50 — %s\n",
 		verdict(early10 <= 0.2))
 }
+
+// labelMcpgo is the reference path: direct HTTP with mcp-go's client.
+const labelMcpgo = "direct HTTP, mcp-go client"
 
 // labelWidth is the width of the path column: the longest label.
 const labelWidth = 40

@@ -6,73 +6,81 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net"
-	"net/http"
 	"sort"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
-
-	"github.com/mark3labs/mcp-go/client/transport"
-	"github.com/mark3labs/mcp-go/mcp"
 )
 
-// Every path is driven the same way: a raw mcp-go transport and a
-// SendRequest loop, so no path pays for client-side work another skips.
-
-const callTimeout = 30 * time.Second
-
-// session is one MCP client connection.
+// session is one MCP client connection (client.go): every path is driven
+// by the same lean client.
 type session struct {
-	tr     transport.Interface
+	c      conn
 	nextID atomic.Int64
-	info   mcp.Implementation // the server's serverInfo
+	info   implementation // the server's serverInfo
+	tails  sync.Map       // tool name → the echo request after its id
 }
 
+type implementation struct {
+	Name    string `json:"name"`
+	Version string `json:"version"`
+}
+
+// request sends one request with params marshalled by encoding/json (for
+// setting up, not for timed calls) and returns its result.
 func (s *session) request(ctx context.Context, method string, params any) (json.RawMessage, error) {
 	id := s.nextID.Add(1)
-	ctx, cancel := context.WithTimeout(ctx, callTimeout)
-	defer cancel()
-	resp, err := s.tr.SendRequest(ctx, transport.JSONRPCRequest{
-		JSONRPC: mcp.JSONRPC_VERSION, ID: mcp.NewRequestId(id), Method: method, Params: params})
+	body, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": params})
 	if err != nil {
 		return nil, err
 	}
-	if resp.Error != nil {
-		return nil, fmt.Errorf("%s: JSON-RPC error %d: %s", method, resp.Error.Code, resp.Error.Message)
+	r, err := s.c.call(ctx, id, body)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", method, err)
 	}
-	return resp.Result, nil
+	defer replyPool.Put(r)
+	if r.Error != nil {
+		return nil, fmt.Errorf("%s: JSON-RPC error %d: %s", method, r.Error.Code, r.Error.Message)
+	}
+	if len(r.Result) == 0 {
+		return nil, fmt.Errorf("%s: an answer without a result", method)
+	}
+	return append(json.RawMessage(nil), r.Result...), nil
 }
 
+// protocolVersion is the revision the bench speaks.
+const protocolVersion = "2025-11-25"
+
 // initialize runs the 2025-11-25 handshake.
-func (s *session) initialize(ctx context.Context) error {
-	res, err := s.request(ctx, string(mcp.MethodInitialize), map[string]any{
-		"protocolVersion": mcp.ProtocolVersion20251125,
+func (s *session) initialize(ctx context.Context) (string, error) {
+	res, err := s.request(ctx, "initialize", map[string]any{
+		"protocolVersion": protocolVersion,
 		"capabilities":    map[string]any{},
 		"clientInfo":      map[string]any{"name": "mcpr-bench", "version": "1"},
 	})
 	if err != nil {
-		return fmt.Errorf("initialize: %w", err)
+		return "", fmt.Errorf("initialize: %w", err)
 	}
 	var ir struct {
-		ProtocolVersion string             `json:"protocolVersion"`
-		ServerInfo      mcp.Implementation `json:"serverInfo"`
+		ProtocolVersion string         `json:"protocolVersion"`
+		ServerInfo      implementation `json:"serverInfo"`
 	}
 	if err := json.Unmarshal(res, &ir); err != nil {
-		return fmt.Errorf("initialize: %w", err)
+		return "", fmt.Errorf("initialize: %w", err)
 	}
 	s.info = ir.ServerInfo
-	if hc, ok := s.tr.(transport.HTTPConnection); ok {
-		hc.SetProtocolVersion(ir.ProtocolVersion)
-	}
-	return s.tr.SendNotification(ctx, mcp.JSONRPCNotification{JSONRPC: mcp.JSONRPC_VERSION,
-		Notification: mcp.Notification{Method: "notifications/initialized"}})
+	return ir.ProtocolVersion, nil
+}
+
+func (s *session) initialized(ctx context.Context) error {
+	return s.c.notify(ctx, []byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`))
 }
 
 // toolNames lists the tools the server offers (first page is enough here).
 func (s *session) toolNames(ctx context.Context) ([]string, error) {
-	res, err := s.request(ctx, string(mcp.MethodToolsList), map[string]any{})
+	res, err := s.request(ctx, "tools/list", map[string]any{})
 	if err != nil {
 		return nil, err
 	}
@@ -126,66 +134,114 @@ func hasAll(have, want []string) bool {
 	return true
 }
 
-func (s *session) close() { _ = s.tr.Close() }
+func (s *session) close() { s.c.close() }
 
 const echoMessage = "mcpr-bench"
 
 var errToolError = errors.New("the tool returned isError")
 
-// echo calls the echo tool once and checks the answer is a tool result.
+// echoBufs are the request buffers of echo calls (sessions may be shared
+// by concurrent workers).
+var echoBufs = sync.Pool{New: func() any { b := make([]byte, 0, 256); return &b }}
+
+// echo calls the echo tool once and checks the answer: the call's id (the
+// connection matches it), a result and no error, not a tool error, and the
+// echoed message in it.
 func (s *session) echo(ctx context.Context, tool string) error {
-	res, err := s.request(ctx, string(mcp.MethodToolsCall), map[string]any{
-		"name": tool, "arguments": map[string]any{"message": echoMessage}})
+	id := s.nextID.Add(1)
+	bp := echoBufs.Get().(*[]byte)
+	b := append((*bp)[:0], `{"jsonrpc":"2.0","id":`...)
+	b = strconv.AppendInt(b, id, 10)
+	b = append(b, s.tail(tool)...)
+	r, err := s.c.call(ctx, id, b)
+	*bp = b
+	echoBufs.Put(bp)
 	if err != nil {
 		return err
 	}
-	if bytes.Contains(res, []byte(`"isError":true`)) {
+	defer replyPool.Put(r)
+	switch {
+	case r.Error != nil:
+		return fmt.Errorf("tools/call: JSON-RPC error %d: %s", r.Error.Code, r.Error.Message)
+	case len(r.Result) == 0 || r.Result[0] != '{':
+		return fmt.Errorf("echo: no result object: %.200s", r.Result)
+	case bytes.Contains(r.Result, []byte(`"isError":true`)):
 		return errToolError
-	}
-	if !bytes.Contains(res, []byte(echoMessage)) {
-		return fmt.Errorf("echo: unexpected result %.200s", res)
+	case !bytes.Contains(r.Result, []byte(echoMessage)):
+		return fmt.Errorf("echo: unexpected result %.200s", r.Result)
 	}
 	return nil
 }
 
+// tail is the echo request after its id, made once per tool.
+func (s *session) tail(tool string) []byte {
+	if t, ok := s.tails.Load(tool); ok {
+		return t.([]byte)
+	}
+	name, _ := json.Marshal(tool)
+	t := []byte(`,"method":"tools/call","params":{"name":` + string(name) + `,"arguments":{"message":"` + echoMessage + `"}}}`)
+	s.tails.Store(tool, t)
+	return t
+}
+
+func newSession(c conn) *session { return &session{c: c} }
+
 // dialStdio starts command with args as a stdio MCP server and initializes.
 func dialStdio(ctx context.Context, p *procs, name, command string, args []string, deathSig syscall.Signal) (*session, error) {
-	tr := transport.NewStdioWithOptions(command, nil, args,
-		transport.WithCommandFunc(p.commandFunc(name, deathSig)))
-	if err := tr.Start(ctx); err != nil {
+	cmd, _ := p.commandFunc(name, deathSig)(ctx, command, nil, args)
+	c, err := newStdioConn(cmd)
+	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	s := &session{tr: tr}
-	if err := s.initialize(ctx); err != nil {
-		tr.Close()
+	s := newSession(c)
+	if _, err := s.initialize(ctx); err != nil {
+		c.close()
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if err := s.initialized(ctx); err != nil {
+		c.close()
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	return s, nil
 }
 
 // dialHTTP opens one streamable HTTP session to url. Each session has its
-// own connection pool, as separate client processes would.
+// own connection, as separate client processes would.
 func dialHTTP(ctx context.Context, url, token string) (*session, error) {
-	hc := &http.Client{Transport: &http.Transport{
-		DialContext:         (&net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
-		MaxIdleConns:        8,
-		MaxIdleConnsPerHost: 8,
-		IdleConnTimeout:     90 * time.Second,
-	}}
-	opts := []transport.StreamableHTTPCOption{transport.WithHTTPBasicClient(hc)}
-	if token != "" {
-		opts = append(opts, transport.WithHTTPHeaders(map[string]string{"Authorization": "Bearer " + token}))
-	}
-	tr, err := transport.NewStreamableHTTP(url, opts...)
+	c, err := newHTTPConn(ctx, url, token)
 	if err != nil {
 		return nil, err
 	}
-	if err := tr.Start(ctx); err != nil {
+	s := newSession(c)
+	version, err := s.initialize(ctx)
+	if err != nil {
+		c.close()
+		return nil, fmt.Errorf("%s: %w", url, err)
+	}
+	c.initialized(version)
+	if err := s.initialized(ctx); err != nil {
+		c.close()
+		return nil, fmt.Errorf("%s: %w", url, err)
+	}
+	return s, nil
+}
+
+// dialMcpgo opens a session with mcp-go's streamable HTTP client (the
+// reference path only).
+func dialMcpgo(ctx context.Context, url string) (*session, error) {
+	c, err := newMcpgoConn(ctx, url)
+	if err != nil {
 		return nil, err
 	}
-	s := &session{tr: tr}
-	if err := s.initialize(ctx); err != nil {
-		tr.Close()
+	s := newSession(c)
+	version, err := s.initialize(ctx)
+	if err != nil {
+		c.close()
+		return nil, fmt.Errorf("%s: %w", url, err)
+	}
+	c.tr.SetProtocolVersion(version)
+	if err := s.initialized(ctx); err != nil {
+		c.close()
 		return nil, fmt.Errorf("%s: %w", url, err)
 	}
 	return s, nil

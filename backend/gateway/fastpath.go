@@ -15,6 +15,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/mcp-router/mcp-router/backend/spec"
 	"github.com/mcp-router/mcp-router/backend/store"
 )
 
@@ -84,11 +85,38 @@ type message struct {
 	} `json:"params"`
 }
 
-// callParams are the params of the upstream tools/call: the upstream's own
-// tool name and the client's arguments, as mcp-go's path sends them.
-type callParams struct {
-	Name      string          `json:"name"`
-	Arguments json.RawMessage `json:"arguments,omitempty"`
+// callParams are the params of the upstream tools/call, as JSON: the
+// upstream's own tool name and the client's arguments, as mcp-go's path
+// sends them ({"name","arguments"}). The arguments are valid JSON (the
+// whole message parsed); the upstream transport compacts them.
+func callParams(item string, args json.RawMessage) json.RawMessage {
+	args = bytes.TrimSpace(args)
+	if string(args) == "null" {
+		args = nil
+	}
+	b := make([]byte, 0, 32+len(item)+len(args))
+	b = append(b, `{"name":`...)
+	if plainJSONString(item) {
+		b = append(append(append(b, '"'), item...), '"')
+	} else {
+		q, _ := json.Marshal(item)
+		b = append(b, q...)
+	}
+	if len(args) > 0 {
+		b = append(b, `,"arguments":`...)
+		b = append(b, args...)
+	}
+	return append(b, '}')
+}
+
+// plainJSONString: s is written as is between quotes by encoding/json.
+func plainJSONString(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			return false
+		}
+	}
+	return true
 }
 
 var bodyPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
@@ -139,13 +167,28 @@ func (e errReader) Read([]byte) (int, error) { return 0, e.err }
 // a single tools/call request, with a plain id, on a live streamable HTTP
 // session of the 2025 protocol revisions, with nothing that needs mcp-go —
 // no hooks loaded, no progress token or other _meta (progress needs the
-// SSE stream), no task, and a client that declared no sampling,
-// elicitation or roots (requests an upstream sends during the call are
-// delivered on the POST's own SSE stream), and no notifications queued for
-// the session (mcp-go sends them ahead of its answer). Batches, notifications, other
+// SSE stream), no task, and no notifications queued for the session
+// (mcp-go sends them ahead of its answer). Batches, notifications, other
 // methods and unknown sessions go to mcp-go too, which answers them as
 // before. Any new condition on the call path (e.g. a per-session gate)
 // belongs here.
+//
+// A client that declared sampling or roots is eligible: the requests an
+// upstream sends during the call reach the client the same way on both
+// paths. The gateway asks the calling session (callRegistry, which
+// serveFast registers the call with) from the upstream's side, and mcp-go
+// (v1.2.1) queues sampling and roots requests on the session's channels,
+// which only its GET stream reads — on either path; it never writes them on
+// the POST's own SSE stream. The client's answers are POSTs without a
+// method, which take mcp-go's path. Elicitation is the exception: mcp-go
+// writes it on the POST's SSE stream when the context it is asked under
+// comes from that POST's handler, which is the case on mcp-go's path for an
+// HTTP or SSE upstream (mcp-go's client handles a server request arriving
+// on the answer stream of the call under the call's context). So a client
+// that declared elicitation takes the fast path only for a stdio upstream,
+// whose requests are always handled under the upstream connection's own
+// context (serveFast checks). TestServerRequestsReachTheCallingClient
+// holds both paths to it.
 func (g *Gateway) fastPathEligible(r *http.Request, m *message, ids server.SessionIdManager) (server.ClientSession, bool) {
 	if m.Method != string(mcp.MethodToolsCall) || m.JSONRPC != mcp.JSONRPC_VERSION || !plainID(m.ID) ||
 		m.Params.Name == "" || len(m.Params.Task) > 0 || !emptyMeta(m.Params.Meta) {
@@ -179,9 +222,6 @@ func (g *Gateway) fastPathEligible(r *http.Request, m *message, ids server.Sessi
 	// Notifications waiting for a POST to carry them (a client without a
 	// GET stream): mcp-go's answer delivers them first.
 	if len(s.NotificationChannel()) > 0 {
-		return nil, false
-	}
-	if declares(s, "sampling") || declares(s, "elicitation") || declares(s, "roots") {
 		return nil, false
 	}
 	return s, true
@@ -251,6 +291,11 @@ func (g *Gateway) serveFast(w http.ResponseWriter, r *http.Request, s server.Cli
 	if !ok || !caller.allows(un.Server) || taskOnly || gated {
 		return false
 	}
+	// An elicitation from an HTTP or SSE upstream may go on the POST's own
+	// stream on mcp-go's path (see fastPathEligible).
+	if declares(s, "elicitation") && !g.stdioUpstream(un.Server) {
+		return false
+	}
 	g.fast.served.Add(1)
 	start := time.Now()
 	sid := s.SessionID()
@@ -259,11 +304,7 @@ func (g *Gateway) serveFast(w http.ResponseWriter, r *http.Request, s server.Cli
 	g.fast.inflight.Store(key, cancel)
 	f := g.call.begin(un.Server, s, nil, nil)
 
-	params := callParams{Name: un.Item}
-	if a := bytes.TrimSpace(m.Params.Arguments); len(a) > 0 && string(a) != "null" {
-		params.Arguments = a
-	}
-	raw, err := g.ups.Request(ctx, un.Server, string(mcp.MethodToolsCall), params)
+	raw, err := g.ups.Request(ctx, un.Server, string(mcp.MethodToolsCall), callParams(un.Item, m.Params.Arguments))
 	g.call.end(f)
 	g.fast.inflight.Delete(key)
 	cancel()
@@ -304,6 +345,12 @@ func (g *Gateway) serveFast(w http.ResponseWriter, r *http.Request, s server.Cli
 		g.logFast(start, caller, un.Server, m, raw, re)
 	}
 	return true
+}
+
+// stdioUpstream reports whether the named server is a stdio process.
+func (g *Gateway) stdioUpstream(name string) bool {
+	def, err := g.ups.Definition(name)
+	return err == nil && def.Transport == spec.Stdio
 }
 
 var (

@@ -8,12 +8,14 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"reflect"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/mcp-router/mcp-router/backend/spec"
@@ -233,14 +235,19 @@ func TestErrorsHaveOneFormatOverStdio(t *testing.T) {
 // the same as mcp-go's re-encoded answer; the log records the call alike.
 func TestFastPathMatchesTheMcpGoPath(t *testing.T) {
 	r := newRig(t, []spec.Server{everything(t, "everything", spec.PrefixAlways)}, rigOptions{})
-	s := newRawHTTP(t, r.url)
+	// A client that declared nothing, and one that declared sampling and
+	// roots as real clients do: both take the fast path.
+	sessions := []*rawHTTP{newRawHTTP(t, r.url), initRaw(t, r.url, `{"sampling":{},"roots":{"listChanged":true}}`)}
 	calls := []struct{ tool, args string }{
 		{"echo", `{"message":"fast <&> path ✓"}`},
 		{"get-sum", `{"a":2,"b":40}`},
 		{"get-tiny-image", `{}`},
 		{"get-structured-content", `{"location":"New York"}`},
+		// Pretty-printed arguments: the stdio upstream gets them on one line.
+		{"get-sum", "{\n  \"a\" : 1,\n\t\"b\": 41\n}"},
 	}
-	for i, c := range calls {
+	for n := range len(sessions) * len(calls) {
+		s, i, c := sessions[n/len(calls)], n%len(calls), calls[n%len(calls)]
 		r.gw.SetFastPath(true)
 		before := r.gw.fast.served.Load()
 		fast := s.call(100+i, "everything__"+c.tool, c.args)
@@ -267,8 +274,8 @@ func TestFastPathMatchesTheMcpGoPath(t *testing.T) {
 			t.Errorf("%s: the paths disagree:\nfast   %s\nmcp-go %s", c.tool, fast, slow)
 		}
 	}
-	// Both echo calls are logged the same way.
-	testpeers.Eventually(t, 2*time.Second, "both echo calls in the log", func() bool {
+	// The echo calls are logged the same way on both paths, for both clients.
+	testpeers.Eventually(t, 2*time.Second, "the echo calls in the log", func() bool {
 		r.log.mu.Lock()
 		defer r.log.mu.Unlock()
 		var got []store.RequestLog
@@ -277,7 +284,7 @@ func TestFastPathMatchesTheMcpGoPath(t *testing.T) {
 				got = append(got, e)
 			}
 		}
-		if len(got) != 2 {
+		if len(got) != 2*len(sessions) {
 			return false
 		}
 		for _, e := range got {
@@ -349,8 +356,8 @@ func TestFastPathCallIsCancelledByTheClient(t *testing.T) {
 	}
 }
 
-// Calls that need mcp-go do not take the fast path: a progress token, a
-// batch, and a client that declared sampling.
+// Calls that need mcp-go do not take the fast path: a progress token and a
+// batch.
 func TestFastPathFallsBackForSpecialCalls(t *testing.T) {
 	r := newRig(t, []spec.Server{everything(t, "everything", spec.PrefixAlways)}, rigOptions{})
 	s := newRawHTTP(t, r.url)
@@ -364,15 +371,70 @@ func TestFastPathFallsBackForSpecialCalls(t *testing.T) {
 	if n := r.gw.fast.served.Load() - before; n != 0 {
 		t.Errorf("the fast path served %d special calls", n)
 	}
-	sampler := &rawHTTP{url: r.url, t: t}
-	_, hdr, _ = sampler.post(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"sampling":{}},"clientInfo":{"name":"raw","version":"1"}}}`)
-	sampler.sid = hdr.Get(server.HeaderKeySessionID)
-	sampler.post(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
-	if body := sampler.call(3, "everything__echo", `{"message":"slow"}`); !bytes.Contains(body, []byte("slow")) {
-		t.Errorf("echo: %s", body)
+}
+
+// initRaw opens a raw session whose client declared capabilities.
+func initRaw(t *testing.T, url, capabilities string) *rawHTTP {
+	t.Helper()
+	s := &rawHTTP{url: url, t: t}
+	_, hdr, body := s.post(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":` + capabilities + `,"clientInfo":{"name":"raw","version":"1"}}}`)
+	s.sid = hdr.Get(server.HeaderKeySessionID)
+	if s.sid == "" {
+		t.Fatalf("no session id; initialize answered %s", body)
 	}
-	if n := r.gw.fast.served.Load() - before; n != 0 {
-		t.Errorf("a client that declared sampling took the fast path")
+	s.post(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	return s
+}
+
+// httpEcho is an in-process streamable HTTP upstream with an echo tool.
+func httpEcho(t *testing.T, name string) spec.Server {
+	t.Helper()
+	up := server.NewMCPServer(name, "1", server.WithToolCapabilities(false))
+	up.AddTool(mcp.NewTool("echo", mcp.WithString("message")), func(_ context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return mcp.NewToolResultText(req.GetString("message", "")), nil
+	})
+	srv := httptest.NewServer(server.NewStreamableHTTPServer(up))
+	t.Cleanup(srv.Close)
+	def := spec.Server{Name: name, Transport: spec.HTTP, URL: srv.URL + "/mcp", Enabled: true, PrefixMode: spec.PrefixAlways}
+	def.Normalize()
+	return def
+}
+
+// Clients that declared sampling or roots take the fast path to any
+// upstream; one that declared elicitation only to a stdio upstream (an
+// HTTP upstream's elicitation may go on the POST's own stream on mcp-go's
+// path, see fastPathEligible).
+func TestFastPathForClientsWithCapabilities(t *testing.T) {
+	r := newRig(t, []spec.Server{everything(t, "everything", spec.PrefixAlways), httpEcho(t, "web")}, rigOptions{})
+	for _, c := range []struct {
+		capabilities string
+		stdioFast    bool
+		httpFast     bool
+	}{
+		{`{}`, true, true},
+		{`{"sampling":{}}`, true, true},
+		{`{"roots":{"listChanged":true}}`, true, true},
+		{`{"sampling":{},"roots":{"listChanged":true}}`, true, true},
+		{`{"elicitation":{}}`, true, false},
+		{`{"sampling":{},"elicitation":{"form":{}},"roots":{}}`, true, false},
+	} {
+		s := initRaw(t, r.url, c.capabilities)
+		for _, p := range []struct {
+			tool string
+			fast bool
+		}{{"everything__echo", c.stdioFast}, {"web__echo", c.httpFast}} {
+			before := r.gw.fast.served.Load()
+			if body := s.call(1, p.tool, `{"message":"caps"}`); !bytes.Contains(body, []byte(`caps`)) || bytes.Contains(body, []byte(`"error"`)) {
+				t.Errorf("%s, %s: %s", c.capabilities, p.tool, body)
+			}
+			want := uint64(0)
+			if p.fast {
+				want = 1
+			}
+			if n := r.gw.fast.served.Load() - before; n != want {
+				t.Errorf("client declaring %s, %s: the fast path served %d calls, want %d", c.capabilities, p.tool, n, want)
+			}
+		}
 	}
 }
 
@@ -444,4 +506,52 @@ func FuzzFastPath(f *testing.F) {
 			}
 		}
 	})
+}
+
+// BenchmarkFastPathEcho is a fast-path call to a stdio upstream (the test
+// binary's echo) over HTTP, client included; for -cpuprofile/-memprofile
+// of the router's side (the bench in bench/ measures it as a process).
+func BenchmarkFastPathEcho(b *testing.B) {
+	def := brokenDef()
+	r := newRig(b, []spec.Server{def}, rigOptions{})
+	s := newRawHTTP(b, r.url)
+	before := r.gw.fast.served.Load()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if body := s.call(i, "broken__echo", `{"message":"bench"}`); !bytes.Contains(body, []byte("bench")) {
+			b.Fatalf("echo: %s", body)
+		}
+	}
+	b.StopTimer()
+	if r.gw.fast.served.Load()-before != uint64(b.N) {
+		b.Fatal("not every call took the fast path")
+	}
+}
+
+// BenchmarkFastPathEchoHTTP is the same to an in-process streamable HTTP
+// upstream: what the upstream side (mcp-go's client) costs per call.
+func BenchmarkFastPathEchoHTTP(b *testing.B) {
+	up := server.NewMCPServer("web", "1", server.WithToolCapabilities(false))
+	up.AddTool(mcp.NewTool("echo", mcp.WithString("message")), func(_ context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return mcp.NewToolResultText(req.GetString("message", "")), nil
+	})
+	srv := httptest.NewServer(server.NewStreamableHTTPServer(up))
+	b.Cleanup(srv.Close)
+	def := spec.Server{Name: "web", Transport: spec.HTTP, URL: srv.URL + "/mcp", Enabled: true, PrefixMode: spec.PrefixAlways}
+	def.Normalize()
+	r := newRig(b, []spec.Server{def}, rigOptions{})
+	s := newRawHTTP(b, r.url)
+	before := r.gw.fast.served.Load()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if body := s.call(i, "web__echo", `{"message":"bench"}`); !bytes.Contains(body, []byte("bench")) {
+			b.Fatalf("echo: %s", body)
+		}
+	}
+	b.StopTimer()
+	if r.gw.fast.served.Load()-before != uint64(b.N) {
+		b.Fatal("not every call took the fast path")
+	}
 }

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -55,6 +56,9 @@ type rig struct {
 type rigOptions struct {
 	callerFrom  func(context.Context) Caller
 	backoffBase time.Duration // first retry delay after a loss; default 50 ms
+	// allClientSide declares elicitation and roots to the upstreams too,
+	// not only sampling (upstreams then offer the tools that use them).
+	allClientSide bool
 }
 
 func newRig(t testing.TB, defs []spec.Server, ro rigOptions) *rig {
@@ -65,16 +69,25 @@ func newRig(t testing.TB, defs []spec.Server, ro rigOptions) *rig {
 	if ro.backoffBase > 0 {
 		backoffBase, backoffMax = ro.backoffBase, ro.backoffBase
 	}
+	cs := upstream.ClientSide{
+		Sampling: func(ctx context.Context, s string, req mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+			return gw.ClientSide().Sampling(ctx, s, req)
+		},
+	}
+	if ro.allClientSide {
+		cs.Elicitation = func(ctx context.Context, s string, req mcp.ElicitationRequest) (*mcp.ElicitationResult, error) {
+			return gw.ClientSide().Elicitation(ctx, s, req)
+		}
+		cs.Roots = func(ctx context.Context, s string, req mcp.ListRootsRequest) (*mcp.ListRootsResult, error) {
+			return gw.ClientSide().Roots(ctx, s, req)
+		}
+	}
 	r.ups = upstream.New(upstream.Options{
 		PingInterval:   time.Hour,
 		BackoffBase:    backoffBase,
 		BackoffMax:     backoffMax,
 		OnNotification: func(s string, n mcp.JSONRPCNotification) { gw.Notify(s, n) },
-		ClientSide: upstream.ClientSide{
-			Sampling: func(ctx context.Context, s string, req mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
-				return gw.ClientSide().Sampling(ctx, s, req)
-			},
-		},
+		ClientSide:     cs,
 	})
 	gw = New(r.ups, Options{RequestLog: r.log, CallerFrom: ro.callerFrom, Debounce: 10 * time.Millisecond})
 	r.gw = gw
@@ -116,8 +129,10 @@ func everything(t *testing.T, name string, mode spec.PrefixMode) spec.Server {
 }
 
 type clientOptions struct {
-	sampling client.SamplingHandler
-	onNote   func(mcp.JSONRPCNotification)
+	sampling    client.SamplingHandler
+	roots       client.RootsHandler
+	elicitation client.ElicitationHandler
+	onNote      func(mcp.JSONRPCNotification)
 }
 
 func connect(t *testing.T, url string, co clientOptions) *client.Client {
@@ -129,6 +144,12 @@ func connect(t *testing.T, url string, co clientOptions) *client.Client {
 	opts := []client.ClientOption{client.WithProtocolVersion(mcp.ProtocolVersion20251125)}
 	if co.sampling != nil {
 		opts = append(opts, client.WithSamplingHandler(co.sampling))
+	}
+	if co.roots != nil {
+		opts = append(opts, client.WithRootsHandler(co.roots))
+	}
+	if co.elicitation != nil {
+		opts = append(opts, client.WithElicitationHandler(co.elicitation))
 	}
 	c := client.NewClient(tr, opts...)
 	if co.onNote != nil {
@@ -397,19 +418,81 @@ func TestSamplingRoundTripsToTheCallingClient(t *testing.T) {
 	names := toolNames(t, c)
 	tool := ""
 	for _, n := range names {
-		if strings.Contains(n, "sampling") {
+		if strings.Contains(n, "sampling") && !strings.Contains(n, "async") {
 			tool = n
 		}
 	}
 	if tool == "" {
 		t.Fatalf("server-everything offered no sampling tool: %v", names)
 	}
-	res, err := call(c, tool, map[string]any{"prompt": "hello", "maxTokens": 10})
-	if err != nil {
-		t.Fatal(err)
+	// On mcp-go's path, then on the fast path (a client that declared
+	// sampling takes it): the upstream's request reaches this client both
+	// times.
+	for i, fast := range []bool{false, true} {
+		r.gw.SetFastPath(fast)
+		before := r.gw.fast.served.Load()
+		res, err := call(c, tool, map[string]any{"prompt": "hello", "maxTokens": 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if llm.calls != i+1 || !strings.Contains(text(res), "sampled by the test client") {
+			t.Errorf("fast path %v: sampling: %d calls, result %q", fast, llm.calls, text(res))
+		}
+		if served := r.gw.fast.served.Load() - before; fast && served != 1 || !fast && served != 0 {
+			t.Errorf("fast path %v: the fast path served %d calls", fast, served)
+		}
 	}
-	if llm.calls != 1 || !strings.Contains(text(res), "sampled by the test client") {
-		t.Errorf("sampling: %d calls, result %q", llm.calls, text(res))
+}
+
+type fakeRoots struct{ calls atomic.Int32 }
+
+func (f *fakeRoots) ListRoots(context.Context, mcp.ListRootsRequest) (*mcp.ListRootsResult, error) {
+	f.calls.Add(1)
+	return &mcp.ListRootsResult{Roots: []mcp.Root{{URI: "file:///work/fast-path-root", Name: "the test root"}}}, nil
+}
+
+type fakeElicitor struct{ calls atomic.Int32 }
+
+func (f *fakeElicitor) Elicit(context.Context, mcp.ElicitationRequest) (*mcp.ElicitationResult, error) {
+	f.calls.Add(1)
+	return &mcp.ElicitationResult{ElicitationResponse: mcp.ElicitationResponse{
+		Action: mcp.ElicitationResponseActionAccept, Content: map[string]any{"name": "Elicited Name", "check": true}}}, nil
+}
+
+// A client that declared sampling, roots and elicitation (as Claude Code
+// and VS Code do) gets the requests an upstream sends during its call, on
+// mcp-go's path and on the fast path alike; for a stdio upstream all three
+// take the fast path. Each path gets its own router and upstream, so that
+// server-everything, which asks for the roots once per connection, asks
+// each time.
+func TestServerRequestsReachTheCallingClient(t *testing.T) {
+	for _, fast := range []bool{false, true} {
+		t.Run(fmt.Sprintf("fast=%v", fast), func(t *testing.T) {
+			r := newRig(t, []spec.Server{everything(t, "everything", spec.PrefixAlways)}, rigOptions{allClientSide: true})
+			r.gw.SetFastPath(fast)
+			llm, roots, elicitor := &fakeLLM{}, &fakeRoots{}, &fakeElicitor{}
+			c := connect(t, r.url, clientOptions{sampling: llm, roots: roots, elicitation: elicitor})
+			before := r.gw.fast.served.Load()
+			res, err := call(c, "everything__get-roots-list", map[string]any{})
+			if err != nil || !strings.Contains(text(res), "file:///work/fast-path-root") || roots.calls.Load() == 0 {
+				t.Errorf("roots: %d requests, result %v %v", roots.calls.Load(), err, res)
+			}
+			res, err = call(c, "everything__trigger-elicitation-request", map[string]any{})
+			if err != nil || !strings.Contains(text(res), "Elicited Name") || elicitor.calls.Load() != 1 {
+				t.Errorf("elicitation: %d requests, result %v %v", elicitor.calls.Load(), err, res)
+			}
+			res, err = call(c, "everything__trigger-sampling-request", map[string]any{"prompt": "hello", "maxTokens": 10})
+			if err != nil || !strings.Contains(text(res), "sampled by the test client") || llm.calls != 1 {
+				t.Errorf("sampling: %d requests, result %v %v", llm.calls, err, res)
+			}
+			want := uint64(0)
+			if fast {
+				want = 3
+			}
+			if served := r.gw.fast.served.Load() - before; served != want {
+				t.Errorf("the fast path served %d of the calls, want %d", served, want)
+			}
+		})
 	}
 }
 

@@ -26,7 +26,7 @@ type pipeTransport struct {
 	wmu sync.Mutex // one line at a time on stdin
 
 	mu      sync.Mutex
-	pending map[string]chan *transport.JSONRPCResponse // id key → waiting request
+	pending map[string]waiting // id key → waiting request
 
 	hmu    sync.RWMutex
 	onNote func(mcp.JSONRPCNotification)
@@ -44,9 +44,15 @@ var (
 
 var errPipeClosed = errors.New("transport closed")
 
+// waiting is a request waiting for its answer.
+type waiting struct {
+	id mcp.RequestId // the request's id, which the answer carries as key
+	ch chan *transport.JSONRPCResponse
+}
+
 func newPipeTransport(stdout io.Reader, stdin io.Writer) *pipeTransport {
 	return &pipeTransport{r: bufio.NewReaderSize(stdout, 64<<10), w: stdin,
-		pending: map[string]chan *transport.JSONRPCResponse{}, done: make(chan struct{})}
+		pending: map[string]waiting{}, done: make(chan struct{})}
 }
 
 func (p *pipeTransport) Start(ctx context.Context) error {
@@ -77,10 +83,32 @@ func (p *pipeTransport) Close() error {
 }
 
 // idKey is the key of a request id, equal for a request's id and its
-// answer's: the id's JSON text.
+// answer's: the id's JSON text. The router's own ids ("mcpr-N") and
+// integers are written without encoding/json.
 func idKey(id mcp.RequestId) (string, error) {
+	switch v := id.Value().(type) {
+	case string:
+		if plainJSONString(v) {
+			return `"` + v + `"`, nil
+		}
+	case int64:
+		return strconv.FormatInt(v, 10), nil
+	case int:
+		return strconv.Itoa(v), nil
+	}
 	b, err := json.Marshal(id)
 	return string(b), err
+}
+
+// plainJSONString: s is written as is between quotes by encoding/json
+// (printable ASCII it does not escape).
+func plainJSONString(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			return false
+		}
+	}
+	return true
 }
 
 func (p *pipeTransport) SendRequest(ctx context.Context, req transport.JSONRPCRequest) (*transport.JSONRPCResponse, error) {
@@ -99,7 +127,7 @@ func (p *pipeTransport) SendRequest(ctx context.Context, req transport.JSONRPCRe
 	}
 	ch := make(chan *transport.JSONRPCResponse, 1)
 	p.mu.Lock()
-	p.pending[key] = ch
+	p.pending[key] = waiting{id: req.ID, ch: ch}
 	p.mu.Unlock()
 	forget := func() {
 		p.mu.Lock()
@@ -130,11 +158,21 @@ func (p *pipeTransport) SendRequest(ctx context.Context, req transport.JSONRPCRe
 // requestLine is the request as one line, its id already encoded.
 func requestLine(id, method string, params any) ([]byte, error) {
 	var b bytes.Buffer
+	if raw, ok := params.(json.RawMessage); ok {
+		b.Grow(48 + len(id) + len(method) + len(raw)) // one allocation
+	}
 	b.WriteString(`{"jsonrpc":"2.0","id":`)
 	b.WriteString(id)
 	b.WriteString(`,"method":`)
 	b.WriteString(strconv.Quote(method)) // MCP method names are plain ASCII
-	if params != nil {
+	if raw, ok := params.(json.RawMessage); ok {
+		// Already JSON (the fast path's params): compacted, which also
+		// checks it and keeps the message on one line.
+		b.WriteString(`,"params":`)
+		if err := json.Compact(&b, raw); err != nil {
+			return nil, err
+		}
+	} else if params != nil {
 		raw, err := json.Marshal(params)
 		if err != nil {
 			return nil, err
@@ -169,8 +207,18 @@ func (p *pipeTransport) write(line []byte) error {
 // answer goes back on stdin).
 func (p *pipeTransport) read() {
 	defer p.Close()
+	var long []byte
 	for {
-		line, err := p.r.ReadBytes('\n')
+		// The line is only read here: dispatch copies what it keeps.
+		line, err := p.r.ReadSlice('\n')
+		if errors.Is(err, bufio.ErrBufferFull) {
+			long = append(long[:0], line...)
+			for errors.Is(err, bufio.ErrBufferFull) {
+				line, err = p.r.ReadSlice('\n')
+				long = append(long, line...)
+			}
+			line = long
+		}
 		if len(bytes.TrimSpace(line)) > 0 {
 			p.dispatch(line)
 		}
@@ -211,17 +259,13 @@ func (p *pipeTransport) dispatch(line []byte) {
 		go p.serve(req)
 	case hasID:
 		p.mu.Lock()
-		ch, ok := p.pending[string(m.ID)]
+		w, ok := p.pending[string(m.ID)]
 		delete(p.pending, string(m.ID))
 		p.mu.Unlock()
 		if !ok {
 			return
 		}
-		var id mcp.RequestId
-		if json.Unmarshal(m.ID, &id) != nil {
-			return
-		}
-		ch <- &transport.JSONRPCResponse{JSONRPC: mcp.JSONRPC_VERSION, ID: id, Result: m.Result, Error: m.Error}
+		w.ch <- &transport.JSONRPCResponse{JSONRPC: mcp.JSONRPC_VERSION, ID: w.id, Result: m.Result, Error: m.Error}
 	}
 }
 

@@ -135,3 +135,48 @@ func TestPipeTransportGivesUp(t *testing.T) {
 		t.Fatal("a request waited past the end of the pipe")
 	}
 }
+
+// Lines longer than the read buffer arrive whole, results stay intact when
+// later lines reuse the buffer, raw JSON params go out compacted on one
+// line, and ids encoding/json would escape still find their answers.
+func TestPipeTransportLongLinesRawParamsAndOddIDs(t *testing.T) {
+	p, srv := newPipePair(t)
+	srv.lines.Buffer(make([]byte, 1<<20), 1<<20)
+	send := func(id any, params any) chan *transport.JSONRPCResponse {
+		ch := make(chan *transport.JSONRPCResponse, 1)
+		go func() {
+			r, err := p.SendRequest(context.Background(), transport.JSONRPCRequest{JSONRPC: "2.0", ID: mcp.NewRequestId(id), Method: "tools/call", Params: params})
+			if err != nil {
+				t.Error(err)
+			}
+			ch <- r
+		}()
+		return ch
+	}
+	a := send("mcpr-1", json.RawMessage("{\n  \"name\": \"echo\",\n  \"arguments\": {\"message\": \"line\\nbreak\"}\n}"))
+	if m := srv.next(t); m["id"] != "mcpr-1" {
+		t.Fatalf("request line %v", m)
+	}
+	if got := string(srv.lines.Bytes()); got != `{"jsonrpc":"2.0","id":"mcpr-1","method":"tools/call","params":{"name":"echo","arguments":{"message":"line\nbreak"}}}` {
+		t.Errorf("raw params went out as %s", got)
+	}
+	long := strings.Repeat("x", 200<<10)
+	srv.say(t, `{"jsonrpc":"2.0","id":"mcpr-1","result":{"content":[{"type":"text","text":"`+long+`"}]}}`)
+	first := <-a
+	want := `{"content":[{"type":"text","text":"` + long + `"}]}`
+	if first == nil || string(first.Result) != want {
+		t.Fatalf("long answer: %d bytes", len(first.Result))
+	}
+	for i, id := range []any{"a<b&c>", "é", int64(-7)} {
+		ch := send(id, nil)
+		m := srv.next(t)
+		raw, _ := json.Marshal(m["id"])
+		srv.say(t, `{"jsonrpc":"2.0","id":`+string(raw)+`,"result":{"n":`+strings.Repeat("1", i+1)+`}}`)
+		if r := <-ch; r == nil || r.ID.String() != mcp.NewRequestId(id).String() || string(r.Result) != `{"n":`+strings.Repeat("1", i+1)+`}` {
+			t.Errorf("id %v: answer %+v", id, r)
+		}
+	}
+	if string(first.Result) != want {
+		t.Error("a later line changed an earlier result")
+	}
+}
