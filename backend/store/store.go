@@ -10,10 +10,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/mattn/go-sqlite3"
 	"github.com/sirupsen/logrus"
 	"gorm.io/driver/sqlite"
 	"gorm.io/gorm"
@@ -57,6 +59,31 @@ func Open(path string) (*Store, error) {
 	if err := os.MkdirAll(filepath.Dir(abs), 0o700); err != nil {
 		return nil, fmt.Errorf("create data directory: %w", err)
 	}
+	// Two processes opening a new database at once (the app starting while
+	// a CLI command runs) can meet SQLite's WAL switch or recovery, which
+	// answers SQLITE_BUSY at once instead of waiting on the busy timeout;
+	// opening again a moment later succeeds.
+	deadline := time.Now().Add(busyTimeout)
+	for wait := 10 * time.Millisecond; ; wait = min(2*wait, 200*time.Millisecond) {
+		s, err := open(abs)
+		if err == nil || !isBusy(err) || time.Now().Add(wait).After(deadline) {
+			return s, err
+		}
+		time.Sleep(wait)
+	}
+}
+
+// busyTimeout is how long a statement waits for another connection's lock
+// (_busy_timeout in dsn) and how long Open retries a busy database.
+const busyTimeout = 5 * time.Second
+
+// isBusy reports SQLITE_BUSY ("database is locked").
+func isBusy(err error) bool {
+	var se sqlite3.Error
+	return errors.As(err, &se) && se.Code == sqlite3.ErrBusy
+}
+
+func open(abs string) (*Store, error) {
 	db, err := gorm.Open(sqlite.Open(dsn(abs)), &gorm.Config{
 		Logger:         newGormLogger(logrus.StandardLogger()),
 		TranslateError: true,
@@ -90,7 +117,7 @@ func dsn(abs string) string {
 		p = "/" + p // Windows drive letter: file:///C:/...
 	}
 	p = strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23").Replace(p)
-	return "file://" + p + "?_busy_timeout=5000&_journal_mode=WAL&_foreign_keys=on&_txlock=immediate"
+	return "file://" + p + "?_busy_timeout=" + strconv.Itoa(int(busyTimeout.Milliseconds())) + "&_journal_mode=WAL&_foreign_keys=on&_txlock=immediate"
 }
 
 // Close releases the database. The Store must not be used afterwards.
