@@ -514,12 +514,18 @@ func FuzzFastPath(f *testing.F) {
 func BenchmarkFastPathEcho(b *testing.B) {
 	def := brokenDef()
 	r := newRig(b, []spec.Server{def}, rigOptions{})
+	benchFastEcho(b, r, "broken__echo")
+}
+
+// benchFastEcho calls tool (an echo) b.N times over one raw session and
+// fails unless every call took the fast path.
+func benchFastEcho(b *testing.B, r *rig, tool string) {
 	s := newRawHTTP(b, r.url)
 	before := r.gw.fast.served.Load()
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		if body := s.call(i, "broken__echo", `{"message":"bench"}`); !bytes.Contains(body, []byte("bench")) {
+		if body := s.call(i, tool, `{"message":"bench"}`); !bytes.Contains(body, []byte("bench")) {
 			b.Fatalf("echo: %s", body)
 		}
 	}
@@ -541,17 +547,5 @@ func BenchmarkFastPathEchoHTTP(b *testing.B) {
 	def := spec.Server{Name: "web", Transport: spec.HTTP, URL: srv.URL + "/mcp", Enabled: true, PrefixMode: spec.PrefixAlways}
 	def.Normalize()
 	r := newRig(b, []spec.Server{def}, rigOptions{})
-	s := newRawHTTP(b, r.url)
-	before := r.gw.fast.served.Load()
-	b.ReportAllocs()
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		if body := s.call(i, "web__echo", `{"message":"bench"}`); !bytes.Contains(body, []byte("bench")) {
-			b.Fatalf("echo: %s", body)
-		}
-	}
-	b.StopTimer()
-	if r.gw.fast.served.Load()-before != uint64(b.N) {
-		b.Fatal("not every call took the fast path")
-	}
+	benchFastEcho(b, r, "web__echo")
 }
