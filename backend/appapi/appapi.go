@@ -72,7 +72,7 @@ func New(c *core.Core, o Options) *API {
 		o.BatchInterval = 100 * time.Millisecond
 	}
 	if o.Autostart == nil {
-		o.Autostart = defaultAutostart
+		o.Autostart = DefaultAutostart
 	}
 	if o.Executable == nil {
 		o.Executable = executablePath

@@ -112,8 +112,8 @@ func (a *API) noteSettings(s AppSettings) (changed bool) {
 	return changed
 }
 
-// defaultAutostart writes or removes this binary's login item.
-func defaultAutostart(on bool) error {
+// DefaultAutostart writes (on) or removes (off) this binary's login item.
+func DefaultAutostart(on bool) error {
 	app, err := autostart.Router()
 	if err != nil {
 		return err

@@ -42,6 +42,9 @@ type Options struct {
 	// Assets is the built frontend (the contents of frontend/dist), served
 	// at /ui/; nil in builds without one.
 	Assets fs.FS
+	// LoginItem writes (on) or removes (off) the OS login item that starts
+	// the desktop app; nil: this binary's own (tests swap it).
+	LoginItem func(on bool) error
 }
 
 // usageError marks errors in how the command was called (exit 2).
@@ -198,13 +201,21 @@ func (e *env) runDesktop(ctx context.Context) error {
 // nothing to start at login, so the setting is refused rather than writing
 // a login item that would only print an error.
 func (e *env) newAPI(c *core.Core) *appapi.API {
-	var o appapi.Options
-	if e.opts.RunDesktop == nil {
-		o.Autostart = func(bool) error {
-			return errors.New("this build has no desktop app to start at login")
-		}
+	return appapi.New(c, appapi.Options{Autostart: e.setLoginItem})
+}
+
+// setLoginItem writes or removes the login item; the settings page and
+// `settings set startAtLogin` both go through it.
+func (e *env) setLoginItem(on bool) error {
+	switch {
+	case e.opts.LoginItem != nil:
+		return e.opts.LoginItem(on)
+	case e.opts.RunDesktop == nil:
+		// Nothing to start at login: refused rather than writing a login
+		// item that would only print an error.
+		return errors.New("this build has no desktop app to start at login")
 	}
-	return appapi.New(c, o)
+	return appapi.DefaultAutostart(on)
 }
 
 func (e *env) uiHandler(api *appapi.API, noAuth bool) http.Handler {

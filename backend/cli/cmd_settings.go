@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"text/tabwriter"
@@ -65,7 +66,13 @@ func (e *env) settingsSet() *cobra.Command {
 				return err
 			}
 			return e.withStore(func(st *store.Store) error {
-				if err := settings.New(st).Set(cmd.Context(), key, v); err != nil {
+				s := settings.New(st)
+				undo, err := e.applyLoginItem(cmd.Context(), s, key, v)
+				if err != nil {
+					return err
+				}
+				if err := s.Set(cmd.Context(), key, v); err != nil {
+					undo()
 					return err
 				}
 				fmt.Fprintf(cmd.OutOrStdout(), "%s = %s\n", key, v)
@@ -86,7 +93,12 @@ func (e *env) settingsReset() *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return e.withStore(func(st *store.Store) error {
 				s := settings.New(st)
+				undo, err := e.applyLoginItem(cmd.Context(), s, args[0], defaultOf(args[0]))
+				if err != nil {
+					return err
+				}
 				if err := s.Reset(cmd.Context(), args[0]); err != nil {
+					undo()
 					return err
 				}
 				v, err := s.Get(cmd.Context(), args[0])
@@ -127,4 +139,35 @@ func (e *env) settingsList() *cobra.Command {
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON: {\"key\": \"value\", …} with defaults filled in")
 	return cmd
+}
+
+// applyLoginItem writes or removes the OS login item when key is
+// startAtLogin and its value changes, before the setting is stored (the
+// desktop app's settings page does the same); undo puts it back if storing
+// then fails.
+func (e *env) applyLoginItem(ctx context.Context, s *settings.Settings, key, value string) (undo func(), err error) {
+	if key != settings.KeyStartAtLogin {
+		return func() {}, nil
+	}
+	before, err := s.Get(ctx, key)
+	if err != nil {
+		return nil, err
+	}
+	if before == value {
+		return func() {}, nil
+	}
+	if err := e.setLoginItem(value == "on"); err != nil {
+		return nil, fmt.Errorf("startAtLogin: %w", err)
+	}
+	return func() { _ = e.setLoginItem(before == "on") }, nil
+}
+
+// defaultOf is a setting's default value ("" for an unknown key).
+func defaultOf(key string) string {
+	for _, d := range settings.Defs() {
+		if d.Key == key {
+			return d.Default
+		}
+	}
+	return ""
 }

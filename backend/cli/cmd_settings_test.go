@@ -1,7 +1,10 @@
 package cli
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
 	"reflect"
 	"strings"
 	"testing"
@@ -128,5 +131,52 @@ func TestSettingsBadInput(t *testing.T) {
 				t.Errorf("settings changed:\nbefore %v\nafter  %v", before, after)
 			}
 		})
+	}
+}
+
+// `settings set startAtLogin` writes or removes the login item as the
+// settings page does; a build without a desktop app refuses it and stores
+// nothing.
+func TestSettingsStartAtLoginWritesTheLoginItem(t *testing.T) {
+	dir := t.TempDir()
+	var calls []bool
+	fail := false
+	runWith := func(o Options, args ...string) result {
+		t.Helper()
+		var out, errb bytes.Buffer
+		o.Stdout, o.Stderr, o.Stdin = &out, &errb, strings.NewReader("")
+		code := Main(context.Background(), append([]string{"--data-dir", dir}, args...), o)
+		return result{code, out.String(), errb.String()}
+	}
+	desktop := Options{LoginItem: func(on bool) error {
+		if fail {
+			return errors.New("no autostart folder")
+		}
+		calls = append(calls, on)
+		return nil
+	}}
+	stored := func() string { return strings.TrimSpace(mustRun(t, dir, "settings", "get", "startAtLogin")) }
+
+	if r := runWith(desktop, "settings", "set", "startAtLogin", "on"); r.code != 0 || stored() != "on" {
+		t.Fatalf("set on: %+v, stored %q", r, stored())
+	}
+	if r := runWith(desktop, "settings", "set", "startAtLogin", "on"); r.code != 0 {
+		t.Fatalf("set on again: %+v", r)
+	}
+	if r := runWith(desktop, "settings", "reset", "startAtLogin"); r.code != 0 || stored() != "off" {
+		t.Fatalf("reset: %+v, stored %q", r, stored())
+	}
+	if want := []bool{true, false}; !reflect.DeepEqual(calls, want) {
+		t.Errorf("login item calls = %v; want %v (nothing for an unchanged value)", calls, want)
+	}
+
+	fail = true
+	if r := runWith(desktop, "settings", "set", "startAtLogin", "on"); r.code != ExitError ||
+		!strings.Contains(r.stderr, "startAtLogin: no autostart folder") || stored() != "off" {
+		t.Errorf("failing login item: %+v, stored %q", r, stored())
+	}
+	if r := runWith(Options{}, "settings", "set", "startAtLogin", "on"); r.code != ExitError ||
+		!strings.Contains(r.stderr, "no desktop app") || stored() != "off" {
+		t.Errorf("no desktop app: %+v, stored %q", r, stored())
 	}
 }
