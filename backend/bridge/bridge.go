@@ -155,7 +155,38 @@ type bridge struct {
 	nextID   atomic.Int64
 	authFail atomic.Pointer[AuthError]
 	inflight sync.WaitGroup
+	bg       sync.WaitGroup       // connect loops, session listeners and other helpers
 	notes    chan json.RawMessage // the client's notifications, in order
+}
+
+// background runs fn in a goroutine Run waits for before it returns, so
+// nothing the bridge started logs or writes after Run has returned.
+func (b *bridge) background(fn func()) {
+	b.bg.Add(1)
+	go func() {
+		defer b.bg.Done()
+		fn()
+	}()
+}
+
+// stopWait is how long Run waits, once it ends, for the bridge's
+// goroutines to notice the end; each of them stops on the bridge's context.
+const stopWait = 2 * time.Second
+
+// stop ends the bridge's context and waits (at most stopWait) for every
+// goroutine it started, requests in flight included.
+func (b *bridge) stop(cancel context.CancelFunc) {
+	cancel()
+	done := make(chan struct{})
+	go func() {
+		b.bg.Wait()
+		b.inflight.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(stopWait):
+	}
 }
 
 // Run bridges in and out to the router until in ends (then it returns
@@ -186,7 +217,6 @@ func Run(ctx context.Context, in io.Reader, out io.Writer, o Options) error {
 		o.HTTPClient = &http.Client{}
 	}
 	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
 	b := &bridge{
 		o: o, url: o.URL, log: o.Logger, hc: o.HTTPClient,
 		out:     &lineWriter{w: out},
@@ -195,7 +225,8 @@ func Run(ctx context.Context, in io.Reader, out io.Writer, o Options) error {
 		byOrig:  map[*session]map[string]string{},
 		notes:   make(chan json.RawMessage, 64),
 	}
-	go b.sendNotifications()
+	defer b.stop(cancel) // after b.close below: that one still talks to the router
+	b.background(b.sendNotifications)
 
 	type line struct {
 		data []byte

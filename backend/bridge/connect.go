@@ -40,16 +40,16 @@ func (b *bridge) startLocked(reconnect bool) *connAttempt {
 		c.sess.stop()
 		old := c.sess
 		if !reconnect {
-			go func() { // the client starts over: end its old session
+			b.background(func() { // the client starts over: end its old session
 				ctx, cancel := context.WithTimeout(b.ctx, time.Second)
 				defer cancel()
 				b.deleteSession(ctx, old)
-			}()
+			})
 		}
 	}
 	c := &connAttempt{done: make(chan struct{}), reconnect: reconnect}
 	b.conn = c
-	go b.connect(c)
+	b.background(func() { b.connect(c) })
 	return c
 }
 
@@ -94,7 +94,7 @@ func (b *bridge) connect(c *connAttempt) {
 			}
 			return
 		}
-		go b.listen(lctx, s)
+		b.background(func() { b.listen(lctx, s) })
 		if c.reconnect {
 			b.log.Infof("mcp-router connect: reconnected to %s (session %s)", b.url, s.id)
 			// The catalog may differ on the new session.
