@@ -76,14 +76,9 @@ func dial(ctx context.Context, s spec.Server, o dialOptions) (*conn, error) {
 			}
 		}()
 	case spec.HTTP:
-		tr, err := transport.NewStreamableHTTP(s.URL,
-			transport.WithHTTPHeaders(s.Headers),
-			// Without it, server-initiated requests sent on the GET stream
-			// (sampling, elicitation) are never seen.
-			transport.WithContinuousListening(),
-			transport.WithHTTPLogger(quietLogger))
+		tr, err := newHTTPTransport(s)
 		if err != nil {
-			return nil, fmt.Errorf("bad URL %q: %w", s.URL, err)
+			return nil, err
 		}
 		c.tr = tr
 	case spec.SSE:

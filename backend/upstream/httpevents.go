@@ -1,0 +1,199 @@
+package upstream
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+// The server-sent events of a streamTransport: an answer's event stream and
+// the GET stream, read on the goroutine that waits for them.
+
+// cursor is what resuming a stream needs: the last event id dispatched and
+// the reconnection time the server asked for.
+type cursor struct {
+	lastID   string
+	retry    time.Duration
+	hasRetry bool
+}
+
+// readEvents reads the events of resp's body and dispatches each message.
+// With key set it returns at the answer with that id, leaving the rest of
+// the stream to be read before the connection is reused; otherwise (the
+// GET stream) it reads to the end. A nil answer and nil error: the stream
+// ended first.
+func (t *streamTransport) readEvents(ctx context.Context, c *httpConn, resp *http.Response, key string, cur *cursor) (*answer, error) {
+	// A chunked body (the usual) is decoded by the connection's own
+	// reader, whose end can be read later, without holding up the answer.
+	var body io.Reader = resp.Body
+	chunked := len(resp.TransferEncoding) == 1 && resp.TransferEncoding[0] == "chunked"
+	if chunked {
+		c.chunks.reset(c.br)
+		body = &c.chunks
+	}
+	if c.ev == nil {
+		c.ev = bufio.NewReaderSize(body, 16<<10)
+	} else {
+		c.ev.Reset(body)
+	}
+	data := c.data[:0]
+	defer func() { c.data = data[:0] }()
+	var id string
+	hasID, hasData := false, false
+	var long []byte
+	for {
+		line, err := c.ev.ReadSlice('\n')
+		if errors.Is(err, bufio.ErrBufferFull) {
+			long = append(long[:0], line...)
+			for errors.Is(err, bufio.ErrBufferFull) {
+				line, err = c.ev.ReadSlice('\n')
+				long = append(long, line...)
+			}
+			line = long
+		}
+		if err != nil {
+			if err == io.EOF {
+				// An unfinished event at the end is dropped, as the SSE
+				// spec says.
+				return nil, nil
+			}
+			c.broken = true
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			if t.isClosed() {
+				return nil, errTransportClosed
+			}
+			return nil, fmt.Errorf("reading the event stream: %w", err)
+		}
+		line = bytes.TrimSuffix(bytes.TrimSuffix(line, []byte{'\n'}), []byte{'\r'})
+		if len(line) == 0 {
+			// The end of an event.
+			if hasID && cur != nil {
+				cur.lastID = id
+			}
+			hasID = false
+			if !hasData {
+				continue
+			}
+			hasData = false
+			if a := t.dispatch(ctx, data, key); a != nil {
+				if chunked {
+					c.rest = true
+				} else {
+					c.broken = true // its end is not known to come
+				}
+				return a, nil
+			}
+			data = data[:0]
+			continue
+		}
+		field, value := line, []byte(nil)
+		if i := bytes.IndexByte(line, ':'); i >= 0 {
+			field, value = line[:i], line[i+1:]
+			if len(value) > 0 && value[0] == ' ' {
+				value = value[1:]
+			}
+		}
+		switch string(field) {
+		case "data":
+			if hasData {
+				data = append(data, '\n')
+			}
+			data = append(data, value...)
+			hasData = true
+		case "id":
+			if bytes.IndexByte(value, 0) < 0 {
+				id, hasID = string(value), true
+			}
+		case "retry":
+			if ms, err := strconv.ParseUint(string(value), 10, 31); err == nil && cur != nil && len(value) > 0 && value[0] != '+' {
+				cur.retry, cur.hasRetry = time.Duration(ms)*time.Millisecond, true
+			}
+		}
+		// "event" names the type; every MCP message is dispatched alike.
+		// A line starting with ':' is a comment.
+	}
+}
+
+// dispatch handles one message from the server: the answer to key is
+// returned; a notification goes to the handler; a request is answered in
+// a goroutine of its own (it may take a while: sampling asks a person),
+// under ctx — the call's, for a request on the call's stream, as mcp-go
+// does.
+func (t *streamTransport) dispatch(ctx context.Context, msg []byte, key string) *answer {
+	var a answer
+	if json.Unmarshal(msg, &a) != nil {
+		return nil
+	}
+	switch {
+	case a.Method != "" && !a.hasID():
+		var n mcp.JSONRPCNotification
+		if json.Unmarshal(msg, &n) != nil {
+			return nil
+		}
+		t.hmu.RLock()
+		h := t.onNote
+		t.hmu.RUnlock()
+		if h != nil {
+			h(n)
+		}
+	case a.Method != "":
+		var req transport.JSONRPCRequest
+		if json.Unmarshal(msg, &req) != nil {
+			return nil
+		}
+		go t.serve(ctx, req)
+	case key != "" && string(a.ID) == key:
+		return &a
+	}
+	return nil
+}
+
+// serve answers one request the server sent (sampling, elicitation,
+// roots, ping), as mcp-go's transport does, and posts the answer. Like
+// pipe.go it sets no time limit of its own: sampling and elicitation may
+// wait for a person, and the server decides how long it waits.
+func (t *streamTransport) serve(ctx context.Context, req transport.JSONRPCRequest) {
+	t.hmu.RLock()
+	h := t.onReq
+	t.hmu.RUnlock()
+	var resp *transport.JSONRPCResponse
+	if h == nil {
+		resp = transport.NewJSONRPCErrorResponse(req.ID, mcp.METHOD_NOT_FOUND, "no handler configured for method: "+req.Method, nil)
+	} else {
+		r, err := h(ctx, req)
+		switch {
+		case errors.Is(err, context.Canceled):
+			resp = transport.NewJSONRPCErrorResponse(req.ID, mcp.REQUEST_INTERRUPTED, "request was cancelled", nil)
+		case errors.Is(err, context.DeadlineExceeded):
+			resp = transport.NewJSONRPCErrorResponse(req.ID, mcp.REQUEST_INTERRUPTED, "request timed out", nil)
+		case err != nil:
+			resp = transport.NewJSONRPCErrorResponse(req.ID, mcp.INTERNAL_ERROR, err.Error(), nil)
+		default:
+			resp = r
+		}
+	}
+	if resp == nil {
+		return
+	}
+	b, err := json.Marshal(resp)
+	if err != nil {
+		return
+	}
+	// The answer goes out even when the call that brought the request has
+	// ended meanwhile.
+	pctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
+	_ = t.post(pctx, b, "the answer to "+req.Method)
+}
