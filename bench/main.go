@@ -53,6 +53,9 @@ func main() {
 	if len(os.Args) > 1 && os.Args[1] == routerArg {
 		os.Exit(runRouter(os.Args[2:]))
 	}
+	if len(os.Args) > 1 && os.Args[1] == forwarderArg {
+		os.Exit(runForwarder(os.Args[2:]))
+	}
 	var o options
 	flag.IntVar(&o.n, "n", 2000, "timed sequential calls per path and round")
 	flag.IntVar(&o.warmup, "warmup", 200, "untimed warm-up calls before each run")
@@ -176,6 +179,24 @@ func run(ctx context.Context, o options) (err error) {
 		return err
 	}
 	keep(directMcpgo)
+	fwdURL, err := p.startForwarder(ctx, "http", upURL)
+	if err != nil {
+		return err
+	}
+	forwarded, err := dialHTTP(ctx, fwdURL, "")
+	if err != nil {
+		return fmt.Errorf("bare forwarder: %w", err)
+	}
+	keep(forwarded)
+	spliceURL, err := p.startForwarder(ctx, "splice", upURL)
+	if err != nil {
+		return err
+	}
+	spliced, err := dialHTTP(ctx, spliceURL, "")
+	if err != nil {
+		return fmt.Errorf("TCP splice: %w", err)
+	}
+	keep(spliced)
 	routed, err := dialHTTP(ctx, routerURL, "")
 	if err != nil {
 		return err
@@ -229,6 +250,8 @@ func run(ctx context.Context, o options) (err error) {
 		{label: "direct HTTP", s: directHTTP, tool: "echo"},
 		{label: "router HTTP → HTTP upstream", s: routed, tool: httpTool},
 		{label: labelMcpgo, s: directMcpgo, tool: "echo"},
+		{label: labelForwarder, s: forwarded, tool: "echo"},
+		{label: labelSplice, s: spliced, tool: "echo"},
 	}
 	paths = append(paths, hookPaths...)
 
@@ -411,8 +434,10 @@ func report(w io.Writer, o options, version string, paths []*path, routed, slow,
 	fast, off := med[labelNoHooks], med[labelFastOff]
 	fmt.Fprintf(w, "fast path: router HTTP → stdio upstream p50 %.3f ms, with the fast path off %.3f ms (%+.3f ms); added at p50 with it off %+.3f ms\n",
 		fast.P50, off.P50, fast.P50-off.P50, off.P50-med["direct stdio"].P50)
-	fmt.Fprintf(w, "mcp-go's streamable HTTP client (the router's towards HTTP upstreams) against the bench's, both direct HTTP: %+.3f ms at p50\n",
+	fmt.Fprintf(w, "mcp-go's streamable HTTP client against the bench's, both direct HTTP: %+.3f ms at p50\n",
 		med[labelMcpgo].P50-med["direct HTTP"].P50)
+	fmt.Fprintf(w, "a process in front of the HTTP upstream doing no MCP work (bench/forwarder.go) adds at p50: TCP splice %s, bare HTTP forwarder %s; the router adds %+.3f ms over the forwarder\n",
+		added(labelSplice, "direct HTTP"), added(labelForwarder, "direct HTTP"), med["router HTTP → HTTP upstream"].P50-med[labelForwarder].P50)
 	tok, noTok := med["router HTTP+token → stdio upstream"], med["router HTTP → stdio upstream"]
 	fmt.Fprintf(w, "token check (auth on vs --no-auth, both HTTP → stdio upstream): %+.3f ms at p50\n", tok.P50-noTok.P50)
 	fmt.Fprintf(w, "%d sessions through the router: %.0f calls/s (p50 %.2f ms, p99 %.2f ms, %d errors); one direct pipe: %.0f calls/s (p50 %.2f ms, p99 %.2f ms, %d errors)\n",
@@ -435,8 +460,15 @@ func report(w io.Writer, o options, version string, paths []*path, routed, slow,
 		verdict(early10 <= 0.2))
 }
 
-// labelMcpgo is the reference path: direct HTTP with mcp-go's client.
+// labelMcpgo is a reference path: direct HTTP with mcp-go's client.
 const labelMcpgo = "direct HTTP, mcp-go client"
+
+// labelForwarder is a reference path: direct HTTP through the bare
+// forwarder (forwarder.go).
+const labelForwarder = "HTTP through a bare forwarder"
+
+// labelSplice is a reference path: direct HTTP through a TCP splice.
+const labelSplice = "HTTP through a TCP splice"
 
 // labelWidth is the width of the path column: the longest label.
 const labelWidth = 40

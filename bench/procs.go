@@ -272,6 +272,12 @@ func (p *procs) routerServe(ctx context.Context, name, dataDir string, noAuth bo
 	}
 	// SIGTERM, not SIGKILL: the router then stops its upstreams itself.
 	cmd.SysProcAttr = sysAttr(syscall.SIGTERM)
+	return p.startListening(ctx, name, cmd)
+}
+
+// startListening starts cmd and returns the /mcp URL it prints
+// ("listening on http://…/mcp") on stderr.
+func (p *procs) startListening(ctx context.Context, name string, cmd *exec.Cmd) (*proc, string, error) {
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		return nil, "", err

@@ -19,7 +19,13 @@ type chunkReader struct {
 	br    *bufio.Reader
 	state chunkState
 	left  int64 // bytes left in the current chunk
+	// buffered: read only what br holds already, and report errWouldBlock
+	// where br would read from the connection.
+	buffered bool
 }
+
+// errWouldBlock: the rest is not in the buffer yet (chunkReader.buffered).
+var errWouldBlock = errors.New("would block")
 
 type chunkState uint8
 
@@ -34,6 +40,9 @@ const (
 var errBadChunk = errors.New("malformed chunked encoding")
 
 func (r *chunkReader) reset(br *bufio.Reader) { *r = chunkReader{br: br} }
+
+// ended reports whether the body has been read to its end.
+func (r *chunkReader) ended() bool { return r.state == chunkDone }
 
 func (r *chunkReader) Read(p []byte) (int, error) {
 	for {
@@ -67,6 +76,9 @@ func (r *chunkReader) Read(p []byte) (int, error) {
 			}
 			if int64(len(p)) > r.left {
 				p = p[:r.left]
+			}
+			if r.buffered && r.br.Buffered() == 0 {
+				return 0, errWouldBlock
 			}
 			n, err := r.br.Read(p)
 			r.left -= int64(n)
@@ -114,6 +126,9 @@ func (r *chunkReader) line() ([]byte, error) {
 		}
 		if r.br.Buffered() >= 4096 {
 			return nil, errBadChunk // no chunk line is this long
+		}
+		if r.buffered {
+			return nil, errWouldBlock
 		}
 		if _, err := r.br.Peek(r.br.Buffered() + 1); err != nil {
 			if err == io.EOF {

@@ -79,14 +79,21 @@ func TestHTTPTransportWithServerEverything(t *testing.T) {
 	if got := callTool(t, c, "trigger-sampling-request", map[string]any{"prompt": "hi", "maxTokens": 5}); !strings.Contains(got, "sampled by the test") {
 		t.Fatalf("sampling result: %s", got)
 	}
-	if server := <-sampled; server != "web" {
-		t.Fatalf("sampling asked for %q", server)
+	select {
+	case server := <-sampled:
+		if server != "web" {
+			t.Fatalf("sampling asked for %q", server)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the sampling handler was not called")
 	}
 	// Many calls at once share the connections.
 	errs := make(chan error, 40)
 	for i := 0; i < 40; i++ {
 		go func(i int) {
-			raw, err := c.request(context.Background(), "tools/call", map[string]any{"name": "echo", "arguments": map[string]any{"message": fmt.Sprint("m", i)}})
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			raw, err := c.request(ctx, "tools/call", map[string]any{"name": "echo", "arguments": map[string]any{"message": fmt.Sprint("m", i)}})
 			if err == nil && !strings.Contains(string(raw), fmt.Sprintf(`m%d"`, i)) {
 				err = fmt.Errorf("call %d answered %s", i, raw)
 			}
@@ -145,8 +152,13 @@ func TestHTTPTransportWithGoSDKEverythingServer(t *testing.T) {
 			if !strings.Contains(got, "ada") {
 				t.Fatalf("elicitation result: %s", got)
 			}
-			if msg := <-elicited; msg == "" {
-				t.Fatal("the elicitation reached the client side without its message")
+			select {
+			case msg := <-elicited:
+				if msg == "" {
+					t.Fatal("the elicitation reached the client side without its message")
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatal("the elicitation handler was not called")
 			}
 		})
 	}

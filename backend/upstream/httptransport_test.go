@@ -148,6 +148,11 @@ func (f *fakeMCP) open(t *testing.T, headers map[string]string) *streamTransport
 }
 
 func call(tr *streamTransport, ctx context.Context, id string, method string) (*transport.JSONRPCResponse, error) {
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, 20*time.Second)
+		defer cancel()
+	}
 	return tr.SendRequest(ctx, transport.JSONRPCRequest{JSONRPC: "2.0", ID: mcp.NewRequestId(id), Method: method,
 		Params: json.RawMessage(`{"name":"echo","arguments":{"message":"hi"}}`)})
 }
@@ -244,8 +249,12 @@ func TestStreamTransportServerRequests(t *testing.T) {
 		send(data(map[string]any{"jsonrpc": "2.0", "id": msg["id"], "result": map[string]any{"content": []any{}}}))
 		return true
 	}
+	var releaseOnce sync.Once
+	defer releaseOnce.Do(func() { close(release) }) // no handler left waiting if the test fails
 	getDone := make(chan struct{})
+	handlersSet := make(chan struct{})
 	f.get = func(w http.ResponseWriter, r *http.Request) {
+		<-handlersSet // the stream opens right after initialize
 		send := events(w)
 		send(data(map[string]any{"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}))
 		send(data(map[string]any{"jsonrpc": "2.0", "id": "r1", "method": "roots/list"}))
@@ -258,11 +267,10 @@ func TestStreamTransportServerRequests(t *testing.T) {
 	tr := f.open(t, nil)
 	notes := make(chan string, 4)
 	tr.SetNotificationHandler(func(n mcp.JSONRPCNotification) { notes <- n.Method })
-	var seen sync.Map
 	tr.SetRequestHandler(func(ctx context.Context, req transport.JSONRPCRequest) (*transport.JSONRPCResponse, error) {
-		seen.Store(req.Method, true)
 		return &transport.JSONRPCResponse{JSONRPC: "2.0", ID: req.ID, Result: json.RawMessage(`{"answered":"` + req.Method + `"}`)}, nil
 	})
+	close(handlersSet)
 	done := make(chan error, 1)
 	go func() {
 		_, err := call(tr, context.Background(), "mcpr-1", "tools/call")
@@ -283,9 +291,14 @@ func TestStreamTransportServerRequests(t *testing.T) {
 	if !got["7"] || !got["r1"] {
 		t.Fatalf("answered ids %v, want 7 (POST stream) and r1 (GET stream)", got)
 	}
-	close(release)
-	if err := <-done; err != nil {
-		t.Fatal(err)
+	releaseOnce.Do(func() { close(release) })
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the call did not end after its answer was sent")
 	}
 	select {
 	case n := <-notes:
