@@ -170,6 +170,40 @@ async function cli(bin, args, opts) {
   return res.stdout;
 }
 
+// startGoEverythingHTTP runs the go-sdk everything-server over streamable
+// HTTP (stateful, so it can send requests to the client) on a free loopback
+// port and resolves once it accepts connections; stop() kills it.
+export async function startGoEverythingHTTP() {
+  const port = await freePort();
+  const child = spawn(EVERYTHING_GO, ['-http', `127.0.0.1:${port}`, '-stateless=false'], { env: childEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout.setEncoding('utf8').on('data', (d) => (output += d));
+  child.stderr.setEncoding('utf8').on('data', (d) => (output += d));
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill('SIGKILL');
+      await waitExit(child, 5_000);
+    }
+  };
+  try {
+    await waitFor(
+      () =>
+        new Promise((resolve) => {
+          const c = net.connect(port, '127.0.0.1', () => {
+            c.destroy();
+            resolve(true);
+          });
+          c.on('error', () => resolve(false));
+        }),
+      { timeoutMs: 15_000, what: `the go-sdk everything-server on port ${port}` },
+    );
+  } catch (err) {
+    await stop();
+    throw new Error(`${err.message}\n${output}`);
+  }
+  return { url: `http://127.0.0.1:${port}/mcp`, stop, output: () => output };
+}
+
 export function freePort() {
   return new Promise((resolve, reject) => {
     const srv = net.createServer();
@@ -245,11 +279,15 @@ export async function startRouter({ servers, noAuth = false, expectTools = [], l
   const marker = `${label}-${process.pid}-${randomBytes(6).toString('hex')}`;
   const base = ['--data-dir', dataDir];
   for (const s of servers) {
-    const args = [...base, 'servers', 'add', s.name, '--env', `${MARKER_VAR}=${marker}`];
+    // A server is a command (stdio, started by the router with the marker)
+    // or a URL (an HTTP server the test runs itself).
+    const args = [...base, 'servers', 'add', s.name];
     if (s.prefix) args.push('--prefix', s.prefix);
-    args.push('--', s.command, ...(s.args ?? []));
+    if (s.url) args.push('--url', s.url);
+    else args.push('--env', `${MARKER_VAR}=${marker}`, '--', s.command, ...(s.args ?? []));
     await cli(bin, args, { timeoutMs: 30_000 });
   }
+  const processes = servers.filter((s) => !s.url).length;
   let token;
   if (!noAuth) {
     const out = await cli(bin, [...base, 'tokens', 'create', `e2e-${label}`, '--json'], { timeoutMs: 30_000 });
@@ -340,10 +378,10 @@ export async function startRouter({ servers, noAuth = false, expectTools = [], l
     if (expectTools.length) await waitForTools(router, expectTools);
     // The leak check in stop() is only worth something if the scan sees the
     // running upstreams: require it to find them now.
-    if (servers.length) {
-      await waitFor(() => pidsWithMarker(marker).length >= servers.length, {
+    if (processes) {
+      await waitFor(() => pidsWithMarker(marker).length >= processes, {
         timeoutMs: 30_000,
-        what: `${servers.length} upstream process(es) with ${MARKER_VAR}=${marker}`,
+        what: `${processes} upstream process(es) with ${MARKER_VAR}=${marker}`,
       });
     }
   } catch (err) {
