@@ -152,6 +152,8 @@ func TestBadInputIsOneLineAndChangesNothing(t *testing.T) {
 		{"bad name", []string{"servers", "add", "bad name!", "--", "cmd"}, "server name", ExitError},
 		{"bad env", []string{"servers", "add", "x", "--env", "NOEQUALS", "--", "cmd"}, "want KEY=VALUE", ExitUsage},
 		{"bad prefix", []string{"servers", "add", "x", "--prefix", "sometimes", "--", "cmd"}, "prefix mode", ExitError},
+		{"header value with a line break", []string{"servers", "add", "x", "--url", "http://h/mcp", "--header", "Authorization=Bearer a\nX-Evil: 1"}, "line break", ExitError},
+		{"transport's own header", []string{"servers", "add", "x", "--url", "http://h/mcp", "--header", "Mcp-Session-Id=s"}, "set by the transport", ExitError},
 		{"duplicate name", []string{"servers", "add", "existing", "--", "other"}, "already exists", ExitError},
 		{"malformed JSON", []string{"servers", "import", malformed}, "line 3, column", ExitError},
 		{"one bad entry", []string{"servers", "import", halfBad}, "bad", ExitError},

@@ -5,12 +5,16 @@
 package spec
 
 import (
+	"net/textproto"
+
 	"errors"
 	"fmt"
 	"net/url"
 	"regexp"
 	"sort"
 	"strings"
+
+	"golang.org/x/net/http/httpguts"
 )
 
 // Transport is how the router talks to an upstream server.
@@ -121,15 +125,29 @@ func (s Server) Validate() error {
 			return bad("server %q: bad environment variable name %q", s.Name, k)
 		}
 	}
-	for k := range s.Headers {
-		if k == "" || strings.ContainsAny(k, ": \r\n") {
+	for k, v := range s.Headers {
+		if !httpguts.ValidHeaderFieldName(k) {
 			return bad("server %q: bad header name %q", s.Name, k)
+		}
+		if !httpguts.ValidHeaderFieldValue(v) {
+			return bad("server %q: header %s: the value has a line break or control character", s.Name, k)
+		}
+		if c := textproto.CanonicalMIMEHeaderKey(k); TransportHeaders[c] {
+			return bad("server %q: header %s is set by the transport, not by the server's definition", s.Name, c)
 		}
 	}
 	if err := s.Gate.validate(); err != nil {
 		return bad("server %q: %v", s.Name, err)
 	}
 	return nil
+}
+
+// TransportHeaders are the HTTP headers the HTTP and SSE transports set
+// themselves (canonical names); a server definition may not.
+var TransportHeaders = map[string]bool{
+	"Accept": true, "Content-Type": true, "Content-Length": true, "Transfer-Encoding": true,
+	"Connection": true, "Upgrade": true, "Te": true, "Trailer": true,
+	"Mcp-Session-Id": true, "Mcp-Protocol-Version": true, "Last-Event-Id": true,
 }
 
 // ValidateURL accepts absolute http and https URLs with a host.

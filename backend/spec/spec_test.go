@@ -54,6 +54,9 @@ func TestValidate(t *testing.T) {
 		{"negative timeout", Server{Name: "a", Command: "x", TimeoutSeconds: -1}, "timeout"},
 		{"bad env name", Server{Name: "a", Command: "x", Env: map[string]string{"A=B": "1"}}, "environment variable"},
 		{"bad header name", Server{Name: "a", URL: "http://h", Headers: map[string]string{"X Y": "1"}}, "header name"},
+		{"header value with a line break", Server{Name: "a", URL: "http://h", Headers: map[string]string{"Authorization": "Bearer x\r\nX-Evil: 1"}}, "line break"},
+		{"transport's own header", Server{Name: "a", URL: "http://h", Headers: map[string]string{"mcp-session-id": "s"}}, "header Mcp-Session-Id is set by the transport"},
+		{"headers", Server{Name: "a", URL: "http://h", Headers: map[string]string{"Authorization": "Bearer x", "User-Agent": "me"}}, ""},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -113,13 +113,6 @@ type httpConn struct {
 	broken bool        // not to be reused
 }
 
-// Headers the transport sets itself; a server definition may not.
-var transportHeaders = map[string]bool{
-	"Accept": true, "Content-Type": true, "Content-Length": true, "Transfer-Encoding": true,
-	"Connection": true, "Upgrade": true, "Te": true, "Trailer": true,
-	"Mcp-Session-Id": true, "Mcp-Protocol-Version": true, "Last-Event-Id": true,
-}
-
 // proxyFor is net/http's proxy choice ($HTTPS_PROXY, $NO_PROXY, …);
 // loopback addresses never go through a proxy.
 var proxyFor = http.ProxyFromEnvironment
@@ -181,7 +174,7 @@ func newStreamTransport(u *url.URL, headers map[string]string) (*streamTransport
 		if !httpguts.ValidHeaderFieldValue(headers[k]) {
 			return nil, fmt.Errorf("header %s: the value has a line break or control character", c)
 		}
-		if transportHeaders[c] {
+		if spec.TransportHeaders[c] {
 			return nil, fmt.Errorf("header %s is set by the transport, not by the server's definition", c)
 		}
 		if _, dup := canon[c]; dup {
