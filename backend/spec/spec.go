@@ -5,10 +5,9 @@
 package spec
 
 import (
-	"net/textproto"
-
 	"errors"
 	"fmt"
+	"net/textproto"
 	"net/url"
 	"regexp"
 	"sort"
