@@ -20,12 +20,22 @@ import (
 // maxIdleConns bounds the connections kept for reuse per upstream.
 const maxIdleConns = 64
 
+// staleAfter is the idleness after which a kept-alive connection may have
+// been closed by the server as a request went out (servers close idle
+// connections after 5 s and more: Node, uvicorn; nginx 75 s).
+var staleAfter = time.Second
+
 // exchange sends one request (method, body, and extra header lines) and
 // reads the answer's status and headers. The caller reads the body and
 // gives the connection back with release. sentSession reports whether the
-// request carried the session id. A keep-alive connection the server had
-// closed is replaced and the request sent again once — only when the
-// server did not answer at all, so it never saw the request.
+// request carried the session id.
+//
+// A request is sent again, once, on a new connection only when it went out
+// on a kept-alive connection that had been idle for staleAfter or more and
+// nothing at all came back: the server closed the connection for idleness
+// as the request arrived, and never saw it (ready's check catches the
+// close when it came earlier). Any other failure is the caller's error: a
+// tool call must not run twice because a server broke down while on it.
 func (t *streamTransport) exchange(ctx context.Context, method string, body []byte, extra string, own bool) (c *httpConn, resp *http.Response, sentSession bool, err error) {
 	for attempt := 0; ; attempt++ {
 		c, err = t.acquire(ctx, own || attempt > 0)
@@ -38,9 +48,9 @@ func (t *streamTransport) exchange(ctx context.Context, method string, body []by
 		nc := c.nc
 		c.stop = context.AfterFunc(ctx, func() { _ = nc.SetDeadline(aLongTimeAgo) })
 		got := c.got.n
+		idle := !c.lastUsed.IsZero() && time.Since(c.lastUsed) >= staleAfter
 		resp, sentSession, err = t.roundTrip(c, method, body, extra)
-		reused, answered := c.used, c.got.n > got
-		c.used = true
+		answered := c.got.n > got
 		if err == nil {
 			if resp.Close {
 				c.broken = true // the server closes it after this answer
@@ -54,7 +64,7 @@ func (t *streamTransport) exchange(ctx context.Context, method string, body []by
 			return nil, nil, false, ctx.Err()
 		case t.isClosed():
 			return nil, nil, false, errTransportClosed
-		case attempt == 0 && reused && !answered && staleKeepAlive(err):
+		case attempt == 0 && idle && !answered && staleKeepAlive(err):
 			continue
 		}
 		return nil, nil, false, err
@@ -187,6 +197,7 @@ func (t *streamTransport) release(c *httpConn) {
 	delete(t.active, c)
 	keep := !c.broken && !t.closed && len(t.idle) < maxIdleConns
 	if keep {
+		c.lastUsed = time.Now()
 		t.idle = append(t.idle, c)
 	}
 	t.mu.Unlock()

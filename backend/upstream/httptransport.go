@@ -108,7 +108,9 @@ type httpConn struct {
 	// (c.ev over c.chunks), which ready does before reuse.
 	rest   bool
 	stop   func() bool // ends the current exchange's tie to its context
-	used   bool        // it carried an exchange before (a stale keep-alive is retried)
+	// lastUsed is when it was last given back (zero: never); a request on
+	// a connection idle since long enough may be sent again (exchange).
+	lastUsed time.Time
 	got    byteCount   // what has been read, under br
 	broken bool        // not to be reused
 }

@@ -594,9 +594,12 @@ func TestStreamTransportStreamLeftOpenAfterItsAnswer(t *testing.T) {
 
 // TestStreamTransportRetriesAStaleKeepAlive: a server that closes a kept
 // connection as the next request arrives (its idle timeout) gets that
-// request again on a new connection; a new connection that breaks is an
-// error.
+// request again on a new connection. A connection used a moment ago, or a
+// new one, that breaks without an answer is an error: the server may have
+// been working on the request.
 func TestStreamTransportRetriesAStaleKeepAlive(t *testing.T) {
+	defer func(d time.Duration) { staleAfter = d }(staleAfter)
+	staleAfter = 50 * time.Millisecond
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -622,7 +625,7 @@ func TestStreamTransportRetriesAStaleKeepAlive(t *testing.T) {
 					body, _ := io.ReadAll(req.Body)
 					requests.Add(1)
 					if n == 1 || breakFresh.Load() {
-						return // closes without an answer: a stale keep-alive
+						return // closes without an answer
 					}
 					var msg map[string]any
 					_ = json.Unmarshal(body, &msg)
@@ -635,24 +638,31 @@ func TestStreamTransportRetriesAStaleKeepAlive(t *testing.T) {
 	u, _ := url.Parse("http://" + l.Addr().String() + "/mcp")
 	tr, _ := newStreamTransport(u, nil)
 	defer tr.Close()
+	// Each connection's second request is dropped. After an idle pause it
+	// goes out again on a new connection.
 	for i := 0; i < 3; i++ {
+		time.Sleep(100 * time.Millisecond)
 		if _, err := call(tr, context.Background(), fmt.Sprint("c", i), "tools/call"); err != nil {
 			t.Fatalf("call %d: %v", i, err)
 		}
 	}
-	// Each connection's second request is dropped: c1 and c2 go out twice.
 	if accepted.Load() != 3 || requests.Load() != 5 {
 		t.Fatalf("accepted %d, requests %d; want 3 and 5", accepted.Load(), requests.Load())
 	}
-	breakFresh.Store(true)
-	tr.mu.Lock()
-	for _, c := range tr.idle {
-		c.nc.Close()
+	// Right after the last use: not sent again.
+	if _, err := call(tr, context.Background(), "busy", "tools/call"); err == nil || !strings.Contains(err.Error(), "EOF") {
+		t.Fatalf("a connection used a moment ago closed without an answer: %v", err)
 	}
-	tr.idle = nil
-	tr.mu.Unlock()
+	if requests.Load() != 6 {
+		t.Fatalf("requests %d, want 6: the request was sent again", requests.Load())
+	}
+	// A new connection that breaks: not sent again either.
+	breakFresh.Store(true)
 	if _, err := call(tr, context.Background(), "x", "tools/call"); err == nil || !strings.Contains(err.Error(), "EOF") {
 		t.Fatalf("a fresh connection closed without an answer: %v", err)
+	}
+	if requests.Load() != 7 {
+		t.Fatalf("requests %d, want 7", requests.Load())
 	}
 }
 
