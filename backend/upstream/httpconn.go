@@ -349,8 +349,11 @@ func (t *streamTransport) Close() error {
 		for _, c := range idle {
 			c.nc.Close()
 		}
+		// Their owners see an error and let go of them. The deadline first:
+		// it unblocks a write, which a TLS close would wait for.
 		for _, c := range active {
 			_ = c.nc.SetDeadline(aLongTimeAgo)
+			_ = c.nc.Close()
 		}
 		if t.session.Load().(string) != "" && !t.ended.Load() {
 			t.deleteSession()
@@ -387,6 +390,7 @@ var errNoStream = errors.New("no GET stream")
 // after it ends, until Close or until the server says it has none.
 func (t *streamTransport) listen() {
 	defer t.wg.Done()
+	defer t.listened.Store(false) // a new session may open it again
 	opened := false
 	for {
 		err := t.listenOnce(&opened)
@@ -427,7 +431,7 @@ func (t *streamTransport) listenOnce(opened *bool) error {
 		// A session the stream worked on is gone; a stream that never
 		// opened is not offered.
 		if *opened && sentSession {
-			t.ended.Store(true)
+			t.endSession()
 		}
 		return errNoStream
 	case resp.StatusCode != http.StatusOK || mediaType(resp) != "text/event-stream":

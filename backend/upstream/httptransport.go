@@ -68,7 +68,7 @@ type streamTransport struct {
 	session  atomic.Value // string: Mcp-Session-Id, "" until initialize answers
 	version  atomic.Value // string: Mcp-Protocol-Version, set by the client
 	ended    atomic.Bool  // the server forgot the session (404)
-	listened atomic.Bool  // the GET stream was started
+	listened atomic.Bool  // the GET stream is open or being reopened
 
 	mu       sync.Mutex
 	idle     []*httpConn            // kept-alive connections, last used on top
@@ -286,11 +286,30 @@ func (t *streamTransport) SendRequest(ctx context.Context, req transport.JSONRPC
 		}
 		return nil, err
 	}
-	if initialize && answer.Error == nil && t.listened.CompareAndSwap(false, true) {
-		t.wg.Add(1)
-		go t.listen()
+	if initialize && answer.Error == nil {
+		t.ended.Store(false) // a new session
+		t.startListening()
 	}
 	return answer, nil
+}
+
+// endSession records that the server no longer knows the session: only a
+// new initialize goes out, without the old id.
+func (t *streamTransport) endSession() {
+	t.ended.Store(true)
+	t.session.Store("")
+}
+
+// startListening opens the GET stream once a session has started, unless
+// it is open already or the transport is closed.
+func (t *streamTransport) startListening() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.closed || !t.listened.CompareAndSwap(false, true) {
+		return
+	}
+	t.wg.Add(1)
+	go t.listen()
 }
 
 // SendNotification posts a notification; the server answers 202.
@@ -333,7 +352,7 @@ func (t *streamTransport) failed(c *httpConn, resp *http.Response, sentSession b
 	}
 	switch {
 	case resp.StatusCode == http.StatusNotFound && sentSession:
-		t.ended.Store(true)
+		t.endSession()
 		return transport.ErrSessionTerminated
 	case resp.StatusCode == http.StatusNotFound && what == string(mcp.MethodInitialize):
 		return fmt.Errorf("HTTP 404 from %s: no streamable HTTP MCP endpoint there (check the URL; a server with the older SSE transport needs transport sse)", t.target)

@@ -693,3 +693,43 @@ func waitFor(t *testing.T, cond func() bool) {
 		time.Sleep(5 * time.Millisecond)
 	}
 }
+
+// After a 404 the session is over: a new initialize goes out without the
+// old id, and the new session works.
+func TestStreamTransportStartsANewSessionAfter404(t *testing.T) {
+	f := newFakeMCP(t, false)
+	var gone atomic.Bool
+	gone.Store(true)
+	f.handle = func(w http.ResponseWriter, msg map[string]any) bool {
+		if msg["method"] != "tools/call" {
+			return false
+		}
+		if gone.Swap(false) {
+			http.Error(w, "no such session", http.StatusNotFound)
+			return true
+		}
+		writeJSON(w, msg["id"], map[string]any{"ok": true})
+		return true
+	}
+	tr := f.open(t, nil)
+	if _, err := call(tr, context.Background(), "a", "tools/call"); !errors.Is(err, transport.ErrSessionTerminated) {
+		t.Fatalf("404: %v", err)
+	}
+	if tr.GetSessionId() != "" {
+		t.Fatalf("session id %q kept after the 404", tr.GetSessionId())
+	}
+	resp, err := tr.SendRequest(context.Background(), transport.JSONRPCRequest{JSONRPC: "2.0", ID: mcp.NewRequestId("i2"), Method: "initialize",
+		Params: json.RawMessage(`{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}`)})
+	if err != nil || resp.Error != nil {
+		t.Fatalf("initialize again: %v %+v", err, resp)
+	}
+	f.mu.Lock()
+	reinit := f.posts[len(f.posts)-1]
+	f.mu.Unlock()
+	if reinit.Get("Mcp-Session-Id") != "" {
+		t.Fatalf("the new initialize carried the old session id %q", reinit.Get("Mcp-Session-Id"))
+	}
+	if _, err := call(tr, context.Background(), "b", "tools/call"); err != nil {
+		t.Fatalf("a call in the new session: %v", err)
+	}
+}
