@@ -79,17 +79,33 @@ func staleKeepAlive(err error) bool {
 }
 
 // byteCount counts what a connection has read, so that exchange knows
-// whether any of an answer came back before an error.
+// whether any of an answer came back before an error, and stops at max
+// (when set), so that an answer's head cannot grow without end.
 type byteCount struct {
-	r io.Reader
-	n int64
+	r   io.Reader
+	n   int64
+	max int64 // 0: no limit
 }
 
+var errHeadTooLong = errors.New("the answer's status line and headers are longer than 1 MiB")
+
 func (b *byteCount) Read(p []byte) (int, error) {
+	if b.max > 0 {
+		if b.n >= b.max {
+			return 0, errHeadTooLong
+		}
+		if left := b.max - b.n; int64(len(p)) > left {
+			p = p[:left]
+		}
+	}
 	n, err := b.r.Read(p)
 	b.n += int64(n)
 	return n, err
 }
+
+// maxHead bounds an answer's status line and headers (net/http's
+// Transport allows 10 MB; MCP answers carry a handful of headers).
+const maxHead = 1 << 20
 
 // roundTrip writes the request in one write and reads the answer's head.
 func (t *streamTransport) roundTrip(c *httpConn, method string, body []byte, extra string) (*http.Response, bool, error) {
@@ -127,7 +143,9 @@ func (t *streamTransport) roundTrip(c *httpConn, method string, body []byte, ext
 	if _, err := c.nc.Write(b); err != nil {
 		return nil, false, err
 	}
+	c.got.max = c.got.n + int64(c.br.Buffered()) + maxHead
 	resp, err := http.ReadResponse(c.br, nil)
+	c.got.max = 0
 	return resp, sid != "", err
 }
 

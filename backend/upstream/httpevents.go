@@ -14,6 +14,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
+	"golang.org/x/net/http/httpguts"
 )
 
 // The server-sent events of a streamTransport: an answer's event stream and
@@ -113,8 +114,10 @@ func (t *streamTransport) readEvents(ctx context.Context, c *httpConn, resp *htt
 			data = append(data, value...)
 			hasData = true
 		case "id":
-			if bytes.IndexByte(value, 0) < 0 {
-				id, hasID = string(value), true
+			// The SSE spec ignores an id with a NUL; one that could not go
+			// back in a Last-Event-ID header is ignored too.
+			if v := string(value); httpguts.ValidHeaderFieldValue(v) {
+				id, hasID = v, true
 			}
 		case "retry":
 			if ms, err := strconv.ParseUint(string(value), 10, 31); err == nil && cur != nil && len(value) > 0 && value[0] != '+' {

@@ -215,7 +215,14 @@ func (t *streamTransport) SetRequestHandler(h transport.RequestHandler) {
 	t.hmu.Unlock()
 }
 
-func (t *streamTransport) SetProtocolVersion(v string) { t.version.Store(v) }
+// SetProtocolVersion sets the version sent in Mcp-Protocol-Version: the
+// one the server answered initialize with, so it is checked like any text
+// from the server that goes into a header.
+func (t *streamTransport) SetProtocolVersion(v string) {
+	if visibleASCII(v) {
+		t.version.Store(v)
+	}
+}
 
 // RequiresLegacyProtocol: the GET stream is gone in 2026-07-28.
 func (t *streamTransport) RequiresLegacyProtocol() bool { return true }

@@ -733,3 +733,68 @@ func TestStreamTransportStartsANewSessionAfter404(t *testing.T) {
 		t.Fatalf("a call in the new session: %v", err)
 	}
 }
+
+// Text from the server that goes back into request headers cannot carry a
+// line break, and an answer's head cannot grow without end.
+func TestStreamTransportHeadersFromTheServer(t *testing.T) {
+	u, _ := url.Parse("http://127.0.0.1:9/mcp")
+	tr, _ := newStreamTransport(u, nil)
+	tr.SetProtocolVersion("2025-11-25\r\nX-Evil: 1")
+	if v := tr.version.Load().(string); v != "" {
+		t.Fatalf("protocol version %q kept", v)
+	}
+	tr.SetProtocolVersion("2025-11-25")
+	if v := tr.version.Load().(string); v != "2025-11-25" {
+		t.Fatalf("protocol version %q", v)
+	}
+
+	// An event id with a bare CR is not kept for Last-Event-ID.
+	f := newFakeMCP(t, false)
+	var lastID atomic.Value
+	f.handle = func(w http.ResponseWriter, msg map[string]any) bool {
+		if msg["method"] != "tools/call" {
+			return false
+		}
+		events(w)("id: a\rX-Evil: 1", "retry: 10", "data: ")
+		return true
+	}
+	f.get = func(w http.ResponseWriter, r *http.Request) {
+		lastID.Store(r.Header.Get("Last-Event-ID") + "|" + r.Header.Get("X-Evil"))
+		w.WriteHeader(http.StatusMethodNotAllowed)
+	}
+	ft := f.open(t, nil)
+	if _, err := call(ft, context.Background(), "e", "tools/call"); err == nil || !strings.Contains(err.Error(), "without an answer") {
+		t.Fatalf("a stream with a bad id: %v", err)
+	}
+	if v, _ := lastID.Load().(string); v != "" && v != "|" {
+		t.Fatalf("resumed with %q", v)
+	}
+
+	// A head of more than 1 MiB.
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	go func() {
+		nc, err := l.Accept()
+		if err != nil {
+			return
+		}
+		defer nc.Close()
+		_, _ = http.ReadRequest(bufio.NewReader(nc))
+		_, _ = io.WriteString(nc, "HTTP/1.1 200 OK\r\n")
+		line := "X-Filler: " + strings.Repeat("x", 1000) + "\r\n"
+		for i := 0; i < 1100; i++ {
+			if _, err := io.WriteString(nc, line); err != nil {
+				return
+			}
+		}
+	}()
+	u, _ = url.Parse("http://" + l.Addr().String() + "/mcp")
+	tr, _ = newStreamTransport(u, nil)
+	defer tr.Close()
+	if _, err := call(tr, context.Background(), "h", "tools/call"); !errors.Is(err, errHeadTooLong) {
+		t.Fatalf("a 1.1 MB head: %v", err)
+	}
+}
