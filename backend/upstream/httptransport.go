@@ -106,13 +106,13 @@ type httpConn struct {
 	data   []byte // the current event's data
 	// rest: the last answer's event stream has not been read to its end
 	// (c.ev over c.chunks), which ready does before reuse.
-	rest   bool
-	stop   func() bool // ends the current exchange's tie to its context
+	rest bool
+	stop func() bool // ends the current exchange's tie to its context
 	// lastUsed is when it was last given back (zero: never); a request on
 	// a connection idle since long enough may be sent again (exchange).
 	lastUsed time.Time
-	got    byteCount   // what has been read, under br
-	broken bool        // not to be reused
+	got      byteCount // what has been read, under br
+	broken   bool      // not to be reused
 }
 
 // proxyFor is net/http's proxy choice ($HTTPS_PROXY, $NO_PROXY, …);
