@@ -87,23 +87,38 @@ func TestHTTPTransportWithServerEverything(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("the sampling handler was not called")
 	}
-	// Many calls at once share the connections.
-	errs := make(chan error, 40)
-	for i := 0; i < 40; i++ {
-		go func(i int) {
-			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-			defer cancel()
-			raw, err := c.request(ctx, "tools/call", map[string]any{"name": "echo", "arguments": map[string]any{"message": fmt.Sprint("m", i)}})
-			if err == nil && !strings.Contains(string(raw), fmt.Sprintf(`m%d"`, i)) {
-				err = fmt.Errorf("call %d answered %s", i, raw)
+	// Many calls at once: 32 workers, 25 calls each, every answer its own.
+	const workers, each = 32, 25
+	errs := make(chan error, workers)
+	for w := 0; w < workers; w++ {
+		go func(w int) {
+			for i := 0; i < each; i++ {
+				ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+				msg := fmt.Sprintf("w%d-%d", w, i)
+				raw, err := c.request(ctx, "tools/call", map[string]any{"name": "echo", "arguments": map[string]any{"message": msg}})
+				cancel()
+				if err == nil && !strings.Contains(string(raw), msg+`"`) {
+					err = fmt.Errorf("call %s answered %s", msg, raw)
+				}
+				if err != nil {
+					errs <- err
+					return
+				}
 			}
-			errs <- err
-		}(i)
+			errs <- nil
+		}(w)
 	}
-	for i := 0; i < 40; i++ {
+	for w := 0; w < workers; w++ {
 		if err := <-errs; err != nil {
 			t.Fatal(err)
 		}
+	}
+	st := c.tr.(*streamTransport)
+	st.mu.Lock()
+	idle, active := len(st.idle), len(st.active)
+	st.mu.Unlock()
+	if idle > workers+1 || active > 1 {
+		t.Fatalf("after the calls: %d idle and %d active connections (the GET stream is the one active)", idle, active)
 	}
 }
 
