@@ -1,0 +1,110 @@
+package upstream
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+// Reading the answer to a request: a JSON body, or an event stream (with
+// resumption when the server ends it before the answer).
+
+// answer is what the transport reads of a message from the server.
+type answer struct {
+	ID     json.RawMessage          `json:"id"`
+	Method string                   `json:"method"`
+	Result json.RawMessage          `json:"result"`
+	Error  *mcp.JSONRPCErrorDetails `json:"error"`
+}
+
+func (a *answer) hasID() bool { return len(a.ID) > 0 && string(a.ID) != "null" }
+
+// readJSONAnswer reads an application/json answer.
+func (t *streamTransport) readJSONAnswer(c *httpConn, resp *http.Response, key string, id mcp.RequestId) (*transport.JSONRPCResponse, error) {
+	buf := c.data[:0]
+	if resp.ContentLength > 0 && resp.ContentLength < 64<<20 {
+		buf = growTo(buf, int(resp.ContentLength))
+	}
+	b := bytes.NewBuffer(buf)
+	if _, err := b.ReadFrom(resp.Body); err != nil {
+		c.broken = true
+		return nil, fmt.Errorf("reading the answer: %w", err)
+	}
+	c.data = b.Bytes()
+	var a answer
+	if err := json.Unmarshal(c.data, &a); err != nil {
+		return nil, fmt.Errorf("the answer is not JSON-RPC: %w", err)
+	}
+	if string(a.ID) != key {
+		return nil, fmt.Errorf("an answer with id %s to the request with id %s", a.ID, key)
+	}
+	return &transport.JSONRPCResponse{JSONRPC: mcp.JSONRPC_VERSION, ID: id, Result: a.Result, Error: a.Error}, nil
+}
+
+func growTo(b []byte, n int) []byte {
+	if cap(b) < n {
+		return make([]byte, 0, n)
+	}
+	return b[:0]
+}
+
+// readStreamAnswer reads an event stream until the answer to key, handing
+// everything else to the handlers. A stream that ends before the answer,
+// after an event id, is resumed (SEP-1699).
+func (t *streamTransport) readStreamAnswer(ctx context.Context, c *httpConn, resp *http.Response, key string, id mcp.RequestId) (*transport.JSONRPCResponse, error) {
+	var cur cursor
+	a, err := t.readEvents(ctx, c, resp, key, &cur)
+	for a == nil && err == nil && cur.lastID != "" {
+		// The server ended the stream before the answer and asks to be
+		// polled: reconnect with GET and Last-Event-ID.
+		a, err = t.resume(ctx, key, &cur)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if a == nil {
+		return nil, fmt.Errorf("the server ended the event stream without an answer (id %s)", key)
+	}
+	return &transport.JSONRPCResponse{JSONRPC: mcp.JSONRPC_VERSION, ID: id, Result: a.Result, Error: a.Error}, nil
+}
+
+// resume waits the time the server asked for and reads the request's
+// stream again from after cur.lastID.
+func (t *streamTransport) resume(ctx context.Context, key string, cur *cursor) (*answer, error) {
+	delay := time.Second
+	if cur.hasRetry {
+		delay = max(cur.retry, 10*time.Millisecond)
+	}
+	timer := time.NewTimer(delay)
+	select {
+	case <-timer.C:
+	case <-ctx.Done():
+		timer.Stop()
+		return nil, ctx.Err()
+	case <-t.done:
+		timer.Stop()
+		return nil, errTransportClosed
+	}
+	c, resp, _, err := t.exchange(ctx, http.MethodGet, nil, "Last-Event-ID: "+cur.lastID+"\r\n", false)
+	if err != nil {
+		return nil, err
+	}
+	defer func() { t.release(c) }()
+	if resp.StatusCode != http.StatusOK || mediaType(resp) != "text/event-stream" {
+		c.broken = true
+		return nil, fmt.Errorf("resuming the event stream: HTTP %d, %q", resp.StatusCode, resp.Header.Get("Content-Type"))
+	}
+	prev := cur.lastID
+	cur.lastID = ""
+	a, err := t.readEvents(ctx, c, resp, key, cur)
+	if a == nil && err == nil && cur.lastID == "" {
+		cur.lastID = prev
+	}
+	return a, err
+}
