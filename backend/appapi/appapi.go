@@ -100,6 +100,7 @@ type ServerView struct {
 	Transport  string `json:"transport"`
 	Enabled    bool   `json:"enabled"`
 	State      string `json:"state"`
+	StateSince int64  `json:"stateSince"` // when the state last changed, ms since the epoch (0: unknown)
 	Error      string `json:"error,omitempty"`
 	Restarts   int    `json:"restarts"`
 	Tools      int    `json:"tools"`
@@ -110,9 +111,17 @@ type ServerView struct {
 func makeView(def spec.Server, st upstream.Status) ServerView {
 	return ServerView{
 		Name: def.Name, Transport: string(def.Transport), Enabled: def.Enabled,
-		State: string(st.State), Error: st.Error, Restarts: st.Restarts, Tools: st.Tools,
+		State: string(st.State), StateSince: unixMilli(st.StateSince), Error: st.Error, Restarts: st.Restarts, Tools: st.Tools,
 		Target: def.Target(), PrefixMode: string(def.PrefixMode),
 	}
+}
+
+// unixMilli is t in ms since the epoch, 0 for the zero time.
+func unixMilli(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.UnixMilli()
 }
 
 // bg is the context of a call: the UI's calls carry none (Wails passes only

@@ -156,6 +156,10 @@ func TestListServersAndStateEvents(t *testing.T) {
 	if ev.Name != "everything" || ev.State != "running" || ev.Tools == 0 || ev.Transport != "stdio" || ev.PrefixMode != "always" {
 		t.Errorf("everything view = %+v", ev)
 	}
+	// When it started running, in ms since the epoch: the page counts from it.
+	if now := time.Now().UnixMilli(); ev.StateSince <= 0 || ev.StateSince > now || now-ev.StateSince > 60_000 {
+		t.Errorf("everything running since %d (now %d)", ev.StateSince, now)
+	}
 	if off.State != "stopped" || off.Enabled || off.Target != "http://127.0.0.1:1/mcp" {
 		t.Errorf("off view = %+v", off)
 	}

@@ -182,7 +182,7 @@ func (a *API) view(st upstream.Status) ServerView {
 	r, err := a.core.Store.Servers().Get(context.Background(), st.Name)
 	if err != nil {
 		return ServerView{Name: st.Name, Transport: string(st.Transport), Enabled: st.Enabled, State: string(st.State),
-			Error: st.Error, Restarts: st.Restarts, Tools: st.Tools}
+			StateSince: unixMilli(st.StateSince), Error: st.Error, Restarts: st.Restarts, Tools: st.Tools}
 	}
 	return makeView(r.Server, st)
 }

@@ -45,7 +45,7 @@ func newManaged(svc *Service, s spec.Server) *managed {
 	m.console = NewConsole(svc.opts.ConsoleLines, func(line string) {
 		svc.emit(Event{Kind: EventConsole, Server: s.Name, Line: line})
 	})
-	m.status = Status{Name: s.Name, Transport: s.Transport, Enabled: s.Enabled, State: StateStopped}
+	m.status = Status{Name: s.Name, Transport: s.Transport, Enabled: s.Enabled, State: StateStopped, StateSince: time.Now()}
 	return m
 }
 
@@ -58,7 +58,11 @@ func (m *managed) snapshot() Status {
 
 func (m *managed) update(fn func(st *Status)) {
 	m.mu.Lock()
+	was := m.status.State
 	fn(&m.status)
+	if m.status.State != was {
+		m.status.StateSince = time.Now()
+	}
 	st := m.status
 	m.mu.Unlock()
 	m.svc.emit(Event{Kind: EventState, Server: st.Name, Status: st})

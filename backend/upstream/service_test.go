@@ -475,3 +475,27 @@ func TestBackoffIsExponentialAndCapped(t *testing.T) {
 		}
 	}
 }
+
+// Status.StateSince moves with every change of state, and only then.
+func TestStateSinceFollowsTheState(t *testing.T) {
+	mark := marker(t)
+	s := newTestService(t)
+	a := fakeServer("a", "listchanged", mark)
+	before := time.Now()
+	_ = s.Sync([]spec.Server{a})
+	running := waitState(t, s, "a", StateRunning, 10*time.Second)
+	if running.StateSince.Before(before) || running.StateSince.After(time.Now()) {
+		t.Fatalf("running since %v, the test started at %v", running.StateSince, before)
+	}
+	time.Sleep(20 * time.Millisecond)
+	// A refresh of the lists is no change of state.
+	if st, _ := s.Status("a"); !st.StateSince.Equal(running.StateSince) {
+		t.Fatalf("state since moved from %v to %v while running", running.StateSince, st.StateSince)
+	}
+	a.Enabled = false
+	_ = s.Sync([]spec.Server{a})
+	stopped := waitState(t, s, "a", StateStopped, 10*time.Second)
+	if !stopped.StateSince.After(running.StateSince) {
+		t.Fatalf("stopped since %v, running since %v", stopped.StateSince, running.StateSince)
+	}
+}

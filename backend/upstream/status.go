@@ -23,6 +23,7 @@ type Status struct {
 	Transport         spec.Transport `json:"transport"`
 	Enabled           bool           `json:"enabled"`
 	State             State          `json:"state"`
+	StateSince        time.Time      `json:"stateSince"` // when State last changed (the UI's "starting for 12 s")
 	Error             string         `json:"error,omitempty"`
 	Restarts          int            `json:"restarts"`
 	Connection        int            `json:"connection,omitempty"` // numbers the connections: 1, 2, … (0: never connected)

@@ -83,6 +83,7 @@ export function toServerView(raw: unknown): ServerView {
     transport: oneOf(TRANSPORTS, r.transport, `server ${name}: transport`),
     enabled: bool(r.enabled),
     state: oneOf(SERVER_STATES, r.state, `server ${name}: state`),
+    stateSince: num(r.stateSince),
     error: optStr(r.error),
     restarts: num(r.restarts),
     tools: num(r.tools),

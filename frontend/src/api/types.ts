@@ -15,6 +15,8 @@ export interface ServerView {
   transport: Transport;
   enabled: boolean;
   state: ServerState;
+  /** When the state last changed, ms since the epoch; 0 when the router does not say. */
+  stateSince: number;
   /** Why the server is errored; empty when it is not. */
   error?: string;
   restarts: number;

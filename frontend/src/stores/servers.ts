@@ -282,13 +282,18 @@ export function createServersStore(api: ServersApi): ServersStore {
   }));
 }
 
-/** Keeps when each server entered its state: new timestamps for changed states only. */
+/**
+ * Keeps when each server entered its state: the router's own time when it
+ * gives one (so a page opened late still counts from the start), otherwise
+ * the first time this page saw the state.
+ */
 function trackSince(before: ServerView[], after: ServerView[], since: Record<string, number>): Record<string, number> {
   const old = new Map(before.map((s) => [s.name, s.state]));
   const next: Record<string, number> = {};
   const now = Date.now();
   for (const s of after) {
-    next[s.name] = old.get(s.name) === s.state && since[s.name] !== undefined ? since[s.name]! : now;
+    if (s.stateSince > 0) next[s.name] = Math.min(s.stateSince, now);
+    else next[s.name] = old.get(s.name) === s.state && since[s.name] !== undefined ? since[s.name]! : now;
   }
   return next;
 }

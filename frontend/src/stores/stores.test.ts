@@ -52,6 +52,22 @@ describe('servers store actions', () => {
     vi.restoreAllMocks();
   });
 
+  it("counts from the router's time for the state when it gives one", async () => {
+    // A page opened 20 s into a slow start shows 20 s, not 0.
+    const fake = fakeApi([server('slow', { state: 'starting', stateSince: 80_000 })]);
+    const store = createServersStore(fake.api);
+    store.getState().listen();
+    vi.spyOn(Date, 'now').mockReturnValue(100_000);
+    await store.getState().load();
+    expect(store.getState().since.slow).toBe(80_000);
+    fake.emit(server('slow', { state: 'running', stateSince: 99_000 }));
+    expect(store.getState().since.slow).toBe(99_000);
+    // A clock ahead of this page's never shows a negative time.
+    fake.emit(server('slow', { state: 'errored', stateSince: 200_000 }));
+    expect(store.getState().since.slow).toBe(100_000);
+    vi.restoreAllMocks();
+  });
+
   it('follows a console: the ring first, then batched lines, released on the last unwatch', async () => {
     const fake = fakeApi([server('a')]);
     fake.api.serverConsole.mockResolvedValueOnce(['old 1', 'old 2']);

@@ -17,6 +17,7 @@ export function server(name: string, over: Partial<ServerView> = {}): ServerView
     transport: 'stdio',
     enabled: true,
     state: 'running',
+    stateSince: 0,
     restarts: 0,
     tools: 3,
     target: `npx -y ${name}`,

@@ -494,6 +494,7 @@ export namespace appapi {
 	    transport: string;
 	    enabled: boolean;
 	    state: string;
+	    stateSince: number;
 	    error?: string;
 	    restarts: number;
 	    tools: number;
@@ -510,6 +511,7 @@ export namespace appapi {
 	        this.transport = source["transport"];
 	        this.enabled = source["enabled"];
 	        this.state = source["state"];
+	        this.stateSince = source["stateSince"];
 	        this.error = source["error"];
 	        this.restarts = source["restarts"];
 	        this.tools = source["tools"];
