@@ -36,15 +36,26 @@ func (t *streamTransport) readJSONAnswer(c *httpConn, resp *http.Response, key s
 		c.broken = true
 		return nil, fmt.Errorf("reading the answer: %w", err)
 	}
-	c.data = b.Bytes()
+	body := b.Bytes()
+	defer func() { c.data = keepSmall(body) }()
 	var a answer
-	if err := json.Unmarshal(c.data, &a); err != nil {
+	if err := json.Unmarshal(body, &a); err != nil {
 		return nil, fmt.Errorf("the answer is not JSON-RPC: %w", err)
 	}
 	if string(a.ID) != key {
 		return nil, fmt.Errorf("an answer with id %s to the request with id %s", a.ID, key)
 	}
 	return &transport.JSONRPCResponse{JSONRPC: mcp.JSONRPC_VERSION, ID: id, Result: a.Result, Error: a.Error}, nil
+}
+
+// keepSmall is b emptied for the connection's next answer, or nil when it
+// grew past 1 MiB: an idle connection does not hold on to a large answer's
+// buffer.
+func keepSmall(b []byte) []byte {
+	if cap(b) > 1<<20 {
+		return nil
+	}
+	return b[:0]
 }
 
 func growTo(b []byte, n int) []byte {

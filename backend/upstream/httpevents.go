@@ -48,7 +48,7 @@ func (t *streamTransport) readEvents(ctx context.Context, c *httpConn, resp *htt
 		c.ev.Reset(body)
 	}
 	data := c.data[:0]
-	defer func() { c.data = data[:0] }()
+	defer func() { c.data = keepSmall(data) }()
 	var id string
 	hasID, hasData := false, false
 	var long []byte

@@ -558,3 +558,42 @@ func TestStreamTransportStartsANewSessionAfter404(t *testing.T) {
 		t.Fatalf("a call in the new session: %v", err)
 	}
 }
+
+// Answers larger than every buffer arrive whole, as an event and as JSON,
+// and an idle connection does not keep their buffers.
+func TestStreamTransportLargeAnswers(t *testing.T) {
+	big := strings.Repeat("0123456789abcdef", 2<<16) // 2 MiB
+	f := newFakeMCP(t, false)
+	f.handle = func(w http.ResponseWriter, msg map[string]any) bool {
+		if msg["method"] != "tools/call" {
+			return false
+		}
+		result := map[string]any{"content": []any{map[string]any{"type": "text", "text": big}}}
+		if msg["id"] == "json" {
+			writeJSON(w, msg["id"], result)
+			return true
+		}
+		events(w)(data(map[string]any{"jsonrpc": "2.0", "id": msg["id"], "result": result}))
+		return true
+	}
+	tr := f.open(t, nil)
+	for _, id := range []string{"sse", "json"} {
+		resp, err := call(tr, context.Background(), id, "tools/call")
+		if err != nil {
+			t.Fatalf("%s: %v", id, err)
+		}
+		var res struct {
+			Content []struct{ Text string } `json:"content"`
+		}
+		if err := json.Unmarshal(resp.Result, &res); err != nil || len(res.Content) != 1 || res.Content[0].Text != big {
+			t.Fatalf("%s: %d bytes of result, %v", id, len(resp.Result), err)
+		}
+		tr.mu.Lock()
+		for _, c := range tr.idle {
+			if cap(c.data) > 1<<20 {
+				t.Errorf("%s: an idle connection keeps a %d-byte buffer", id, cap(c.data))
+			}
+		}
+		tr.mu.Unlock()
+	}
+}
