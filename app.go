@@ -26,10 +26,11 @@ var appIcon []byte
 // desktop is the window's lifecycle around the bound *appapi.API: the
 // window calls the API's methods directly (window.go.appapi.API.<Method>).
 type desktop struct {
-	api  *appapi.API
-	core *core.Core
-	tray *tray.Tray
-	done <-chan struct{} // closed on SIGTERM / Ctrl-C
+	api   *appapi.API
+	core  *core.Core
+	tray  *tray.Tray
+	done  <-chan struct{} // closed on SIGTERM / Ctrl-C
+	ended chan struct{}   // closed when the window's loop has returned
 
 	mu       sync.Mutex
 	ctx      context.Context // Wails' context, set on startup
@@ -71,12 +72,37 @@ func (d *desktop) wailsCtx() context.Context {
 	return d.ctx
 }
 
-// quit ends the app: the window, the tray and the router.
+// quit ends the app: the window, the tray and the router (the tray's Quit).
 func (d *desktop) quit() {
-	d.quitting.Store(true)
+	if !d.quitting.CompareAndSwap(false, true) {
+		return // a quit is under way
+	}
 	if ctx := d.wailsCtx(); ctx != nil {
 		runtime.Quit(ctx)
 	}
+}
+
+// quitOnSignal ends the app on SIGTERM or Ctrl-C. Wails' own signal handler
+// closes the window then (beforeClose lets it), and on Linux each close ends
+// in gtk_main_quit called off the main thread: a second one, racing the
+// first while GTK's main loop winds down, could leave the app hanging (seen
+// once in the tray check). So this only marks the quit; it closes the
+// window itself only if it is still open 3 s later, or, if the window is
+// not up yet, startup does.
+func (d *desktop) quitOnSignal() {
+	if !d.quitting.CompareAndSwap(false, true) {
+		return
+	}
+	go func() {
+		select {
+		case <-d.ended:
+		case <-time.After(3 * time.Second):
+			if ctx := d.wailsCtx(); ctx != nil {
+				logrus.Warn("the window is still open 3 s after the signal; closing it")
+				runtime.Quit(ctx)
+			}
+		}
+	}()
 }
 
 // show brings the window back from the tray.
@@ -125,14 +151,15 @@ func (r trayRefresher) Emit(event string, _ any) {
 
 // runDesktop shows the window until the user quits or ctx ends.
 func runDesktop(ctx context.Context, c *core.Core, api *appapi.API) error {
-	d := &desktop{api: api, core: c, done: ctx.Done()}
+	d := &desktop{api: api, core: c, done: ctx.Done(), ended: make(chan struct{})}
 	d.tray = tray.Start(tray.Options{Icon: appIcon, Status: func() string { return tray.RouterStatus(c) },
 		OnOpen: d.show, OnQuit: d.quit, Logf: logrus.Infof})
 	defer d.tray.Stop()
 	detachTray := appapi.Attach(api, trayRefresher{d.tray})
 	defer detachTray()
-	stop := context.AfterFunc(ctx, d.quit)
+	stop := context.AfterFunc(ctx, d.quitOnSignal)
 	defer stop()
+	defer close(d.ended)
 	return wails.Run(&options.App{
 		Title:            "MCP Router",
 		Width:            1200,

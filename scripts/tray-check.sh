@@ -10,6 +10,7 @@
 #   3. closeToTray off: closing the window exits 0.
 #
 #   scripts/tray-check.sh [BINARY] [OUTDIR]
+#   TRAY_CHECK_MODES="sigterm sigterm" scripts/tray-check.sh …   (some runs only)
 #
 # Needs xvfb, xdotool, x11-utils (xwininfo), dbus-daemon, libglib2.0-bin
 # (gdbus), gcc and libx11-dev. Exits non-zero with a reason on any failure.
@@ -69,7 +70,13 @@ inside() {
       --method com.canonical.dbusmenu.Event -- "$quit_id" clicked '<"">' 0 >/dev/null
   fi
   for _ in $(seq 1 75); do kill -0 "$apid" 2>/dev/null || break; sleep 0.2; done
-  kill -0 "$apid" 2>/dev/null && fail "$mode: the app did not exit"
+  if kill -0 "$apid" 2>/dev/null; then
+    # Where it hangs: the Go runtime prints every goroutine on SIGQUIT.
+    kill -QUIT "$apid" 2>/dev/null || true
+    sleep 2
+    tail -n 400 "$out/app.log" >&2 || true
+    fail "$mode: the app did not exit (goroutines in $out/app.log)"
+  fi
   wait "$apid" || fail "$mode: exit status $?"
   echo "tray-check: closeToTray on ($mode): closed to the tray, endpoint up, menu ok, Open window shows it, $([[ $mode == sigterm ]] && echo SIGTERM || echo Quit) exits 0"
 }
@@ -84,7 +91,7 @@ for tool in xvfb-run dbus-run-session xdotool xwininfo gdbus gcc curl; do
 done
 gcc -o "$OUT/wmdelete" "$ROOT/test/traycheck/wmdelete.c" -lX11 || fail "cannot build wmdelete (libx11-dev)"
 (cd "$ROOT" && go build -o "$OUT/watcher" test/traycheck/watcher.go) || fail "cannot build the watcher"
-for mode in quit sigterm off; do
+for mode in ${TRAY_CHECK_MODES:-quit sigterm off}; do
   mkdir -p "$OUT/$mode"
   cp "$OUT/wmdelete" "$OUT/watcher" "$OUT/$mode/"
   TRAY_CHECK_INSIDE=$mode timeout 120 xvfb-run -a dbus-run-session -- "$0" "$BIN" "$OUT" 2>"$OUT/$mode/stderr.log" ||
