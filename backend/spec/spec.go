@@ -125,14 +125,8 @@ func (s Server) Validate() error {
 		}
 	}
 	for k, v := range s.Headers {
-		if !httpguts.ValidHeaderFieldName(k) {
-			return bad("server %q: bad header name %q", s.Name, k)
-		}
-		if !httpguts.ValidHeaderFieldValue(v) {
-			return bad("server %q: header %s: the value has a line break or control character", s.Name, k)
-		}
-		if c := textproto.CanonicalMIMEHeaderKey(k); TransportHeaders[c] {
-			return bad("server %q: header %s is set by the transport, not by the server's definition", s.Name, c)
+		if err := CheckHeader(k, v); err != nil {
+			return bad("server %q: %v", s.Name, err)
 		}
 	}
 	if err := s.Gate.validate(); err != nil {
@@ -147,6 +141,23 @@ var TransportHeaders = map[string]bool{
 	"Accept": true, "Content-Type": true, "Content-Length": true, "Transfer-Encoding": true,
 	"Connection": true, "Upgrade": true, "Te": true, "Trailer": true,
 	"Mcp-Session-Id": true, "Mcp-Protocol-Version": true, "Last-Event-Id": true,
+}
+
+// CheckHeader reports what is wrong with a configured HTTP header, if
+// anything: a name that is not a token, a value with a line break or
+// control character, or one of the TransportHeaders.
+func CheckHeader(name, value string) error {
+	if !httpguts.ValidHeaderFieldName(name) {
+		return fmt.Errorf("bad header name %q", name)
+	}
+	c := textproto.CanonicalMIMEHeaderKey(name)
+	if !httpguts.ValidHeaderFieldValue(value) {
+		return fmt.Errorf("header %s: the value has a line break or control character", c)
+	}
+	if TransportHeaders[c] {
+		return fmt.Errorf("header %s is set by the transport, not by the server's definition", c)
+	}
+	return nil
 }
 
 // ValidateURL accepts absolute http and https URLs with a host.

@@ -15,16 +15,6 @@ import (
 // Reading the answer to a request: a JSON body, or an event stream (with
 // resumption when the server ends it before the answer).
 
-// answer is what the transport reads of a message from the server.
-type answer struct {
-	ID     json.RawMessage          `json:"id"`
-	Method string                   `json:"method"`
-	Result json.RawMessage          `json:"result"`
-	Error  *mcp.JSONRPCErrorDetails `json:"error"`
-}
-
-func (a *answer) hasID() bool { return len(a.ID) > 0 && string(a.ID) != "null" }
-
 // readJSONAnswer reads an application/json answer.
 func (t *streamTransport) readJSONAnswer(c *httpConn, resp *http.Response, key string, id mcp.RequestId) (*transport.JSONRPCResponse, error) {
 	buf := c.data[:0]
@@ -38,7 +28,7 @@ func (t *streamTransport) readJSONAnswer(c *httpConn, resp *http.Response, key s
 	}
 	body := b.Bytes()
 	defer func() { c.data = keepSmall(body) }()
-	var a answer
+	var a serverMessage
 	if err := json.Unmarshal(body, &a); err != nil {
 		return nil, fmt.Errorf("the answer is not JSON-RPC: %w", err)
 	}
@@ -87,7 +77,7 @@ func (t *streamTransport) readStreamAnswer(ctx context.Context, c *httpConn, res
 
 // resume waits the time the server asked for and reads the request's
 // stream again from after cur.lastID.
-func (t *streamTransport) resume(ctx context.Context, key string, cur *cursor) (*answer, error) {
+func (t *streamTransport) resume(ctx context.Context, key string, cur *cursor) (*serverMessage, error) {
 	delay := time.Second
 	if cur.hasRetry {
 		delay = max(cur.retry, 10*time.Millisecond)

@@ -33,7 +33,7 @@ type cursor struct {
 // the stream to be read before the connection is reused; otherwise (the
 // GET stream) it reads to the end. A nil answer and nil error: the stream
 // ended first.
-func (t *streamTransport) readEvents(ctx context.Context, c *httpConn, resp *http.Response, key string, cur *cursor) (*answer, error) {
+func (t *streamTransport) readEvents(ctx context.Context, c *httpConn, resp *http.Response, key string, cur *cursor) (*serverMessage, error) {
 	// A chunked body (the usual) is decoded by the connection's own
 	// reader, whose end can be read later, without holding up the answer.
 	var body io.Reader = resp.Body
@@ -53,15 +53,7 @@ func (t *streamTransport) readEvents(ctx context.Context, c *httpConn, resp *htt
 	hasID, hasData := false, false
 	var long []byte
 	for {
-		line, err := c.ev.ReadSlice('\n')
-		if errors.Is(err, bufio.ErrBufferFull) {
-			long = append(long[:0], line...)
-			for errors.Is(err, bufio.ErrBufferFull) {
-				line, err = c.ev.ReadSlice('\n')
-				long = append(long, line...)
-			}
-			line = long
-		}
+		line, err := readLine(c.ev, &long)
 		if err != nil {
 			if err == io.EOF {
 				// An unfinished event at the end is dropped, as the SSE
@@ -130,37 +122,18 @@ func (t *streamTransport) readEvents(ctx context.Context, c *httpConn, resp *htt
 }
 
 // dispatch handles one message from the server: the answer to key is
-// returned; a notification goes to the handler; a request is answered in
-// a goroutine of its own (it may take a while: sampling asks a person),
-// under ctx — the call's, for a request on the call's stream, as mcp-go
-// does.
-func (t *streamTransport) dispatch(ctx context.Context, msg []byte, key string) *answer {
-	var a answer
-	if json.Unmarshal(msg, &a) != nil {
+// returned; the server's own notifications and requests go to the
+// handlers, a request under ctx — the call's, for a request on the call's
+// stream, as mcp-go does.
+func (t *streamTransport) dispatch(ctx context.Context, msg []byte, key string) *serverMessage {
+	var m serverMessage
+	if json.Unmarshal(msg, &m) != nil {
 		return nil
 	}
-	switch {
-	case a.Method != "" && !a.hasID():
-		var n mcp.JSONRPCNotification
-		if json.Unmarshal(msg, &n) != nil {
-			return nil
-		}
-		t.hmu.RLock()
-		h := t.onNote
-		t.hmu.RUnlock()
-		if h != nil {
-			h(n)
-		}
-	case a.Method != "":
-		var req transport.JSONRPCRequest
-		if json.Unmarshal(msg, &req) != nil {
-			return nil
-		}
-		go t.serve(ctx, req)
-	case key != "" && string(a.ID) == key:
-		return &a
+	if t.fromServer(&m, msg, func(req transport.JSONRPCRequest) { t.serve(ctx, req) }) || key == "" || string(m.ID) != key {
+		return nil
 	}
-	return nil
+	return &m
 }
 
 // serve answers one request the server sent (sampling, elicitation,
@@ -168,9 +141,7 @@ func (t *streamTransport) dispatch(ctx context.Context, msg []byte, key string) 
 // pipe.go it sets no time limit of its own: sampling and elicitation may
 // wait for a person, and the server decides how long it waits.
 func (t *streamTransport) serve(ctx context.Context, req transport.JSONRPCRequest) {
-	t.hmu.RLock()
-	h := t.onReq
-	t.hmu.RUnlock()
+	h := t.requestHandler()
 	var resp *transport.JSONRPCResponse
 	if h == nil {
 		resp = transport.NewJSONRPCErrorResponse(req.ID, mcp.METHOD_NOT_FOUND, "no handler configured for method: "+req.Method, nil)

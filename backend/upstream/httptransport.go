@@ -21,7 +21,6 @@ import (
 
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
-	"golang.org/x/net/http/httpguts"
 
 	"github.com/mcp-router/mcp-router/backend/spec"
 )
@@ -75,9 +74,7 @@ type streamTransport struct {
 	closed   bool
 	draining int // connections whose last event stream is being read to its end
 
-	hmu    sync.RWMutex
-	onNote func(mcp.JSONRPCNotification)
-	onReq  transport.RequestHandler
+	serverHandlers
 
 	ctx       context.Context // Start's: the server's requests on the GET stream run under it
 	done      chan struct{}   // closed by Close
@@ -168,16 +165,12 @@ func newStreamTransport(u *url.URL, headers map[string]string) (*streamTransport
 	names := make([]string, 0, len(headers))
 	canon := map[string]string{}
 	for k := range headers {
+		// A stored definition passed spec.Validate, which checks the same;
+		// this keeps the transport safe from any other caller.
+		if err := spec.CheckHeader(k, headers[k]); err != nil {
+			return nil, err
+		}
 		c := textproto.CanonicalMIMEHeaderKey(k)
-		if !httpguts.ValidHeaderFieldName(k) {
-			return nil, fmt.Errorf("bad header name %q", k)
-		}
-		if !httpguts.ValidHeaderFieldValue(headers[k]) {
-			return nil, fmt.Errorf("header %s: the value has a line break or control character", c)
-		}
-		if spec.TransportHeaders[c] {
-			return nil, fmt.Errorf("header %s is set by the transport, not by the server's definition", c)
-		}
 		if _, dup := canon[c]; dup {
 			return nil, fmt.Errorf("header %s is given twice", c)
 		}
@@ -200,18 +193,6 @@ func newStreamTransport(u *url.URL, headers map[string]string) (*streamTransport
 func (t *streamTransport) Start(ctx context.Context) error {
 	t.ctx = ctx
 	return nil
-}
-
-func (t *streamTransport) SetNotificationHandler(h func(mcp.JSONRPCNotification)) {
-	t.hmu.Lock()
-	t.onNote = h
-	t.hmu.Unlock()
-}
-
-func (t *streamTransport) SetRequestHandler(h transport.RequestHandler) {
-	t.hmu.Lock()
-	t.onReq = h
-	t.hmu.Unlock()
 }
 
 // SetProtocolVersion sets the version sent in Mcp-Protocol-Version: the

@@ -28,9 +28,7 @@ type pipeTransport struct {
 	mu      sync.Mutex
 	pending map[string]waiting // id key → waiting request
 
-	hmu    sync.RWMutex
-	onNote func(mcp.JSONRPCNotification)
-	onReq  transport.RequestHandler
+	serverHandlers
 
 	ctx       context.Context // for the handlers of the server's requests
 	done      chan struct{}   // closed when the reader stops or Close is called
@@ -59,18 +57,6 @@ func (p *pipeTransport) Start(ctx context.Context) error {
 	p.ctx = ctx
 	go p.read()
 	return nil
-}
-
-func (p *pipeTransport) SetNotificationHandler(h func(mcp.JSONRPCNotification)) {
-	p.hmu.Lock()
-	p.onNote = h
-	p.hmu.Unlock()
-}
-
-func (p *pipeTransport) SetRequestHandler(h transport.RequestHandler) {
-	p.hmu.Lock()
-	p.onReq = h
-	p.hmu.Unlock()
 }
 
 func (p *pipeTransport) GetSessionId() string { return "" }
@@ -210,15 +196,7 @@ func (p *pipeTransport) read() {
 	var long []byte
 	for {
 		// The line is only read here: dispatch copies what it keeps.
-		line, err := p.r.ReadSlice('\n')
-		if errors.Is(err, bufio.ErrBufferFull) {
-			long = append(long[:0], line...)
-			for errors.Is(err, bufio.ErrBufferFull) {
-				line, err = p.r.ReadSlice('\n')
-				long = append(long, line...)
-			}
-			line = long
-		}
+		line, err := readLine(p.r, &long)
 		if len(bytes.TrimSpace(line)) > 0 {
 			p.dispatch(line)
 		}
@@ -229,52 +207,24 @@ func (p *pipeTransport) read() {
 }
 
 func (p *pipeTransport) dispatch(line []byte) {
-	var m struct {
-		ID     json.RawMessage          `json:"id"`
-		Method string                   `json:"method"`
-		Result json.RawMessage          `json:"result"`
-		Error  *mcp.JSONRPCErrorDetails `json:"error"`
-	}
-	if json.Unmarshal(line, &m) != nil {
+	var m serverMessage
+	if json.Unmarshal(line, &m) != nil || p.fromServer(&m, line, p.serve) || !m.hasID() {
 		return
 	}
-	hasID := len(m.ID) > 0 && string(m.ID) != "null"
-	switch {
-	case m.Method != "" && !hasID:
-		var n mcp.JSONRPCNotification
-		if json.Unmarshal(line, &n) != nil {
-			return
-		}
-		p.hmu.RLock()
-		h := p.onNote
-		p.hmu.RUnlock()
-		if h != nil {
-			h(n)
-		}
-	case m.Method != "":
-		var req transport.JSONRPCRequest
-		if json.Unmarshal(line, &req) != nil {
-			return
-		}
-		go p.serve(req)
-	case hasID:
-		p.mu.Lock()
-		w, ok := p.pending[string(m.ID)]
-		delete(p.pending, string(m.ID))
-		p.mu.Unlock()
-		if !ok {
-			return
-		}
-		w.ch <- &transport.JSONRPCResponse{JSONRPC: mcp.JSONRPC_VERSION, ID: w.id, Result: m.Result, Error: m.Error}
+	p.mu.Lock()
+	w, ok := p.pending[string(m.ID)]
+	delete(p.pending, string(m.ID))
+	p.mu.Unlock()
+	if !ok {
+		return
 	}
+	w.ch <- &transport.JSONRPCResponse{JSONRPC: mcp.JSONRPC_VERSION, ID: w.id, Result: m.Result, Error: m.Error}
 }
 
 // serve answers one request the server sent (sampling, elicitation, roots,
 // ping) as mcp-go's stdio transport does.
 func (p *pipeTransport) serve(req transport.JSONRPCRequest) {
-	p.hmu.RLock()
-	h := p.onReq
-	p.hmu.RUnlock()
+	h := p.requestHandler()
 	var resp *transport.JSONRPCResponse
 	switch {
 	case h == nil:
