@@ -55,6 +55,9 @@ vet:
 # MCPR_REQUIRE_PEERS turns a missing peer into a failure instead of a skip.
 test-go:
 	MCPR_REQUIRE_PEERS=1 go test -race -count=1 ./...
+	# Without -race too: under it package hotpath reads and writes through
+	# package syscall (race_linux.go), so only this run covers its raw calls.
+	MCPR_REQUIRE_PEERS=1 go test -count=1 ./backend/hotpath/ ./backend/upstream/ ./backend/gateway/
 	MCPR_REQUIRE_PEERS=1 go test -tags nogui -count=1 -run TestDocker .
 
 test-frontend: frontend-deps

@@ -9,9 +9,12 @@ import (
 	"syscall"
 
 	"github.com/mcp-router/mcp-router/backend/cli"
+	"github.com/mcp-router/mcp-router/backend/hotpath"
 )
 
 func main() {
+	// One P and raw socket I/O keep the call path short (package hotpath).
+	hotpath.Setup()
 	// SIGTERM and Ctrl-C cancel ctx: every mode then shuts down its
 	// upstream servers before exiting, so none is orphaned.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)

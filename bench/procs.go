@@ -20,6 +20,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/mcp-router/mcp-router/backend/hotpath"
+
 	"github.com/mcp-router/mcp-router/backend/cli"
 	"github.com/mcp-router/mcp-router/internal/testpeers"
 )
@@ -36,6 +38,7 @@ const profileEnv = "MCPR_BENCH_CPUPROFILE"
 
 // runRouter is main for the re-executed router.
 func runRouter(args []string) int {
+	hotpath.Setup() // as main does
 	if path := os.Getenv(profileEnv); path != "" {
 		go profileOnSignal(path)
 	}

@@ -10,6 +10,8 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/mcp-router/mcp-router/backend/hotpath"
+
 	"github.com/mark3labs/mcp-go/server"
 	"github.com/sirupsen/logrus"
 
@@ -82,7 +84,7 @@ func (c *Core) Serve(ctx context.Context, o ServeOptions) error {
 		o.Ready(ln.Addr().String())
 	}
 	errs := make(chan error, 1)
-	go func() { errs <- srv.Serve(ln) }()
+	go func() { errs <- srv.Serve(hotpath.Listener(ln)) }()
 	select {
 	case err := <-errs:
 		return err

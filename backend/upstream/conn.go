@@ -10,6 +10,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mcp-router/mcp-router/backend/hotpath"
+
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
@@ -67,7 +69,7 @@ func dial(ctx context.Context, s spec.Server, o dialOptions) (*conn, error) {
 			return nil, err
 		}
 		c.proc = p
-		c.tr = newPipeTransport(p.stdout, p.stdin)
+		c.tr = newPipeTransport(hotpath.File(p.stdout), hotpath.File(p.stdin))
 		go func() {
 			select {
 			case <-p.exited:

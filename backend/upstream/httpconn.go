@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"syscall"
 	"time"
+
+	"github.com/mcp-router/mcp-router/backend/hotpath"
 )
 
 // The connections of a streamTransport: kept alive, one exchange at a
@@ -187,6 +189,7 @@ func (t *streamTransport) dial(ctx context.Context) (*httpConn, error) {
 	if err != nil {
 		return nil, err
 	}
+	nc = hotpath.Conn(nc)
 	raw := nc
 	if t.tls != nil {
 		tc := tls.Client(nc, t.tls)

@@ -20,6 +20,7 @@ import (
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/mcp-router/mcp-router/backend/hotpath"
 	"github.com/mcp-router/mcp-router/backend/spec"
 )
 
@@ -218,6 +219,15 @@ func TestStreamTransportAnswersNotificationsAndReuse(t *testing.T) {
 					t.Errorf("header %s = %q, want %q", k, got, want)
 				}
 			}
+			// The kept connection reads and writes with raw system calls
+			// (package hotpath) where they are used.
+			tr.mu.Lock()
+			for _, c := range tr.idle {
+				if _, plain := c.raw.(*net.TCPConn); plain == hotpath.RawIO() {
+					t.Errorf("kept connection is a %T with raw I/O %v", c.raw, hotpath.RawIO())
+				}
+			}
+			tr.mu.Unlock()
 			if err := tr.Close(); err != nil {
 				t.Fatal(err)
 			}
