@@ -13,12 +13,12 @@ import (
 )
 
 func main() {
-	// One P and raw socket I/O keep the call path short (package hotpath).
-	hotpath.Setup()
 	// SIGTERM and Ctrl-C cancel ctx: every mode then shuts down its
 	// upstream servers before exiting, so none is orphaned.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := cli.Main(ctx, os.Args[1:], cli.Options{RunDesktop: runDesktop, Assets: uiAssets})
+	code := cli.Main(ctx, os.Args[1:], cli.Options{RunDesktop: runDesktop, Assets: uiAssets,
+		// The app and serve run on one P (package hotpath).
+		TuneRuntime: func() { hotpath.Setup() }})
 	stop()
 	os.Exit(code)
 }

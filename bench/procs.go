@@ -38,13 +38,13 @@ const profileEnv = "MCPR_BENCH_CPUPROFILE"
 
 // runRouter is main for the re-executed router.
 func runRouter(args []string) int {
-	hotpath.Setup() // as main does
 	if path := os.Getenv(profileEnv); path != "" {
 		go profileOnSignal(path)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	return cli.Main(ctx, args, cli.Options{})
+	// As main does: serve tunes the runtime (package hotpath), stdio not.
+	return cli.Main(ctx, args, cli.Options{TuneRuntime: func() { hotpath.Setup() }})
 }
 
 func profileOnSignal(path string) {

@@ -45,6 +45,12 @@ type Options struct {
 	// LoginItem writes (on) or removes (off) the OS login item that starts
 	// the desktop app; nil: this binary's own (tests swap it).
 	LoginItem func(on bool) error
+	// TuneRuntime is run first by the commands that serve the HTTP endpoint
+	// (the desktop app and serve): main passes hotpath.Setup. Not by stdio
+	// and connect, which block reading stdin — with one P such a read holds
+	// the only P until the runtime's monitor takes it back. Nil in tests, so
+	// a test process keeps its own runtime settings.
+	TuneRuntime func()
 }
 
 // usageError marks errors in how the command was called (exit 2).
@@ -176,6 +182,7 @@ func (e *env) runDesktop(ctx context.Context) error {
 	if e.opts.RunDesktop == nil {
 		return errors.New("this build has no desktop UI; see `mcp-router --help` for the commands it has")
 	}
+	e.tuneRuntime()
 	return e.runCore(ctx, func(c *core.Core) error {
 		api := e.newAPI(c)
 		defer appapi.Close(api)
@@ -220,4 +227,11 @@ func (e *env) setLoginItem(on bool) error {
 
 func (e *env) uiHandler(api *appapi.API, noAuth bool) http.Handler {
 	return appapi.Handler(api, appapi.HTTPOptions{Assets: e.opts.Assets, NoAuth: noAuth})
+}
+
+// tuneRuntime runs Options.TuneRuntime, if any.
+func (e *env) tuneRuntime() {
+	if e.opts.TuneRuntime != nil {
+		e.opts.TuneRuntime()
+	}
 }

@@ -35,6 +35,7 @@ func (e *env) serveCommand() *cobra.Command {
 		Short: "Run the router headless: the MCP endpoint on http://127.0.0.1:3282/mcp (and /sse)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			e.tuneRuntime()
 			return e.runCore(cmd.Context(), func(c *core.Core) error {
 				api := e.newAPI(c)
 				defer appapi.Close(api)

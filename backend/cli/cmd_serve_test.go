@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"testing/fstest"
 	"time"
@@ -76,5 +77,34 @@ func TestServeHasTheBrowserUI(t *testing.T) {
 				t.Errorf("a refused SaveSettings stored theme %q", got)
 			}
 		})
+	}
+}
+
+// TestTuneRuntimeOnlyWhereTheEndpointIsServed: serve runs
+// Options.TuneRuntime (one P, package hotpath); stdio, which blocks reading
+// stdin, and the other commands do not.
+func TestTuneRuntimeOnlyWhereTheEndpointIsServed(t *testing.T) {
+	dir := t.TempDir()
+	var tuned atomic.Int32
+	o := Options{Stdin: strings.NewReader(""), Stdout: io.Discard, Stderr: io.Discard, TuneRuntime: func() { tuned.Add(1) }}
+	if code := Main(context.Background(), []string{"--data-dir", dir, "stdio"}, o); code != 0 {
+		t.Fatalf("stdio on an empty stdin exited %d", code)
+	}
+	Main(context.Background(), []string{"--data-dir", dir, "settings", "list"}, o)
+	if n := tuned.Load(); n != 0 {
+		t.Fatalf("stdio and settings tuned the runtime %d times", n)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	var stderr syncBuffer
+	o.Stderr = &stderr
+	done := make(chan int, 1)
+	go func() {
+		done <- Main(ctx, []string{"--data-dir", dir, "serve", "--no-auth", "--listen", fmt.Sprintf("127.0.0.1:%d", testpeers.FreePort(t))}, o)
+	}()
+	testpeers.Eventually(t, 10*time.Second, "serve to listen", func() bool { return strings.Contains(stderr.String(), "listening on") })
+	cancel()
+	<-done
+	if n := tuned.Load(); n != 1 {
+		t.Fatalf("serve tuned the runtime %d times, want 1", n)
 	}
 }
