@@ -20,9 +20,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/mcp-router/mcp-router/backend/hotpath"
-
 	"github.com/mcp-router/mcp-router/backend/cli"
+	"github.com/mcp-router/mcp-router/backend/hotpath"
 	"github.com/mcp-router/mcp-router/internal/testpeers"
 )
 

@@ -10,12 +10,11 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/mcp-router/mcp-router/backend/hotpath"
-
 	"github.com/mark3labs/mcp-go/server"
 	"github.com/sirupsen/logrus"
 
 	"github.com/mcp-router/mcp-router/backend/gateway"
+	"github.com/mcp-router/mcp-router/backend/hotpath"
 )
 
 // ServeOptions tune Serve.
