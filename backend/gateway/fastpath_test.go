@@ -69,11 +69,11 @@ func (s *rawHTTP) call(id int, tool, args string) []byte {
 	status, hdr, body := s.post(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":%q,"arguments":%s}}`, id, tool, args))
 	if status == http.StatusOK && hdr.Get("Content-Type") == "text/event-stream" {
 		// mcp-go delivered notifications queued for the session first:
-		// the answer is the last event.
+		// the answer is the last event (after its id line: the router's
+		// streams are resumable).
 		events := bytes.Split(bytes.TrimSpace(body), []byte("\n\n"))
-		last, ok := bytes.CutPrefix(events[len(events)-1], []byte("event: message\ndata: "))
-		if ok {
-			return append(last, '\n')
+		if _, data, ok := bytes.Cut(events[len(events)-1], []byte("data: ")); ok {
+			return append(data, '\n')
 		}
 	}
 	if status != http.StatusOK || hdr.Get("Content-Type") != "application/json" {

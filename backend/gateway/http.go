@@ -38,6 +38,7 @@ func (g *Gateway) HTTPHandler(auth func(http.Handler) http.Handler) http.Handler
 	streamable := server.NewStreamableHTTPServer(g.srv,
 		server.WithEndpointPath(PathMCP),
 		server.WithSessionIdManager(ids),
+		server.WithEventStore(newEventStore(DefaultEventStoreBytes)),
 		server.WithStreamableHTTPLogger(quietSlog))
 	sse := server.NewSSEServer(g.srv,
 		server.WithSSEEndpoint(PathSSE),
