@@ -38,6 +38,8 @@ func (g *Gateway) HTTPHandler(auth func(http.Handler) http.Handler) http.Handler
 	streamable := server.NewStreamableHTTPServer(g.srv,
 		server.WithEndpointPath(PathMCP),
 		server.WithSessionIdManager(ids),
+		// Resumable streams, and no notification lost to the answer's
+		// race (eventstore.go).
 		server.WithEventStore(newEventStore(DefaultEventStoreBytes)),
 		server.WithStreamableHTTPLogger(quietSlog))
 	sse := server.NewSSEServer(g.srv,
