@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -13,7 +12,6 @@ import (
 	"time"
 
 	"github.com/mark3labs/mcp-go/client/transport"
-	"github.com/mark3labs/mcp-go/mcp"
 	"golang.org/x/net/http/httpguts"
 )
 
@@ -137,32 +135,10 @@ func (t *streamTransport) dispatch(ctx context.Context, msg []byte, key string) 
 }
 
 // serve answers one request the server sent (sampling, elicitation,
-// roots, ping), as mcp-go's transport does, and posts the answer. Like
-// pipe.go it sets no time limit of its own: sampling and elicitation may
-// wait for a person, and the server decides how long it waits.
+// roots, ping) and posts the answer.
 func (t *streamTransport) serve(ctx context.Context, req transport.JSONRPCRequest) {
-	h := t.requestHandler()
-	var resp *transport.JSONRPCResponse
-	if h == nil {
-		resp = transport.NewJSONRPCErrorResponse(req.ID, mcp.METHOD_NOT_FOUND, "no handler configured for method: "+req.Method, nil)
-	} else {
-		r, err := h(ctx, req)
-		switch {
-		case errors.Is(err, context.Canceled):
-			resp = transport.NewJSONRPCErrorResponse(req.ID, mcp.REQUEST_INTERRUPTED, "request was cancelled", nil)
-		case errors.Is(err, context.DeadlineExceeded):
-			resp = transport.NewJSONRPCErrorResponse(req.ID, mcp.REQUEST_INTERRUPTED, "request timed out", nil)
-		case err != nil:
-			resp = transport.NewJSONRPCErrorResponse(req.ID, mcp.INTERNAL_ERROR, err.Error(), nil)
-		default:
-			resp = r
-		}
-	}
-	if resp == nil {
-		return
-	}
-	b, err := json.Marshal(resp)
-	if err != nil {
+	b := answerRequest(ctx, t.requestHandler(), req)
+	if b == nil {
 		return
 	}
 	// The answer goes out even when the call that brought the request has

@@ -222,29 +222,9 @@ func (p *pipeTransport) dispatch(line []byte) {
 }
 
 // serve answers one request the server sent (sampling, elicitation, roots,
-// ping) as mcp-go's stdio transport does.
+// ping), under the connection's context.
 func (p *pipeTransport) serve(req transport.JSONRPCRequest) {
-	h := p.requestHandler()
-	var resp *transport.JSONRPCResponse
-	switch {
-	case h == nil:
-		resp = transport.NewJSONRPCErrorResponse(req.ID, mcp.METHOD_NOT_FOUND, "No request handler configured", nil)
-	case p.ctx.Err() != nil:
-		resp = transport.NewJSONRPCErrorResponse(req.ID, mcp.INTERNAL_ERROR, p.ctx.Err().Error(), nil)
-	default:
-		r, err := h(p.ctx, req)
-		if err != nil {
-			resp = transport.NewJSONRPCErrorResponse(req.ID, mcp.INTERNAL_ERROR, err.Error(), nil)
-		} else {
-			resp = r
-		}
+	if b := answerRequest(p.ctx, p.requestHandler(), req); b != nil {
+		_ = p.write(append(b, '\n'))
 	}
-	if resp == nil {
-		return
-	}
-	b, err := json.Marshal(resp)
-	if err != nil {
-		return
-	}
-	_ = p.write(append(b, '\n'))
 }

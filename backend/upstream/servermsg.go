@@ -2,6 +2,7 @@ package upstream
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"errors"
 	"sync"
@@ -81,6 +82,41 @@ func (s *serverHandlers) fromServer(m *serverMessage, raw []byte, serve func(tra
 		return true
 	}
 	return false
+}
+
+// answerRequest runs handler h (nil: none is set) on a request the server
+// sent and returns the answer to send back, or nil for none. A handler's
+// failure goes back as a JSON-RPC error; a request whose wait was cancelled
+// or timed out — also one that arrives after its context ended — is
+// answered "interrupted", as mcp-go's transports do. No time limit is set
+// here: sampling and elicitation may wait for a person, and the server
+// decides how long it waits.
+func answerRequest(ctx context.Context, h transport.RequestHandler, req transport.JSONRPCRequest) []byte {
+	var resp *transport.JSONRPCResponse
+	if h == nil {
+		resp = transport.NewJSONRPCErrorResponse(req.ID, mcp.METHOD_NOT_FOUND, "no handler configured for method: "+req.Method, nil)
+	} else {
+		err := ctx.Err()
+		if err == nil {
+			resp, err = h(ctx, req)
+		}
+		switch {
+		case errors.Is(err, context.Canceled):
+			resp = transport.NewJSONRPCErrorResponse(req.ID, mcp.REQUEST_INTERRUPTED, "request was cancelled", nil)
+		case errors.Is(err, context.DeadlineExceeded):
+			resp = transport.NewJSONRPCErrorResponse(req.ID, mcp.REQUEST_INTERRUPTED, "request timed out", nil)
+		case err != nil:
+			resp = transport.NewJSONRPCErrorResponse(req.ID, mcp.INTERNAL_ERROR, err.Error(), nil)
+		}
+	}
+	if resp == nil {
+		return nil
+	}
+	b, err := json.Marshal(resp)
+	if err != nil {
+		return nil
+	}
+	return b
 }
 
 // readLine reads one line from r, however long: a line longer than r's
