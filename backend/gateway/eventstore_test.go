@@ -206,3 +206,37 @@ func TestEventStoreIsSafeForConcurrentUse(t *testing.T) {
 		t.Fatalf("sessions hold %d events, the index %d", total, len(s.byID))
 	}
 }
+
+// Last-Event-ID comes from the client: any value is refused or replayed,
+// never a panic, and never another session's events.
+func FuzzEventStoreLastEventID(f *testing.F) {
+	for _, seed := range []string{"", "1", "2", "3", "-1", "01", " 1", "1\r\n", "\x00", "99999999999999999999"} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, lastID string) {
+		s := newEventStore(4 * (3 + eventOverhead))
+		for i := 0; i < 6; i++ {
+			session := "mine"
+			if i%2 == 1 {
+				session = "theirs"
+			}
+			if _, err := s.StoreEvent(context.Background(), session, "A", json.RawMessage(`"x"`)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		_, err := s.ReplayEventsAfter(context.Background(), "mine", lastID, func(id string, _ json.RawMessage) error {
+			if e := s.byID[id]; e == nil || e.session != "mine" {
+				t.Fatalf("after %q: replayed %q, not one of this session's kept events", lastID, id)
+			}
+			return nil
+		})
+		if err != nil && !errors.Is(err, server.ErrUnknownEventID) {
+			t.Fatalf("after %q: %v", lastID, err)
+		}
+		if err == nil {
+			if e := s.byID[lastID]; e == nil || e.session != "mine" {
+				t.Fatalf("replayed after %q, which this session does not hold", lastID)
+			}
+		}
+	})
+}
