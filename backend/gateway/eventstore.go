@@ -134,22 +134,29 @@ func (s *eventStore) ReplayEventsAfter(_ context.Context, sessionID, lastEventID
 		s.mu.Unlock()
 		return "", fmt.Errorf("%w: %q", server.ErrUnknownEventID, lastEventID)
 	}
-	kept := s.sessions[sessionID].events
-	kept = kept[s.sessions[sessionID].head:]
+	log := s.sessions[sessionID]
+	kept := log.events[log.head:]
 	after := sort.Search(len(kept), func(i int) bool { return kept[i].seq > last.seq })
-	var tail []*storedEvent
+	// Copied under the lock: a purge or an eviction may let go of the
+	// events themselves meanwhile (the messages' bytes are never changed).
+	type event struct {
+		id      string
+		message json.RawMessage
+	}
+	var tail []event
 	for _, e := range kept[after:] {
 		if e.stream == last.stream {
-			tail = append(tail, e)
+			tail = append(tail, event{e.id, e.message})
 		}
 	}
+	stream := last.stream
 	s.mu.Unlock()
 	for _, e := range tail {
 		if err := send(e.id, e.message); err != nil {
 			return "", err
 		}
 	}
-	return last.stream, nil
+	return stream, nil
 }
 
 // PurgeSession forgets a session's events; mcp-go calls it when the session
