@@ -104,8 +104,9 @@ func (s *eventStore) evictOldest() {
 	s.queue[s.head] = nil
 	s.head++
 	if s.head > len(s.queue)/2 {
-		s.queue = append(s.queue[:0], s.queue[s.head:]...)
-		s.head = 0
+		n := copy(s.queue, s.queue[s.head:])
+		clear(s.queue[n:]) // no stale pointers past the end
+		s.queue, s.head = s.queue[:n], 0
 	}
 	if e.purged {
 		s.purged--
@@ -119,8 +120,9 @@ func (s *eventStore) evictOldest() {
 	if log.head == len(log.events) {
 		delete(s.sessions, e.session)
 	} else if log.head > len(log.events)/2 {
-		log.events = append(log.events[:0], log.events[log.head:]...)
-		log.head = 0
+		n := copy(log.events, log.events[log.head:])
+		clear(log.events[n:])
+		log.events, log.head = log.events[:n], 0
 	}
 }
 

@@ -130,6 +130,18 @@ func TestEventStoreIsBounded(t *testing.T) {
 	if len(s.queue)-s.head != 10 || len(s.queue) > 20 {
 		t.Errorf("the queue holds %d entries (%d gone), want 10 and no pile of gone ones", len(s.queue), s.head)
 	}
+	// Nothing let go stays reachable from the slices' spare room.
+	spares := [][]*storedEvent{s.queue[len(s.queue):cap(s.queue)], s.queue[:s.head]}
+	for _, log := range s.sessions {
+		spares = append(spares, log.events[len(log.events):cap(log.events)], log.events[:log.head])
+	}
+	for _, spare := range spares {
+		for _, e := range spare {
+			if e != nil {
+				t.Fatalf("a stale pointer to event %s is left in spare room", e.id)
+			}
+		}
+	}
 }
 
 // Ending a session frees what it held at once.
