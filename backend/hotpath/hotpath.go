@@ -40,13 +40,12 @@ var enabled = os.Getenv(EnvRawIO) != "off"
 // (on Linux, unless MCPR_RAW_IO=off).
 func RawIO() bool { return enabled && supported }
 
-// Setup tunes the runtime of a process that serves the HTTP endpoint (the
-// desktop app and serve run it, through cli.Options.TuneRuntime; stdio
-// and connect do not, since they block reading stdin, and with one P a
-// blocked read holds the only P until the runtime's monitor takes it
-// back): one P, unless the GOMAXPROCS
-// environment variable says otherwise. One P runs Go code on one CPU at a
-// time; the router spends about 70 µs of CPU on a call, so one CPU serves
+// Setup tunes the runtime of a process that serves the HTTP endpoint: one
+// P, unless the GOMAXPROCS environment variable says otherwise. The
+// desktop app and serve run it, through cli.Options.TuneRuntime; stdio and
+// connect do not, since they block reading stdin, and with one P a blocked
+// read holds the only P until the runtime's monitor takes it back. One P
+// runs Go code on one CPU at a time; the router spends about 70 µs of CPU on a call, so one CPU serves
 // over 10,000 calls a second, and goroutines are still preempted, so a
 // slow hook does not hold other calls up for long. It returns the number
 // of Ps in use.

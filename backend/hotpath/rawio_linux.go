@@ -109,6 +109,17 @@ func (f *file) Write(p []byte) (int, error) {
 
 type rawCall func(fd uintptr, p []byte) (uintptr, syscall.Errno)
 
+// uninterrupted makes call again for as long as a signal interrupts it.
+// Its callers then have the poller wait only on EAGAIN.
+func uninterrupted(call rawCall, fd uintptr, p []byte) (uintptr, syscall.Errno) {
+	for {
+		n, errno := call(fd, p)
+		if errno != syscall.EINTR {
+			return n, errno
+		}
+	}
+}
+
 // rawRead makes one read; the poller waits while there is nothing to
 // read. Zero bytes read is the end (io.EOF).
 func rawRead(rc syscall.RawConn, p []byte, call rawCall) (int, error) {
@@ -118,12 +129,8 @@ func rawRead(rc syscall.RawConn, p []byte, call rawCall) (int, error) {
 	var n uintptr
 	var errno syscall.Errno
 	err := rc.Read(func(fd uintptr) bool {
-		for {
-			n, errno = call(fd, p)
-			if errno != syscall.EINTR {
-				return errno != syscall.EAGAIN
-			}
-		}
+		n, errno = uninterrupted(call, fd, p)
+		return errno != syscall.EAGAIN
 	})
 	switch {
 	case err != nil:
@@ -144,12 +151,8 @@ func rawWrite(rc syscall.RawConn, p []byte, call rawCall) (int, error) {
 		var n uintptr
 		var errno syscall.Errno
 		err := rc.Write(func(fd uintptr) bool {
-			for {
-				n, errno = call(fd, p[done:])
-				if errno != syscall.EINTR {
-					return errno != syscall.EAGAIN
-				}
-			}
+			n, errno = uninterrupted(call, fd, p[done:])
+			return errno != syscall.EAGAIN
 		})
 		switch {
 		case err != nil:

@@ -8,7 +8,7 @@ import (
 // idleSocket reports whether a read on the socket would block: the peer
 // has neither closed it nor sent anything. It peeks, so nothing is lost.
 // The peek never sleeps (MSG_DONTWAIT), so it is a raw system call, as
-// the connection's reads and writes are (package rawio says why). A peek
+// the connection's reads and writes are (package hotpath says why). A peek
 // interrupted by a signal is tried again: taking it for "bytes waiting"
 // would send finishNow into a read with no deadline.
 func idleSocket(fd uintptr) bool {
