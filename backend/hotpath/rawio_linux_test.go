@@ -114,33 +114,32 @@ func TestConnReadDeadline(t *testing.T) {
 	// A deadline in the past stops a blocked Read at once (net/http's
 	// abortPendingRead, and the upstream transport's cancel, use it).
 	a.SetReadDeadline(time.Time{})
+	if err := readStoppedBy(t, a, "a deadline in the past", func() { a.SetReadDeadline(time.Unix(1, 0)) }); !errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Fatalf("aborted Read = %v", err)
+	}
+}
+
+// readStoppedBy starts a Read on c that blocks, lets it block, calls stop
+// and returns the Read's error; the test fails if the Read goes on.
+func readStoppedBy(t *testing.T, c net.Conn, what string, stop func()) error {
+	t.Helper()
 	done := make(chan error, 1)
-	go func() { _, err := a.Read(make([]byte, 8)); done <- err }()
+	go func() { _, err := c.Read(make([]byte, 8)); done <- err }()
 	time.Sleep(20 * time.Millisecond)
-	a.SetReadDeadline(time.Unix(1, 0))
+	stop()
 	select {
 	case err := <-done:
-		if !errors.Is(err, os.ErrDeadlineExceeded) {
-			t.Fatalf("aborted Read = %v", err)
-		}
+		return err
 	case <-time.After(5 * time.Second):
-		t.Fatal("a deadline in the past did not stop the Read")
+		t.Fatalf("%s did not stop the Read", what)
+		return nil
 	}
 }
 
 func TestConnCloseStopsABlockedRead(t *testing.T) {
 	a, _ := tcpPair(t)
-	done := make(chan error, 1)
-	go func() { _, err := a.Read(make([]byte, 8)); done <- err }()
-	time.Sleep(20 * time.Millisecond)
-	a.Close()
-	select {
-	case err := <-done:
-		if !errors.Is(err, net.ErrClosed) {
-			t.Fatalf("Read on a closed conn = %v, want net.ErrClosed", err)
-		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("Close did not stop the Read")
+	if err := readStoppedBy(t, a, "Close", func() { a.Close() }); !errors.Is(err, net.ErrClosed) {
+		t.Fatalf("Read on a closed conn = %v, want net.ErrClosed", err)
 	}
 	if _, err := a.Write([]byte("x")); !errors.Is(err, net.ErrClosed) {
 		t.Fatalf("Write on a closed conn = %v, want net.ErrClosed", err)
