@@ -14,6 +14,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/mcp-router/mcp-router/internal/testpeers"
 )
 
 // The connections of the HTTP transport: cancelling, closing, reuse, and
@@ -93,6 +95,11 @@ func TestStreamTransportStreamLeftOpenAfterItsAnswer(t *testing.T) {
 		return true
 	}
 	tr := f.open(t, nil)
+	// The GET stream is tried once after the handshake (this server
+	// refuses it); its connection must be counted before the calls are.
+	testpeers.Eventually(t, 10*time.Second, "the refused GET stream to end", func() bool {
+		return f.gets.Load() == 1 && !tr.listened.Load()
+	})
 	if _, err := call(tr, context.Background(), "lingers", "tools/call"); err != nil {
 		t.Fatal(err)
 	}
