@@ -74,6 +74,22 @@ func wireSaw(t *testing.T, wire, what string) bool {
 	return strings.Contains(string(b), what)
 }
 
+// wireGets waits for what to reach the wire log: tee passes a message on
+// to the upstream before it appends it to the file, so the upstream can
+// answer first. tee keeps the order, so once a message is in the log,
+// everything sent before it is too.
+func wireGets(t *testing.T, wire, what string) bool {
+	t.Helper()
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if wireSaw(t, wire, what) {
+			return true
+		}
+		if time.Now().After(deadline) {
+			return false
+		}
+	}
+}
+
 // connectFull is connect that also returns the initialize result.
 func connectFull(t *testing.T, url string, onNote func(mcp.JSONRPCNotification)) (*client.Client, *mcp.InitializeResult) {
 	t.Helper()
@@ -169,7 +185,7 @@ func TestGateLocksEachSessionUntilActivate(t *testing.T) {
 	// Locked: refused with the gate message, and nothing reaches the upstream.
 	refusedWith(t, a, "ev__echo", gateMessage)
 	refusedWith(t, a, "ev__get-env", gateMessage) // the overview stays gated
-	if !wireSaw(t, wire, `"initialize"`) {
+	if !wireGets(t, wire, `"initialize"`) {
 		t.Fatal("the wire log does not record what the router sent; the next check would prove nothing")
 	}
 	if wireSaw(t, wire, `"message":"x"`) || wireSaw(t, wire, "get-env") {
@@ -190,12 +206,14 @@ func TestGateLocksEachSessionUntilActivate(t *testing.T) {
 			t.Errorf("activate summary lacks %q:\n%s", want, summary)
 		}
 	}
-	if !wireSaw(t, wire, "init-script-v1") {
+	if !wireGets(t, wire, "init-script-v1") {
 		t.Error("the init tool's file argument never reached the upstream")
 	}
 	echoOK(t, a, "unlocked-call")
-	if !wireSaw(t, wire, "unlocked-call") {
+	if !wireGets(t, wire, "unlocked-call") {
 		t.Error("the unlocked call is not in the wire log")
+	} else if wireSaw(t, wire, `"message":"x"`) {
+		t.Error("a locked call reached the upstream") // it would be in the log by now
 	}
 	if res, err := call(a, "ev__get-env", nil); err != nil || res.IsError || !strings.Contains(text(res), mark) {
 		t.Errorf("overview after activation: %v, %v", res, err)
