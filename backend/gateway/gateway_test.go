@@ -108,10 +108,17 @@ func newRig(t testing.TB, defs []spec.Server, ro rigOptions) *rig {
 	return r
 }
 
-// waitPublished waits until the gateway offers tools of the named server.
+// waitPublished waits until the gateway offers tools of the named server,
+// and mcp-go has them too: a rebuild sets g.tools first and then hands the
+// lists to mcp-go, which tells every session that they changed. A session
+// opened in between gets those list_changed notifications queued, which
+// sends its first call down mcp-go's path (fastPathEligible); rebuild holds
+// rebuildMu throughout, so seeing the tools under it means it is done.
 func (r *rig) waitPublished(t testing.TB, server string) {
 	t.Helper()
 	testpeers.Eventually(t, 30*time.Second, server+"'s tools in the gateway", func() bool {
+		r.gw.rebuildMu.Lock()
+		defer r.gw.rebuildMu.Unlock()
 		r.gw.mu.RLock()
 		defer r.gw.mu.RUnlock()
 		for _, un := range r.gw.tools {
