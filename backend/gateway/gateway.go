@@ -41,6 +41,9 @@ type Options struct {
 	Version    string                           // reported in serverInfo
 	Debounce   time.Duration                    // coalesces catalog rebuilds; default 50 ms
 	Hooks      Hooks                            // user JavaScript hooks; default none
+	// SessionIdleTTL ends streamable HTTP sessions idle this long (idle.go);
+	// default DefaultSessionIdleTTL, negative: never.
+	SessionIdleTTL time.Duration
 }
 
 // Gateway is the aggregated server. One per process.
@@ -53,6 +56,7 @@ type Gateway struct {
 	subs  subscriptions
 	lists pendingLists
 	fast  fastPath
+	idle  *idleSessions // set by HTTPHandler
 
 	rebuildMu      sync.Mutex
 	mu             sync.RWMutex
@@ -88,6 +92,9 @@ func New(ups *upstream.Service, o Options) *Gateway {
 	}
 	if o.Debounce <= 0 {
 		o.Debounce = 50 * time.Millisecond
+	}
+	if o.SessionIdleTTL == 0 {
+		o.SessionIdleTTL = DefaultSessionIdleTTL
 	}
 	if o.Version == "" {
 		o.Version = "dev"

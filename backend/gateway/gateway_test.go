@@ -59,7 +59,8 @@ type rigOptions struct {
 	backoffBase time.Duration // first retry delay after a loss; default 50 ms
 	// allClientSide declares elicitation and roots to the upstreams too,
 	// not only sampling (upstreams then offer the tools that use them).
-	allClientSide bool
+	allClientSide  bool
+	sessionIdleTTL time.Duration // default: the gateway's
 }
 
 func newRig(t testing.TB, defs []spec.Server, ro rigOptions) *rig {
@@ -90,7 +91,8 @@ func newRig(t testing.TB, defs []spec.Server, ro rigOptions) *rig {
 		OnNotification: func(s string, n mcp.JSONRPCNotification) { gw.Notify(s, n) },
 		ClientSide:     cs,
 	})
-	gw = New(r.ups, Options{RequestLog: r.log, CallerFrom: ro.callerFrom, Debounce: 10 * time.Millisecond})
+	gw = New(r.ups, Options{RequestLog: r.log, CallerFrom: ro.callerFrom, Debounce: 10 * time.Millisecond,
+		SessionIdleTTL: ro.sessionIdleTTL})
 	r.gw = gw
 	gw.Start()
 	t.Cleanup(func() { gw.Close(); r.ups.Close() })

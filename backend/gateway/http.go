@@ -46,8 +46,9 @@ func (g *Gateway) HTTPHandler(auth func(http.Handler) http.Handler) http.Handler
 		server.WithSSEEndpoint(PathSSE),
 		server.WithMessageEndpoint(PathMessage),
 		server.WithUseFullURLForMessageEndpoint(false))
+	g.idle = newIdleSessions(g.o.SessionIdleTTL, streamable, g.log)
 	mux := http.NewServeMux()
-	mux.Handle(PathMCP, auth(limitBody(g.fastMCP(streamable, ids))))
+	mux.Handle(PathMCP, auth(limitBody(g.idle.track(g.fastMCP(streamable, ids)))))
 	mux.Handle(PathSSE, auth(sse.SSEHandler()))
 	mux.Handle(PathMessage, auth(limitBody(sse.MessageHandler())))
 	return guardLocal(mux)

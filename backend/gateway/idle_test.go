@@ -1,0 +1,93 @@
+package gateway
+
+import (
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/mcp-router/mcp-router/backend/spec"
+	"github.com/mcp-router/mcp-router/internal/testpeers"
+)
+
+// openStream opens the session's standalone GET stream and keeps it open
+// until the test ends.
+func (s *rawHTTP) openStream() {
+	s.t.Helper()
+	req, _ := http.NewRequest(http.MethodGet, s.url, nil)
+	req.Header.Set("Accept", "text/event-stream")
+	req.Header.Set(server.HeaderKeySessionID, s.sid)
+	req.Header.Set("MCP-Protocol-Version", "2025-11-25")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	s.t.Cleanup(func() { resp.Body.Close() })
+	if resp.StatusCode != http.StatusOK {
+		s.t.Fatalf("GET stream: HTTP %d", resp.StatusCode)
+	}
+}
+
+func (s *rawHTTP) listStatus() int {
+	s.t.Helper()
+	status, _, _ := s.post(`{"jsonrpc":"2.0","id":9,"method":"tools/list"}`)
+	return status
+}
+
+func (r *rig) trackedSessions() int {
+	n := 0
+	r.gw.idle.sessions.Range(func(any, any) bool { n++; return true })
+	return n
+}
+
+// A client that goes away without a DELETE leaves its session behind; the
+// router ends it once it has been idle for the TTL, so a router running for
+// weeks does not collect one per client restart. Sessions with an open GET
+// stream, or with a recent request, are kept however long they stay quiet.
+func TestIdleSessionsAreEnded(t *testing.T) {
+	const ttl = time.Second
+	r := newRig(t, []spec.Server{everything(t, "everything", spec.PrefixAlways)}, rigOptions{sessionIdleTTL: ttl})
+
+	abandoned := newRawHTTP(t, r.url)
+	listening := newRawHTTP(t, r.url)
+	listening.openStream()
+	busy := newRawHTTP(t, r.url)
+	if _, ok := r.gw.fast.sessions.m.Load(abandoned.sid); !ok {
+		t.Fatal("the gateway does not know the session it just made")
+	}
+
+	// An id the router never gave out is answered as before and not tracked.
+	before := r.trackedSessions()
+	stranger := &rawHTTP{url: r.url, t: t, sid: "mcp-session-00000000-0000-0000-0000-000000000000"}
+	if status := stranger.listStatus(); status != http.StatusNotFound && status != http.StatusBadRequest {
+		t.Errorf("unknown session: HTTP %d", status)
+	}
+	if n := r.trackedSessions(); n != before {
+		t.Errorf("tracked sessions went from %d to %d for an unknown id", before, n)
+	}
+
+	time.Sleep(ttl + ttl/5)
+	if status := busy.listStatus(); status != http.StatusOK {
+		t.Fatalf("busy session: HTTP %d", status)
+	}
+	newRawHTTP(t, r.url) // a new session is when the router sweeps
+
+	testpeers.Eventually(t, 5*time.Second, "the abandoned session ended", func() bool {
+		return r.gw.idle.swept.Load() > 0 && !r.gw.idle.sweeping.Load()
+	})
+	if n := r.gw.idle.swept.Load(); n != 1 {
+		t.Errorf("%d sessions ended, want only the abandoned one", n)
+	}
+	if status := abandoned.listStatus(); status != http.StatusNotFound {
+		t.Errorf("the ended session answered HTTP %d, want 404 so the client initializes again", status)
+	}
+	if _, ok := r.gw.fast.sessions.m.Load(abandoned.sid); ok {
+		t.Error("the gateway still holds the ended session")
+	}
+	for name, s := range map[string]*rawHTTP{"with an open stream": listening, "with a recent request": busy} {
+		if status := s.listStatus(); status != http.StatusOK {
+			t.Errorf("the session %s was ended: HTTP %d", name, status)
+		}
+	}
+}
