@@ -5,29 +5,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mark3labs/mcp-go/server"
-
 	"github.com/mcp-router/mcp-router/backend/spec"
 	"github.com/mcp-router/mcp-router/internal/testpeers"
 )
-
-// openStream opens the session's standalone GET stream and keeps it open
-// until the test ends.
-func (s *rawHTTP) openStream() {
-	s.t.Helper()
-	req, _ := http.NewRequest(http.MethodGet, s.url, nil)
-	req.Header.Set("Accept", "text/event-stream")
-	req.Header.Set(server.HeaderKeySessionID, s.sid)
-	req.Header.Set("MCP-Protocol-Version", "2025-11-25")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		s.t.Fatal(err)
-	}
-	s.t.Cleanup(func() { resp.Body.Close() })
-	if resp.StatusCode != http.StatusOK {
-		s.t.Fatalf("GET stream: HTTP %d", resp.StatusCode)
-	}
-}
 
 func (s *rawHTTP) listStatus() int {
 	s.t.Helper()
@@ -51,7 +31,9 @@ func TestIdleSessionsAreEnded(t *testing.T) {
 
 	abandoned := newRawHTTP(t, r.url)
 	listening := newRawHTTP(t, r.url)
-	listening.openStream()
+	if status, _, _ := listening.listen(""); status != http.StatusOK {
+		t.Fatalf("GET stream: HTTP %d", status)
+	}
 	busy := newRawHTTP(t, r.url)
 	if _, ok := r.gw.fast.sessions.m.Load(abandoned.sid); !ok {
 		t.Fatal("the gateway does not know the session it just made")
