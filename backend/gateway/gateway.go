@@ -56,7 +56,7 @@ type Gateway struct {
 	subs  subscriptions
 	lists pendingLists
 	fast  fastPath
-	idle  *idleSessions // set by HTTPHandler
+	idle  *idleSessions
 
 	rebuildMu      sync.Mutex
 	mu             sync.RWMutex
@@ -115,6 +115,7 @@ func New(ups *upstream.Service, o Options) *Gateway {
 		g.hideLockedTools(ctx, res)
 	})
 	g.trackSessions(hooks)
+	g.idle = newIdleSessions(o.SessionIdleTTL, g.log, hooks)
 	g.registerHookPoints(hooks)
 	hooks.AddAfterInitialize(func(ctx context.Context, _ any, _ *mcp.InitializeRequest, res *mcp.InitializeResult) {
 		res.Instructions = g.instructions(o.CallerFrom(ctx))

@@ -46,7 +46,7 @@ func (g *Gateway) HTTPHandler(auth func(http.Handler) http.Handler) http.Handler
 		server.WithSSEEndpoint(PathSSE),
 		server.WithMessageEndpoint(PathMessage),
 		server.WithUseFullURLForMessageEndpoint(false))
-	g.idle = newIdleSessions(g.o.SessionIdleTTL, streamable, g.log)
+	g.idle.endThrough(streamable)
 	mux := http.NewServeMux()
 	mux.Handle(PathMCP, auth(limitBody(g.idle.track(g.fastMCP(streamable, ids)))))
 	mux.Handle(PathSSE, auth(sse.SSEHandler()))

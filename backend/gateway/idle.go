@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"context"
 	"net/http"
 	"sync"
 	"sync/atomic"
@@ -23,14 +24,16 @@ import (
 // requires, initializes a new session.
 const DefaultSessionIdleTTL = time.Hour
 
-// idleSessions follows the activity of the streamable HTTP sessions made
-// through /mcp and ends those idle for longer than ttl. Sweeps run when a
-// new session is made, the moment a restarted client leaves its old one,
-// and at most every ttl/4; between them a router holds at most the
-// sessions abandoned since the last one.
+// idleSessions follows the activity of the streamable HTTP sessions and
+// ends those idle for longer than ttl. It learns of sessions from mcp-go's
+// register and unregister hooks, as the fast path does, so ids the router
+// never issued take no room here. Sweeps run when a session is registered,
+// the moment a restarted client leaves its old one, and at most every
+// ttl/4; between them a router holds at most the sessions abandoned since
+// the last one.
 type idleSessions struct {
 	ttl       time.Duration
-	end       func(id string) // ends the session as the client's DELETE would
+	end       func(id string) // ends the session as the client's DELETE would; set by HTTPHandler
 	log       logrus.FieldLogger
 	sessions  sync.Map // session id → *sessionActivity
 	lastSweep atomic.Int64
@@ -45,36 +48,44 @@ type sessionActivity struct {
 
 func (a *sessionActivity) touch() { a.last.Store(time.Now().UnixNano()) }
 
-// newIdleSessions ends sessions through streamable, which must be mcp-go's
-// handler for /mcp. ttl ≤ 0 turns the sweeps off.
-func newIdleSessions(ttl time.Duration, streamable http.Handler, log logrus.FieldLogger) *idleSessions {
-	return &idleSessions{ttl: ttl, log: log, end: func(id string) {
+// newIdleSessions follows sessions through hooks. ttl ≤ 0 turns it off.
+func newIdleSessions(ttl time.Duration, log logrus.FieldLogger, h *server.Hooks) *idleSessions {
+	s := &idleSessions{ttl: ttl, log: log}
+	if ttl <= 0 {
+		return s
+	}
+	h.AddOnRegisterSession(func(_ context.Context, cs server.ClientSession) {
+		if isStreamableSession(cs) {
+			a := &sessionActivity{}
+			a.touch()
+			s.sessions.LoadOrStore(cs.SessionID(), a)
+			s.sweep()
+		}
+	})
+	h.AddOnUnregisterSession(func(_ context.Context, cs server.ClientSession) {
+		s.sessions.Delete(cs.SessionID())
+	})
+	return s
+}
+
+// endThrough makes the sweeps end sessions through streamable, which must
+// be mcp-go's handler for /mcp.
+func (s *idleSessions) endThrough(streamable http.Handler) {
+	s.end = func(id string) {
 		req, _ := http.NewRequest(http.MethodDelete, "http://127.0.0.1"+PathMCP, nil)
 		req.Header.Set(server.HeaderKeySessionID, id)
 		streamable.ServeHTTP(discardResponse{header: http.Header{}}, req)
-	}}
+	}
 }
 
-// track wraps the /mcp handler. A session is known from the initialize
-// answer that gave out its id, so ids the router never issued take no
-// room here.
+// track wraps the /mcp handler: a request on a known session keeps it
+// alive while it runs.
 func (s *idleSessions) track(next http.Handler) http.Handler {
 	if s.ttl <= 0 {
 		return next
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		id := r.Header.Get(server.HeaderKeySessionID)
-		if id == "" {
-			next.ServeHTTP(w, r)
-			if id = w.Header().Get(server.HeaderKeySessionID); id != "" {
-				a := &sessionActivity{}
-				a.touch()
-				s.sessions.LoadOrStore(id, a)
-				s.sweep()
-			}
-			return
-		}
-		v, ok := s.sessions.Load(id)
+		v, ok := s.sessions.Load(r.Header.Get(server.HeaderKeySessionID))
 		if !ok {
 			next.ServeHTTP(w, r)
 			return
@@ -85,9 +96,6 @@ func (s *idleSessions) track(next http.Handler) http.Handler {
 		defer func() {
 			a.touch()
 			a.open.Add(-1)
-			if r.Method == http.MethodDelete {
-				s.sessions.Delete(id)
-			}
 		}()
 		next.ServeHTTP(w, r)
 	})
@@ -100,8 +108,8 @@ func (s *idleSessions) sweep() {
 	if last := s.lastSweep.Load(); now-last < int64(s.ttl/4) || !s.lastSweep.CompareAndSwap(last, now) {
 		return
 	}
-	if !s.sweeping.CompareAndSwap(false, true) {
-		return
+	if s.end == nil || !s.sweeping.CompareAndSwap(false, true) {
+		return // no /mcp handler: no streamable sessions to end
 	}
 	go func() {
 		defer s.sweeping.Store(false)

@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mark3labs/mcp-go/server"
+
 	"github.com/mcp-router/mcp-router/backend/spec"
 	"github.com/mcp-router/mcp-router/internal/testpeers"
 )
@@ -71,5 +73,30 @@ func TestIdleSessionsAreEnded(t *testing.T) {
 		if status := s.listStatus(); status != http.StatusOK {
 			t.Errorf("the session %s was ended: HTTP %d", name, status)
 		}
+	}
+}
+
+// A session the client ends itself is let go at once, without a sweep.
+func TestDeletedSessionIsNoLongerTracked(t *testing.T) {
+	r := newRig(t, []spec.Server{everything(t, "everything", spec.PrefixAlways)}, rigOptions{sessionIdleTTL: time.Hour})
+	s := newRawHTTP(t, r.url)
+	if n := r.trackedSessions(); n != 1 {
+		t.Fatalf("%d sessions tracked after one initialize", n)
+	}
+	req, _ := http.NewRequest(http.MethodDelete, s.url, nil)
+	req.Header.Set(server.HeaderKeySessionID, s.sid)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("DELETE: HTTP %d", resp.StatusCode)
+	}
+	if n := r.trackedSessions(); n != 0 {
+		t.Errorf("%d sessions still tracked after the client's DELETE", n)
+	}
+	if n := r.gw.idle.swept.Load(); n != 0 {
+		t.Errorf("the sweep ended %d sessions", n)
 	}
 }
