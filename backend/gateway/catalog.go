@@ -10,6 +10,8 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/mcp-router/mcp-router/backend/gate"
+	"github.com/mcp-router/mcp-router/backend/pipeline"
 	"github.com/mcp-router/mcp-router/backend/spec"
 	"github.com/mcp-router/mcp-router/backend/upstream"
 )
@@ -82,7 +84,7 @@ func (g *Gateway) rebuild() {
 		if def.Gate.Enabled {
 			// First among the server's items, so it wins a name clash with
 			// an upstream tool of its own called "activate".
-			un := upstreamName{name, gateToolItem}
+			un := upstreamName{name, gate.ActivateItem}
 			toolItems = append(toolItems, un)
 			toolRaw[un], _ = json.Marshal(def.Gate)
 		}
@@ -103,33 +105,35 @@ func (g *Gateway) rebuild() {
 	toolNames, toolCollisions := assignNames("tool", toolItems, modes, sep)
 	promptNames, promptCollisions := assignNames("prompt", promptItems, modes, sep)
 
-	gates := map[string]gatedServer{}
+	gates := map[string]gate.Server{}
 	for final, un := range toolNames {
-		if un.Item == gateToolItem {
-			gates[un.Server] = gatedServer{gate: snap.defs[un.Server].Gate, activate: final}
+		if un.Item == gate.ActivateItem {
+			gates[un.Server] = gate.Server{Gate: snap.defs[un.Server].Gate, Activate: final}
 		}
 	}
 	var tools []server.ServerTool
+	var toolList []listed[mcp.Tool]
 	taskOnly := map[string]bool{} // tools mcp-go refuses to call without a task
 	for final, un := range toolNames {
-		if un.Item == gateToolItem {
-			t := activateTool(final, gates[un.Server].message(un.Server))
-			t.Handler = g.callActivate(un.Server)
-			tools = append(tools, t)
-			continue
-		}
-		t, err := convertTool(toolRaw[un], final)
-		if err != nil {
-			g.log.WithField("server", un.Server).Warnf("tool %q skipped: %v", un.Item, err)
-			delete(toolNames, final)
-			continue
+		var t mcp.Tool
+		if un.Item == gate.ActivateItem {
+			t = gate.Tool(final, gates[un.Server].Message(un.Server))
+		} else {
+			var err error
+			if t, err = convertTool(toolRaw[un], final); err != nil {
+				g.log.WithField("server", un.Server).Warnf("tool %q skipped: %v", un.Item, err)
+				delete(toolNames, final)
+				continue
+			}
 		}
 		tools = append(tools, server.ServerTool{Tool: t, Handler: g.callTool(un)})
+		toolList = append(toolList, listed[mcp.Tool]{pipeline.ListItem{Server: un.Server, Item: un.Item, Name: final}, t})
 		if t.Execution != nil && t.Execution.TaskSupport == mcp.TaskSupportRequired {
 			taskOnly[final] = true
 		}
 	}
 	var prompts []server.ServerPrompt
+	var promptList []listed[mcp.Prompt]
 	for final, un := range promptNames {
 		var p mcp.Prompt
 		if err := json.Unmarshal(promptRaw[un], &p); err != nil {
@@ -139,6 +143,7 @@ func (g *Gateway) rebuild() {
 		}
 		p.Name = final
 		prompts = append(prompts, server.ServerPrompt{Prompt: p, Handler: g.getPrompt(un)})
+		promptList = append(promptList, listed[mcp.Prompt]{pipeline.ListItem{Server: un.Server, Item: un.Item, Name: final}, p})
 	}
 
 	// Resource URIs are global names already: they stay as they are, so
@@ -148,6 +153,8 @@ func (g *Gateway) rebuild() {
 	templateOwners := map[string]string{}
 	var resources []server.ServerResource
 	var templates []server.ServerResourceTemplate
+	var resourceList []listed[mcp.Resource]
+	var templateList []listed[mcp.ResourceTemplate]
 	var resourceCollisions []Collision
 	var templateRoutes []templateRoute
 	for _, name := range snap.servers {
@@ -162,6 +169,7 @@ func (g *Gateway) rebuild() {
 			}
 			resourceOwners[r.URI] = name
 			resources = append(resources, server.ServerResource{Resource: res, Handler: g.readResource(name)})
+			resourceList = append(resourceList, listed[mcp.Resource]{pipeline.ListItem{Server: name, Item: r.URI, Name: r.URI}, res})
 		}
 		for _, t := range snap.catalogs[name].ResourceTemplates {
 			if _, taken := templateOwners[t.URITemplate]; taken {
@@ -174,19 +182,16 @@ func (g *Gateway) rebuild() {
 			templateOwners[t.URITemplate] = name
 			templateRoutes = append(templateRoutes, templateRoute{template: tmpl.URITemplate, server: name})
 			templates = append(templates, server.ServerResourceTemplate{Template: tmpl, Handler: server.ResourceTemplateHandlerFunc(g.readResource(name))})
+			templateList = append(templateList, listed[mcp.ResourceTemplate]{pipeline.ListItem{Server: name, Item: t.URITemplate, Name: t.URITemplate}, tmpl})
 		}
 	}
 
+	g.gate.Publish(gates)
 	g.mu.Lock()
-	for name := range g.gates {
-		if _, still := gates[name]; !still {
-			// Turned off (or the server went away): turned on again, it
-			// starts locked for everyone.
-			g.gate.forgetServer(name)
-		}
-	}
-	g.tools, g.prompts, g.gates, g.taskOnly = toolNames, promptNames, gates, taskOnly
+	g.tools, g.prompts, g.taskOnly = toolNames, promptNames, taskOnly
 	g.resources, g.templates, g.templateRoutes = resourceOwners, templateOwners, templateRoutes
+	g.catalog = catalogLists{tools: sortListed(toolList), prompts: sortListed(promptList),
+		resources: sortListed(resourceList), templates: sortListed(templateList)}
 	collisions := append(append(toolCollisions, promptCollisions...), resourceCollisions...)
 	g.collisions = collisions
 	changed := map[string]bool{

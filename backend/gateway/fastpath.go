@@ -4,29 +4,32 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"mime"
 	"net/http"
 	"strconv"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/mcp-router/mcp-router/backend/gate"
+	"github.com/mcp-router/mcp-router/backend/pipeline"
 	"github.com/mcp-router/mcp-router/backend/spec"
-	"github.com/mcp-router/mcp-router/backend/store"
 )
 
-// The fast path serves the commonest request, a plain tools/call on an
-// existing streamable HTTP session, without mcp-go's server: the message is
-// parsed once for what routing needs, the upstream gets the call's params
-// with the name rewritten, and the upstream's result bytes go back to the
-// client as they came, under the client's id. Everything else — and any
-// call with something special about it — goes to mcp-go (fastPathEligible).
-// Both paths answer the same request with the same result, the same errors
-// (errors.go) and the same request-log entry; the tests hold them to it.
+// The fast path is a front end of the forwarding pipeline for the
+// commonest request, a plain tools/call on an existing streamable HTTP
+// session, that skips mcp-go's server: the message is parsed once for what
+// routing needs, the pipeline runs on the raw arguments (identity, gate,
+// policy, hooks, send, log — the same chain mcp-go's handlers call), and
+// the upstream's result bytes go back to the client as they came, under the
+// client's id. Everything else goes to mcp-go (fastPathEligible). Both paths
+// answer the same request with the same result, the same errors
+// (pipeline/errors.go) and the same request-log entry; the tests hold them
+// to it.
 
 // fastSessions are the streamable HTTP sessions mcp-go has registered
 // (initialized and not yet deleted), by id. mcp-go keeps its own table
@@ -85,40 +88,6 @@ type message struct {
 	} `json:"params"`
 }
 
-// callParams are the params of the upstream tools/call, as JSON: the
-// upstream's own tool name and the client's arguments, as mcp-go's path
-// sends them ({"name","arguments"}). The arguments are valid JSON (the
-// whole message parsed); the upstream transport compacts them.
-func callParams(item string, args json.RawMessage) json.RawMessage {
-	args = bytes.TrimSpace(args)
-	if string(args) == "null" {
-		args = nil
-	}
-	b := make([]byte, 0, 32+len(item)+len(args))
-	b = append(b, `{"name":`...)
-	if plainJSONString(item) {
-		b = append(append(append(b, '"'), item...), '"')
-	} else {
-		q, _ := json.Marshal(item)
-		b = append(b, q...)
-	}
-	if len(args) > 0 {
-		b = append(b, `,"arguments":`...)
-		b = append(b, args...)
-	}
-	return append(b, '}')
-}
-
-// plainJSONString: s is written as is between quotes by encoding/json.
-func plainJSONString(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
-			return false
-		}
-	}
-	return true
-}
-
 var bodyPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
 // fastMCP wraps the streamable HTTP handler of /mcp with the fast path.
@@ -166,12 +135,12 @@ func (e errReader) Read([]byte) (int, error) { return 0, e.err }
 // fastPathEligible decides whether a POST to /mcp may take the fast path:
 // a single tools/call request, with a plain id, on a live streamable HTTP
 // session of the 2025 protocol revisions, with nothing that needs mcp-go —
-// no hooks loaded, no progress token or other _meta (progress needs the
-// SSE stream), no task, and no notifications queued for the session
-// (mcp-go sends them ahead of its answer). Batches, notifications, other
-// methods and unknown sessions go to mcp-go too, which answers them as
-// before. Any new condition on the call path (e.g. a per-session gate)
-// belongs here.
+// no progress token or other _meta (progress needs the SSE stream), no
+// task, and no notifications queued for the session (mcp-go sends them
+// ahead of its answer). Batches, notifications, other methods and unknown
+// sessions go to mcp-go too, which answers them as before. Controls on the
+// call (scope, gate, policy, hooks) are steps of the pipeline, which both
+// paths run; only what the transport itself needs belongs here.
 //
 // A client that declared sampling or roots is eligible: the requests an
 // upstream sends during the call reach the client the same way on both
@@ -192,9 +161,6 @@ func (e errReader) Read([]byte) (int, error) { return 0, e.err }
 func (g *Gateway) fastPathEligible(r *http.Request, m *message, ids server.SessionIdManager) (server.ClientSession, bool) {
 	if m.Method != string(mcp.MethodToolsCall) || m.JSONRPC != mcp.JSONRPC_VERSION || !plainID(m.ID) ||
 		m.Params.Name == "" || len(m.Params.Task) > 0 || !emptyMeta(m.Params.Meta) {
-		return nil, false
-	}
-	if g.hooksOn() {
 		return nil, false
 	}
 	if ct := r.Header.Get("Content-Type"); ct != "application/json" {
@@ -274,21 +240,17 @@ func requestID(raw json.RawMessage) mcp.RequestId {
 	return mcp.NewRequestId(n)
 }
 
-// serveFast answers a tools/call. It reports false, having written
-// nothing, when the tool is not one this caller can reach (mcp-go then
-// answers, exactly as for any unknown tool), one that needs a task, or one
-// of a gated server.
+// serveFast answers a tools/call through the pipeline. It reports false,
+// having written nothing, when the tool is unknown (mcp-go then answers,
+// exactly as for any unknown tool), needs a task, or is a gate's activate
+// tool (whose answer may come with tools/list_changed, which mcp-go's
+// answer carries to a client without a GET stream).
 func (g *Gateway) serveFast(w http.ResponseWriter, r *http.Request, s server.ClientSession, m *message) bool {
-	caller := g.o.CallerFrom(r.Context())
 	g.mu.RLock()
 	un, ok := g.tools[m.Params.Name]
 	taskOnly := g.taskOnly[m.Params.Name]
-	_, gated := g.gates[un.Server]
 	g.mu.RUnlock()
-	// A gated server's calls (its activate tool included) take mcp-go's
-	// path, where the gate decides per session and handles a connection
-	// lost mid-call; the fast path has no gate of its own.
-	if !ok || !caller.allows(un.Server) || taskOnly || gated {
+	if !ok || taskOnly || un.Item == gate.ActivateItem {
 		return false
 	}
 	// An elicitation from an HTTP or SSE upstream may go on the POST's own
@@ -297,37 +259,28 @@ func (g *Gateway) serveFast(w http.ResponseWriter, r *http.Request, s server.Cli
 		return false
 	}
 	g.fast.served.Add(1)
-	start := time.Now()
-	sid := s.SessionID()
-	key := sid + "\x00" + string(m.ID)
+	key := s.SessionID() + "\x00" + string(m.ID)
 	ctx, cancel := context.WithCancel(r.Context())
 	g.fast.inflight.Store(key, cancel)
-	f := g.call.begin(un.Server, s, nil, nil)
-
-	raw, err := g.ups.Request(ctx, un.Server, string(mcp.MethodToolsCall), callParams(un.Item, m.Params.Arguments))
-	g.call.end(f)
+	req := &pipeline.Request{Method: pipeline.MethodToolsCall, Client: pipeline.Client{Session: s},
+		Server: un.Server, Item: un.Item, Target: m.Params.Name}
+	if a := bytes.TrimSpace(m.Params.Arguments); len(a) > 0 && string(a) != "null" {
+		req.Args = a
+	}
+	res, err := g.chain.Serve(ctx, req)
 	g.fast.inflight.Delete(key)
 	cancel()
-
-	var re *RouteError
-	if err != nil {
-		re = routeError(un.Server, err)
-	} else if t := bytes.TrimSpace(raw); len(t) == 0 || t[0] != '{' {
-		// Not a result object: word it as mcp-go's path does.
-		msg := json.RawMessage(raw)
-		_, perr := mcp.ParseCallToolResult(&msg)
-		if perr == nil {
-			perr = errNotAnObject
-		}
-		re = badResponse(un.Server, string(mcp.MethodToolsCall), perr)
-	}
 
 	out := bodyPool.Get().(*bytes.Buffer)
 	out.Reset()
 	defer bodyPool.Put(out)
-	if re != nil {
+	var raw json.RawMessage
+	if err == nil {
+		raw, err = res.JSON()
+	}
+	if err != nil {
 		// The same encoder, struct and escaping as mcp-go's response.
-		_ = json.NewEncoder(out).Encode(re.jsonrpcError(requestID(m.ID)))
+		_ = json.NewEncoder(out).Encode(jsonrpcError(requestID(m.ID), err))
 	} else {
 		out.WriteString(`{"jsonrpc":"2.0","id":`)
 		out.Write(m.ID)
@@ -340,11 +293,19 @@ func (g *Gateway) serveFast(w http.ResponseWriter, r *http.Request, s server.Cli
 	h["Content-Length"] = []string{strconv.Itoa(out.Len())}
 	w.WriteHeader(http.StatusOK)
 	_, _ = w.Write(out.Bytes())
-
-	if g.o.RequestLog != nil {
-		g.logFast(start, caller, un.Server, m, raw, re)
-	}
 	return true
+}
+
+// jsonrpcError is the error answer mcp-go's path gives for err: a routing
+// error in the router's format, anything else (a hook's block) as mcp-go
+// words a handler's error.
+func jsonrpcError(id mcp.RequestId, err error) mcp.JSONRPCError {
+	var re *pipeline.RouteError
+	if errors.As(err, &re) {
+		return re.JSONRPCError(id)
+	}
+	return mcp.JSONRPCError{JSONRPC: mcp.JSONRPC_VERSION, ID: id,
+		Error: mcp.NewJSONRPCErrorDetails(mcp.INTERNAL_ERROR, err.Error(), nil)}
 }
 
 // stdioUpstream reports whether the named server is a stdio process.
@@ -353,70 +314,7 @@ func (g *Gateway) stdioUpstream(name string) bool {
 	return err == nil && def.Transport == spec.Stdio
 }
 
-var (
-	contentTypeJSON = []string{"application/json"}
-	errNotAnObject  = jsonError("the result is not a JSON object")
-)
-
-type jsonError string
-
-func (e jsonError) Error() string { return string(e) }
-
-// logFast records a fast-path call as the log hooks record a call on
-// mcp-go's path: the request as {"method","params"}, the result as the
-// upstream sent it, and a tool's isError as an error with its first text.
-func (g *Gateway) logFast(start time.Time, caller Caller, serverName string, m *message, raw []byte, re *RouteError) {
-	e := store.RequestLog{
-		Time:       start,
-		Client:     caller.Name,
-		Method:     m.Method,
-		Server:     serverName,
-		Target:     m.Params.Name,
-		DurationMs: float64(time.Since(start).Microseconds()) / 1000,
-		Status:     store.StatusOK,
-		Request:    logRequest(m),
-	}
-	if re != nil {
-		e.Status, e.Error = store.StatusError, re.Error()
-	} else {
-		e.Response = string(raw)
-		if bytes.Contains(raw, []byte(`"isError"`)) {
-			var res struct {
-				IsError bool `json:"isError"`
-				Content []struct {
-					Type string `json:"type"`
-					Text string `json:"text"`
-				} `json:"content"`
-			}
-			if json.Unmarshal(raw, &res) == nil && res.IsError {
-				e.Status, e.Error = store.StatusError, "tool reported an error"
-				for _, c := range res.Content {
-					if c.Type == "text" {
-						e.Error = c.Text
-						break
-					}
-				}
-			}
-		}
-	}
-	g.o.RequestLog.Log(e)
-}
-
-// logRequest is the request as the log shows it on mcp-go's path too:
-// {"method","params"}.
-func logRequest(m *message) string {
-	name, _ := json.Marshal(m.Params.Name)
-	var b bytes.Buffer
-	b.Grow(48 + len(name) + len(m.Params.Arguments))
-	b.WriteString(`{"method":"tools/call","params":{"name":`)
-	b.Write(name)
-	if a := bytes.TrimSpace(m.Params.Arguments); len(a) > 0 && string(a) != "null" {
-		b.WriteString(`,"arguments":`)
-		b.Write(a)
-	}
-	b.WriteString("}}")
-	return b.String()
-}
+var contentTypeJSON = []string{"application/json"}
 
 // cancelFast cancels a fast-path call named by a client's
 // notifications/cancelled (mcp-go cancels its own).

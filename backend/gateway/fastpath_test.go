@@ -18,6 +18,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/mcp-router/mcp-router/backend/pipeline"
 	"github.com/mcp-router/mcp-router/backend/spec"
 	"github.com/mcp-router/mcp-router/backend/store"
 	"github.com/mcp-router/mcp-router/backend/upstream"
@@ -115,11 +116,11 @@ var errorCases = []struct {
 	reason   string
 	upstream any
 }{
-	{"broken__nope", false, -32602, "mcp-router: tool 'broken__nope' not found", ReasonUnknownTool, nil},
-	{"broken__fail", true, -32050, "broken: upstream error -32050: the tool <failed> & said so", ReasonUpstreamError, map[string]any{"detail": float64(7)}},
-	{"broken__malformed", true, CodeBadResponse, "broken: malformed tools/call result: …", ReasonBadResponse, nil},
-	{"broken__hang", true, CodeTimeout, "broken: timed out: no answer within 1s", ReasonTimeout, nil},
-	{"broken__crash", true, CodeServerDown, "broken: tools/call: process exit status 3", ReasonServerDown, nil},
+	{"broken__nope", false, -32602, "mcp-router: tool 'broken__nope' not found", pipeline.ReasonUnknownTool, nil},
+	{"broken__fail", true, -32050, "broken: upstream error -32050: the tool <failed> & said so", pipeline.ReasonUpstreamError, map[string]any{"detail": float64(7)}},
+	{"broken__malformed", true, pipeline.CodeBadResponse, "broken: malformed tools/call result: …", pipeline.ReasonBadResponse, nil},
+	{"broken__hang", true, pipeline.CodeTimeout, "broken: timed out: no answer within 1s", pipeline.ReasonTimeout, nil},
+	{"broken__crash", true, pipeline.CodeServerDown, "broken: tools/call: process exit status 3", pipeline.ReasonServerDown, nil},
 }
 
 func waitRunning(t *testing.T, r *rig, name string) {
@@ -173,7 +174,7 @@ func TestErrorsHaveOneFormatOverHTTP(t *testing.T) {
 				t.Errorf("%s (fast path %v): the fast path served %d calls", c.tool, fast, served)
 			}
 			checkError(t, map[bool]string{true: "fast path", false: "mcp-go path"}[fast], errorOf(t, bodies[p]), c.tool, c.code, c.message, c.reason, c.upstream)
-			if c.reason == ReasonServerDown {
+			if c.reason == pipeline.ReasonServerDown {
 				waitRestarted(t, r, "broken", p+1)
 			}
 		}
@@ -225,7 +226,7 @@ func TestErrorsHaveOneFormatOverStdio(t *testing.T) {
 		waitRunning(t, r, "broken")
 		send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":%q,"arguments":{}}}`, i+1, c.tool))
 		checkError(t, "stdio", errorOf(t, read()), c.tool, c.code, c.message, c.reason, c.upstream)
-		if c.reason == ReasonServerDown {
+		if c.reason == pipeline.ReasonServerDown {
 			waitRestarted(t, r, "broken", 1)
 		}
 	}
@@ -299,7 +300,8 @@ func TestFastPathMatchesTheMcpGoPath(t *testing.T) {
 }
 
 // A token scoped to other servers is refused on the fast path exactly as a
-// tool that does not exist (mcp-go answers both).
+// tool that does not exist: the fast path runs the pipeline, whose identity
+// step refuses it; mcp-go answers the unknown tool.
 func TestFastPathRefusesOutOfScopeCalls(t *testing.T) {
 	r := newRig(t, []spec.Server{everything(t, "one", spec.PrefixAlways), everything(t, "two", spec.PrefixAlways)},
 		rigOptions{callerFrom: func(context.Context) Caller {
@@ -309,14 +311,14 @@ func TestFastPathRefusesOutOfScopeCalls(t *testing.T) {
 	before := r.gw.fast.served.Load()
 	other := errorOf(t, s.call(1, "two__echo", `{"message":"x"}`))
 	missing := errorOf(t, s.call(2, "nosuch__echo", `{"message":"x"}`))
-	if r.gw.fast.served.Load() != before {
-		t.Error("the fast path served an out-of-scope call")
+	if r.gw.fast.served.Load() != before+1 {
+		t.Error("the out-of-scope call did not go through the fast path's pipeline")
 	}
-	checkError(t, "fast path", other, "two__echo", -32602, "mcp-router: tool 'two__echo' not found", ReasonUnknownTool, nil)
+	checkError(t, "fast path", other, "two__echo", -32602, "mcp-router: tool 'two__echo' not found", pipeline.ReasonUnknownTool, nil)
 	if strings.Replace(other.Message, "two__echo", "X", 1) != strings.Replace(missing.Message, "nosuch__echo", "X", 1) || other.Code != missing.Code {
 		t.Errorf("out of scope %+v differs from unknown %+v", other, missing)
 	}
-	if body := s.call(3, "one__echo", `{"message":"in scope"}`); !bytes.Contains(body, []byte("in scope")) || r.gw.fast.served.Load() != before+1 {
+	if body := s.call(3, "one__echo", `{"message":"in scope"}`); !bytes.Contains(body, []byte("in scope")) || r.gw.fast.served.Load() != before+2 {
 		t.Errorf("in-scope call on the fast path: %s", body)
 	}
 }
@@ -348,7 +350,7 @@ func TestFastPathCallIsCancelledByTheClient(t *testing.T) {
 	})
 	select {
 	case body := <-answered:
-		if e := errorOf(t, body); e.Data["reason"] != ReasonCancelled {
+		if e := errorOf(t, body); e.Data["reason"] != pipeline.ReasonCancelled {
 			t.Errorf("cancelled call answered %s", body)
 		}
 	case <-time.After(5 * time.Second):

@@ -19,6 +19,7 @@ import (
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/mcp-router/mcp-router/backend/pipeline"
 	"github.com/mcp-router/mcp-router/backend/spec"
 	"github.com/mcp-router/mcp-router/backend/store"
 	"github.com/mcp-router/mcp-router/backend/upstream"
@@ -538,5 +539,5 @@ func TestGateLocksPromptsAndResources(t *testing.T) {
 	// The refusal is a routing error in the one format: code, message, data.
 	raw := newRawHTTP(t, r.url)
 	_, _, body := raw.post(fmt.Sprintf(`{"jsonrpc":"2.0","id":7,"method":"prompts/get","params":{"name":%q}}`, simple))
-	checkError(t, "locked prompts/get", errorOf(t, body), simple, CodeLocked, "ev: "+gateMessage, ReasonLocked, nil)
+	checkError(t, "locked prompts/get", errorOf(t, body), simple, pipeline.CodeLocked, "ev: "+gateMessage, pipeline.ReasonLocked, nil)
 }

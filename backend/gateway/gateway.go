@@ -17,30 +17,26 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 	"github.com/sirupsen/logrus"
 
-	"github.com/mcp-router/mcp-router/backend/store"
+	"github.com/mcp-router/mcp-router/backend/gate"
+	"github.com/mcp-router/mcp-router/backend/pipeline"
 	"github.com/mcp-router/mcp-router/backend/upstream"
 )
 
-// Caller is who sent a request: a token's name and the servers it may use.
-type Caller struct {
-	Name   string
-	Allows func(server string) bool // nil: every server
-}
-
-func (c Caller) allows(server string) bool { return c.Allows == nil || c.Allows(server) }
-
-// RequestLogger receives one entry per request; it must not block.
-type RequestLogger interface{ Log(store.RequestLog) }
+// Caller is who sent a request (pipeline.Caller).
+type Caller = pipeline.Caller
 
 // Options configure the gateway; zero values are the defaults noted.
 type Options struct {
 	Separator  func() string                    // tool/prompt name separator; default "__"
 	CallerFrom func(ctx context.Context) Caller // default: anonymous, every server
-	RequestLog RequestLogger                    // default: none
+	RequestLog pipeline.RequestLogger           // default: none
 	Logger     logrus.FieldLogger               // default: logrus standard logger
 	Version    string                           // reported in serverInfo
 	Debounce   time.Duration                    // coalesces catalog rebuilds; default 50 ms
-	Hooks      Hooks                            // user JavaScript hooks; default none
+	Hooks      pipeline.HookEngine              // user JavaScript hooks; default none
+	// Policy is the policy in force, asked per request (pipeline.PolicyStep);
+	// default none.
+	Policy func() pipeline.Step
 	// SessionIdleTTL ends streamable HTTP sessions idle this long (idle.go);
 	// default DefaultSessionIdleTTL, negative: never.
 	SessionIdleTTL time.Duration
@@ -48,15 +44,17 @@ type Options struct {
 
 // Gateway is the aggregated server. One per process.
 type Gateway struct {
-	ups   *upstream.Service
-	srv   *server.MCPServer
-	o     Options
-	log   logrus.FieldLogger
-	call  *callRegistry
-	subs  subscriptions
-	lists pendingLists
-	fast  fastPath
-	idle  *idleSessions
+	ups     *upstream.Service
+	srv     *server.MCPServer
+	o       Options
+	log     logrus.FieldLogger
+	chain   *pipeline.Chain
+	gate    *gate.Gate
+	call    *callRegistry
+	subs    subscriptions
+	answers pendingLists // list requests answered by the chain, for mcp-go to send
+	fast    fastPath
+	idle    *idleSessions
 
 	rebuildMu      sync.Mutex
 	mu             sync.RWMutex
@@ -66,11 +64,10 @@ type Gateway struct {
 	resources      map[string]string // URI → server
 	templates      map[string]string // URI template → server
 	templateRoutes []templateRoute
+	catalog        catalogLists // what the list requests are answered from
 	collisions     []Collision
-	published      map[string]string      // list → signature last published, to skip no-op updates
-	gates          map[string]gatedServer // gated servers (enabled, with the gate on)
+	published      map[string]string // list → signature last published, to skip no-op updates
 
-	gate       gateState
 	remembered map[string][]upstream.Tool // a gated server's tools while it is down; under rebuildMu
 
 	kick chan struct{}
@@ -102,44 +99,28 @@ func New(ups *upstream.Service, o Options) *Gateway {
 	g := &Gateway{ups: ups, o: o, log: o.Logger, call: newCallRegistry(),
 		tools: map[string]upstreamName{}, prompts: map[string]upstreamName{}, resources: map[string]string{},
 		templates: map[string]string{}, published: map[string]string{}, kick: make(chan struct{}, 1),
-		gates: map[string]gatedServer{}, remembered: map[string][]upstream.Tool{},
-		subs: subscriptions{byURI: map[string]map[string]bool{}}}
+		remembered: map[string][]upstream.Tool{},
+		subs:       subscriptions{byURI: map[string]map[string]bool{}}}
 	g.fast.disabled.Store(os.Getenv(EnvFastPath) == "off")
+	g.gate = gate.New(gate.Options{Upstreams: ups, Publish: g.rebuild, Tools: g.toolsOf,
+		ToolsChanged: g.toolsChanged, Logger: o.Logger})
+	g.chain = pipeline.New(g.steps(), g.send)
+
 	hooks := &server.Hooks{}
 	g.shapeErrors(hooks) // first: the log records the error as the client gets it
 	g.logHooks(hooks)
-	// Before the user's post hooks, so they see the list the client gets.
-	// Not a tool filter: mcp-go applies those to calls too, and a call to a
-	// hidden tool must get the gate message, not "tool not found".
-	hooks.AddAfterListTools(func(ctx context.Context, _ any, _ *mcp.ListToolsRequest, res *mcp.ListToolsResult) {
-		g.hideLockedTools(ctx, res)
-	})
 	g.trackSessions(hooks)
 	g.idle = newIdleSessions(o.SessionIdleTTL, g.log, hooks)
-	g.registerHookPoints(hooks)
+	g.frontLists(hooks)
 	hooks.AddAfterInitialize(func(ctx context.Context, _ any, _ *mcp.InitializeRequest, res *mcp.InitializeResult) {
 		res.Instructions = g.instructions(o.CallerFrom(ctx))
 	})
-	hooks.AddAfterListResources(func(ctx context.Context, _ any, _ *mcp.ListResourcesRequest, res *mcp.ListResourcesResult) {
-		g.filterResources(o.CallerFrom(ctx), res)
-	})
-	hooks.AddAfterListResourceTemplates(func(ctx context.Context, _ any, _ *mcp.ListResourceTemplatesRequest, res *mcp.ListResourceTemplatesResult) {
-		g.filterTemplates(o.CallerFrom(ctx), res)
-	})
 	hooks.AddAfterSetLevel(func(ctx context.Context, _ any, req *mcp.SetLevelRequest, _ *mcp.EmptyResult) {
-		g.forwardLevel(ctx, req.Params.Level)
-	})
-	hooks.AddAfterSubscribe(func(ctx context.Context, _ any, req *mcp.SubscribeRequest, _ *mcp.EmptyResult) {
-		g.subscribe(ctx, req.Params.URI)
-	})
-	hooks.AddAfterUnsubscribe(func(ctx context.Context, _ any, req *mcp.UnsubscribeRequest, _ *mcp.EmptyResult) {
-		if s := server.ClientSessionFromContext(ctx); s != nil {
-			g.unsubscribe(s.SessionID(), req.Params.URI)
-		}
+		g.forwardLevel(ctx, req)
 	})
 	hooks.AddOnUnregisterSession(func(_ context.Context, s server.ClientSession) {
 		g.dropSession(s.SessionID())
-		g.gate.forget(sessionGateKey(s.SessionID()))
+		g.gate.ForgetSession(s.SessionID())
 	})
 	g.srv = server.NewMCPServer("mcp-router", o.Version,
 		server.WithToolCapabilities(true),
@@ -149,14 +130,27 @@ func New(ups *upstream.Service, o Options) *Gateway {
 		server.WithPromptCompletionProvider(g),
 		server.WithResourceCompletionProvider(g),
 		server.WithPromptCapabilities(true),
-		server.WithToolFilter(g.filterTools),
-		server.WithPromptFilter(g.filterPrompts),
 		server.WithHooks(hooks),
 		server.WithRecovery(),
 		server.WithResourceRecovery(),
-		server.WithPaginationLimit(500),
+		server.WithPaginationLimit(pageSize),
 	)
 	return g
+}
+
+// steps are the gateway's links of the forwarding pipeline, in the
+// pipeline's order; send (send.go) ends it.
+func (g *Gateway) steps() pipeline.Steps {
+	s := pipeline.Steps{
+		Identity: pipeline.Identity{CallerFrom: g.o.CallerFrom},
+		Gate:     g.gate,
+		Policy:   pipeline.PolicyStep{Current: g.o.Policy},
+		Hooks:    pipeline.Hooks{Engine: g.o.Hooks},
+	}
+	if g.o.RequestLog != nil {
+		s.Log = pipeline.Log{Sink: g.o.RequestLog}
+	}
+	return s
 }
 
 // Server is the MCP server the transports serve.
@@ -227,67 +221,32 @@ func (g *Gateway) ToolRoute(name string) (server, tool string, ok bool) {
 	g.mu.RLock()
 	defer g.mu.RUnlock()
 	r, ok := g.tools[name]
-	if r.Item == gateToolItem {
+	if r.Item == gate.ActivateItem {
 		return r.Server, "", false
 	}
 	return r.Server, r.Item, ok
 }
 
-func (g *Gateway) filterTools(ctx context.Context, tools []mcp.Tool) []mcp.Tool {
-	return filterByRoute(g, ctx, tools, func() map[string]upstreamName { return g.tools }, func(t mcp.Tool) string { return t.Name })
-}
-
-func (g *Gateway) filterPrompts(ctx context.Context, prompts []mcp.Prompt) []mcp.Prompt {
-	return filterByRoute(g, ctx, prompts, func() map[string]upstreamName { return g.prompts }, func(p mcp.Prompt) string { return p.Name })
-}
-
-// filterByRoute keeps the items whose server the caller may use. routes
-// is called under g.mu, since a rebuild replaces the maps.
-func filterByRoute[T any](g *Gateway, ctx context.Context, items []T, routes func() map[string]upstreamName, name func(T) string) []T {
-	c := g.o.CallerFrom(ctx)
-	if c.Allows == nil {
-		return items
-	}
+// toolsOf are a server's published tools: upstream name → client-facing
+// name, its activate tool left out (the gate's summary counts them).
+func (g *Gateway) toolsOf(serverName string) map[string]string {
 	g.mu.RLock()
 	defer g.mu.RUnlock()
-	byName := routes()
-	out := items[:0:0]
-	for _, it := range items {
-		if r, ok := byName[name(it)]; ok && c.allows(r.Server) {
-			out = append(out, it)
+	out := map[string]string{}
+	for name, un := range g.tools {
+		if un.Server == serverName && un.Item != gate.ActivateItem {
+			out[un.Item] = name
 		}
 	}
 	return out
 }
 
-func (g *Gateway) filterResources(c Caller, res *mcp.ListResourcesResult) {
-	if c.Allows == nil || res == nil {
-		return
+// toolsChanged tells a session that its tools/list changed.
+func (g *Gateway) toolsChanged(sessionID string) {
+	if err := g.srv.SendNotificationToSpecificClient(sessionID,
+		string(mcp.MethodNotificationToolsListChanged), nil); err != nil {
+		g.log.Debugf("tools/list_changed not delivered: %v", err)
 	}
-	g.mu.RLock()
-	defer g.mu.RUnlock()
-	kept := res.Resources[:0]
-	for _, r := range res.Resources {
-		if c.allows(g.resources[r.URI]) {
-			kept = append(kept, r)
-		}
-	}
-	res.Resources = kept
-}
-
-func (g *Gateway) filterTemplates(c Caller, res *mcp.ListResourceTemplatesResult) {
-	if c.Allows == nil || res == nil {
-		return
-	}
-	g.mu.RLock()
-	defer g.mu.RUnlock()
-	kept := res.ResourceTemplates[:0]
-	for _, t := range res.ResourceTemplates {
-		if t.URITemplate != nil && c.allows(g.templates[t.URITemplate.Raw()]) {
-			kept = append(kept, t)
-		}
-	}
-	res.ResourceTemplates = kept
 }
 
 // instructions joins the running servers' own instructions, each labelled
@@ -296,11 +255,11 @@ func (g *Gateway) filterTemplates(c Caller, res *mcp.ListResourceTemplatesResult
 func (g *Gateway) instructions(c Caller) string {
 	var parts []string
 	for _, st := range g.ups.Statuses() {
-		if !c.allows(st.Name) {
+		if !c.MayUse(st.Name) {
 			continue
 		}
-		if s, ok := g.gated(st.Name); ok {
-			parts = append(parts, "## "+st.Name+"\n\n"+s.message(st.Name))
+		if s, ok := g.gate.Gated(st.Name); ok {
+			parts = append(parts, "## "+st.Name+"\n\n"+s.Message(st.Name))
 			continue
 		}
 		if st.State != upstream.StateRunning || st.Instructions == "" {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"net/http/httptest"
 	"sort"
 	"strings"
@@ -18,6 +19,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/mcp-router/mcp-router/backend/pipeline"
 	"github.com/mcp-router/mcp-router/backend/spec"
 	"github.com/mcp-router/mcp-router/backend/store"
 	"github.com/mcp-router/mcp-router/backend/upstream"
@@ -61,6 +63,9 @@ type rigOptions struct {
 	// not only sampling (upstreams then offer the tools that use them).
 	allClientSide  bool
 	sessionIdleTTL time.Duration // default: the gateway's
+	// auth wraps the HTTP endpoint, as the router's token check does.
+	auth  func(http.Handler) http.Handler
+	hooks pipeline.HookEngine
 }
 
 func newRig(t testing.TB, defs []spec.Server, ro rigOptions) *rig {
@@ -92,7 +97,7 @@ func newRig(t testing.TB, defs []spec.Server, ro rigOptions) *rig {
 		ClientSide:     cs,
 	})
 	gw = New(r.ups, Options{RequestLog: r.log, CallerFrom: ro.callerFrom, Debounce: 10 * time.Millisecond,
-		SessionIdleTTL: ro.sessionIdleTTL})
+		SessionIdleTTL: ro.sessionIdleTTL, Hooks: ro.hooks})
 	r.gw = gw
 	gw.Start()
 	t.Cleanup(func() { gw.Close(); r.ups.Close() })
@@ -104,7 +109,7 @@ func newRig(t testing.TB, defs []spec.Server, ro rigOptions) *rig {
 			r.waitPublished(t, d.Name)
 		}
 	}
-	srv := httptest.NewServer(gw.HTTPHandler(nil))
+	srv := httptest.NewServer(gw.HTTPHandler(ro.auth))
 	t.Cleanup(srv.Close)
 	r.url = srv.URL + PathMCP
 	return r
@@ -157,11 +162,12 @@ type clientOptions struct {
 	roots       client.RootsHandler
 	elicitation client.ElicitationHandler
 	onNote      func(mcp.JSONRPCNotification)
+	headers     map[string]string
 }
 
 func connect(t *testing.T, url string, co clientOptions) *client.Client {
 	t.Helper()
-	tr, err := transport.NewStreamableHTTP(url, transport.WithContinuousListening())
+	tr, err := transport.NewStreamableHTTP(url, transport.WithContinuousListening(), transport.WithHTTPHeaders(co.headers))
 	if err != nil {
 		t.Fatal(err)
 	}

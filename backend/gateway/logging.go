@@ -11,35 +11,31 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
-	"github.com/mcp-router/mcp-router/backend/hook"
+	"github.com/mcp-router/mcp-router/backend/pipeline"
 	"github.com/mcp-router/mcp-router/backend/store"
 )
 
-// requestKey identifies a request in flight: ids are only unique per session.
-func requestKey(ctx context.Context, id any) string {
-	sid := ""
-	if s := server.ClientSessionFromContext(ctx); s != nil {
-		sid = s.SessionID()
-	}
-	return fmt.Sprintf("%s\x00%v", sid, id)
-}
-
-// logHooks records every request in the request log through mcp-go's hooks,
-// which see each request once whether it succeeds or fails, including the
-// ones that never reach a handler (an unknown tool).
+// logHooks record, through mcp-go's hooks, the requests the router answers
+// without the pipeline — initialize, ping, a call of an unknown tool, a
+// malformed request — so the request log holds every request once. What
+// passes the pipeline is recorded by its log step: a success of such a
+// method, or an error marked by that step, is left alone here.
 func (g *Gateway) logHooks(h *server.Hooks) {
 	var starts sync.Map // requestKey → time.Time
 	h.AddBeforeAny(func(ctx context.Context, id any, _ mcp.MCPMethod, _ any) {
 		if g.o.RequestLog != nil {
-			starts.Store(requestKey(ctx, id), time.Now())
+			starts.Store(keyOf(ctx, id), time.Now())
 		}
 	})
 	finish := func(ctx context.Context, id any, method mcp.MCPMethod, message, result any, err error) {
 		if g.o.RequestLog == nil {
 			return
 		}
-		start, ok := starts.LoadAndDelete(requestKey(ctx, id))
+		start, ok := starts.LoadAndDelete(keyOf(ctx, id))
 		if !ok {
+			return
+		}
+		if pipeline.Passes(string(method)) && (err == nil || pipeline.Logged(err)) {
 			return
 		}
 		e := store.RequestLog{
@@ -53,25 +49,12 @@ func (g *Gateway) logHooks(h *server.Hooks) {
 		e.Server, e.Target = g.describe(method, message)
 		if err != nil {
 			e.Status, e.Error = store.StatusError, err.Error()
-			var re *RouteError
-			var b *hook.Block
-			switch {
-			case errors.As(err, &b):
-				e.Status, e.Error = store.StatusBlocked, b.Error()
-			case errors.As(err, &re):
+			var re *pipeline.RouteError
+			if errors.As(err, &re) {
 				e.Error = re.Error()
-				if re.Reason != ReasonUnknownTool {
-					e.Server = re.Server
-				}
 			}
 		} else {
 			e.Response = marshalForLog(result)
-			if r, ok := result.(*mcp.CallToolResult); ok && r.IsError {
-				e.Status, e.Error = store.StatusError, firstText(r)
-				if g.wasRefused(r) {
-					e.Status = store.StatusBlocked
-				}
-			}
 		}
 		g.o.RequestLog.Log(e)
 	}
@@ -83,18 +66,16 @@ func (g *Gateway) logHooks(h *server.Hooks) {
 	})
 }
 
-// describe names the upstream server and the tool, prompt or URI a request
-// is about, as the client named them.
+// describe names the target of a request the pipeline did not see, as the
+// client named it (an unknown tool's server is the router's, not a guess).
 func (g *Gateway) describe(method mcp.MCPMethod, message any) (server, target string) {
-	g.mu.RLock()
-	defer g.mu.RUnlock()
 	switch m := message.(type) {
 	case *mcp.CallToolRequest:
-		return g.tools[m.Params.Name].Server, m.Params.Name
+		return "", m.Params.Name
 	case *mcp.GetPromptRequest:
-		return g.prompts[m.Params.Name].Server, m.Params.Name
+		return "", m.Params.Name
 	case *mcp.ReadResourceRequest:
-		return g.resources[m.Params.URI], m.Params.URI
+		return "", m.Params.URI
 	}
 	return "", ""
 }
@@ -108,13 +89,4 @@ func marshalForLog(v any) string {
 		return fmt.Sprintf("(unencodable: %v)", err)
 	}
 	return string(b)
-}
-
-func firstText(r *mcp.CallToolResult) string {
-	for _, c := range r.Content {
-		if t, ok := c.(mcp.TextContent); ok {
-			return t.Text
-		}
-	}
-	return "tool reported an error"
 }

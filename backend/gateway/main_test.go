@@ -35,6 +35,10 @@ func TestMain(m *testing.M) {
 		serveBroken()
 		os.Exit(0)
 	}
+	if os.Getenv("MCPR_FAKE_MODE") == "recorder" {
+		serveRecorder(os.Getenv("MCPR_REC_SCHEME"))
+		os.Exit(0)
+	}
 	os.Exit(m.Run())
 }
 
@@ -84,6 +88,59 @@ func serveBroken() {
 			case "crash":
 				os.Exit(3)
 			}
+		default:
+			reply["result"] = map[string]any{}
+		}
+		_ = out.Encode(reply)
+	}
+}
+
+// serveRecorder is a raw stdio upstream that offers one of everything the
+// router forwards (a tool, a prompt with a completable argument, a
+// resource, a resource template, subscriptions, logging) and writes
+// "recv <method>" on stderr for each request as it reads it, one at a time,
+// so the console shows in order what reached it. Its URIs use scheme.
+func serveRecorder(scheme string) {
+	in := bufio.NewScanner(os.Stdin)
+	in.Buffer(make([]byte, 1<<20), 1<<20)
+	out := json.NewEncoder(os.Stdout)
+	for in.Scan() {
+		var req struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+			Params struct {
+				URI string `json:"uri"`
+			} `json:"params"`
+		}
+		if json.Unmarshal(in.Bytes(), &req) != nil || len(req.ID) == 0 {
+			continue
+		}
+		fmt.Fprintln(os.Stderr, "recv "+req.Method)
+		reply := map[string]any{"jsonrpc": "2.0", "id": req.ID}
+		text := func(s string) map[string]any { return map[string]any{"type": "text", "text": s} }
+		switch req.Method {
+		case "initialize":
+			reply["result"] = map[string]any{"protocolVersion": "2025-11-25",
+				"capabilities": map[string]any{"tools": map[string]any{}, "prompts": map[string]any{},
+					"resources": map[string]any{"subscribe": true}, "logging": map[string]any{}, "completions": map[string]any{}},
+				"serverInfo": map[string]any{"name": "recorder", "version": "1"}}
+		case "tools/list":
+			reply["result"] = map[string]any{"tools": []any{map[string]any{"name": "echo", "inputSchema": map[string]any{"type": "object"}}}}
+		case "prompts/list":
+			reply["result"] = map[string]any{"prompts": []any{map[string]any{"name": "greet",
+				"arguments": []any{map[string]any{"name": "name"}}}}}
+		case "resources/list":
+			reply["result"] = map[string]any{"resources": []any{map[string]any{"uri": scheme + "://doc", "name": "doc"}}}
+		case "resources/templates/list":
+			reply["result"] = map[string]any{"resourceTemplates": []any{map[string]any{"uriTemplate": scheme + "://items/{id}", "name": "item"}}}
+		case "tools/call":
+			reply["result"] = map[string]any{"content": []any{text("ok")}}
+		case "prompts/get":
+			reply["result"] = map[string]any{"messages": []any{map[string]any{"role": "user", "content": text("hi")}}}
+		case "resources/read":
+			reply["result"] = map[string]any{"contents": []any{map[string]any{"uri": req.Params.URI, "text": "doc"}}}
+		case "completion/complete":
+			reply["result"] = map[string]any{"completion": map[string]any{"values": []any{"a"}}}
 		default:
 			reply["result"] = map[string]any{}
 		}

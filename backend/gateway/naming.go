@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"sort"
 
+	"github.com/mcp-router/mcp-router/backend/gate"
 	"github.com/mcp-router/mcp-router/backend/spec"
 )
 
@@ -78,7 +79,7 @@ func assignNames(kind string, items []upstreamName, modes map[string]spec.Prefix
 	var collisions []Collision
 	for _, it := range sorted {
 		item, mode := it.Item, modes[it.Server]
-		if item == gateToolItem { // a gate's activate tool is always prefixed
+		if item == gate.ActivateItem { // a gate's activate tool is always prefixed
 			item, mode = "activate", spec.PrefixAlways
 		}
 		want := legalName(prefixed(it.Server, item, sep, mode))

@@ -3,12 +3,13 @@ package gateway
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"sync"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
-	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/mcp-router/mcp-router/backend/pipeline"
+	"github.com/mcp-router/mcp-router/backend/upstream"
 )
 
 // This file forwards the smaller parts of the protocol: argument
@@ -20,10 +21,10 @@ func (g *Gateway) CompletePromptArgument(ctx context.Context, prompt string, arg
 	g.mu.RLock()
 	un, ok := g.prompts[prompt]
 	g.mu.RUnlock()
-	if !ok || !g.o.CallerFrom(ctx).allows(un.Server) {
-		return nil, fmt.Errorf("prompt '%s' not found", prompt)
+	if !ok {
+		return nil, pipeline.UnknownPrompt(prompt)
 	}
-	return g.complete(ctx, un.Server, map[string]any{"type": "ref/prompt", "name": un.Item}, arg, cc)
+	return g.complete(ctx, un.Server, prompt, map[string]any{"type": "ref/prompt", "name": un.Item}, arg, cc)
 }
 
 // CompleteResourceArgument forwards completion/complete for a resource
@@ -35,27 +36,36 @@ func (g *Gateway) CompleteResourceArgument(ctx context.Context, uri string, arg 
 		owner, ok = g.resources[uri]
 	}
 	g.mu.RUnlock()
-	if !ok || !g.o.CallerFrom(ctx).allows(owner) {
-		return nil, fmt.Errorf("resource %s not found", uri)
+	if !ok {
+		return nil, pipeline.UnknownResource(uri, clientOf(ctx, nil).Modern)
 	}
-	return g.complete(ctx, owner, map[string]any{"type": "ref/resource", "uri": uri}, arg, cc)
+	return g.complete(ctx, owner, uri, map[string]any{"type": "ref/resource", "uri": uri}, arg, cc)
 }
 
-func (g *Gateway) complete(ctx context.Context, upstreamName string, ref map[string]any, arg mcp.CompleteArgument, cc mcp.CompleteContext) (*mcp.Completion, error) {
+func (g *Gateway) complete(ctx context.Context, upstreamName, target string, ref map[string]any, arg mcp.CompleteArgument, cc mcp.CompleteContext) (*mcp.Completion, error) {
 	params := map[string]any{"ref": ref, "argument": arg}
 	if len(cc.Arguments) > 0 {
 		params["context"] = cc
 	}
-	hc := g.newHookCall(ctx, "Complete", string(mcp.MethodCompletionComplete), upstreamName, "", params)
-	raw, err := g.forward(ctx, hc, params, func(p map[string]any) map[string]any { return p })
+	r := &pipeline.Request{Method: pipeline.MethodComplete, Client: clientOf(ctx, nil), Server: upstreamName,
+		Target: target, Params: params, Decode: decodeCompletion}
+	res, err := g.serve(ctx, r)
 	if err != nil {
-		return nil, g.failure(upstreamName, err)
+		return nil, err
 	}
+	c, err := typed[*mcp.Completion](r, res)
+	if err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+func decodeCompletion(raw json.RawMessage) (any, error) {
 	var res struct {
 		Completion mcp.Completion `json:"completion"`
 	}
 	if err := json.Unmarshal(raw, &res); err != nil {
-		return nil, badResponse(upstreamName, "completion/complete", err)
+		return nil, err
 	}
 	if res.Completion.Values == nil {
 		res.Completion.Values = []string{}
@@ -63,32 +73,29 @@ func (g *Gateway) complete(ctx context.Context, upstreamName string, ref map[str
 	return &res.Completion, nil
 }
 
-// forwardLevel passes a client's logging/setLevel on to every running
-// server it may use. Upstream connections are shared, so the last level
-// set wins there; the router's own per-session level still filters.
-func (g *Gateway) forwardLevel(ctx context.Context, level mcp.LoggingLevel) {
-	caller := g.o.CallerFrom(ctx)
-	var wg sync.WaitGroup
+// forwardLevel passes a client's logging/setLevel, which mcp-go has applied
+// to the session, through the chain to every running server: a fan-out
+// request whose candidates the steps narrow to the servers the client may
+// reach.
+func (g *Gateway) forwardLevel(ctx context.Context, req *mcp.SetLevelRequest) {
+	var items []pipeline.ListItem
 	for _, name := range g.runningServers() {
-		if !caller.allows(name) {
-			continue
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			rctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-			defer cancel()
-			// A server without logging answers "method not found": fine.
-			_, _ = g.ups.Request(rctx, name, string(mcp.MethodSetLogLevel), map[string]any{"level": level})
-		}()
+		items = append(items, pipeline.ListItem{Server: name})
 	}
-	wg.Wait()
+	if len(items) == 0 {
+		return
+	}
+	r := &pipeline.Request{Method: pipeline.MethodSetLevel, Client: clientOf(ctx, nil),
+		Params: map[string]any{"level": req.Params.Level}, List: &pipeline.List{Items: items}}
+	if _, err := g.chain.Serve(ctx, r); err != nil {
+		g.log.Debugf("logging/setLevel: %v", err)
+	}
 }
 
 func (g *Gateway) runningServers() []string {
 	var names []string
 	for _, st := range g.ups.Statuses() {
-		if st.State == "running" {
+		if st.State == upstream.StateRunning {
 			names = append(names, st.Name)
 		}
 	}
@@ -102,17 +109,67 @@ type subscriptions struct {
 	byURI map[string]map[string]bool // URI → session IDs
 }
 
-func (g *Gateway) subscribe(ctx context.Context, uri string) {
-	s := server.ClientSessionFromContext(ctx)
-	if s == nil {
-		return
+// serveSubscription runs a resources/subscribe or unsubscribe through the
+// chain before mcp-go records it for the session: a refusal refuses the
+// request, so a client out of scope or locked out never reaches the
+// upstream. mcp-go (v1.2.1) can refuse a request only at this point, and
+// answers that refusal with -32600 and the message alone (no data).
+func (g *Gateway) serveSubscription(ctx context.Context, method string, raw json.RawMessage) error {
+	var req struct {
+		Params struct {
+			URI  string    `json:"uri"`
+			Meta *mcp.Meta `json:"_meta"`
+		} `json:"params"`
 	}
+	if json.Unmarshal(raw, &req) != nil || req.Params.URI == "" {
+		return nil // mcp-go answers a malformed request
+	}
+	client := clientOf(ctx, req.Params.Meta)
+	if client.Modern || client.Session == nil {
+		return nil // mcp-go refuses: the 2026-07-28 revision has no subscriptions
+	}
+	uri := req.Params.URI
+	r := &pipeline.Request{Method: method, Client: client, Server: g.resourceOwner(uri), Item: uri, Target: uri,
+		Params: map[string]any{"uri": uri}}
+	if _, err := g.chain.Serve(ctx, r); err != nil {
+		return pipeline.Unlogged(err)
+	}
+	return nil
+}
+
+// resourceOwner is the server that offers uri, as a resource or through a
+// template; "" if none does.
+func (g *Gateway) resourceOwner(uri string) string {
+	g.mu.RLock()
+	owner, ok := g.resources[uri]
+	g.mu.RUnlock()
+	if ok {
+		return owner
+	}
+	return g.templateOwner(uri)
+}
+
+// sendSubscription records a session's subscription and subscribes the
+// upstream for the first subscriber (or unsubscribes it after the last).
+func (g *Gateway) sendSubscription(r *pipeline.Request) (pipeline.Result, error) {
+	if r.Server == "" {
+		return pipeline.Result{}, pipeline.UnknownResource(r.Item, r.Client.Modern)
+	}
+	if r.Method == pipeline.MethodSubscribe {
+		g.subscribe(r.Client.SessionID(), r.Item)
+	} else {
+		g.unsubscribe(r.Client.SessionID(), r.Item)
+	}
+	return pipeline.Result{Value: &mcp.EmptyResult{}}, nil
+}
+
+func (g *Gateway) subscribe(sessionID, uri string) {
 	g.subs.mu.Lock()
 	first := len(g.subs.byURI[uri]) == 0
 	if g.subs.byURI[uri] == nil {
 		g.subs.byURI[uri] = map[string]bool{}
 	}
-	g.subs.byURI[uri][s.SessionID()] = true
+	g.subs.byURI[uri][sessionID] = true
 	g.subs.mu.Unlock()
 	if first {
 		g.forwardSubscription(uri, string(mcp.MethodResourcesSubscribe))
@@ -150,12 +207,7 @@ func (g *Gateway) dropSession(sessionID string) {
 }
 
 func (g *Gateway) forwardSubscription(uri, method string) {
-	g.mu.RLock()
-	owner, ok := g.resources[uri]
-	g.mu.RUnlock()
-	if !ok {
-		owner = g.templateOwner(uri)
-	}
+	owner := g.resourceOwner(uri)
 	if owner == "" {
 		return
 	}

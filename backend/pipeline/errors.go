@@ -1,11 +1,9 @@
-package gateway
+package pipeline
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"reflect"
-	"unsafe"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -42,6 +40,11 @@ const (
 	ReasonBadResponse   = "bad_response"   // CodeBadResponse
 	ReasonCancelled     = "cancelled"      // -32603: the call was cancelled before its answer
 	ReasonLocked        = "locked"         // CodeLocked: activate the server first
+	// -32602: no prompt by that name for this caller
+	ReasonUnknownPrompt = "unknown_prompt"
+	// -32002 (-32602 on the 2026-07-28 revision, as MCP asks): no resource
+	// by that URI for this caller
+	ReasonUnknownResource = "unknown_resource"
 )
 
 // RouterServer names the router itself in errors no upstream is behind
@@ -74,8 +77,8 @@ func (e *RouteError) Data() map[string]any {
 	return d
 }
 
-// routeError words an upstream failure for the client.
-func routeError(server string, err error) *RouteError {
+// Upstream words an upstream failure for the client.
+func Upstream(server string, err error) *RouteError {
 	e := &RouteError{Server: server, What: err.Error(), Reason: ReasonBadResponse, Code: CodeBadResponse, Err: err}
 	var rpc *upstream.RPCError
 	switch {
@@ -94,87 +97,50 @@ func routeError(server string, err error) *RouteError {
 	return e
 }
 
-// locked refuses a prompt or resource request to a gated server the
+// Locked refuses a prompt or resource request to a gated server the
 // client has not activated; message is the gate's text. (A locked tool call
 // is a tool error instead, so the model reads the message.)
-func locked(server, message string) *RouteError {
+func Locked(server, message string) *RouteError {
 	return &RouteError{Server: server, What: message, Reason: ReasonLocked, Code: CodeLocked}
 }
 
-// badResponse is an upstream answer that is not a valid result of method.
-func badResponse(server, method string, err error) *RouteError {
+// ErrMalformed marks a BadResponse: the server answered, with something
+// that is not a valid result (as opposed to a transport failure).
+var ErrMalformed = errors.New("malformed result")
+
+// BadResponse is an upstream answer that is not a valid result of method.
+func BadResponse(server, method string, err error) *RouteError {
 	return &RouteError{Server: server, What: fmt.Sprintf("malformed %s result: %v", method, err),
-		Reason: ReasonBadResponse, Code: CodeBadResponse, Err: err}
+		Reason: ReasonBadResponse, Code: CodeBadResponse, Err: fmt.Errorf("%w: %w", ErrMalformed, err)}
 }
 
-// unknownTool is the error of a call to a tool the caller cannot reach: it
+// UnknownTool is the error of a call to a tool the caller cannot reach: it
 // does not exist, or the caller's token does not allow its server (the two
 // must read the same).
-func unknownTool(name string) *RouteError {
+func UnknownTool(name string) *RouteError {
 	return &RouteError{Server: RouterServer, What: fmt.Sprintf("tool '%s' not found", name),
 		Reason: ReasonUnknownTool, Code: mcp.INVALID_PARAMS, Err: server.ErrToolNotFound}
 }
 
-// jsonrpcError is the error response of a failed request with id.
-func (e *RouteError) jsonrpcError(id mcp.RequestId) mcp.JSONRPCError {
+// UnknownPrompt is UnknownTool's twin for prompts/get and completions.
+func UnknownPrompt(name string) *RouteError {
+	return &RouteError{Server: RouterServer, What: fmt.Sprintf("prompt '%s' not found", name),
+		Reason: ReasonUnknownPrompt, Code: mcp.INVALID_PARAMS, Err: server.ErrPromptNotFound}
+}
+
+// UnknownResource is UnknownTool's twin for the resource methods; modern
+// says the request is of the 2026-07-28 revision, whose code differs.
+func UnknownResource(uri string, modern bool) *RouteError {
+	code := mcp.RESOURCE_NOT_FOUND
+	if modern {
+		code = mcp.INVALID_PARAMS
+	}
+	return &RouteError{Server: RouterServer, What: fmt.Sprintf("resource '%s' not found", uri),
+		Reason: ReasonUnknownResource, Code: code, Err: server.ErrResourceNotFound}
+}
+
+// JSONRPCError is the error response of a failed request with id.
+func (e *RouteError) JSONRPCError(id mcp.RequestId) mcp.JSONRPCError {
 	return mcp.JSONRPCError{JSONRPC: mcp.JSONRPC_VERSION, ID: id,
 		Error: mcp.NewJSONRPCErrorDetails(e.Code, e.Error(), e.Data())}
-}
-
-// shapeErrors gives mcp-go's answers to failed requests the router's error
-// format. mcp-go (v1.2.1) reports any handler error as -32603 without data,
-// and an unknown tool in its own words; its OnError hook receives the very
-// request error it then encodes, so the hook sets the code, message and
-// data there. The shape of that unexported struct is checked (see
-// setRequestError); the endpoint tests over HTTP and stdio fail if it ever
-// changes.
-func (g *Gateway) shapeErrors(h *server.Hooks) {
-	h.AddOnError(func(_ context.Context, _ any, _ mcp.MCPMethod, message any, err error) {
-		var re *RouteError
-		switch {
-		case errors.As(err, &re):
-		case errors.Is(err, server.ErrToolNotFound):
-			req, ok := message.(*mcp.CallToolRequest)
-			if !ok {
-				return
-			}
-			re = unknownTool(req.Params.Name)
-		default:
-			return
-		}
-		if !setRequestError(err, re.Code, re, re.Data()) {
-			g.log.Debugf("cannot shape the JSON-RPC error %v: mcp-go's request error changed", err)
-		}
-	})
-}
-
-var (
-	errorType = reflect.TypeFor[error]()
-	anyType   = reflect.TypeFor[any]()
-)
-
-// setRequestError sets code, err and data of mcp-go's *server.requestError
-// (unexported), which mcp-go turns into the JSON-RPC error it sends. It
-// reports false, changing nothing, when err is not that struct as known.
-func setRequestError(err error, code int, cause error, data any) bool {
-	v := reflect.ValueOf(err)
-	if v.Kind() != reflect.Pointer || v.IsNil() {
-		return false
-	}
-	s := v.Elem()
-	t := s.Type()
-	if t.Kind() != reflect.Struct || t.Name() != "requestError" || t.PkgPath() != "github.com/mark3labs/mcp-go/server" {
-		return false
-	}
-	fc, fe, fd := s.FieldByName("code"), s.FieldByName("err"), s.FieldByName("data")
-	if !fc.IsValid() || fc.Kind() != reflect.Int || !fe.IsValid() || fe.Type() != errorType || !fd.IsValid() || fd.Type() != anyType {
-		return false
-	}
-	settable := func(f reflect.Value) reflect.Value {
-		return reflect.NewAt(f.Type(), unsafe.Pointer(f.UnsafeAddr())).Elem()
-	}
-	settable(fc).SetInt(int64(code))
-	settable(fe).Set(reflect.ValueOf(&cause).Elem())
-	settable(fd).Set(reflect.ValueOf(&data).Elem())
-	return true
 }

@@ -1,4 +1,4 @@
-package gateway
+package gate
 
 import (
 	"context"
@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
-	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/mcp-router/mcp-router/backend/pipeline"
 	"github.com/mcp-router/mcp-router/backend/spec"
 	"github.com/mcp-router/mcp-router/backend/upstream"
 )
@@ -30,17 +30,14 @@ type activation struct {
 // activateServer runs an activation of serverName, or joins the one in
 // progress: ten clients activating at once make one connection attempt and
 // one init call.
-func (g *Gateway) activateServer(ctx context.Context, serverName string) (*activation, error) {
-	g.gate.mu.Lock()
-	a, running := g.gate.flights[serverName]
+func (g *Gate) activateServer(ctx context.Context, serverName string) (*activation, error) {
+	g.mu.Lock()
+	a, running := g.flights[serverName]
 	if !running {
-		if g.gate.flights == nil {
-			g.gate.flights = map[string]*activation{}
-		}
 		a = &activation{done: make(chan struct{})}
-		g.gate.flights[serverName] = a
+		g.flights[serverName] = a
 	}
-	g.gate.mu.Unlock()
+	g.mu.Unlock()
 	if !running {
 		// Not the caller's context: the others that join must not fail
 		// because the first one gave up.
@@ -48,9 +45,9 @@ func (g *Gateway) activateServer(ctx context.Context, serverName string) (*activ
 			actx, cancel := context.WithTimeout(context.Background(), activateTimeout)
 			defer cancel()
 			a.connection, a.summary, a.err = g.connectAndInit(actx, serverName)
-			g.gate.mu.Lock()
-			delete(g.gate.flights, serverName)
-			g.gate.mu.Unlock()
+			g.mu.Lock()
+			delete(g.flights, serverName)
+			g.mu.Unlock()
 			close(a.done)
 		}()
 	}
@@ -66,18 +63,18 @@ func (g *Gateway) activateServer(ctx context.Context, serverName string) (*activ
 // (or a ping when it has none) to prove the connection answers, and
 // describes the result. A connection lost meanwhile is retried, so an
 // activation racing a reconnect ends on the new connection.
-func (g *Gateway) connectAndInit(ctx context.Context, serverName string) (connection int, summary string, err error) {
+func (g *Gate) connectAndInit(ctx context.Context, serverName string) (connection int, summary string, err error) {
 	const attempts = 3
 	for attempt := 1; ; attempt++ {
-		s, ok := g.gated(serverName)
+		s, ok := g.Gated(serverName)
 		if !ok {
 			return 0, "", fmt.Errorf("%s is not gated any more", serverName)
 		}
-		st, err := g.ups.Connect(ctx, serverName)
+		st, err := g.o.Upstreams.Connect(ctx, serverName)
 		if err != nil {
 			return 0, "", fmt.Errorf("could not connect: %w", err)
 		}
-		initText, err := g.runInit(ctx, serverName, s.gate)
+		initText, err := g.runInit(ctx, serverName, s.Gate)
 		var lost *connectionLost
 		if errors.As(err, &lost) && attempt < attempts {
 			g.awaitReplaced(ctx, serverName, st.Connection)
@@ -86,7 +83,7 @@ func (g *Gateway) connectAndInit(ctx context.Context, serverName string) (connec
 		if err != nil {
 			return 0, "", err
 		}
-		now, serr := g.ups.Status(serverName)
+		now, serr := g.o.Upstreams.Status(serverName)
 		if serr != nil || now.State != upstream.StateRunning || now.Connection != st.Connection {
 			if attempt < attempts {
 				continue
@@ -95,17 +92,19 @@ func (g *Gateway) connectAndInit(ctx context.Context, serverName string) (connec
 		}
 		// Publish the tools of a connection the gateway has not seen yet,
 		// so the summary and a hidden-tools client's next list have them.
-		g.rebuild()
+		if g.o.Publish != nil {
+			g.o.Publish()
+		}
 		return st.Connection, g.summary(serverName, s, now, initText), nil
 	}
 }
 
 // awaitReplaced gives the supervisor a moment to notice that connection
 // has gone, so the next attempt does not find it again.
-func (g *Gateway) awaitReplaced(ctx context.Context, serverName string, connection int) {
+func (g *Gate) awaitReplaced(ctx context.Context, serverName string, connection int) {
 	deadline := time.Now().Add(2 * time.Second)
 	for time.Now().Before(deadline) && ctx.Err() == nil {
-		st, err := g.ups.Status(serverName)
+		st, err := g.o.Upstreams.Status(serverName)
 		if err != nil || st.State != upstream.StateRunning || st.Connection != connection {
 			return
 		}
@@ -121,7 +120,7 @@ func (e *connectionLost) Error() string { return e.err.Error() }
 
 // runInit calls the gate's init tool with its arguments (files read now),
 // or pings when there is none; it returns the init result's text.
-func (g *Gateway) runInit(ctx context.Context, serverName string, gate spec.Gate) (string, error) {
+func (g *Gate) runInit(ctx context.Context, serverName string, gate spec.Gate) (string, error) {
 	upstreamErr := func(err error) error {
 		var rpc *upstream.RPCError
 		if errors.As(err, &rpc) || errors.Is(err, upstream.ErrTimeout) || ctx.Err() != nil {
@@ -130,7 +129,7 @@ func (g *Gateway) runInit(ctx context.Context, serverName string, gate spec.Gate
 		return &connectionLost{err}
 	}
 	if gate.InitTool == "" {
-		if _, err := g.ups.Request(ctx, serverName, string(mcp.MethodPing), map[string]any{}); err != nil {
+		if _, err := g.o.Upstreams.Request(ctx, serverName, string(mcp.MethodPing), map[string]any{}); err != nil {
 			var rpc *upstream.RPCError
 			if errors.As(err, &rpc) { // answered, just without ping: alive
 				return "", nil
@@ -143,7 +142,7 @@ func (g *Gateway) runInit(ctx context.Context, serverName string, gate spec.Gate
 	if err != nil {
 		return "", err
 	}
-	raw, err := g.ups.Request(ctx, serverName, string(mcp.MethodToolsCall), map[string]any{"name": gate.InitTool, "arguments": args})
+	raw, err := g.o.Upstreams.Request(ctx, serverName, string(mcp.MethodToolsCall), map[string]any{"name": gate.InitTool, "arguments": args})
 	if err != nil {
 		return "", upstreamErr(fmt.Errorf("init tool %s: %w", gate.InitTool, err))
 	}
@@ -159,7 +158,7 @@ func (g *Gateway) runInit(ctx context.Context, serverName string, gate spec.Gate
 }
 
 // summary is the activate result: what an AI needs to go on.
-func (g *Gateway) summary(serverName string, s gatedServer, st upstream.Status, initText string) string {
+func (g *Gate) summary(serverName string, s Server, st upstream.Status, initText string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s activated.\n", serverName)
 	who := strings.TrimSpace(st.ServerName + " " + st.ServerVersion)
@@ -167,27 +166,23 @@ func (g *Gateway) summary(serverName string, s gatedServer, st upstream.Status, 
 		who = serverName
 	}
 	fmt.Fprintf(&b, "Connected: yes (%s, connection %d).\n", who, st.Connection)
-	if s.gate.InitTool != "" {
-		fmt.Fprintf(&b, "Init (%s): %s\n", s.gate.InitTool, orOK(initText))
+	if s.Gate.InitTool != "" {
+		fmt.Fprintf(&b, "Init (%s): %s\n", s.Gate.InitTool, orOK(initText))
 	}
 	tools, overview := 0, ""
-	g.mu.RLock()
-	for name, un := range g.tools {
-		if un.Server != serverName || un.Item == gateToolItem {
-			continue
-		}
-		tools++
-		if s.gate.OverviewTool != "" && un.Item == s.gate.OverviewTool {
-			overview = name
+	if g.o.Tools != nil {
+		published := g.o.Tools(serverName)
+		tools = len(published)
+		if s.Gate.OverviewTool != "" {
+			overview = published[s.Gate.OverviewTool]
 		}
 	}
-	g.mu.RUnlock()
 	fmt.Fprintf(&b, "Tools: %d.\n", tools)
 	switch {
 	case overview != "":
 		fmt.Fprintf(&b, "Call %s for the overview of how to use them.\n", overview)
-	case s.gate.OverviewTool != "":
-		fmt.Fprintf(&b, "The overview tool %s is not offered by the server.\n", s.gate.OverviewTool)
+	case s.Gate.OverviewTool != "":
+		fmt.Fprintf(&b, "The overview tool %s is not offered by the server.\n", s.Gate.OverviewTool)
 	}
 	if instr := strings.TrimSpace(st.Instructions); instr != "" {
 		fmt.Fprintf(&b, "\nInstructions from %s:\n%s\n", serverName, instr)
@@ -214,36 +209,38 @@ func allText(r *mcp.CallToolResult) string {
 	return strings.Join(parts, "\n")
 }
 
-// activateTool is the tool a gated server contributes.
-func activateTool(name, description string) server.ServerTool {
-	return server.ServerTool{Tool: mcp.Tool{Name: name, Description: description,
-		RawInputSchema: json.RawMessage(`{"type":"object","properties":{}}`)}}
+// Tool is the tool a gated server contributes, named name.
+func Tool(name, description string) mcp.Tool {
+	return mcp.Tool{Name: name, Description: description,
+		RawInputSchema: json.RawMessage(`{"type":"object","properties":{}}`)}
 }
 
-// callActivate is the handler of <server><sep>activate.
-func (g *Gateway) callActivate(serverName string) server.ToolHandlerFunc {
-	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		if !g.o.CallerFrom(ctx).allows(serverName) {
-			return nil, fmt.Errorf("tool '%s' not found", req.Params.Name)
-		}
-		a, err := g.activateServer(ctx, serverName)
-		if err != nil {
-			return nil, routeError(serverName, err)
-		}
-		if a.err != nil {
-			return mcp.NewToolResultError(fmt.Sprintf("%s: activation failed: %v", serverName, a.err)), nil
-		}
-		key := g.gateKey(ctx)
-		wasLocked := g.gate.unlock(key, serverName, a.connection)
-		if s, ok := g.gated(serverName); ok && s.gate.HideTools && wasLocked {
-			// The session's tools/list just grew.
-			if sess := server.ClientSessionFromContext(ctx); sess != nil && sess.SessionID() != "" {
-				if err := g.srv.SendNotificationToSpecificClient(sess.SessionID(),
-					string(mcp.MethodNotificationToolsListChanged), nil); err != nil {
-					g.log.WithField("server", serverName).Debugf("tools/list_changed not delivered: %v", err)
-				}
-			}
-		}
-		return mcp.NewToolResultText(a.summary), nil
+// activate answers a call of r.Server's activate tool: it runs (or joins)
+// the server's activation and unlocks the server for the caller.
+func (g *Gate) activate(ctx context.Context, r *pipeline.Request) (pipeline.Result, error) {
+	serverName := r.Server
+	a, err := g.activateServer(ctx, serverName)
+	if err != nil {
+		return pipeline.Result{}, pipeline.Upstream(serverName, err)
 	}
+	if a.err != nil {
+		return toolResult(mcp.NewToolResultError(fmt.Sprintf("%s: activation failed: %v", serverName, a.err))), nil
+	}
+	wasLocked := g.unlock(Key(r), serverName, a.connection)
+	if s, ok := g.Gated(serverName); ok && s.Gate.HideTools && wasLocked {
+		// The session's tools/list just grew.
+		if id := r.Client.SessionID(); id != "" && g.o.ToolsChanged != nil {
+			g.o.ToolsChanged(id)
+		}
+	}
+	return toolResult(mcp.NewToolResultText(a.summary)), nil
+}
+
+func firstText(r *mcp.CallToolResult) string {
+	for _, c := range r.Content {
+		if t, ok := c.(mcp.TextContent); ok {
+			return t.Text
+		}
+	}
+	return "tool reported an error"
 }

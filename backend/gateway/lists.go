@@ -1,0 +1,307 @@
+package gateway
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"sync"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/mcp-router/mcp-router/backend/pipeline"
+)
+
+// The list requests (tools/list, prompts/list, resources/list,
+// resources/templates/list) pass the pipeline like forwarded requests: the
+// candidates are the published catalog, which identity, gate and policy
+// narrow, the hooks see and may change, and send pages. mcp-go lets a
+// request be refused only before it dispatches it (OnRequestInitialization),
+// so the chain runs there; mcp-go then computes its own answer, which the
+// After hook replaces with the chain's.
+
+// pageSize is how many items a list answer holds at most.
+const pageSize = 500
+
+// listed is one catalog entry of a list and where it routes.
+type listed[T any] struct {
+	item  pipeline.ListItem
+	value T
+}
+
+// catalogLists are what the list requests are answered from, each sorted
+// by client-facing name (the pagination order).
+type catalogLists struct {
+	tools     []listed[mcp.Tool]
+	prompts   []listed[mcp.Prompt]
+	resources []listed[mcp.Resource]
+	templates []listed[mcp.ResourceTemplate]
+}
+
+func sortListed[T any](l []listed[T]) []listed[T] {
+	sort.Slice(l, func(i, j int) bool { return l[i].item.Name < l[j].item.Name })
+	return l
+}
+
+func candidates[T any](l []listed[T]) []pipeline.ListItem {
+	out := make([]pipeline.ListItem, len(l))
+	for i, e := range l {
+		out[i] = e.item
+	}
+	return out
+}
+
+// pendingLists carries a list request's answer from the chain, run before
+// mcp-go dispatches the request, to mcp-go's After hook.
+type pendingLists struct{ m sync.Map } // requestKey → pipeline.Result
+
+// requestKey identifies a request in flight: ids are unique per session,
+// and a request of the 2026-07-28 revision has a session object of its own
+// (mcp-go makes one per request), so the object names it, not its empty id.
+type requestKey struct {
+	session server.ClientSession
+	id      string
+}
+
+func keyOf(ctx context.Context, id any) requestKey {
+	return requestKey{server.ClientSessionFromContext(ctx), fmt.Sprint(id)}
+}
+
+// listRequest is what the chain reads of a list request.
+type listRequest struct {
+	Method string `json:"method"`
+	Params struct {
+		Cursor string    `json:"cursor,omitempty"`
+		Meta   *mcp.Meta `json:"_meta,omitempty"`
+	} `json:"params"`
+}
+
+// frontLists routes the list requests, and the subscriptions, through the
+// chain at the one point mcp-go lets the router refuse a request.
+func (g *Gateway) frontLists(h *server.Hooks) {
+	h.AddOnRequestInitialization(g.beforeDispatch)
+	// A list request that fails after the chain answered it never reaches
+	// the After hooks: forget its answer so the map cannot grow.
+	h.AddOnError(func(ctx context.Context, id any, _ mcp.MCPMethod, _ any, _ error) {
+		g.answers.m.Delete(keyOf(ctx, id))
+	})
+	h.AddAfterListTools(func(ctx context.Context, id any, _ *mcp.ListToolsRequest, r *mcp.ListToolsResult) {
+		g.answerList(ctx, id, r)
+	})
+	h.AddAfterListPrompts(func(ctx context.Context, id any, _ *mcp.ListPromptsRequest, r *mcp.ListPromptsResult) {
+		g.answerList(ctx, id, r)
+	})
+	h.AddAfterListResources(func(ctx context.Context, id any, _ *mcp.ListResourcesRequest, r *mcp.ListResourcesResult) {
+		g.answerList(ctx, id, r)
+	})
+	h.AddAfterListResourceTemplates(func(ctx context.Context, id any, _ *mcp.ListResourceTemplatesRequest, r *mcp.ListResourceTemplatesResult) {
+		g.answerList(ctx, id, r)
+	})
+}
+
+var (
+	listMarker      = []byte("/list")
+	subscribeMarker = []byte("subscribe")
+)
+
+// beforeDispatch runs the chain for a list request or a subscription
+// before mcp-go dispatches it; its error refuses the request.
+func (g *Gateway) beforeDispatch(ctx context.Context, id any, message any) error {
+	raw, ok := message.(json.RawMessage)
+	if !ok || (!bytes.Contains(raw, listMarker) && !bytes.Contains(raw, subscribeMarker)) {
+		return nil // this runs for every request on mcp-go's path: stay cheap
+	}
+	var head struct {
+		Method string `json:"method"`
+	}
+	if json.Unmarshal(raw, &head) != nil {
+		return nil // mcp-go answers a message it cannot parse
+	}
+	switch head.Method {
+	case pipeline.MethodToolsList, pipeline.MethodPromptsList, pipeline.MethodResourcesList, pipeline.MethodTemplatesList:
+		return g.serveList(ctx, id, raw)
+	case pipeline.MethodSubscribe, pipeline.MethodUnsubscribe:
+		return g.serveSubscription(ctx, head.Method, raw)
+	}
+	return nil
+}
+
+// serveList answers a list request through the chain.
+func (g *Gateway) serveList(ctx context.Context, id any, raw json.RawMessage) error {
+	var req listRequest
+	if json.Unmarshal(raw, &req) != nil {
+		return nil
+	}
+	r := &pipeline.Request{Method: req.Method, Client: clientOf(ctx, req.Params.Meta), Meta: req.Params.Meta,
+		List: &pipeline.List{Items: g.listCandidates(req.Method)}}
+	if req.Params.Cursor != "" {
+		r.Params = map[string]any{"cursor": req.Params.Cursor}
+	}
+	r.Decode = func(b json.RawMessage) (any, error) { return decodeList(req.Method, b) }
+	res, err := g.chain.Serve(ctx, r)
+	if err != nil {
+		return pipeline.Unlogged(err)
+	}
+	g.answers.m.Store(keyOf(ctx, id), res)
+	return nil
+}
+
+// listCandidates are the catalog entries of one list, in page order.
+func (g *Gateway) listCandidates(method string) []pipeline.ListItem {
+	g.mu.RLock()
+	defer g.mu.RUnlock()
+	switch method {
+	case pipeline.MethodToolsList:
+		return candidates(g.catalog.tools)
+	case pipeline.MethodPromptsList:
+		return candidates(g.catalog.prompts)
+	case pipeline.MethodResourcesList:
+		return candidates(g.catalog.resources)
+	default:
+		return candidates(g.catalog.templates)
+	}
+}
+
+// sendList is the end of a list request's chain: one page of what the
+// steps left, as the typed mcp-go result.
+func (g *Gateway) sendList(r *pipeline.Request) (pipeline.Result, error) {
+	cursor, _ := r.Params["cursor"].(string)
+	after := ""
+	if cursor != "" {
+		b, err := base64.StdEncoding.DecodeString(cursor)
+		if err != nil {
+			return pipeline.Result{}, fmt.Errorf("invalid cursor: %w", err)
+		}
+		after = string(b)
+	}
+	keep := make(map[string]bool, len(r.List.Items))
+	for _, it := range r.List.Items {
+		keep[it.Name] = true
+	}
+	g.mu.RLock()
+	defer g.mu.RUnlock()
+	switch r.Method {
+	case pipeline.MethodToolsList:
+		items, next := page(g.catalog.tools, keep, after)
+		return pipeline.Result{Value: &mcp.ListToolsResult{Tools: items, PaginatedResult: mcp.PaginatedResult{NextCursor: next}}}, nil
+	case pipeline.MethodPromptsList:
+		items, next := page(g.catalog.prompts, keep, after)
+		return pipeline.Result{Value: &mcp.ListPromptsResult{Prompts: items, PaginatedResult: mcp.PaginatedResult{NextCursor: next}}}, nil
+	case pipeline.MethodResourcesList:
+		items, next := page(g.catalog.resources, keep, after)
+		return pipeline.Result{Value: &mcp.ListResourcesResult{Resources: items, PaginatedResult: mcp.PaginatedResult{NextCursor: next}}}, nil
+	default:
+		items, next := page(g.catalog.templates, keep, after)
+		return pipeline.Result{Value: &mcp.ListResourceTemplatesResult{ResourceTemplates: items, PaginatedResult: mcp.PaginatedResult{NextCursor: next}}}, nil
+	}
+}
+
+// page is up to pageSize kept entries named after `after`, and the cursor
+// of the next page ("" on the last).
+func page[T any](l []listed[T], keep map[string]bool, after string) ([]T, mcp.Cursor) {
+	start := sort.Search(len(l), func(i int) bool { return l[i].item.Name > after })
+	out := []T{}
+	for i := start; i < len(l); i++ {
+		if !keep[l[i].item.Name] {
+			continue
+		}
+		if len(out) == pageSize {
+			return out, mcp.Cursor(base64.StdEncoding.EncodeToString([]byte(l[i-1].item.Name)))
+		}
+		out = append(out, l[i].value)
+	}
+	return out, ""
+}
+
+// answerList puts the chain's answer in the place of mcp-go's. result is a
+// pointer to the mcp-go result struct.
+func (g *Gateway) answerList(ctx context.Context, id any, result any) {
+	v, ok := g.answers.m.LoadAndDelete(keyOf(ctx, id))
+	if !ok {
+		return
+	}
+	res := v.(pipeline.Result)
+	switch ours := res.Value.(type) {
+	case *mcp.ListToolsResult:
+		*result.(*mcp.ListToolsResult) = *ours
+	case *mcp.ListPromptsResult:
+		*result.(*mcp.ListPromptsResult) = *ours
+	case *mcp.ListResourcesResult:
+		*result.(*mcp.ListResourcesResult) = *ours
+	case *mcp.ListResourceTemplatesResult:
+		*result.(*mcp.ListResourceTemplatesResult) = *ours
+	}
+}
+
+// decodeList turns a hook's version of a list result into the typed result.
+func decodeList(method string, raw json.RawMessage) (any, error) {
+	var v any
+	switch method {
+	case pipeline.MethodToolsList:
+		v = &mcp.ListToolsResult{}
+	case pipeline.MethodPromptsList:
+		v = &mcp.ListPromptsResult{}
+	case pipeline.MethodResourcesList:
+		v = &mcp.ListResourcesResult{}
+	default:
+		v = &mcp.ListResourceTemplatesResult{}
+	}
+	if err := replaceList(v, raw); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+// replaceList decodes a hook's version of a list result into fresh values
+// (decoding over the old ones would mix typed and raw tool schemas), keeping
+// tool schemas byte for byte.
+func replaceList(result any, changed []byte) error {
+	switch r := result.(type) {
+	case *mcp.ListToolsResult:
+		var list struct {
+			Tools      []json.RawMessage `json:"tools"`
+			NextCursor mcp.Cursor        `json:"nextCursor"`
+		}
+		if err := json.Unmarshal(changed, &list); err != nil {
+			return err
+		}
+		tools := make([]mcp.Tool, 0, len(list.Tools))
+		for _, raw := range list.Tools {
+			var named struct {
+				Name string `json:"name"`
+			}
+			if err := json.Unmarshal(raw, &named); err != nil {
+				return err
+			}
+			t, err := convertTool(raw, named.Name)
+			if err != nil {
+				return err
+			}
+			tools = append(tools, t)
+		}
+		r.Tools, r.NextCursor = tools, list.NextCursor
+		return nil
+	case *mcp.ListPromptsResult:
+		var fresh mcp.ListPromptsResult
+		if err := json.Unmarshal(changed, &fresh); err != nil {
+			return err
+		}
+		*r = fresh
+	case *mcp.ListResourcesResult:
+		var fresh mcp.ListResourcesResult
+		if err := json.Unmarshal(changed, &fresh); err != nil {
+			return err
+		}
+		*r = fresh
+	case *mcp.ListResourceTemplatesResult:
+		var fresh mcp.ListResourceTemplatesResult
+		if err := json.Unmarshal(changed, &fresh); err != nil {
+			return err
+		}
+		*r = fresh
+	}
+	return nil
+}

@@ -1,0 +1,166 @@
+package gateway
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"sync"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/mcp-router/mcp-router/backend/pipeline"
+	"github.com/mcp-router/mcp-router/backend/upstream"
+)
+
+// send is the end of the pipeline: what the request does once every step
+// let it through. A routed request goes to its upstream (its progress token
+// swapped for a router-unique one, and the call registered so that what the
+// upstream asks meanwhile reaches this client); a list is answered from the
+// catalog; logging/setLevel goes to every server left in its candidates.
+func (g *Gateway) send(ctx context.Context, r *pipeline.Request) (pipeline.Result, error) {
+	switch r.Method {
+	case pipeline.MethodToolsList, pipeline.MethodPromptsList, pipeline.MethodResourcesList, pipeline.MethodTemplatesList:
+		return g.sendList(r)
+	case pipeline.MethodSetLevel:
+		g.sendLevel(r)
+		return pipeline.Result{Value: &mcp.EmptyResult{}}, nil
+	case pipeline.MethodSubscribe, pipeline.MethodUnsubscribe:
+		return g.sendSubscription(r)
+	}
+	ctx, f, done := g.begin(ctx, r.Server, r.Client.Session, r.Meta)
+	defer done()
+	raw, err := g.ups.Request(ctx, r.Server, r.Method, upstreamParams(r, f))
+	if err != nil {
+		return pipeline.Result{}, pipeline.Upstream(r.Server, err)
+	}
+	if r.Decode != nil {
+		v, err := r.Decode(raw)
+		if err != nil {
+			return pipeline.Result{}, pipeline.BadResponse(r.Server, r.Method, err)
+		}
+		return pipeline.Result{Raw: raw, Value: v}, nil
+	}
+	if t := bytes.TrimSpace(raw); len(t) == 0 || t[0] != '{' {
+		// Not a result object: word it as mcp-go's path does.
+		msg := json.RawMessage(raw)
+		_, perr := mcp.ParseCallToolResult(&msg)
+		if perr == nil {
+			perr = errNotAnObject
+		}
+		return pipeline.Result{}, pipeline.BadResponse(r.Server, r.Method, perr)
+	}
+	return pipeline.Result{Raw: raw}, nil
+}
+
+var errNotAnObject = jsonError("the result is not a JSON object")
+
+type jsonError string
+
+func (e jsonError) Error() string { return string(e) }
+
+// upstreamParams are the params the upstream gets: its own name for the
+// tool or prompt, the (possibly hook-edited) arguments and params, and the
+// client's _meta with the router's progress token.
+func upstreamParams(r *pipeline.Request, f *inflight) any {
+	meta := forwardMeta(r.Meta, f)
+	switch r.Method {
+	case pipeline.MethodToolsCall, pipeline.MethodPromptsGet:
+		if meta == nil {
+			return callParams(r.Item, r.Args)
+		}
+		p := map[string]any{"name": r.Item, "_meta": meta}
+		if a := bytes.TrimSpace(r.Args); len(a) > 0 && string(a) != "null" {
+			p["arguments"] = json.RawMessage(a)
+		}
+		return p
+	}
+	p := make(map[string]any, len(r.Params)+1)
+	for k, v := range r.Params {
+		p[k] = v
+	}
+	if meta != nil {
+		p["_meta"] = meta
+	}
+	return p
+}
+
+// callParams are the params of an upstream tools/call or prompts/get, as
+// JSON: the upstream's own name and the client's arguments
+// ({"name","arguments"}). The arguments are valid JSON (they came out of a
+// parsed message or a hook); the upstream transport compacts them.
+func callParams(item string, args json.RawMessage) json.RawMessage {
+	args = bytes.TrimSpace(args)
+	if string(args) == "null" {
+		args = nil
+	}
+	b := make([]byte, 0, 32+len(item)+len(args))
+	b = append(b, `{"name":`...)
+	if pipeline.PlainJSONString(item) {
+		b = append(append(append(b, '"'), item...), '"')
+	} else {
+		q, _ := json.Marshal(item)
+		b = append(b, q...)
+	}
+	if len(args) > 0 {
+		b = append(b, `,"arguments":`...)
+		b = append(b, args...)
+	}
+	return append(b, '}')
+}
+
+// forwardMeta copies the client's _meta for the upstream, swapping the
+// progress token for the router-unique one.
+func forwardMeta(meta *mcp.Meta, f *inflight) map[string]any {
+	if meta == nil {
+		return nil
+	}
+	out := make(map[string]any, len(meta.AdditionalFields)+1)
+	for k, v := range meta.AdditionalFields {
+		out[k] = v
+	}
+	if f.routerToken != "" {
+		out["progressToken"] = f.routerToken
+	}
+	return out
+}
+
+func progressToken(meta *mcp.Meta) any {
+	if meta == nil || meta.ProgressToken == nil {
+		return nil
+	}
+	return meta.ProgressToken
+}
+
+// begin registers a call for progress and client-side routing, and gives
+// the upstream request a timeout that progress resets.
+// Without a progress token nothing can reset the timer: a plain deadline.
+func (g *Gateway) begin(ctx context.Context, upstreamName string, session server.ClientSession, meta *mcp.Meta) (context.Context, *inflight, func()) {
+	token := progressToken(meta)
+	var touch func()
+	if token != nil {
+		ctx, touch = upstream.WithActivity(ctx)
+	}
+	f := g.call.begin(upstreamName, session, token, touch)
+	return ctx, f, func() { g.call.end(f) }
+}
+
+// sendLevel passes a client's logging/setLevel on to every server left in
+// its candidates (running, and allowed by every step). Upstream
+// connections are shared, so the last level set wins there; the router's
+// own per-session level still filters.
+func (g *Gateway) sendLevel(r *pipeline.Request) {
+	var wg sync.WaitGroup
+	for _, it := range r.List.Items {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			rctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+			defer cancel()
+			// A server without logging answers "method not found": fine.
+			_, _ = g.ups.Request(rctx, it.Server, pipeline.MethodSetLevel, r.Params)
+		}()
+	}
+	wg.Wait()
+}

@@ -1,0 +1,45 @@
+package pipeline
+
+import "context"
+
+// Identity is the first step: it names the caller (from the identity the
+// transport's authentication put in the context) and keeps it to the
+// servers its token may use. A request for something outside the scope
+// reads exactly as one for something that does not exist.
+type Identity struct {
+	CallerFrom func(ctx context.Context) Caller // nil: anonymous, every server
+}
+
+// Serve implements Step.
+func (s Identity) Serve(ctx context.Context, r *Request, next Handler) (Result, error) {
+	if s.CallerFrom != nil {
+		r.Caller = s.CallerFrom(ctx)
+	}
+	if r.List != nil {
+		if r.Caller.Allows != nil {
+			r.List.Keep(func(it ListItem) bool { return r.Caller.MayUse(it.Server) })
+		}
+		return next(ctx, r)
+	}
+	if !r.Caller.MayUse(r.Server) {
+		return Result{}, NotFound(r)
+	}
+	return next(ctx, r)
+}
+
+// NotFound is the error of a routed request for something the caller
+// cannot reach: an unknown tool, prompt or resource, in the words the
+// router uses for each.
+func NotFound(r *Request) *RouteError {
+	switch r.Method {
+	case MethodToolsCall:
+		return UnknownTool(r.Target)
+	case MethodPromptsGet:
+		return UnknownPrompt(r.Target)
+	case MethodComplete:
+		if ref, _ := r.Params["ref"].(map[string]any); ref != nil && ref["type"] == "ref/prompt" {
+			return UnknownPrompt(r.Target)
+		}
+	}
+	return UnknownResource(r.Target, r.Client.Modern)
+}
