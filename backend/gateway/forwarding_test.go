@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"os"
 	"slices"
@@ -273,5 +274,26 @@ func TestRefusedRequestsNeverReachTheHooks(t *testing.T) {
 	forwardedMethods(t, connect(t, r.url, clientOptions{headers: map[string]string{"X-Caller": "scoped"}}), "other")
 	if hooks.pre.Load() == 0 {
 		t.Fatal("allowed requests did not reach the hooks either: the check above cannot fail")
+	}
+}
+
+// An answer mcp-go never asked for (it refused the request after the chain
+// ran, without a hook) does not stay in memory.
+func TestUntakenListAnswersAreDropped(t *testing.T) {
+	var p pendingLists
+	p.store(requestKey{id: "old"}, pipeline.Result{})
+	p.mu.Lock()
+	e := p.m[requestKey{id: "old"}]
+	e.at = e.at.Add(-2 * pendingListTTL)
+	p.m[requestKey{id: "old"}] = e
+	p.mu.Unlock()
+	for i := 0; i < 255; i++ {
+		p.store(requestKey{id: fmt.Sprint(i)}, pipeline.Result{})
+	}
+	if _, ok := p.take(requestKey{id: "old"}); ok {
+		t.Fatal("a stale answer was kept")
+	}
+	if _, ok := p.take(requestKey{id: "254"}); !ok {
+		t.Fatal("a fresh answer was dropped")
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"sort"
 	"sync"
+	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -55,8 +56,47 @@ func candidates[T any](l []listed[T]) []pipeline.ListItem {
 }
 
 // pendingLists carries a list request's answer from the chain, run before
-// mcp-go dispatches the request, to mcp-go's After hook.
-type pendingLists struct{ m sync.Map } // requestKey → pipeline.Result
+// mcp-go dispatches the request, to mcp-go's After hook. mcp-go can still
+// refuse the request after the chain ran without calling any hook (a
+// 2026-07-28 request with bad headers): answers nobody took are dropped
+// after a minute.
+type pendingLists struct {
+	mu     sync.Mutex
+	m      map[requestKey]pendingList
+	stored int
+}
+
+type pendingList struct {
+	res pipeline.Result
+	at  time.Time
+}
+
+const pendingListTTL = time.Minute
+
+func (p *pendingLists) store(k requestKey, res pipeline.Result) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.m == nil {
+		p.m = map[requestKey]pendingList{}
+	}
+	now := time.Now()
+	p.m[k] = pendingList{res, now}
+	if p.stored++; p.stored%256 == 0 {
+		for k, v := range p.m {
+			if now.Sub(v.at) > pendingListTTL {
+				delete(p.m, k)
+			}
+		}
+	}
+}
+
+func (p *pendingLists) take(k requestKey) (pipeline.Result, bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	v, ok := p.m[k]
+	delete(p.m, k)
+	return v.res, ok
+}
 
 // requestKey identifies a request in flight: ids are unique per session,
 // and a request of the 2026-07-28 revision has a session object of its own
@@ -86,7 +126,7 @@ func (g *Gateway) frontLists(h *server.Hooks) {
 	// A list request that fails after the chain answered it never reaches
 	// the After hooks: forget its answer so the map cannot grow.
 	h.AddOnError(func(ctx context.Context, id any, _ mcp.MCPMethod, _ any, _ error) {
-		g.answers.m.Delete(keyOf(ctx, id))
+		g.answers.take(keyOf(ctx, id))
 	})
 	h.AddAfterListTools(func(ctx context.Context, id any, _ *mcp.ListToolsRequest, r *mcp.ListToolsResult) {
 		g.answerList(ctx, id, r)
@@ -145,7 +185,7 @@ func (g *Gateway) serveList(ctx context.Context, id any, raw json.RawMessage) er
 	if err != nil {
 		return pipeline.Unlogged(err)
 	}
-	g.answers.m.Store(keyOf(ctx, id), res)
+	g.answers.store(keyOf(ctx, id), res)
 	return nil
 }
 
@@ -219,11 +259,10 @@ func page[T any](l []listed[T], keep map[string]bool, after string) ([]T, mcp.Cu
 // answerList puts the chain's answer in the place of mcp-go's. result is a
 // pointer to the mcp-go result struct.
 func (g *Gateway) answerList(ctx context.Context, id any, result any) {
-	v, ok := g.answers.m.LoadAndDelete(keyOf(ctx, id))
+	res, ok := g.answers.take(keyOf(ctx, id))
 	if !ok {
 		return
 	}
-	res := v.(pipeline.Result)
 	switch ours := res.Value.(type) {
 	case *mcp.ListToolsResult:
 		*result.(*mcp.ListToolsResult) = *ours
