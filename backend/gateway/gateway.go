@@ -19,6 +19,7 @@ import (
 
 	"github.com/mcp-router/mcp-router/backend/gate"
 	"github.com/mcp-router/mcp-router/backend/pipeline"
+	"github.com/mcp-router/mcp-router/backend/spec"
 	"github.com/mcp-router/mcp-router/backend/upstream"
 )
 
@@ -42,9 +43,22 @@ type Options struct {
 	SessionIdleTTL time.Duration
 }
 
+// Upstreams is what the gateway needs of the upstream service: the
+// servers' states, definitions and catalogs, their changes, and requests
+// to them (gate.Upstreams adds connecting, for the gate).
+type Upstreams interface {
+	gate.Upstreams
+	Statuses() []upstream.Status
+	Definition(name string) (spec.Server, error)
+	Catalog(name string) (upstream.Catalog, error)
+	Subscribe(fn func(upstream.Event)) (unsubscribe func())
+}
+
+var _ Upstreams = (*upstream.Service)(nil)
+
 // Gateway is the aggregated server. One per process.
 type Gateway struct {
-	ups     *upstream.Service
+	ups     Upstreams
 	srv     *server.MCPServer
 	o       Options
 	log     logrus.FieldLogger
@@ -77,7 +91,7 @@ type Gateway struct {
 
 // New builds the gateway over ups. Wire ClientSideFor and Notify into the
 // upstream options, then call Start.
-func New(ups *upstream.Service, o Options) *Gateway {
+func New(ups Upstreams, o Options) *Gateway {
 	if o.Separator == nil {
 		o.Separator = func() string { return "__" }
 	}

@@ -32,12 +32,6 @@ func clientOf(ctx context.Context, meta *mcp.Meta) pipeline.Client {
 	return c
 }
 
-// serve runs a routed request through the chain; the error is the
-// client's, without the log step's mark (shapeErrors keeps the mark).
-func (g *Gateway) serve(ctx context.Context, r *pipeline.Request) (pipeline.Result, error) {
-	return g.chain.Serve(ctx, r)
-}
-
 func (g *Gateway) callTool(un upstreamName) server.ToolHandlerFunc {
 	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		r := &pipeline.Request{Method: pipeline.MethodToolsCall, Client: clientOf(ctx, req.Params.Meta),
@@ -54,7 +48,7 @@ func (g *Gateway) callTool(un upstreamName) server.ToolHandlerFunc {
 			}
 			r.Args = b
 		}
-		res, err := g.serve(ctx, r)
+		res, err := g.chain.Serve(ctx, r)
 		if err != nil {
 			return nil, err
 		}
@@ -78,7 +72,7 @@ func (g *Gateway) getPrompt(un upstreamName) server.PromptHandlerFunc {
 			}
 			r.Args = b
 		}
-		res, err := g.serve(ctx, r)
+		res, err := g.chain.Serve(ctx, r)
 		if err != nil {
 			return nil, err
 		}
@@ -92,7 +86,7 @@ func (g *Gateway) readResource(upstreamName string) server.ResourceHandlerFunc {
 			Server: upstreamName, Item: req.Params.URI, Target: req.Params.URI, Meta: req.Params.Meta,
 			Params: map[string]any{"uri": req.Params.URI},
 			Decode: func(raw json.RawMessage) (any, error) { return mcp.ParseReadResourceResult(&raw) }}
-		res, err := g.serve(ctx, r)
+		res, err := g.chain.Serve(ctx, r)
 		if err != nil {
 			return nil, err
 		}

@@ -49,7 +49,7 @@ func (g *Gateway) complete(ctx context.Context, upstreamName, target string, ref
 	}
 	r := &pipeline.Request{Method: pipeline.MethodComplete, Client: clientOf(ctx, nil), Server: upstreamName,
 		Target: target, Params: params, Decode: decodeCompletion}
-	res, err := g.serve(ctx, r)
+	res, err := g.chain.Serve(ctx, r)
 	if err != nil {
 		return nil, err
 	}
