@@ -12,7 +12,18 @@ import (
 	"github.com/mcp-router/mcp-router/backend/hotpath"
 )
 
+// generateBindings is set in the build `wails build` runs to generate the
+// frontend's bindings (bindings.go); nil otherwise.
+var generateBindings func() error
+
 func main() {
+	if generateBindings != nil {
+		if err := generateBindings(); err != nil {
+			os.Stderr.WriteString("generate bindings: " + err.Error() + "\n")
+			os.Exit(1)
+		}
+		return
+	}
 	// SIGTERM and Ctrl-C cancel ctx: every mode then shuts down its
 	// upstream servers before exiting, so none is orphaned.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
