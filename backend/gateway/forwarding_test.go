@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"os"
@@ -295,5 +296,45 @@ func TestUntakenListAnswersAreDropped(t *testing.T) {
 	}
 	if _, ok := p.take(requestKey{id: "254"}); !ok {
 		t.Fatal("a fresh answer was dropped")
+	}
+}
+
+// In-process callers (the chat panel) go through the same chain as clients:
+// their caller's scope applies, the gate applies, and the log names them.
+func TestInProcessCallsPassThePipeline(t *testing.T) {
+	r := newRig(t, []spec.Server{recorder("rec", true), recorder("other", false)}, rigOptions{})
+	ctx := pipeline.WithCaller(context.Background(), Caller{Name: "chat", Allows: func(s string) bool { return s == "other" }})
+	tools, err := r.gw.ListTools(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tl := range tools {
+		names = append(names, tl.Name)
+	}
+	if !slices.Contains(names, "other__echo") || slices.Contains(names, "rec__echo") || slices.Contains(names, "rec__activate") {
+		t.Fatalf("chat's tools: %v", names)
+	}
+	if _, err := r.gw.CallTool(ctx, "rec__echo", nil); err == nil || !strings.Contains(err.Error(), "not found") {
+		t.Fatalf("a tool out of chat's scope: %v", err)
+	}
+	res, err := r.gw.CallTool(ctx, "other__echo", json.RawMessage(`{"x":1}`))
+	if err != nil || res.IsError {
+		t.Fatalf("other__echo: %v %+v", err, res)
+	}
+	if e, ok := r.log.find("tools/call", "other__echo"); !ok || e.Client != "chat" || !strings.Contains(e.Request, `"x":1`) {
+		t.Fatalf("log entry %+v", e)
+	}
+	// Unscoped, the gate still holds chat to activation.
+	open := pipeline.WithCaller(context.Background(), Caller{Name: "chat"})
+	res, err = r.gw.CallTool(open, "rec__echo", nil)
+	if err != nil || !res.IsError {
+		t.Fatalf("a gated tool before activation: %v %+v", err, res)
+	}
+	if res, err := r.gw.CallTool(open, "rec__activate", nil); err != nil || res.IsError {
+		t.Fatalf("activate: %v %+v", err, res)
+	}
+	if res, err := r.gw.CallTool(open, "rec__echo", nil); err != nil || res.IsError {
+		t.Fatalf("after activation: %v %+v", err, res)
 	}
 }

@@ -10,9 +10,20 @@ type Identity struct {
 	CallerFrom func(ctx context.Context) Caller // nil: anonymous, every server
 }
 
+type callerKey struct{}
+
+// WithCaller makes ctx name the caller of an in-process request (the chat
+// panel's tool calls): the identity step takes it instead of asking the
+// transport's authentication, which such a request never passed.
+func WithCaller(ctx context.Context, c Caller) context.Context {
+	return context.WithValue(ctx, callerKey{}, c)
+}
+
 // Serve implements Step.
 func (s Identity) Serve(ctx context.Context, r *Request, next Handler) (Result, error) {
-	if s.CallerFrom != nil {
+	if c, ok := ctx.Value(callerKey{}).(Caller); ok {
+		r.Caller = c
+	} else if s.CallerFrom != nil {
 		r.Caller = s.CallerFrom(ctx)
 	}
 	if r.List != nil {
