@@ -27,12 +27,17 @@ var ErrNotAdmin = errors.New("not an admin token")
 // ErrNotAdmin. The message is meant for the user of the browser UI.
 func NotAdminError(id Identity) error {
 	if id.Role == store.RoleAdmin && len(id.Servers) > 0 {
-		return fmt.Errorf("token %q is limited to %s; an admin token manages every server: %w",
-			id.TokenName, strings.Join(id.Servers, ", "), ErrNotAdmin)
+		return &notAdminError{fmt.Sprintf("token %q is limited to %s; an admin token manages every server",
+			id.TokenName, strings.Join(id.Servers, ", "))}
 	}
-	return fmt.Errorf("token %q is a client token: it reaches the MCP endpoint (/mcp, /sse) only; "+
-		"the browser UI and its API need an admin token: %w", id.TokenName, ErrNotAdmin)
+	return &notAdminError{fmt.Sprintf("token %q is a client token: it reaches the MCP endpoint (/mcp, /sse) only; "+
+		"the browser UI and its API need an admin token", id.TokenName)}
 }
+
+type notAdminError struct{ msg string }
+
+func (e *notAdminError) Error() string { return e.msg }
+func (e *notAdminError) Unwrap() error { return ErrNotAdmin }
 
 type identityKey struct{}
 
