@@ -8,7 +8,9 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"net"
 	"net/http"
+	"net/netip"
 	"path"
 	"reflect"
 	"strings"
@@ -36,8 +38,9 @@ type HTTPOptions struct {
 	// Assets is the built frontend (the contents of frontend/dist). Nil in
 	// builds without one: pages then answer 404 with a message saying so.
 	Assets fs.FS
-	// NoAuth serves the API without tokens whatever the auth setting says
-	// (`mcp-router serve --no-auth`).
+	// NoAuth turns auth off whatever the auth setting says (`mcp-router
+	// serve --no-auth`): the API then needs no token from this machine, and
+	// still needs an admin token from any other address.
 	NoAuth bool
 	// Heartbeat is how often an idle event stream sends a comment so
 	// proxies keep it open; default 25 s.
@@ -49,16 +52,18 @@ type HTTPOptions struct {
 // arguments, GET /ui/api/events (Server-Sent Events) and GET
 // /ui/api/session. Calls reach exactly the exported methods of *API, by
 // reflection, so the browser and the desktop window (whose Wails bindings
-// are generated from the same methods) can never drift apart. Mount it at
-// /ui/ behind the Host/Origin guard of /mcp (core.ServeOptions.UI does).
+// are generated from the same methods) can never drift apart. The calls
+// and the events need an admin token (see admin); the pages and the
+// session need none and carry no data. Mount it at /ui/ behind the
+// Host/Origin guard of /mcp (core.ServeOptions.UI does).
 func Handler(a *API, o HTTPOptions) http.Handler {
 	if o.Heartbeat <= 0 {
 		o.Heartbeat = 25 * time.Second
 	}
 	h := &uiHandler{a: a, o: o, methods: boundMethods()}
 	mux := http.NewServeMux()
-	mux.Handle(PathCall, h.authed(http.HandlerFunc(h.call)))
-	mux.Handle(PathEvents, h.authed(http.HandlerFunc(h.events)))
+	mux.Handle(PathCall, h.admin(http.HandlerFunc(h.call)))
+	mux.Handle(PathEvents, h.admin(http.HandlerFunc(h.events)))
 	mux.HandleFunc(PathSession, h.session)
 	mux.HandleFunc("/ui/api/", func(w http.ResponseWriter, r *http.Request) {
 		writeJSONError(w, http.StatusNotFound, "no such UI API endpoint: "+r.URL.Path)
@@ -99,34 +104,58 @@ func (h *uiHandler) authOn(ctx context.Context) bool {
 	return !h.o.NoAuth && h.a.core.Settings.AuthEnabled(ctx)
 }
 
-// authed requires the same bearer token as /mcp when auth is on. The event
-// stream may carry it as ?token= (EventSource cannot set headers). A token
-// limited to some servers is refused: the UI manages every server and
-// every token, so it would be a way around the limit.
-func (h *uiHandler) authed(next http.Handler) http.Handler {
-	inner := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if id, ok := auth.IdentityFrom(r.Context()); ok && len(id.Servers) > 0 {
-			writeJSONError(w, http.StatusForbidden, fmt.Sprintf(
-				"token %q may only use %s; the UI needs a token for all servers", id.TokenName, strings.Join(id.Servers, ", ")))
+// open reports whether r may use the API without a token: auth is off
+// (the setting, or `serve --no-auth`) and r comes from this machine. With
+// auth off the MCP endpoint takes anyone who reaches it, but the API can
+// start processes and change the configuration, so from another address
+// it still needs an admin token.
+func (h *uiHandler) open(r *http.Request) bool {
+	return !h.authOn(r.Context()) && fromLoopback(r)
+}
+
+// fromLoopback reports whether the request's peer is a loopback address.
+func fromLoopback(r *http.Request) bool {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		host = r.RemoteAddr
+	}
+	ip, err := netip.ParseAddr(host)
+	return err == nil && ip.Unmap().IsLoopback()
+}
+
+// admin guards every method of the API and its event stream: they need an
+// admin token (auth.RequireAdmin: 401 without a good token, 403 for a
+// client token), unless open says otherwise. The event stream may carry
+// the token as ?token= (EventSource cannot set headers). The desktop
+// window never comes here: it calls the methods in-process.
+func (h *uiHandler) admin(next http.Handler) http.Handler {
+	strict := h.a.core.Auth.RequireAdmin(next)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if h.open(r) {
+			next.ServeHTTP(w, r.WithContext(auth.WithIdentity(r.Context(), auth.Anonymous)))
 			return
 		}
-		next.ServeHTTP(w, r)
-	})
-	mw := h.a.core.Auth.Middleware(h.authOn, inner)
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if t := r.URL.Query().Get("token"); t != "" && r.Header.Get("Authorization") == "" && r.URL.Path == PathEvents {
 			r = r.Clone(r.Context())
 			r.Header.Set("Authorization", "Bearer "+t)
 		}
-		mw.ServeHTTP(w, r)
+		strict.ServeHTTP(w, r)
 	})
 }
 
 // Session tells the login page whether it needs a token and whether the
-// one it has (Authorization header or ?token=) is good.
+// one it has (Authorization header or ?token=) opens the UI: only an admin
+// token does.
 type Session struct {
 	AuthRequired bool `json:"authRequired"`
 	Valid        bool `json:"valid"`
+	// Role of the token presented, when it is one the router knows and
+	// has not revoked: "client" or "admin".
+	Role store.Role `json:"role,omitempty"`
+	// Error says why the token presented cannot open the UI, and Hint how
+	// to get one that can; both empty when no token was presented.
+	Error string `json:"error,omitempty"`
+	Hint  string `json:"hint,omitempty"`
 }
 
 func (h *uiHandler) session(w http.ResponseWriter, r *http.Request) {
@@ -134,17 +163,28 @@ func (h *uiHandler) session(w http.ResponseWriter, r *http.Request) {
 		writeJSONError(w, http.StatusMethodNotAllowed, "use GET")
 		return
 	}
-	s := Session{AuthRequired: h.authOn(r.Context())}
+	s := Session{AuthRequired: !h.open(r)}
 	if !s.AuthRequired {
 		s.Valid = true
-	} else {
-		tok, ok := auth.BearerToken(r.Header.Get("Authorization"))
-		if !ok {
-			tok = r.URL.Query().Get("token")
+		writeJSON(w, http.StatusOK, s)
+		return
+	}
+	tok, ok := auth.BearerToken(r.Header.Get("Authorization"))
+	if !ok {
+		tok = r.URL.Query().Get("token")
+	}
+	if tok != "" {
+		id, err := h.a.core.Auth.Verify(r.Context(), tok)
+		switch {
+		case err != nil:
+			s.Error = err.Error()
+		case !id.IsAdmin() || len(id.Servers) > 0:
+			s.Role, s.Error = id.Role, auth.NotAdminError(id).Error()
+		default:
+			s.Role, s.Valid = id.Role, true
 		}
-		if tok != "" {
-			id, err := h.a.core.Auth.Verify(r.Context(), tok)
-			s.Valid = err == nil && len(id.Servers) == 0
+		if !s.Valid {
+			s.Hint = auth.AdminHint
 		}
 	}
 	writeJSON(w, http.StatusOK, s)

@@ -24,15 +24,15 @@ import (
 type httpFixture struct {
 	*fixture
 	base  string // http://127.0.0.1:port
-	token string // a token for every server
+	token string // an admin token
 }
 
 // newHTTPFixture serves a real router's endpoint, /ui/ included, on a
-// loopback port, with auth on (the default) and a token made.
+// loopback port, with auth on (the default) and an admin token made.
 func newHTTPFixture(t *testing.T, assets fstest.MapFS) *httpFixture {
 	t.Helper()
 	f := newFixture(t, everything(t, "everything"))
-	ct, err := f.api.CreateToken("browser", nil)
+	secret, _, err := f.c.Auth.CreateAdmin(context.Background(), "browser")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,7 +51,7 @@ func newHTTPFixture(t *testing.T, assets fstest.MapFS) *httpFixture {
 	case err := <-done:
 		t.Fatal(err)
 	}
-	return &httpFixture{fixture: f, base: "http://" + addr, token: ct.Token}
+	return &httpFixture{fixture: f, base: "http://" + addr, token: secret}
 }
 
 type reply struct {
@@ -107,6 +107,10 @@ func TestHTTPCallsAuthAndErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	client, err := h.api.CreateToken("laptop", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
 
 	r := h.call(t, "ListServers", h.token, "[]")
 	var views []ServerView
@@ -139,7 +143,8 @@ func TestHTTPCallsAuthAndErrors(t *testing.T) {
 	}{
 		{"no token", "ListServers", "", "[]", 401, "missing bearer token"},
 		{"wrong token", "ListServers", "mcpr_wrongwrongwrongwrongwrongwrongwrong", "[]", 401, "token"},
-		{"scoped token", "ListServers", scoped.Token, "[]", 403, "needs a token for all servers"},
+		{"client token", "ListServers", client.Token, "[]", 403, `token "laptop" is a client token`},
+		{"scoped client token", "ListServers", scoped.Token, "[]", 403, `token "scoped" is a client token`},
 		{"unknown method", "DropDatabase", h.token, "[]", 404, `no method "DropDatabase"`},
 		{"lower-case method", "listServers", h.token, "[]", 404, "no method"},
 		{"too few arguments", "GetServer", h.token, "[]", 400, "takes 1 argument(s) (a string), got 0"},
@@ -178,15 +183,21 @@ func TestHTTPCallsAuthAndErrors(t *testing.T) {
 		t.Errorf("a loopback Origin: %d", r.code)
 	}
 
-	// Session: what the login page needs to know.
+	// Session: what the login page needs to know. Only an admin token
+	// opens the UI; a client token is named as one, with the command that
+	// makes an admin token.
+	const hint = `"hint":"create an admin token with: mcp-router tokens create NAME --admin"`
 	for _, tc := range []struct {
 		name, token, query, want string
 	}{
 		{"no token", "", "", `{"authRequired":true,"valid":false}`},
-		{"good token", h.token, "", `{"authRequired":true,"valid":true}`},
-		{"good token in the query", "", "?token=" + h.token, `{"authRequired":true,"valid":true}`},
-		{"scoped token", scoped.Token, "", `{"authRequired":true,"valid":false}`},
-		{"bad token", "mcpr_nope", "", `{"authRequired":true,"valid":false}`},
+		{"admin token", h.token, "", `{"authRequired":true,"valid":true,"role":"admin"}`},
+		{"admin token in the query", "", "?token=" + h.token, `{"authRequired":true,"valid":true,"role":"admin"}`},
+		{"client token", client.Token, "", `{"authRequired":true,"valid":false,"role":"client","error":"token \"laptop\" is a client token: ` +
+			`it reaches the MCP endpoint (/mcp, /sse) only; the browser UI and its API need an admin token",` + hint + `}`},
+		{"client token in the query", "", "?token=" + scoped.Token, `{"authRequired":true,"valid":false,"role":"client","error":"token \"scoped\" is a client token: ` +
+			`it reaches the MCP endpoint (/mcp, /sse) only; the browser UI and its API need an admin token",` + hint + `}`},
+		{"bad token", "mcpr_nope", "", `{"authRequired":true,"valid":false,"error":"unknown token",` + hint + `}`},
 	} {
 		if r := h.do(t, http.MethodGet, PathSession+tc.query, tc.token, ""); r.code != 200 || r.body != tc.want {
 			t.Errorf("session %s = %d %s, want %s", tc.name, r.code, r.body, tc.want)

@@ -2,6 +2,7 @@ package appapi
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -183,10 +184,15 @@ func TestSettingsRoundTrip(t *testing.T) {
 func TestTokensSnippetsAndEndpoint(t *testing.T) {
 	f := newFixture(t, everything(t, "everything"))
 	ct, err := f.api.CreateToken("laptop", nil)
-	if err != nil || !strings.HasPrefix(ct.Token, "mcpr_") || ct.View.Name != "laptop" || ct.View.Servers == nil {
+	if err != nil || !strings.HasPrefix(ct.Token, "mcpr_") || ct.View.Name != "laptop" || ct.View.Servers == nil || ct.View.Role != "client" {
 		t.Fatalf("CreateToken = %+v, %v", ct, err)
 	}
 	if _, err := f.api.CreateToken("scoped", []string{"everything"}); err != nil {
+		t.Fatal(err)
+	}
+	// The page makes client tokens only; an admin token comes from the CLI.
+	adminSecret, _, err := f.c.Auth.CreateAdmin(context.Background(), "me")
+	if err != nil {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct {
@@ -202,8 +208,14 @@ func TestTokensSnippetsAndEndpoint(t *testing.T) {
 		wantErr(t, "CreateToken "+tc.name, err, tc.want)
 	}
 	list, err := f.api.ListTokens()
-	if err != nil || len(list) != 2 || list[0].Name != "laptop" || list[1].Servers[0] != "everything" {
+	if err != nil || len(list) != 3 || list[0].Name != "laptop" || list[2].Servers[0] != "everything" {
 		t.Fatalf("ListTokens = %+v, %v", list, err)
+	}
+	if roles := []string{list[0].Role, list[1].Role, list[2].Role}; !slices.Equal(roles, []string{"client", "admin", "client"}) {
+		t.Errorf("roles of laptop, me, scoped = %v", roles)
+	}
+	if b, _ := json.Marshal(list[1]); !strings.Contains(string(b), `"role":"admin"`) {
+		t.Errorf("TokenView JSON = %s", b)
 	}
 	if err := f.api.RevokeToken("laptop"); err != nil {
 		t.Fatal(err)
@@ -221,6 +233,9 @@ func TestTokensSnippetsAndEndpoint(t *testing.T) {
 	if err != nil || !strings.Contains(sn, "/opt/mcp-router/mcp-router") || !strings.Contains(sn, ct.Token) {
 		t.Errorf("stdio snippet = %q, %v", sn, err)
 	}
+	// An admin token never goes into a client's config.
+	_, err = f.api.Snippet("claude-code", "http", adminSecret)
+	wantErr(t, "Snippet with an admin token", err, `token "me" is an admin token; a client's snippet needs a client token`)
 	for _, tc := range []struct{ client, mode, want string }{
 		{"emacs", "http", "unknown client"},
 		{"cursor", "carrier-pigeon", "unknown mode"},

@@ -2,6 +2,7 @@ package appapi
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,6 +18,7 @@ type TokenView struct {
 	Name       string     `json:"name"`
 	Prefix     string     `json:"prefix"`
 	Servers    []string   `json:"servers"` // empty: every server
+	Role       string     `json:"role"`    // "client" (the MCP endpoint only) or "admin" (the browser UI too)
 	CreatedAt  time.Time  `json:"createdAt"`
 	LastUsedAt *time.Time `json:"lastUsedAt,omitempty"`
 	RevokedAt  *time.Time `json:"revokedAt,omitempty"`
@@ -45,7 +47,11 @@ func tokenView(t store.Token) TokenView {
 	if servers == nil {
 		servers = []string{}
 	}
-	return TokenView{ID: t.ID, Name: t.Name, Prefix: t.Prefix, Servers: servers, CreatedAt: t.CreatedAt,
+	role := store.RoleClient
+	if t.Role == store.RoleAdmin {
+		role = store.RoleAdmin
+	}
+	return TokenView{ID: t.ID, Name: t.Name, Prefix: t.Prefix, Servers: servers, Role: string(role), CreatedAt: t.CreatedAt,
 		LastUsedAt: t.LastUsedAt, RevokedAt: t.RevokedAt}
 }
 
@@ -62,7 +68,9 @@ func (a *API) ListTokens() ([]TokenView, error) {
 	return out, nil
 }
 
-// CreateToken makes a token for the given servers (none: all servers).
+// CreateToken makes a client token for the given servers (none: all
+// servers): it reaches the MCP endpoint only. Admin tokens are made with
+// `mcp-router tokens create NAME --admin`.
 func (a *API) CreateToken(name string, servers []string) (CreatedToken, error) {
 	for _, s := range servers {
 		if _, err := a.core.Store.Servers().Get(bg(), s); err != nil {
@@ -90,6 +98,13 @@ func (a *API) Snippet(client, mode, token string) (string, error) {
 	// when the endpoint is not running.
 	ep, _ := a.EndpointStatus()
 	o := config.SnippetOptions{URL: ep.URL, Token: strings.TrimSpace(token)}
+	if o.Token != "" {
+		// A snippet goes into an AI client's config: an admin token there
+		// would hand the client the UI's powers.
+		if id, err := a.core.Auth.Verify(bg(), o.Token); err == nil && id.IsAdmin() {
+			return "", fmt.Errorf("token %q is an admin token; a client's snippet needs a client token (create one on this page)", id.TokenName)
+		}
+	}
 	if o.Token == "" && a.core.Settings.AuthEnabled(bg()) {
 		o.Token = TokenPlaceholder
 	}

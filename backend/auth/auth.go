@@ -68,14 +68,21 @@ func (e nameError) Unwrap() error { return store.ErrInvalid }
 type Identity struct {
 	TokenName string   // "" for Anonymous
 	Servers   []string // servers the token may use; empty means all
+	// Role of the token: store.RoleClient or store.RoleAdmin; "" for
+	// Anonymous, whose reach the surface decides (the MCP endpoint lets it
+	// in when auth is off; see appapi for the UI).
+	Role store.Role
 }
 
 // Anonymous is the identity of every request when auth is off: no token,
-// all servers.
+// all servers, no role.
 var Anonymous = Identity{}
 
 // IsAnonymous reports whether the identity carries no token.
 func (i Identity) IsAnonymous() bool { return i.TokenName == "" }
+
+// IsAdmin reports whether the identity is an admin token.
+func (i Identity) IsAdmin() bool { return i.TokenName != "" && i.Role == store.RoleAdmin }
 
 // Label names the identity for logs: the token name, or "anonymous".
 func (i Identity) Label() string {
@@ -178,11 +185,22 @@ func NewSecret() (string, error) {
 	return SecretPrefix + base64.RawURLEncoding.EncodeToString(b), nil
 }
 
-// Create makes a token and returns its secret, which is not stored and
-// cannot be recovered. servers are stored as given (empty: all servers);
-// the caller checks that they exist. A taken name gives an error wrapping
-// store.ErrDuplicate.
+// Create makes a client token and returns its secret, which is not stored
+// and cannot be recovered. A client token reaches the MCP endpoint only.
+// servers are stored as given (empty: all servers); the caller checks that
+// they exist. A taken name gives an error wrapping store.ErrDuplicate.
 func (s *Service) Create(ctx context.Context, name string, servers []string) (string, store.Token, error) {
+	return s.create(ctx, name, store.RoleClient, servers)
+}
+
+// CreateAdmin makes an admin token, which also opens the browser UI and
+// its API: it can start processes and change the configuration. It is
+// never limited to some servers.
+func (s *Service) CreateAdmin(ctx context.Context, name string) (string, store.Token, error) {
+	return s.create(ctx, name, store.RoleAdmin, nil)
+}
+
+func (s *Service) create(ctx context.Context, name string, role store.Role, servers []string) (string, store.Token, error) {
 	if err := ValidName(name); err != nil {
 		return "", store.Token{}, err
 	}
@@ -194,11 +212,25 @@ func (s *Service) Create(ctx context.Context, name string, servers []string) (st
 		servers = nil
 	}
 	tok, err := s.st.Tokens().Create(ctx, store.Token{Name: name, Hash: store.HashToken(secret),
-		Prefix: secret[:DisplayPrefixLen], Servers: servers})
+		Prefix: secret[:DisplayPrefixLen], Servers: servers, Role: role})
 	if err != nil {
 		return "", store.Token{}, err
 	}
 	return secret, tok, nil
+}
+
+// HasAdmin reports whether an unrevoked admin token exists.
+func (s *Service) HasAdmin(ctx context.Context) (bool, error) {
+	toks, err := s.st.Tokens().List(ctx)
+	if err != nil {
+		return false, err
+	}
+	for _, t := range toks {
+		if t.Role == store.RoleAdmin && t.RevokedAt == nil {
+			return true, nil
+		}
+	}
+	return false, nil
 }
 
 // List returns every token, revoked ones included, ordered by name.
@@ -292,7 +324,11 @@ func (s *Service) Verify(ctx context.Context, secret string) (Identity, error) {
 		return Identity{}, revoked(tok.Name)
 	}
 	s.touch(tok.Name)
-	return Identity{TokenName: tok.Name, Servers: append([]string(nil), tok.Servers...)}, nil
+	role := store.RoleClient // anything but admin is a client
+	if tok.Role == store.RoleAdmin {
+		role = store.RoleAdmin
+	}
+	return Identity{TokenName: tok.Name, Servers: append([]string(nil), tok.Servers...), Role: role}, nil
 }
 
 // cached looks hash up in memory after dropping the cache if the database

@@ -346,7 +346,7 @@ func TestMiddleware(t *testing.T) {
 	for _, enabled := range []func(context.Context) bool{on, nil} {
 		for _, scheme := range []string{"Bearer ", "bearer ", "BEARER "} {
 			r := serve(t, s, enabled, []string{scheme + secret})
-			if r.code != 200 || r.body != "ok" || !r.hasID || r.id.TokenName != "editor" || !reflect.DeepEqual(r.id.Servers, []string{"fs"}) {
+			if r.code != 200 || r.body != "ok" || !r.hasID || r.id.TokenName != "editor" || !reflect.DeepEqual(r.id.Servers, []string{"fs"}) || r.id.Role != store.RoleClient {
 				t.Errorf("%q: %+v", scheme, r)
 			}
 		}
@@ -394,6 +394,147 @@ func TestMiddleware(t *testing.T) {
 		if r.code != 200 || !r.hasID || !r.id.IsAnonymous() || !r.id.Allows("anything") {
 			t.Errorf("auth off, %v: %+v", authz, r)
 		}
+	}
+}
+
+// TestRoles: Create makes client tokens, CreateAdmin admin tokens; Verify
+// carries the role; HasAdmin sees only unrevoked admin tokens.
+func TestRoles(t *testing.T) {
+	s, st, _ := newService(t)
+	ctx := context.Background()
+	if has, err := s.HasAdmin(ctx); err != nil || has {
+		t.Fatalf("HasAdmin on an empty store = %v, %v", has, err)
+	}
+	client, tok, err := s.Create(ctx, "cursor", nil)
+	if err != nil || tok.Role != store.RoleClient {
+		t.Fatalf("Create = %+v, %v", tok, err)
+	}
+	if has, _ := s.HasAdmin(ctx); has {
+		t.Error("a client token counts as an admin token")
+	}
+	admin, tok, err := s.CreateAdmin(ctx, "me")
+	if err != nil || tok.Role != store.RoleAdmin || len(tok.Servers) != 0 {
+		t.Fatalf("CreateAdmin = %+v, %v", tok, err)
+	}
+	if _, _, err := s.CreateAdmin(ctx, "cursor"); !errors.Is(err, store.ErrDuplicate) {
+		t.Errorf("CreateAdmin on a taken name: %v", err)
+	}
+	if _, _, err := s.CreateAdmin(ctx, "bad name"); !errors.Is(err, store.ErrInvalid) {
+		t.Errorf("CreateAdmin with a bad name: %v", err)
+	}
+	for _, tc := range []struct {
+		secret string
+		role   store.Role
+		admin  bool
+	}{{client, store.RoleClient, false}, {admin, store.RoleAdmin, true}} {
+		for range 2 { // the database, then the cache
+			id, err := s.Verify(ctx, tc.secret)
+			if err != nil || id.Role != tc.role || id.IsAdmin() != tc.admin {
+				t.Errorf("Verify = %+v (admin %v), %v; want role %s", id, id.IsAdmin(), err, tc.role)
+			}
+		}
+	}
+	if Anonymous.IsAdmin() || (Identity{Role: store.RoleAdmin}).IsAdmin() {
+		t.Error("an identity without a token is an admin")
+	}
+	if has, err := s.HasAdmin(ctx); err != nil || !has {
+		t.Errorf("HasAdmin after CreateAdmin = %v, %v", has, err)
+	}
+	if err := s.Revoke(ctx, "me"); err != nil {
+		t.Fatal(err)
+	}
+	if has, _ := s.HasAdmin(ctx); has {
+		t.Error("a revoked admin token still counts")
+	}
+	// A row whose role is neither (written by hand) is a client.
+	if err := st.DB().Exec("UPDATE tokens SET role = 'root' WHERE name = 'cursor'").Error; err != nil {
+		t.Fatal(err)
+	}
+	s.invalidate()
+	if id, err := s.Verify(ctx, client); err != nil || id.Role != store.RoleClient || id.IsAdmin() {
+		t.Errorf("unknown role verifies as %+v, %v", id, err)
+	}
+}
+
+func TestRequireAdmin(t *testing.T) {
+	s, st, _ := newService(t)
+	ctx := context.Background()
+	admin, _, err := s.CreateAdmin(ctx, "me")
+	if err != nil {
+		t.Fatal(err)
+	}
+	client, _, err := s.Create(ctx, "claude-code", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	scoped, _, err := s.Create(ctx, "ci", []string{"fs"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	revoked, _, err := s.CreateAdmin(ctx, "old")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Revoke(ctx, "old"); err != nil {
+		t.Fatal(err)
+	}
+	// An admin row limited to servers cannot be made through the store;
+	// written by hand it is still refused.
+	handScoped, _, err := s.CreateAdmin(ctx, "hand")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.DB().Exec(`UPDATE tokens SET servers = '["fs"]' WHERE name = 'hand'`).Error; err != nil {
+		t.Fatal(err)
+	}
+	s.invalidate()
+
+	do := func(authz string) (int, map[string]string, Identity, bool) {
+		var id Identity
+		var ran bool
+		h := s.RequireAdmin(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			id, ran = IdentityFrom(r.Context())
+			io.WriteString(w, "ok")
+		}))
+		req := httptest.NewRequest(http.MethodPost, "/ui/api/call/AddServersFromJSON", strings.NewReader(`[]`))
+		if authz != "" {
+			req.Header.Set("Authorization", authz)
+		}
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		var body map[string]string
+		if rec.Body.String() != "ok" {
+			if err := json.Unmarshal(rec.Body.Bytes(), &body); err != nil {
+				t.Fatalf("body %q: %v", rec.Body.String(), err)
+			}
+		}
+		return rec.Code, body, id, ran
+	}
+	if code, _, id, ran := do("Bearer " + admin); code != 200 || !ran || id.TokenName != "me" || !id.IsAdmin() {
+		t.Errorf("admin token: %d ran=%v %+v", code, ran, id)
+	}
+	for _, tc := range []struct {
+		name, authz string
+		code        int
+		msg         string
+	}{
+		{"no token", "", 401, "missing bearer token"},
+		{"unknown token", "Bearer mcpr_nope", 401, "unknown token"},
+		{"revoked admin", "Bearer " + revoked, 401, `token "old" was revoked`},
+		{"client token", "Bearer " + client, 403, `token "claude-code" is a client token: it reaches the MCP endpoint (/mcp, /sse) only; the browser UI and its API need an admin token`},
+		{"scoped client token", "Bearer " + scoped, 403, `token "ci" is a client token`},
+		{"admin row limited to servers", "Bearer " + handScoped, 403, `token "hand" is limited to fs; an admin token manages every server`},
+	} {
+		code, body, _, ran := do(tc.authz)
+		if ran || code != tc.code {
+			t.Errorf("%s: %d, handler ran %v", tc.name, code, ran)
+		}
+		if !strings.HasPrefix(body["error"], tc.msg) || body["hint"] != AdminHint {
+			t.Errorf("%s: body %v, want error %q… and hint %q", tc.name, body, tc.msg, AdminHint)
+		}
+	}
+	if err := NotAdminError(Identity{TokenName: "x", Role: store.RoleClient}); !errors.Is(err, ErrNotAdmin) {
+		t.Errorf("NotAdminError does not wrap ErrNotAdmin: %v", err)
 	}
 }
 

@@ -4,12 +4,40 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
+
+	"github.com/mcp-router/mcp-router/backend/store"
 )
 
-// Hint tells a client's user how to get a token; it goes with every 401.
+// Hint tells a client's user how to get a token; it goes with every 401
+// of the MCP endpoint.
 const Hint = "create a token with: mcp-router tokens create NAME"
+
+// AdminHint tells the user of the browser UI how to get a token that opens
+// it; it goes with every 401 and 403 of RequireAdmin.
+const AdminHint = "create an admin token with: mcp-router tokens create NAME --admin"
+
+// ErrNotAdmin is why RequireAdmin refuses a valid token that is not an
+// admin token.
+var ErrNotAdmin = errors.New("not an admin token")
+
+// NotAdminError says why id may not use an admin surface; it wraps
+// ErrNotAdmin. The message is meant for the user of the browser UI.
+func NotAdminError(id Identity) error {
+	if id.Role == store.RoleAdmin && len(id.Servers) > 0 {
+		return &notAdminError{fmt.Sprintf("token %q is limited to %s; an admin token manages every server",
+			id.TokenName, strings.Join(id.Servers, ", "))}
+	}
+	return &notAdminError{fmt.Sprintf("token %q is a client token: it reaches the MCP endpoint (/mcp, /sse) only; "+
+		"the browser UI and its API need an admin token", id.TokenName)}
+}
+
+type notAdminError struct{ msg string }
+
+func (e *notAdminError) Error() string { return e.msg }
+func (e *notAdminError) Unwrap() error { return ErrNotAdmin }
 
 type identityKey struct{}
 
@@ -48,30 +76,59 @@ func (s *Service) Middleware(enabled func(ctx context.Context) bool, next http.H
 			next.ServeHTTP(w, r.WithContext(WithIdentity(ctx, Anonymous)))
 			return
 		}
-		var err error
-		var id Identity
-		header := r.Header.Get("Authorization")
-		token, ok := BearerToken(header)
-		switch {
-		case strings.TrimSpace(header) == "":
-			err = ErrMissingToken
-		case !ok:
-			err = &authError{msg: "missing bearer token: the Authorization header must be \"Bearer <token>\"", kind: ErrMissingToken}
-		default:
-			id, err = s.Verify(ctx, token)
-		}
-		if err != nil {
-			if errors.Is(err, ErrUnauthorized) {
-				w.Header().Set("WWW-Authenticate", `Bearer realm="mcp-router"`)
-				writeError(w, http.StatusUnauthorized, err.Error(), Hint)
-				return
-			}
-			s.log.WithError(err).Warn("checking a bearer token")
-			writeError(w, http.StatusInternalServerError, "could not check the token: "+err.Error(), "")
+		id, ok := s.authenticate(w, r, Hint)
+		if !ok {
 			return
 		}
 		next.ServeHTTP(w, r.WithContext(WithIdentity(ctx, id)))
 	})
+}
+
+// RequireAdmin guards an admin surface (the browser UI's API): every
+// request needs an admin token, whatever the auth setting. A missing, bad
+// or revoked token gets 401 as in Middleware; a valid token that is not an
+// admin token gets 403 saying so. Both bodies carry AdminHint. next finds
+// the identity with IdentityFrom.
+func (s *Service) RequireAdmin(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		id, ok := s.authenticate(w, r, AdminHint)
+		if !ok {
+			return
+		}
+		if !id.IsAdmin() || len(id.Servers) > 0 {
+			writeError(w, http.StatusForbidden, NotAdminError(id).Error(), AdminHint)
+			return
+		}
+		next.ServeHTTP(w, r.WithContext(WithIdentity(r.Context(), id)))
+	})
+}
+
+// authenticate finds the identity of the request's bearer token, or
+// answers 401 (with hint) or 500 and returns false.
+func (s *Service) authenticate(w http.ResponseWriter, r *http.Request, hint string) (Identity, bool) {
+	var err error
+	var id Identity
+	header := r.Header.Get("Authorization")
+	token, ok := BearerToken(header)
+	switch {
+	case strings.TrimSpace(header) == "":
+		err = ErrMissingToken
+	case !ok:
+		err = &authError{msg: "missing bearer token: the Authorization header must be \"Bearer <token>\"", kind: ErrMissingToken}
+	default:
+		id, err = s.Verify(r.Context(), token)
+	}
+	if err != nil {
+		if errors.Is(err, ErrUnauthorized) {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="mcp-router"`)
+			writeError(w, http.StatusUnauthorized, err.Error(), hint)
+			return Identity{}, false
+		}
+		s.log.WithError(err).Warn("checking a bearer token")
+		writeError(w, http.StatusInternalServerError, "could not check the token: "+err.Error(), "")
+		return Identity{}, false
+	}
+	return id, true
 }
 
 func writeError(w http.ResponseWriter, code int, msg, hint string) {

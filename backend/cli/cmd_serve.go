@@ -41,14 +41,7 @@ func (e *env) serveCommand() *cobra.Command {
 				defer appapi.Close(api)
 				ui := e.uiHandler(api, noAuth)
 				return c.Serve(cmd.Context(), core.ServeOptions{Addr: listen, NoAuth: noAuth, UI: ui, Ready: func(addr string) {
-					auth := "on: clients need a token (mcp-router tokens create NAME)"
-					if noAuth || !c.Settings.AuthEnabled(cmd.Context()) {
-						auth = "off"
-					}
-					fmt.Fprintf(cmd.ErrOrStderr(), "MCP Router listening on http://%s/mcp (auth %s)\n", addr, auth)
-					if e.opts.Assets != nil {
-						fmt.Fprintf(cmd.ErrOrStderr(), "Browser UI at http://%s/ui/\n", addr)
-					}
+					e.serveBanner(cmd, c, addr, !noAuth && c.Settings.AuthEnabled(cmd.Context()))
 				}})
 			})
 		},
@@ -71,5 +64,34 @@ func (e *env) stdioCommand() *cobra.Command {
 				return c.ServeStdio(cmd.Context(), cmd.InOrStdin(), cmd.OutOrStdout())
 			})
 		},
+	}
+}
+
+// serveBanner tells the user where the router listens and who may use it:
+// with auth on, how to make the admin token the browser UI needs when
+// there is none yet.
+func (e *env) serveBanner(cmd *cobra.Command, c *core.Core, addr string, authOn bool) {
+	w := cmd.ErrOrStderr()
+	state := "on: clients need a token (mcp-router tokens create NAME)"
+	if !authOn {
+		state = "off"
+	}
+	fmt.Fprintf(w, "MCP Router listening on http://%s/mcp (auth %s)\n", addr, state)
+	if e.opts.Assets != nil {
+		fmt.Fprintf(w, "Browser UI at http://%s/ui/\n", addr)
+	}
+	if !authOn {
+		fmt.Fprintln(w, "Auth is off: the MCP endpoint takes requests without a token; the browser UI and its API do too from this machine, "+
+			"while other addresses still need an admin token (mcp-router tokens create NAME --admin).")
+		return
+	}
+	has, err := c.Auth.HasAdmin(cmd.Context())
+	if err != nil {
+		fmt.Fprintf(w, "Could not look for an admin token: %v\n", err)
+		return
+	}
+	if !has {
+		fmt.Fprintln(w, "No admin token yet: the browser UI and its API need one (client tokens reach /mcp only). "+
+			"Create it with: mcp-router tokens create NAME --admin")
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"regexp"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -107,4 +108,85 @@ func TestTuneRuntimeOnlyWhereTheEndpointIsServed(t *testing.T) {
 	if n := tuned.Load(); n != 1 {
 		t.Fatalf("serve tuned the runtime %d times, want 1", n)
 	}
+}
+
+// TestServeSaysWhoMayUseTheUI: serve prints how to make an admin token
+// while none exists (a client token does not count, nor a revoked admin
+// one), and says what auth off means; the UI API it serves takes the admin
+// token and refuses the client one.
+func TestServeSaysWhoMayUseTheUI(t *testing.T) {
+	const noAdmin = "No admin token yet: the browser UI and its API need one (client tokens reach /mcp only). Create it with: mcp-router tokens create NAME --admin"
+	const authOff = "Auth is off: the MCP endpoint takes requests without a token"
+	listenRE := regexp.MustCompile(`listening on http://([^/]+)/mcp`)
+	serve := func(t *testing.T, dir string, args ...string) (banner, base string) {
+		t.Helper()
+		ctx, cancel := context.WithCancel(context.Background())
+		var stderr syncBuffer
+		done := make(chan int, 1)
+		o := Options{Stdin: strings.NewReader(""), Stdout: io.Discard, Stderr: &stderr}
+		go func() {
+			done <- Main(ctx, append([]string{"--data-dir", dir, "serve", "--listen", "127.0.0.1:0"}, args...), o)
+		}()
+		t.Cleanup(func() {
+			cancel()
+			if code := <-done; code != 0 {
+				t.Errorf("serve exited %d: %s", code, stderr.String())
+			}
+		})
+		testpeers.Eventually(t, 10*time.Second, "serve to listen", func() bool { return listenRE.MatchString(stderr.String()) })
+		base = "http://" + listenRE.FindStringSubmatch(stderr.String())[1]
+		// The banner is written by the Ready callback, which returns before
+		// the server answers anything: once a request is answered, the
+		// banner is whole.
+		resp, err := http.Get(base + "/ui/api/session")
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return stderr.String(), base
+	}
+	call := func(t *testing.T, base, token string) int {
+		t.Helper()
+		req, _ := http.NewRequest(http.MethodPost, base+"/ui/api/call/ListServers", strings.NewReader("[]"))
+		req.Header.Set("Authorization", "Bearer "+token)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+
+	t.Run("auth on, no admin token", func(t *testing.T) {
+		dir := t.TempDir()
+		client := strings.TrimSpace(mustRun(t, dir, "tokens", "create", "claude-code"))
+		mustRun(t, dir, "tokens", "create", "old-admin", "--admin")
+		mustRun(t, dir, "tokens", "revoke", "old-admin")
+		banner, base := serve(t, dir)
+		if !strings.Contains(banner, noAdmin) || strings.Contains(banner, authOff) {
+			t.Errorf("banner:\n%s", banner)
+		}
+		if code := call(t, base, client); code != http.StatusForbidden {
+			t.Errorf("client token on the UI API: %d", code)
+		}
+		// Made while serve runs, the admin token works at once.
+		admin := strings.TrimSpace(mustRun(t, dir, "tokens", "create", "me", "--admin"))
+		if code := call(t, base, admin); code != http.StatusOK {
+			t.Errorf("admin token on the UI API: %d", code)
+		}
+	})
+	t.Run("auth on, an admin token", func(t *testing.T) {
+		dir := t.TempDir()
+		mustRun(t, dir, "tokens", "create", "me", "--admin")
+		banner, _ := serve(t, dir)
+		if strings.Contains(banner, "No admin token") || !strings.Contains(banner, "(auth on:") {
+			t.Errorf("banner:\n%s", banner)
+		}
+	})
+	t.Run("--no-auth", func(t *testing.T) {
+		banner, _ := serve(t, t.TempDir(), "--no-auth")
+		if !strings.Contains(banner, authOff) || strings.Contains(banner, "No admin token") || !strings.Contains(banner, "(auth off)") {
+			t.Errorf("banner:\n%s", banner)
+		}
+	})
 }

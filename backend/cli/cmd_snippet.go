@@ -34,9 +34,10 @@ func (e *env) snippetCommand() *cobra.Command {
 		Short: "Print the config that connects an AI client to this router",
 		Long: "Print the configuration that connects an AI client to the router, ready to paste into the client's\n" +
 			"config file. The snippet goes to stdout (so `> file` works); notes go to stderr.\n\n" +
-			"With auth on (the default), a new token named after the client is created for the snippet unless\n" +
-			"--token gives an existing one. --mode stdio runs `mcp-router connect` as a bridge, for clients that only\n" +
-			"start local commands (Claude Desktop).",
+			"With auth on (the default), a new client token named after the client is created for the snippet unless\n" +
+			"--token gives an existing client token (an admin token is refused: it would open the browser UI).\n" +
+			"--mode stdio runs `mcp-router connect` as a bridge, for clients that only start local commands\n" +
+			"(Claude Desktop).",
 		Example: "  mcp-router snippet --client claude-code\n" +
 			"  mcp-router snippet --client claude-desktop --mode stdio\n" +
 			"  mcp-router snippet --client codex --token mcpr_… >> ~/.codex/config.toml",
@@ -84,8 +85,12 @@ func (e *env) snippetCommand() *cobra.Command {
 				stderr := cmd.ErrOrStderr()
 				switch {
 				case token != "":
-					if _, err := svc.Verify(ctx, token); err != nil {
+					id, err := svc.Verify(ctx, token)
+					if err != nil {
 						return fmt.Errorf("--token: %w", err)
+					}
+					if id.IsAdmin() {
+						return fmt.Errorf("--token: %q is an admin token; an AI client's config needs a client token (leave --token out to make one)", id.TokenName)
 					}
 					o.Token = token
 				case set.AuthEnabled(ctx) || newToken:
@@ -94,7 +99,7 @@ func (e *env) snippetCommand() *cobra.Command {
 						return err
 					}
 					o.Token = secret
-					fmt.Fprintf(stderr, "Created token %q for this snippet (it is not shown anywhere else; revoke it with: mcp-router tokens revoke %s).\n", name, name)
+					fmt.Fprintf(stderr, "Created client token %q for this snippet (it reaches the MCP endpoint only and is not shown anywhere else; revoke it with: mcp-router tokens revoke %s).\n", name, name)
 				default:
 					fmt.Fprintln(stderr, "Auth is off, so the snippet has no token (with auth on, run this again or pass --new-token).")
 				}

@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/mcp-router/mcp-router/backend/store"
 )
 
 type snippetEntry struct {
@@ -44,20 +46,22 @@ func TestSnippetCreatesATokenPerClient(t *testing.T) {
 	if e.Type != "http" || e.URL != "http://127.0.0.1:3282/mcp" || !strings.HasPrefix(tok, "mcpr_") {
 		t.Errorf("snippet %+v", e)
 	}
-	if !strings.Contains(r.stderr, `Created token "claude-code"`) {
+	if !strings.Contains(r.stderr, `Created client token "claude-code"`) {
 		t.Errorf("stderr %q does not name the new token", r.stderr)
 	}
 	if strings.Contains(r.stderr, tok) {
 		t.Error("the secret went to stderr too")
 	}
-	if id, err := verifyIn(t, dir, tok); err != nil || id.TokenName != "claude-code" {
+	// What goes into an AI client's config is a client token: it cannot
+	// open the browser UI.
+	if id, err := verifyIn(t, dir, tok); err != nil || id.TokenName != "claude-code" || id.Role != store.RoleClient || id.IsAdmin() {
 		t.Errorf("snippet token: %+v %v", id, err)
 	}
 
 	// Again: the name is taken, so claude-code-2, then -3.
 	for _, want := range []string{"claude-code-2", "claude-code-3"} {
 		r := run(t, dir, "", "snippet", "--client", "claude-code")
-		if r.code != 0 || !strings.Contains(r.stderr, `Created token "`+want+`"`) {
+		if r.code != 0 || !strings.Contains(r.stderr, `Created client token "`+want+`"`) {
 			t.Errorf("second snippet: %d %s", r.code, r.stderr)
 		}
 		if id, err := verifyIn(t, dir, bearer(parseSnippet(t, r.stdout, "mcpServers"))); err != nil || id.TokenName != want {
@@ -89,7 +93,7 @@ func TestSnippetWithToken(t *testing.T) {
 	if e := parseSnippet(t, r.stdout, "servers"); e.Type != "http" || bearer(e) != secret {
 		t.Errorf("vscode http %+v", e)
 	}
-	if strings.Contains(r.stderr, "Created token") {
+	if strings.Contains(r.stderr, "Created client token") {
 		t.Errorf("--token still created one: %s", r.stderr)
 	}
 
@@ -151,6 +155,7 @@ func TestSnippetBadInput(t *testing.T) {
 	dir := t.TempDir()
 	secret := strings.TrimSpace(mustRun(t, dir, "tokens", "create", "old"))
 	mustRun(t, dir, "tokens", "revoke", "old")
+	admin := strings.TrimSpace(mustRun(t, dir, "tokens", "create", "me", "--admin"))
 	cases := []struct {
 		name string
 		args []string
@@ -177,5 +182,16 @@ func TestSnippetBadInput(t *testing.T) {
 				t.Errorf("tokens changed:\nbefore %+v\nafter  %+v", before, after)
 			}
 		})
+	}
+	// An admin token never goes into a client's config. (Checking it
+	// records its use, so only the names are compared.)
+	assertOneLineError(t, run(t, dir, "", "snippet", "--client", "claude-code", "--token", admin), ExitError,
+		`--token: "me" is an admin token; an AI client's config needs a client token (leave --token out to make one)`)
+	var names []string
+	for _, row := range tokensJSON(t, dir) {
+		names = append(names, row.Name+":"+row.Role)
+	}
+	if !reflect.DeepEqual(names, []string{"me:admin", "old:client"}) {
+		t.Errorf("tokens after the refused admin token: %v", names)
 	}
 }

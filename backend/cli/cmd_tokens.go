@@ -18,7 +18,10 @@ func (e *env) tokensCommand() *cobra.Command {
 		Use:   "tokens",
 		Short: "Create, list and revoke the access tokens clients use",
 		Long: "Clients send a token as `Authorization: Bearer mcpr_…` (or $MCPR_TOKEN for `mcp-router connect`).\n" +
-			"Only a hash of each token is stored, so a token is shown once, when it is created.",
+			"Only a hash of each token is stored, so a token is shown once, when it is created.\n\n" +
+			"A token has a role. A client token (the default, what `snippet` and the Connect page make) reaches the\n" +
+			"MCP endpoint (/mcp, /sse) only. An admin token (--admin) also opens the browser UI of `serve`, which can\n" +
+			"start processes and change every setting: keep it out of AI clients' configs.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
@@ -37,17 +40,21 @@ func (e *env) withAuth(fn func(*store.Store, *auth.Service) error) error {
 
 func (e *env) tokensCreate() *cobra.Command {
 	var serversFlag string
-	var asJSON bool
+	var asJSON, admin bool
 	cmd := &cobra.Command{
-		Use:   "create NAME [--servers a,b]",
+		Use:   "create NAME [--servers a,b | --admin]",
 		Short: "Create a token and print it (once: it cannot be shown again)",
 		Example: "  mcp-router tokens create laptop\n" +
-			"  mcp-router tokens create ci --servers github,fs --json",
-		Args: exactArgs(1, "tokens create NAME [--servers a,b] [--json]"),
+			"  mcp-router tokens create ci --servers github,fs --json\n" +
+			"  mcp-router tokens create me --admin        # for the browser UI",
+		Args: exactArgs(1, "tokens create NAME [--servers a,b | --admin] [--json]"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			name := args[0]
 			if err := auth.ValidName(name); err != nil {
 				return err
+			}
+			if admin && cmd.Flags().Changed("servers") {
+				return usagef("--admin and --servers cannot be combined: an admin token manages every server")
 			}
 			servers, err := parseServerList(cmd, serversFlag)
 			if err != nil {
@@ -57,7 +64,11 @@ func (e *env) tokensCreate() *cobra.Command {
 				if err := checkServersExist(cmd, st, servers); err != nil {
 					return err
 				}
-				secret, tok, err := svc.Create(cmd.Context(), name, servers)
+				create := func() (string, store.Token, error) { return svc.Create(cmd.Context(), name, servers) }
+				if admin {
+					create = func() (string, store.Token, error) { return svc.CreateAdmin(cmd.Context(), name) }
+				}
+				secret, tok, err := create()
 				if errors.Is(err, store.ErrDuplicate) {
 					return fmt.Errorf("a token named %q already exists (see `mcp-router tokens list`)", name)
 				}
@@ -66,21 +77,28 @@ func (e *env) tokensCreate() *cobra.Command {
 				}
 				if asJSON {
 					return writeJSON(cmd.OutOrStdout(), struct {
-						Name    string   `json:"name"`
-						Token   string   `json:"token"`
-						Servers []string `json:"servers"`
-					}{tok.Name, secret, nonNil(tok.Servers)})
+						Name    string     `json:"name"`
+						Token   string     `json:"token"`
+						Servers []string   `json:"servers"`
+						Role    store.Role `json:"role"`
+					}{tok.Name, secret, nonNil(tok.Servers), tok.Role})
 				}
 				// The secret alone on stdout, so $(mcp-router tokens create x) works.
 				fmt.Fprintln(cmd.OutOrStdout(), secret)
-				fmt.Fprintf(cmd.ErrOrStderr(), "Created token %q for %s. Copy it now: it cannot be shown again.\n",
+				if admin {
+					fmt.Fprintf(cmd.ErrOrStderr(), "Created admin token %q: it opens the browser UI, which can start processes and change every setting; "+
+						"never put it in an AI client's config. Copy it now: it cannot be shown again.\n", tok.Name)
+					return nil
+				}
+				fmt.Fprintf(cmd.ErrOrStderr(), "Created client token %q for %s (the MCP endpoint only). Copy it now: it cannot be shown again.\n",
 					tok.Name, serversLabel(tok.Servers))
 				return nil
 			})
 		},
 	}
 	cmd.Flags().StringVar(&serversFlag, "servers", "", "comma-separated servers the token may use (default: all)")
-	cmd.Flags().BoolVar(&asJSON, "json", false, `print JSON: {"name": …, "token": "mcpr_…", "servers": […]}`)
+	cmd.Flags().BoolVar(&admin, "admin", false, "make an admin token: it also opens the browser UI (default: a client token, the MCP endpoint only)")
+	cmd.Flags().BoolVar(&asJSON, "json", false, `print JSON: {"name": …, "token": "mcpr_…", "servers": […], "role": "client"|"admin"}`)
 	return cmd
 }
 
@@ -137,6 +155,7 @@ type tokenView struct {
 	Name       string     `json:"name"`
 	Prefix     string     `json:"prefix"`
 	Servers    []string   `json:"servers"` // empty: all servers
+	Role       store.Role `json:"role"`    // client or admin
 	CreatedAt  time.Time  `json:"createdAt"`
 	LastUsedAt *time.Time `json:"lastUsedAt"`
 	RevokedAt  *time.Time `json:"revokedAt"`
@@ -158,22 +177,22 @@ func (e *env) tokensList() *cobra.Command {
 				if asJSON {
 					views := make([]tokenView, len(toks))
 					for i, t := range toks {
-						views[i] = tokenView{t.Name, t.Prefix, nonNil(t.Servers), t.CreatedAt, t.LastUsedAt, t.RevokedAt, t.RevokedAt != nil}
+						views[i] = tokenView{t.Name, t.Prefix, nonNil(t.Servers), t.Role, t.CreatedAt, t.LastUsedAt, t.RevokedAt, t.RevokedAt != nil}
 					}
 					return writeJSON(cmd.OutOrStdout(), views)
 				}
 				if len(toks) == 0 {
-					fmt.Fprintln(cmd.OutOrStdout(), "No tokens yet. Create one with: mcp-router tokens create NAME")
+					fmt.Fprintln(cmd.OutOrStdout(), "No tokens yet. Create one with: mcp-router tokens create NAME (add --admin for one that opens the browser UI)")
 					return nil
 				}
 				tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
-				fmt.Fprintln(tw, "NAME\tPREFIX\tSERVERS\tCREATED\tLAST USED\tREVOKED")
+				fmt.Fprintln(tw, "NAME\tROLE\tPREFIX\tSERVERS\tCREATED\tLAST USED\tREVOKED")
 				for _, t := range toks {
 					servers := "all"
 					if len(t.Servers) > 0 {
 						servers = strings.Join(t.Servers, ",")
 					}
-					fmt.Fprintf(tw, "%s\t%s…\t%s\t%s\t%s\t%s\n", t.Name, t.Prefix, servers,
+					fmt.Fprintf(tw, "%s\t%s\t%s…\t%s\t%s\t%s\t%s\n", t.Name, t.Role, t.Prefix, servers,
 						fmtTime(&t.CreatedAt, "-"), fmtTime(t.LastUsedAt, "never"), fmtTime(t.RevokedAt, "no"))
 				}
 				return tw.Flush()

@@ -17,6 +17,7 @@ type listedToken struct {
 	Name       string   `json:"name"`
 	Prefix     string   `json:"prefix"`
 	Servers    []string `json:"servers"`
+	Role       string   `json:"role"`
 	CreatedAt  string   `json:"createdAt"`
 	LastUsedAt *string  `json:"lastUsedAt"`
 	RevokedAt  *string  `json:"revokedAt"`
@@ -97,6 +98,11 @@ func TestTokensCreateListRevoke(t *testing.T) {
 	if rows[2].Prefix != secret[:12] || rows[2].Revoked || rows[2].CreatedAt == "" || !reflect.DeepEqual(rows[1].Servers, []string{"git", "fs"}) {
 		t.Errorf("rows %+v", rows)
 	}
+	for _, row := range rows {
+		if row.Role != "client" {
+			t.Errorf("%s: role %q, want client (the default)", row.Name, row.Role)
+		}
+	}
 	rawList := mustRun(t, dir, "tokens", "list", "--json")
 	table := mustRun(t, dir, "tokens", "list")
 	for _, s := range []string{secret, ciSecret, secret[12:20], ciSecret[12:20], store.HashToken(secret), "hash"} {
@@ -104,7 +110,7 @@ func TestTokensCreateListRevoke(t *testing.T) {
 			t.Errorf("token list shows %q", s)
 		}
 	}
-	for _, s := range []string{"NAME", "PREFIX", "laptop", secret[:12], "git,fs", "all", "never", "REVOKED"} {
+	for _, s := range []string{"NAME", "ROLE", "client", "PREFIX", "laptop", secret[:12], "git,fs", "all", "never", "REVOKED"} {
 		if !strings.Contains(table, s) {
 			t.Errorf("table lacks %q:\n%s", s, table)
 		}
@@ -139,6 +145,10 @@ func TestTokensBadInput(t *testing.T) {
 		{"leading dash", []string{"tokens", "create", "--", "-x"}, `bad token name "-x"`, ExitError},
 		{"too long", []string{"tokens", "create", strings.Repeat("a", 65)}, "bad token name", ExitError},
 		{"unknown server", []string{"tokens", "create", "new", "--servers", "fs,nope"}, `--servers: no server named "nope"`, ExitError},
+		{"admin with servers", []string{"tokens", "create", "new", "--admin", "--servers", "fs"}, "--admin and --servers cannot be combined: an admin token manages every server", ExitUsage},
+		{"admin duplicate name", []string{"tokens", "create", "existing", "--admin"}, `a token named "existing" already exists`, ExitError},
+		{"admin bad name", []string{"tokens", "create", "bad name", "--admin"}, `bad token name "bad name"`, ExitError},
+		{"admin takes no value", []string{"tokens", "create", "new", "--admin=maybe"}, "invalid argument", ExitUsage},
 		{"unknown servers", []string{"tokens", "create", "new", "--servers", "a,b"}, `no servers named "a", "b"`, ExitError},
 		{"empty servers", []string{"tokens", "create", "new", "--servers", " , "}, "--servers needs at least one server", ExitUsage},
 		{"no name", []string{"tokens", "create"}, "usage: mcp-router tokens create NAME", ExitUsage},
@@ -157,5 +167,59 @@ func TestTokensBadInput(t *testing.T) {
 				t.Errorf("tokens changed:\nbefore %+v\nafter  %+v", before, after)
 			}
 		})
+	}
+}
+
+// TestTokensCreateAdminAndListRoles: --admin makes an admin token (the
+// browser UI's), the default stays a client token, and the list shows
+// which is which, in the table and in --json.
+func TestTokensCreateAdminAndListRoles(t *testing.T) {
+	dir := t.TempDir()
+	mustRun(t, dir, "tokens", "create", "claude-code")
+
+	r := run(t, dir, "", "tokens", "create", "me", "--admin")
+	if r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	admin := strings.TrimSpace(r.stdout)
+	if !strings.HasPrefix(admin, "mcpr_") || len(admin) != auth.SecretLen {
+		t.Errorf("stdout %q is not one token", r.stdout)
+	}
+	if !strings.Contains(r.stderr, `Created admin token "me"`) || !strings.Contains(r.stderr, "never put it in an AI client's config") ||
+		!strings.Contains(r.stderr, "cannot be shown again") {
+		t.Errorf("stderr %q", r.stderr)
+	}
+	if id, err := verifyIn(t, dir, admin); err != nil || id.TokenName != "me" || !id.IsAdmin() || id.Role != store.RoleAdmin || len(id.Servers) != 0 {
+		t.Errorf("admin token verifies as %+v, %v", id, err)
+	}
+
+	var created map[string]any
+	if err := json.Unmarshal([]byte(mustRun(t, dir, "tokens", "create", "ops", "--admin", "--json")), &created); err != nil {
+		t.Fatal(err)
+	}
+	if created["role"] != "admin" || created["name"] != "ops" || !reflect.DeepEqual(created["servers"], []any{}) {
+		t.Errorf("create --admin --json = %v", created)
+	}
+	if err := json.Unmarshal([]byte(mustRun(t, dir, "tokens", "create", "cursor", "--json")), &created); err != nil || created["role"] != "client" {
+		t.Errorf("create --json without --admin = %v, %v", created, err)
+	}
+
+	roles := map[string]string{}
+	for _, row := range tokensJSON(t, dir) {
+		roles[row.Name] = row.Role
+	}
+	if want := map[string]string{"claude-code": "client", "cursor": "client", "me": "admin", "ops": "admin"}; !reflect.DeepEqual(roles, want) {
+		t.Errorf("list --json roles = %v, want %v", roles, want)
+	}
+	table := mustRun(t, dir, "tokens", "list")
+	lines := strings.Split(strings.TrimSpace(table), "\n")
+	if len(lines) != 5 || !strings.HasPrefix(lines[0], "NAME") || strings.Fields(lines[0])[1] != "ROLE" {
+		t.Fatalf("table:\n%s", table)
+	}
+	for _, line := range lines[1:] {
+		f := strings.Fields(line)
+		if roles[f[0]] != f[1] {
+			t.Errorf("table row %q: role %q, want %q", line, f[1], roles[f[0]])
+		}
 	}
 }

@@ -18,6 +18,7 @@ var migrations = []*gormigrate.Migration{
 	{ID: "0001_initial", Migrate: migrate0001},
 	{ID: "0002_server_gate", Migrate: migrate0002},
 	{ID: "0003_request_log_indexes", Migrate: migrate0003},
+	{ID: "0004_token_roles", Migrate: migrateTokenRoles},
 }
 
 // MigrationIDs lists the migrations this build knows, oldest first.

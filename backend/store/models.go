@@ -44,6 +44,20 @@ type Hook struct {
 	UpdatedAt      time.Time `json:"updatedAt"`
 }
 
+// Role is what a token may reach.
+type Role string
+
+// Token roles. A client token (the default, what snippets carry) reaches
+// the MCP endpoint only; an admin token also reaches the browser UI and its
+// API, which can start processes and change the configuration.
+const (
+	RoleClient Role = "client"
+	RoleAdmin  Role = "admin"
+)
+
+// Valid reports whether r is one of the roles.
+func (r Role) Valid() bool { return r == RoleClient || r == RoleAdmin }
+
 // Token is an access token. Only the hash of the secret is stored; Prefix is
 // enough of the secret for a user to recognise it in a list.
 type Token struct {
@@ -52,6 +66,7 @@ type Token struct {
 	Hash       string     `json:"-"`
 	Prefix     string     `json:"prefix"`
 	Servers    []string   `gorm:"serializer:json" json:"servers"` // empty: all servers
+	Role       Role       `json:"role"`                           // RoleClient or RoleAdmin
 	CreatedAt  time.Time  `json:"createdAt"`
 	LastUsedAt *time.Time `json:"lastUsedAt,omitempty"`
 	RevokedAt  *time.Time `json:"revokedAt,omitempty"`

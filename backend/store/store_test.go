@@ -195,6 +195,10 @@ func TestOpenV1Fixture(t *testing.T) {
 	if ci.RevokedAt == nil || ci.RevokedAt.Year() != 2026 || len(ci.Servers) != 0 {
 		t.Errorf("token ci = %+v", ci)
 	}
+	// Migration 0004: tokens from before roles are client tokens.
+	if tok.Role != RoleClient || ci.Role != RoleClient {
+		t.Errorf("roles after upgrade: laptop %q, ci %q; want client", tok.Role, ci.Role)
+	}
 
 	logs, err := s.Logs().List(ctx, LogFilter{})
 	if err != nil {
@@ -391,5 +395,111 @@ func TestRevisionSeesOtherStoreWrites(t *testing.T) {
 	}
 	if r2, _ := app.Revision(ctx); r2 == r1 {
 		t.Fatalf("revision %d unchanged after own write", r2)
+	}
+}
+
+// TestOpenV3FixtureKeepsTokensAsClientTokens guards migration 0004 on a
+// real file written by the release before token roles (testdata/v3.sql,
+// made by that release's CLI): every token is still there, byte for byte,
+// and is now a client token; a revoked one stays revoked; a row an older
+// build still running inserts afterwards (without the column) is a client
+// token too.
+func TestOpenV3FixtureKeepsTokensAsClientTokens(t *testing.T) {
+	dump, err := os.ReadFile("testdata/v3.sql")
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "v3.db")
+	raw, err := sql.Open("sqlite3", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := raw.Exec(string(dump)); err != nil {
+		t.Fatalf("load fixture: %v", err)
+	}
+	type row struct{ name, hash, prefix, servers, created, revoked string }
+	readRows := func(db *sql.DB) []row {
+		t.Helper()
+		rs, err := db.Query("SELECT name, hash, prefix, COALESCE(servers, ''), created_at, COALESCE(revoked_at, '') FROM tokens ORDER BY id")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rs.Close()
+		var out []row
+		for rs.Next() {
+			var r row
+			if err := rs.Scan(&r.name, &r.hash, &r.prefix, &r.servers, &r.created, &r.revoked); err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, r)
+		}
+		return out
+	}
+	before := readRows(raw)
+	raw.Close()
+	if len(before) != 4 {
+		t.Fatalf("fixture has %d tokens, want 4", len(before))
+	}
+
+	s, err := Open(path)
+	if err != nil {
+		t.Fatalf("Open(v3 database): %v", err)
+	}
+	defer s.Close()
+	ctx := context.Background()
+	sqlDB, _ := s.DB().DB()
+	if got, want := appliedMigrations(t, sqlDB), MigrationIDs(); !reflect.DeepEqual(got, want) {
+		t.Errorf("applied migrations = %v, want %v", got, want)
+	}
+	if after := readRows(sqlDB); !reflect.DeepEqual(after, before) {
+		t.Errorf("token rows changed by the upgrade:\nbefore %v\nafter  %v", before, after)
+	}
+
+	// The secrets that release printed still find their tokens, now as
+	// client tokens.
+	secrets := map[string]string{
+		"laptop":      "mcpr_jZjRI4xhq_kx-mAwy4HU4YFN91dghbUOBX-xfEvXkJM",
+		"ci":          "mcpr_XVTQPPpdeyiYBmuCSvmiHcq3PjUwBNmgRSviYOKb9es",
+		"claude-code": "mcpr_aEGQaPxb1OO4unpHZLYGX9o-Zwm6j5mgWZLLH4m_RW4",
+		"gone":        "mcpr_-jaduiZR7hWxDgHfSM8JANiNYs7H1ffweLKpsjs5q1k",
+	}
+	for name, secret := range secrets {
+		tok, err := s.Tokens().Lookup(ctx, HashToken(secret))
+		if err != nil || tok.Name != name {
+			t.Errorf("secret of %s finds %+v, %v", name, tok, err)
+			continue
+		}
+		if tok.Role != RoleClient {
+			t.Errorf("%s: role %q after the upgrade, want client", name, tok.Role)
+		}
+		if (name == "gone") != (tok.RevokedAt != nil) {
+			t.Errorf("%s: revoked at %v", name, tok.RevokedAt)
+		}
+	}
+	if ci, _ := s.Tokens().Get(ctx, "ci"); !reflect.DeepEqual(ci.Servers, []string{"fs"}) {
+		t.Errorf("ci servers = %v", ci.Servers)
+	}
+
+	// An older build that opened the file before the upgrade inserts
+	// without the column: the default makes that a client token.
+	if _, err := sqlDB.Exec("INSERT INTO tokens (name, hash, prefix, created_at) VALUES ('old-build', ?, 'mcpr_x', CURRENT_TIMESTAMP)",
+		HashToken("from an old build")); err != nil {
+		t.Fatal(err)
+	}
+	if tok, err := s.Tokens().Get(ctx, "old-build"); err != nil || tok.Role != RoleClient {
+		t.Errorf("row without a role = %+v, %v", tok, err)
+	}
+	// And a new admin token sits beside them.
+	if _, err := s.Tokens().Create(ctx, Token{Name: "admin", Hash: HashToken("new admin"), Role: RoleAdmin}); err != nil {
+		t.Fatal(err)
+	}
+	list, _ := s.Tokens().List(ctx)
+	roles := map[string]Role{}
+	for _, tk := range list {
+		roles[tk.Name] = tk.Role
+	}
+	want := map[string]Role{"admin": RoleAdmin, "ci": RoleClient, "claude-code": RoleClient, "gone": RoleClient, "laptop": RoleClient, "old-build": RoleClient}
+	if !reflect.DeepEqual(roles, want) {
+		t.Errorf("roles = %v, want %v", roles, want)
 	}
 }

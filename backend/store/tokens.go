@@ -23,7 +23,9 @@ func HashToken(secret string) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// Create stores a token. Name and Hash must be set and unique.
+// Create stores a token. Name and Hash must be set and unique. An empty
+// Role makes a client token; an admin token manages every server, so it
+// cannot be limited to some.
 func (r TokenRepo) Create(ctx context.Context, t Token) (Token, error) {
 	t.Name = strings.TrimSpace(t.Name)
 	if t.Name == "" {
@@ -31,6 +33,15 @@ func (r TokenRepo) Create(ctx context.Context, t Token) (Token, error) {
 	}
 	if len(t.Hash) != sha256.Size*2 {
 		return Token{}, fmt.Errorf("%w: token %q: hash must be hex SHA-256 (use HashToken)", ErrInvalid, t.Name)
+	}
+	if t.Role == "" {
+		t.Role = RoleClient
+	}
+	if !t.Role.Valid() {
+		return Token{}, fmt.Errorf("%w: token %q: role %q: want %s or %s", ErrInvalid, t.Name, t.Role, RoleClient, RoleAdmin)
+	}
+	if t.Role == RoleAdmin && len(t.Servers) > 0 {
+		return Token{}, fmt.Errorf("%w: token %q: an admin token manages every server, so it cannot be limited to some", ErrInvalid, t.Name)
 	}
 	t.ID = 0
 	if err := r.db.WithContext(ctx).Create(&t).Error; err != nil {

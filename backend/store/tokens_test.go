@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 )
@@ -38,6 +39,37 @@ func TestTokens(t *testing.T) {
 	}
 	if _, err := r.Create(ctx, Token{Name: "x", Hash: "short"}); !errors.Is(err, ErrInvalid) {
 		t.Errorf("bad hash: %v", err)
+	}
+
+	// Roles: empty is a client token; an admin token is never scoped; an
+	// unknown role is refused. Nothing refused is stored.
+	if a.Role != RoleClient {
+		t.Errorf("default role = %q, want client", a.Role)
+	}
+	admin, err := r.Create(ctx, Token{Name: "root", Hash: HashToken("s4"), Role: RoleAdmin})
+	if err != nil || admin.Role != RoleAdmin {
+		t.Fatalf("create admin = %+v, %v", admin, err)
+	}
+	if got, _ := r.Get(ctx, "root"); got.Role != RoleAdmin {
+		t.Errorf("admin read back as %q", got.Role)
+	}
+	for _, bad := range []struct {
+		tok  Token
+		want string
+	}{
+		{Token{Name: "scoped-admin", Hash: HashToken("s5"), Role: RoleAdmin, Servers: []string{"fs"}}, "cannot be limited"},
+		{Token{Name: "owner", Hash: HashToken("s6"), Role: "owner"}, `role "owner": want client or admin`},
+		{Token{Name: "upper", Hash: HashToken("s7"), Role: "Admin"}, `role "Admin"`},
+	} {
+		if _, err := r.Create(ctx, bad.tok); !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), bad.want) {
+			t.Errorf("create %s: %v, want ErrInvalid with %q", bad.tok.Name, err, bad.want)
+		}
+		if _, err := r.Get(ctx, bad.tok.Name); !errors.Is(err, ErrNotFound) {
+			t.Errorf("refused token %s was stored: %v", bad.tok.Name, err)
+		}
+	}
+	if err := r.Delete(ctx, "root"); err != nil {
+		t.Fatal(err)
 	}
 
 	got, err := r.Lookup(ctx, HashToken("s1"))

@@ -1,5 +1,6 @@
-// End-to-end test of the UI: a real `mcp-router serve` (auth on, a token made
-// with the CLI), a real server-everything upstream added through the page,
+// End-to-end test of the UI: a real `mcp-router serve` (auth on, an admin
+// token made with the CLI; a client token is refused at login), a real
+// server-everything upstream added through the page,
 // Debian's chromium driven by playwright-core with a fresh profile.
 // Screenshots of every page, light and dark, go to test-results/screenshots/.
 //
@@ -90,7 +91,8 @@ let profileDir;
 let router;
 let routerLog = '';
 let base;
-let token;
+let token; // admin: the UI's
+let clientToken; // what a snippet carries: the MCP endpoint only
 let context;
 let page;
 const foreign = [];
@@ -112,8 +114,13 @@ before(async () => {
   dataDir = mkdtempSync(path.join(os.tmpdir(), 'mcpr-ui-data-'));
   profileDir = mkdtempSync(path.join(os.tmpdir(), 'mcpr-ui-chromium-'));
   cli(['settings', 'set', 'auth', 'on']);
-  token = JSON.parse(cli(['tokens', 'create', 'e2e-ui', '--json'])).token;
+  const admin = JSON.parse(cli(['tokens', 'create', 'e2e-ui', '--admin', '--json']));
+  assert.equal(admin.role, 'admin');
+  token = admin.token;
   assert.match(token, /^mcpr_/);
+  const client = JSON.parse(cli(['tokens', 'create', 'e2e-snippet', '--json']));
+  assert.equal(client.role, 'client');
+  clientToken = client.token;
 
   const port = await freePort();
   base = `http://127.0.0.1:${port}`;
@@ -179,13 +186,31 @@ async function shoot(name) {
 }
 
 test('the UI end to end', { timeout: 420_000 }, async (t) => {
-  await t.test('logs in with a token made by the CLI', async () => {
+  await t.test('refuses a client token at login, with the command that makes an admin token', async () => {
     await page.goto(`${base}/ui/`);
     await tid('login').waitFor();
     await shoot('login');
+    assert.equal((await tid('login-command').textContent())?.trim(), 'mcp-router tokens create NAME --admin');
     await tid('login-token').fill('mcpr_wrong');
     await tid('login-submit').click();
     await page.getByText(/The router did not accept that token/).waitFor();
+    await tid('login-token').fill(clientToken);
+    await tid('login-submit').click();
+    await page.getByText(/That is a client token: it connects AI clients to the MCP endpoint but cannot open this UI/).waitFor();
+    await shoot('login-client-token');
+    assert.equal(await tid('servers-page').count(), 0);
+    assert.equal(await page.evaluate(() => sessionStorage.getItem('mcpr.uiToken')), null);
+    // The API itself refuses it too, whatever the page does.
+    const res = await fetch(`${base}/ui/api/call/ListServers`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${clientToken}` },
+      body: '[]',
+    });
+    assert.equal(res.status, 403);
+    assert.match((await res.json()).error, /is a client token/);
+  });
+
+  await t.test('logs in with an admin token made by the CLI', async () => {
     await tid('login-token').fill(token);
     await tid('login-submit').click();
     await tid('servers-page').waitFor();
@@ -340,6 +365,9 @@ test('the UI end to end', { timeout: 420_000 }, async (t) => {
     const copied = await page.evaluate(() => navigator.clipboard.readText());
     assert.ok(copied.includes(secret), `clipboard has the snippet with the token: ${copied}`);
     assert.equal(copied, await tid('snippet-text').textContent());
+    // The page makes client tokens; the admin token that logged in is listed as one.
+    assert.equal((await tid('token-role-e2e-client').textContent())?.trim(), 'Client');
+    assert.equal((await tid('token-role-e2e-ui').textContent())?.trim(), 'Admin');
     await shoot('connect');
   });
 

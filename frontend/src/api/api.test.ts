@@ -57,6 +57,18 @@ describe('createApi', () => {
     await expect(api2.queryLogs({})).rejects.toThrow('log 1: status');
   });
 
+  it('carries each token\'s role and refuses one outside the contract', async () => {
+    const row = (name: string, role?: string) => ({ id: 1, name, prefix: 'mcpr_x', servers: null, role, createdAt: '2026-11-24T00:00:00Z' });
+    const api = createApi(fakeTransport({ ListTokens: [row('me', 'admin'), row('cursor', 'client')] }).t);
+    expect((await api.listTokens()).map((x) => `${x.name}:${x.role}`)).toEqual(['me:admin', 'cursor:client']);
+    const created = createApi(fakeTransport({ CreateToken: { token: 'mcpr_s', view: row('cursor', 'client') } }).t);
+    expect((await created.createToken('cursor', [])).view.role).toBe('client');
+    for (const bad of ['root', undefined]) {
+      const api2 = createApi(fakeTransport({ ListTokens: [row('odd', bad)] }).t);
+      await expect(api2.listTokens()).rejects.toThrow('token odd: role: unknown value');
+    }
+  });
+
   it('turns a Go error string into an ApiError', async () => {
     const t: ApiTransport = { call: () => Promise.reject('store: disk full'), on: () => () => {} };
     await expect(createApi(t).listServers()).rejects.toEqual(new ApiError('store: disk full'));
@@ -235,6 +247,20 @@ describe('httpTransport', () => {
   it('reads the session', async () => {
     const fetch = vi.fn(async () => jsonResponse(200, { authRequired: true, valid: false }));
     expect(await getSession({ fetch: fetch as unknown as typeof globalThis.fetch })).toEqual({ authRequired: true, valid: false });
+  });
+
+  it('reads the role and the reason of a token that cannot log in', async () => {
+    const body = { authRequired: true, valid: false, role: 'client', error: 'token "x" is a client token', hint: 'create an admin token' };
+    const fetch = vi.fn(async () => jsonResponse(200, body));
+    expect(await getSession({ fetch: fetch as unknown as typeof globalThis.fetch })).toStrictEqual({
+      authRequired: true,
+      valid: false,
+      role: 'client',
+      error: 'token "x" is a client token',
+    });
+    // A role the UI does not know is not passed on as one.
+    fetch.mockResolvedValueOnce(jsonResponse(200, { authRequired: true, valid: false, role: 'owner' }));
+    expect((await getSession({ fetch: fetch as unknown as typeof globalThis.fetch })).role).toBeUndefined();
   });
 });
 

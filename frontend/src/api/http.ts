@@ -1,6 +1,6 @@
 // The browser shell's transport: `mcp-router serve` serves the pages under
 // /ui/ and the same methods under /ui/api/ (docs/ui-api.md).
-import { ApiError } from './types';
+import { ApiError, TOKEN_ROLES, type TokenRole } from './types';
 import type { ApiTransport } from './transport';
 
 export const TOKEN_KEY = 'mcpr.uiToken';
@@ -26,7 +26,12 @@ export const tokenStore = {
 
 export interface Session {
   authRequired: boolean;
+  /** The token opens the UI: only an admin token does. */
   valid: boolean;
+  /** Role of the token sent, when the router knows it (a client token is not valid here). */
+  role?: TokenRole;
+  /** Why the token sent cannot open the UI. */
+  error?: string;
 }
 
 export interface HttpOptions {
@@ -62,8 +67,13 @@ export async function getSession(opts: HttpOptions = {}): Promise<Session> {
   const f = opts.fetch ?? fetch;
   const res = await f(`${opts.base ?? '/ui/api'}/session`, { headers: authHeaders() });
   if (!res.ok) throw new ApiError(await errorMessage(res), res.status);
-  const body = (await res.json()) as Partial<Session>;
-  return { authRequired: body.authRequired === true, valid: body.valid === true };
+  const body = (await res.json()) as Record<string, unknown>;
+  return {
+    authRequired: body.authRequired === true,
+    valid: body.valid === true,
+    role: TOKEN_ROLES.find((r) => r === body.role),
+    error: typeof body.error === 'string' && body.error !== '' ? body.error : undefined,
+  };
 }
 
 export function httpTransport(opts: HttpOptions = {}): ApiTransport {

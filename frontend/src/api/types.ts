@@ -121,11 +121,18 @@ export interface HookTestResult {
   durationMs: number;
 }
 
+/** A client token reaches the MCP endpoint only; an admin token also opens the browser UI. */
+export const TOKEN_ROLES = ['client', 'admin'] as const;
+export type TokenRole = (typeof TOKEN_ROLES)[number];
+/** The command that makes an admin token (the UI itself makes client tokens only). */
+export const ADMIN_TOKEN_COMMAND = 'mcp-router tokens create NAME --admin';
+
 export interface TokenView {
   id: number;
   name: string;
   prefix: string;
   servers: string[];
+  role: TokenRole;
   createdAt: string;
   lastUsedAt?: string;
   revokedAt?: string;

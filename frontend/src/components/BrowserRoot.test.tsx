@@ -36,6 +36,30 @@ describe('BrowserRoot', () => {
     expect(tokenStore.get()).toBe('');
   });
 
+  it('refuses a client token with the command that makes an admin token', async () => {
+    const { api } = fakeApi();
+    const session = vi.fn(async () => {
+      const tok = tokenStore.get();
+      if (tok === 'mcpr_admin') return { authRequired: true, valid: true, role: 'admin' as const };
+      if (tok === 'mcpr_client') return { authRequired: true, valid: false, role: 'client' as const, error: 'token "claude-code" is a client token' };
+      return { authRequired: true, valid: false };
+    });
+    render(<BrowserRoot api={api} session={session} />);
+    expect(await screen.findByTestId('login-command')).toHaveTextContent('mcp-router tokens create NAME --admin');
+    await userEvent.type(screen.getByTestId('login-token'), 'mcpr_client');
+    await userEvent.click(screen.getByTestId('login-submit'));
+    const alert = await screen.findByTestId('login-error');
+    expect(alert).toHaveTextContent('That is a client token');
+    expect(alert).toHaveTextContent('cannot open this UI');
+    expect(screen.queryByTestId('servers-page')).not.toBeInTheDocument();
+    expect(tokenStore.get()).toBe('');
+
+    await userEvent.clear(screen.getByTestId('login-token'));
+    await userEvent.type(screen.getByTestId('login-token'), 'mcpr_admin');
+    await userEvent.click(screen.getByTestId('login-submit'));
+    expect(await screen.findByTestId('servers-page')).toBeInTheDocument();
+  });
+
   it('shows a connection failure with a retry', async () => {
     const { api } = fakeApi();
     const session = vi.fn().mockRejectedValueOnce(new Error('Failed to fetch')).mockResolvedValueOnce({ authRequired: false, valid: true });

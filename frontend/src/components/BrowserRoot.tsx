@@ -1,15 +1,18 @@
 import { useCallback, useEffect, useMemo, useState, type FormEvent } from 'react';
-import { createApi, getSession, httpTransport, tokenStore, toApiError, type Api } from '../api';
+import { ADMIN_TOKEN_COMMAND, createApi, getSession, httpTransport, tokenStore, toApiError, type Api } from '../api';
 import { App } from '../App';
 import { I18nProvider, detectLocale, useMessages } from '../i18n';
 import { StoresProvider, createStores } from '../stores';
 import { Logo } from './Logo';
 
-type Phase = { kind: 'checking' } | { kind: 'login'; reason?: 'expired' | 'rejected' } | { kind: 'ready'; authRequired: boolean } | { kind: 'error'; message: string };
+type LoginReason = 'expired' | 'rejected' | 'client';
+type Phase = { kind: 'checking' } | { kind: 'login'; reason?: LoginReason } | { kind: 'ready'; authRequired: boolean } | { kind: 'error'; message: string };
 
 /**
  * The browser shell: asks the router whether a token is needed, shows the
- * login form when it is, and returns to it when a call answers 401.
+ * login form when it is, and returns to it when a call answers 401. Only
+ * an admin token logs in; a client token is refused with the command that
+ * makes an admin one.
  */
 export function BrowserRoot({ session = getSession, api: given }: { session?: typeof getSession; api?: Api } = {}) {
   const [phase, setPhase] = useState<Phase>({ kind: 'checking' });
@@ -24,8 +27,10 @@ export function BrowserRoot({ session = getSession, api: given }: { session?: ty
     try {
       const s = await session();
       if (s.authRequired && !s.valid) {
-        if (afterLogin) tokenStore.set('');
-        setPhase({ kind: 'login', reason: afterLogin ? 'rejected' : tokenStore.get() ? 'expired' : undefined });
+        const had = tokenStore.get() !== '';
+        tokenStore.set('');
+        const reason: LoginReason | undefined = s.role === 'client' ? 'client' : afterLogin ? 'rejected' : had ? 'expired' : undefined;
+        setPhase({ kind: 'login', reason });
       } else setPhase({ kind: 'ready', authRequired: s.authRequired });
     } catch (err) {
       setPhase({ kind: 'error', message: toApiError(err).message });
@@ -93,7 +98,7 @@ function ConnectError({ message, retry }: { message: string; retry: () => void }
   );
 }
 
-function Login({ reason, onSubmit }: { reason?: 'expired' | 'rejected'; onSubmit: (token: string) => Promise<void> }) {
+function Login({ reason, onSubmit }: { reason?: LoginReason; onSubmit: (token: string) => Promise<void> }) {
   const t = useMessages();
   const [token, setToken] = useState('');
   const [busy, setBusy] = useState(false);
@@ -116,8 +121,8 @@ function Login({ reason, onSubmit }: { reason?: 'expired' | 'rejected'; onSubmit
         </div>
         <p className="muted">{t.loginBody}</p>
         {reason && (
-          <p className="inline-error" role="alert">
-            {reason === 'rejected' ? t.loginRejected : t.loginExpired}
+          <p className="inline-error" role="alert" data-testid="login-error">
+            {reason === 'client' ? t.loginClientToken : reason === 'rejected' ? t.loginRejected : t.loginExpired}
           </p>
         )}
         <label className="field">
@@ -133,7 +138,7 @@ function Login({ reason, onSubmit }: { reason?: 'expired' | 'rejected'; onSubmit
           />
         </label>
         <p className="field-hint">
-          <code>mcp-router tokens create NAME</code>
+          {t.loginHint} <code data-testid="login-command">{ADMIN_TOKEN_COMMAND}</code>
         </p>
         <button type="submit" className="primary" disabled={busy || !token.trim()} data-testid="login-submit">
           {t.loginSubmit}

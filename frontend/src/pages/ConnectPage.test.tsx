@@ -68,4 +68,25 @@ describe('ConnectPage', () => {
     await userEvent.click(within(screen.getByTestId('confirm-dialog')).getByTestId('confirm'));
     expect(api.revokeToken).toHaveBeenCalledWith('ci');
   });
+
+  it('shows each token\'s role and says the page makes client tokens', async () => {
+    const { api } = fakeApi();
+    api.listTokens.mockResolvedValue([token('me', { role: 'admin' }), token('cursor', { role: 'client', servers: ['fs'] })]);
+    renderWithApi(<ConnectPage />, api);
+    const admin = await screen.findByTestId('token-role-me');
+    expect(admin).toHaveTextContent('Admin');
+    expect(admin).toHaveAttribute('title', 'The browser UI and the MCP endpoint');
+    expect(screen.getByTestId('token-role-cursor')).toHaveTextContent('Client');
+    expect(screen.getByTestId('token-role-cursor')).toHaveAttribute('title', 'The MCP endpoint only');
+    expect(within(screen.getByTestId('tokens-table')).getByRole('columnheader', { name: 'Role' })).toBeInTheDocument();
+    expect(screen.getByTestId('tokens')).toHaveTextContent('Tokens made here are client tokens');
+    expect(screen.getByTestId('tokens-admin-note')).toHaveTextContent('mcp-router tokens create NAME --admin');
+
+    // A token made here is a client token and is listed as one.
+    api.createToken.mockResolvedValueOnce({ token: 'mcpr_new', view: token('laptop', { role: 'client' }) });
+    api.listTokens.mockResolvedValue([token('laptop', { role: 'client' }), token('me', { role: 'admin' })]);
+    await userEvent.type(screen.getByTestId('token-name'), 'laptop');
+    await userEvent.click(screen.getByTestId('token-create'));
+    expect(await screen.findByTestId('token-role-laptop')).toHaveTextContent('Client');
+  });
 });

@@ -1,5 +1,5 @@
 import { useEffect, useState, type FormEvent } from 'react';
-import { SNIPPET_CLIENTS, SNIPPET_MODES, toApiError, type CreatedToken, type SnippetClient, type SnippetMode, type TokenView } from '../api';
+import { ADMIN_TOKEN_COMMAND, SNIPPET_CLIENTS, SNIPPET_MODES, toApiError, type CreatedToken, type SnippetClient, type SnippetMode, type TokenView } from '../api';
 import { ConfirmDialog, LoadError } from '../components/Dialog';
 import { useLocale, useMessages } from '../i18n';
 import { copyText } from '../lib/clipboard';
@@ -176,6 +176,9 @@ function TokensCard({ created, onCreated }: { created: CreatedToken | null; onCr
     <div className="card" data-testid="tokens">
       <h2>{t.tokensTitle}</h2>
       <p className="muted">{t.tokensIntro}</p>
+      <p className="muted" data-testid="tokens-admin-note">
+        {t.tokensAdminNote} <code>{ADMIN_TOKEN_COMMAND}</code>
+      </p>
       <CreateTokenForm onCreated={onCreated} />
       {created && (
         <div className="secret callout" role="status" data-testid="token-secret">
@@ -207,6 +210,7 @@ function TokensCard({ created, onCreated }: { created: CreatedToken | null; onCr
             <tr>
               <th scope="col">{t.colName}</th>
               <th scope="col">{t.tokenPrefix}</th>
+              <th scope="col">{t.tokenRole}</th>
               <th scope="col">{t.tokenScope}</th>
               <th scope="col">{t.tokenCreatedAt}</th>
               <th scope="col">{t.tokenLastUsed}</th>
@@ -219,6 +223,11 @@ function TokensCard({ created, onCreated }: { created: CreatedToken | null; onCr
                 <th scope="row">{x.name}</th>
                 <td>
                   <code>{x.prefix}…</code>
+                </td>
+                <td>
+                  <span className={`tag role-${x.role}`} title={t.roleHint[x.role]} data-testid={`token-role-${x.name}`}>
+                    {t.roleLabel[x.role]}
+                  </span>
                 </td>
                 <td>{x.servers.length === 0 ? t.allServers : x.servers.join(', ')}</td>
                 <td className="nowrap">{formatTime(x.createdAt, locale)}</td>

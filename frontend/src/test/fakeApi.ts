@@ -67,7 +67,7 @@ export function logRow(id: number, over: Partial<LogRow> = {}): LogRow {
 }
 
 export function token(name: string, over: Partial<TokenView> = {}): TokenView {
-  return { id: 1, name, prefix: 'mcpr_abcd', servers: [], createdAt: '2026-11-23T00:00:00Z', ...over };
+  return { id: 1, name, prefix: 'mcpr_abcd', servers: [], role: 'client', createdAt: '2026-11-23T00:00:00Z', ...over };
 }
 
 export const defaultSettings: AppSettings = {

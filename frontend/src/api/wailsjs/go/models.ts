@@ -71,6 +71,7 @@ export namespace appapi {
 	    name: string;
 	    prefix: string;
 	    servers: string[];
+	    role: string;
 	    // Go type: time
 	    createdAt: any;
 	    // Go type: time
@@ -88,6 +89,7 @@ export namespace appapi {
 	        this.name = source["name"];
 	        this.prefix = source["prefix"];
 	        this.servers = source["servers"];
+	        this.role = source["role"];
 	        this.createdAt = this.convertValues(source["createdAt"], null);
 	        this.lastUsedAt = this.convertValues(source["lastUsedAt"], null);
 	        this.revokedAt = this.convertValues(source["revokedAt"], null);
