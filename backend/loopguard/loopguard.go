@@ -80,6 +80,17 @@ func (s Self) Check(ctx context.Context, def spec.Server) error {
 	return nil
 }
 
+// Refuse is Check for an import (config.ImportServers): the reason to skip
+// a definition, "points at this router: …", or "" to import it.
+func (s Self) Refuse(ctx context.Context) config.Refuse {
+	return func(def spec.Server) string {
+		if why := s.Reason(ctx, def); why != "" {
+			return fmt.Sprintf("%v: %s", ErrSelf, why)
+		}
+		return ""
+	}
+}
+
 // Reason says why def points at this router, or "" when it does not.
 func (s Self) Reason(ctx context.Context, def spec.Server) string {
 	if def.Command != "" {

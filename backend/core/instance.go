@@ -1,0 +1,50 @@
+package core
+
+import (
+	"context"
+	"os"
+	"slices"
+
+	"github.com/mcp-router/mcp-router/backend/config"
+	"github.com/mcp-router/mcp-router/backend/loopguard"
+	"github.com/mcp-router/mcp-router/backend/upstream"
+)
+
+// identity is who this router is: the instance id of its data dir, and the
+// ids of the routers it was started under (upstream.EnvRouterChain).
+func identity(dataDir string) (id string, chain []string, err error) {
+	id, err = config.InstanceID(dataDir)
+	if err != nil {
+		return "", nil, err
+	}
+	return id, upstream.ParseChain(os.Getenv(upstream.EnvRouterChain)), nil
+}
+
+// BehindSelf reports whether this process was started, directly or through
+// other routers and wrapper scripts, as an upstream server of a router on
+// the same data dir: its own id is in the chain it inherited. Such a router
+// starts none of its servers (they would include the one that started it);
+// it still answers initialize, with its id, so the router above marks that
+// server errored and the chain ends here.
+func (c *Core) BehindSelf() bool { return slices.Contains(c.chain, c.Instance) }
+
+// runBehindSelf is Run for a router behind itself: the gateway answers, no
+// server starts.
+func (c *Core) runBehindSelf() error {
+	c.Log.Warnf("this router (data dir %s, instance %s) was started as an upstream server of itself; "+
+		"not starting its servers, a router cannot be its own upstream", c.DataDir, c.Instance)
+	c.Gateway.Start()
+	return nil
+}
+
+// LoopGuard describes this router for loopguard.Check: its data dir, the
+// listen address of its settings and, while the endpoint runs, the address
+// it is bound to. executable is the binary the router's stdio snippets run
+// ("" for os.Executable).
+func (c *Core) LoopGuard(ctx context.Context, executable string) loopguard.Self {
+	listen := []string{c.Settings.ListenAddr(ctx)}
+	if ep := c.Endpoint(); ep.Running && ep.Addr != listen[0] {
+		listen = append(listen, ep.Addr)
+	}
+	return loopguard.Self{Listen: listen, DataDir: c.DataDir, Executable: executable}
+}
