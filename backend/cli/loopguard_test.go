@@ -279,7 +279,8 @@ func wantSelfError(t *testing.T, msg, instance string) {
 	}
 }
 
-// The router announces its instance id in its initialize result.
+// The router announces its instance id in its initialize result, and in
+// the server/discover result of the stateless 2026-07-28 revision.
 func TestInitializeAnnouncesTheInstanceID(t *testing.T) {
 	dir := t.TempDir()
 	r := startRouter(t, dir)
@@ -287,32 +288,45 @@ func TestInitializeAnnouncesTheInstanceID(t *testing.T) {
 	if err != nil || id != r.c.Instance {
 		t.Fatalf("instance id %q (%v), core has %q", id, err, r.c.Instance)
 	}
-	req, _ := http.NewRequest(http.MethodPost, r.url, strings.NewReader(
-		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`))
-	req.Header.Set("Authorization", "Bearer "+r.token)
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	body, _ := io.ReadAll(resp.Body)
-	var msg struct {
-		Result struct {
-			Meta map[string]any `json:"_meta"`
-		} `json:"result"`
-	}
-	if err := json.Unmarshal(bytes.TrimSpace(bytes.TrimPrefix(body, []byte("data:"))), &msg); err != nil {
-		// an event stream: take the data line
-		for _, line := range strings.Split(string(body), "\n") {
+	for _, tc := range []struct {
+		what, body string
+		headers    map[string]string
+	}{
+		{"initialize", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`, nil},
+		{"server/discover", `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":{` +
+			`"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"t","version":"1"},"io.modelcontextprotocol/clientCapabilities":{}}}}`,
+			map[string]string{"Mcp-Protocol-Version": "2026-07-28", "Mcp-Method": "server/discover"}},
+	} {
+		req, _ := http.NewRequest(http.MethodPost, r.url, strings.NewReader(tc.body))
+		req.Header.Set("Authorization", "Bearer "+r.token)
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		for k, v := range tc.headers {
+			req.Header.Set(k, v)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		var msg struct {
+			Result struct {
+				Meta map[string]any `json:"_meta"`
+			} `json:"result"`
+		}
+		raw := body
+		for _, line := range strings.Split(string(body), "\n") { // an event stream: its data line
 			if strings.HasPrefix(line, "data:") {
-				_ = json.Unmarshal([]byte(strings.TrimPrefix(line, "data:")), &msg)
+				raw = []byte(strings.TrimPrefix(line, "data:"))
 			}
 		}
-	}
-	if got := msg.Result.Meta[upstream.InstanceMetaKey]; got != id {
-		t.Errorf("initialize result _meta = %v, want %s = %s (body %s)", msg.Result.Meta, upstream.InstanceMetaKey, id, body)
+		if err := json.Unmarshal(raw, &msg); err != nil {
+			t.Fatalf("%s: %v in %s", tc.what, err, body)
+		}
+		if got := msg.Result.Meta[upstream.InstanceMetaKey]; got != id {
+			t.Errorf("%s: result _meta = %v, want %s = %s (body %s)", tc.what, msg.Result.Meta, upstream.InstanceMetaKey, id, body)
+		}
 	}
 }
 
