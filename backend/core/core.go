@@ -69,11 +69,7 @@ func Open(dataDir string, o Options) (*Core, error) {
 	if err != nil {
 		return nil, err
 	}
-	id, chain, err := identity(dataDir)
-	if err != nil {
-		st.Close()
-		return nil, err
-	}
+	id, chain := identity(dataDir, o.Logger)
 	c := &Core{DataDir: dataDir, Store: st, Log: o.Logger, Instance: id, chain: chain}
 	c.Settings = settings.New(st)
 	c.Settings.SetLogger(o.Logger)

@@ -2,8 +2,12 @@ package core
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"os"
 	"slices"
+
+	"github.com/sirupsen/logrus"
 
 	"github.com/mcp-router/mcp-router/backend/config"
 	"github.com/mcp-router/mcp-router/backend/loopguard"
@@ -11,13 +15,22 @@ import (
 )
 
 // identity is who this router is: the instance id of its data dir, and the
-// ids of the routers it was started under (upstream.EnvRouterChain).
-func identity(dataDir string) (id string, chain []string, err error) {
-	id, err = config.InstanceID(dataDir)
-	if err != nil {
-		return "", nil, err
+// ids of the routers it was started under (upstream.EnvRouterChain). When
+// the id cannot be read or made (a damaged instance-id file), the router
+// still starts, under an id of its own for this process: it then recognises
+// itself behind a proxy or a connect bridge, but not a second router process
+// on its data dir. The file is left as it is.
+func identity(dataDir string, log logrus.FieldLogger) (string, []string) {
+	chain := upstream.ParseChain(os.Getenv(upstream.EnvRouterChain))
+	id, err := config.InstanceID(dataDir)
+	if err == nil {
+		return id, chain
 	}
-	return id, upstream.ParseChain(os.Getenv(upstream.EnvRouterChain)), nil
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	id = hex.EncodeToString(b[:])
+	log.Warnf("%v; using %s for this run", err, id)
+	return id, chain
 }
 
 // BehindSelf reports whether this process was started, directly or through
