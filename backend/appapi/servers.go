@@ -53,7 +53,11 @@ func (a *API) GetServer(name string) (spec.Server, error) {
 }
 
 // AddServer stores a new server (the Add form) and starts it if enabled.
+// A definition that points at this router is refused.
 func (a *API) AddServer(cfg spec.Server) (ServerView, error) {
+	if err := a.loopGuard().Check(bg(), cfg); err != nil {
+		return ServerView{}, err
+	}
 	r, err := a.core.Store.Servers().Create(bg(), cfg)
 	if err != nil {
 		return ServerView{}, err
@@ -66,6 +70,9 @@ func (a *API) AddServer(cfg spec.Server) (ServerView, error) {
 func (a *API) UpdateServer(name string, cfg spec.Server) (ServerView, error) {
 	if cfg.Name == "" {
 		cfg.Name = name
+	}
+	if err := a.loopGuard().Check(bg(), cfg); err != nil {
+		return ServerView{}, err
 	}
 	r, err := a.core.Store.Servers().Replace(bg(), name, cfg)
 	if err != nil {
@@ -87,7 +94,8 @@ func (a *API) applied(def spec.Server) (ServerView, error) {
 
 // AddServersFromJSON imports pasted client config JSON ({"mcpServers": …}
 // or VS Code's {"servers": …}; comments and trailing commas allowed).
-// Existing names are skipped, never overwritten.
+// Existing names are skipped, never overwritten, and so is an entry that
+// points at this router (the snippet it printed); the others are imported.
 func (a *API) AddServersFromJSON(text string) (config.ImportReport, error) {
 	if strings.TrimSpace(text) == "" {
 		return config.ImportReport{}, errors.New(`paste a JSON config such as {"mcpServers": {"name": {"command": "npx", "args": […]}}}`)
@@ -112,7 +120,7 @@ func (a *API) ImportClientConfig(path string) (config.ImportReport, error) {
 }
 
 func (a *API) importServers(servers []spec.Server) (config.ImportReport, error) {
-	rep, err := config.ImportServers(bg(), a.core.Store.Servers(), servers)
+	rep, err := config.ImportServers(bg(), a.core.Store.Servers(), servers, a.loopGuard().Refuse(bg()))
 	if err != nil {
 		return config.ImportReport{}, err
 	}

@@ -44,6 +44,13 @@ func (e *env) serversAdd() *cobra.Command {
 				return err
 			}
 			return e.withStore(func(st *store.Store) error {
+				guard, err := e.loopGuard(cmd.Context(), st)
+				if err != nil {
+					return err
+				}
+				if err := guard.Check(cmd.Context(), def); err != nil {
+					return err
+				}
 				created, err := st.Servers().Create(cmd.Context(), def)
 				if err != nil {
 					return err
@@ -279,7 +286,11 @@ func (e *env) serversImport() *cobra.Command {
 				return fmt.Errorf("%s: %w", name, err)
 			}
 			return e.withStore(func(st *store.Store) error {
-				report, err := config.ImportServers(cmd.Context(), st.Servers(), defs)
+				guard, err := e.loopGuard(cmd.Context(), st)
+				if err != nil {
+					return err
+				}
+				report, err := config.ImportServers(cmd.Context(), st.Servers(), defs, guard.Refuse(cmd.Context()))
 				if err != nil {
 					return err
 				}

@@ -37,6 +37,12 @@ func (e *env) serversTest() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			// A server that turns out to be this data dir's router is
+			// refused here as the running router would refuse it.
+			instance, chain, err := e.identity()
+			if err != nil {
+				return err
+			}
 			ctx, cancel := context.WithTimeout(cmd.Context(), timeout)
 			defer cancel()
 			var stderr strings.Builder
@@ -46,6 +52,7 @@ func (e *env) serversTest() *cobra.Command {
 			}
 			res, err := upstream.Probe(ctx, def.Server, upstream.Options{
 				ClientInfo: mcp.Implementation{Name: "mcp-router", Version: core.Version},
+				Instance:   instance, Chain: chain,
 			}, live)
 			if err != nil {
 				if ctx.Err() == context.DeadlineExceeded {

@@ -18,9 +18,15 @@ const DataDirEnv = "MCP_ROUTER_DATA_DIR"
 // leading "~/" is expanded because flags in .desktop files and env vars set
 // in GUIs don't pass through a shell.
 func ResolveDataDir(flagValue string) (string, error) {
+	return ResolveDataDirEnv(flagValue, os.Getenv)
+}
+
+// ResolveDataDirEnv is ResolveDataDir for a process whose environment is
+// read by getenv: the data directory a router we would start would use.
+func ResolveDataDirEnv(flagValue string, getenv func(string) string) (string, error) {
 	dir := strings.TrimSpace(flagValue)
 	if dir == "" {
-		dir = strings.TrimSpace(os.Getenv(DataDirEnv))
+		dir = strings.TrimSpace(getenv(DataDirEnv))
 	}
 	if dir == "" {
 		base, err := os.UserConfigDir()

@@ -34,10 +34,16 @@ type ImportReport struct {
 	Skipped []Skipped `json:"skipped"`
 }
 
+// Refuse says why an import must skip a definition that is valid in itself
+// (it points at this router: loopguard.Self.Reason), or "" to import it.
+type Refuse func(spec.Server) string
+
 // ImportServers adds the servers whose names are free and skips the rest:
-// an import never overwrites what the user already set up. The additions
-// are written all or nothing; on error the report is empty.
-func ImportServers(ctx context.Context, repo ServerCreator, servers []spec.Server) (ImportReport, error) {
+// an import never overwrites what the user already set up, and never adds
+// a server refuse names a reason for (nil refuses nothing) — the others in
+// the file are imported, the refused one is reported with its reason. The
+// additions are written all or nothing; on error the report is empty.
+func ImportServers(ctx context.Context, repo ServerCreator, servers []spec.Server, refuse Refuse) (ImportReport, error) {
 	existing, err := repo.List(ctx)
 	if err != nil {
 		return ImportReport{}, fmt.Errorf("import: %w", err)
@@ -51,6 +57,12 @@ func ImportServers(ctx context.Context, repo ServerCreator, servers []spec.Serve
 	batch := make(map[string]bool, len(servers))
 	for _, s := range servers {
 		s.Normalize() // names compare as they will be stored
+		if refuse != nil {
+			if why := refuse(s); why != "" {
+				rep.Skipped = append(rep.Skipped, Skipped{Name: s.Name, Reason: why})
+				continue
+			}
+		}
 		switch {
 		case taken[s.Name]:
 			rep.Skipped = append(rep.Skipped, Skipped{Name: s.Name, Reason: SkipReasonExists})

@@ -45,7 +45,7 @@ func TestImportServersSkipsExisting(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err := ImportServers(ctx, repo, parsed)
+	rep, err := ImportServers(ctx, repo, parsed, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +69,7 @@ func TestImportServersSkipsExisting(t *testing.T) {
 	}
 
 	// Importing the same file again adds nothing and changes nothing.
-	rep, err = ImportServers(ctx, repo, parsed)
+	rep, err = ImportServers(ctx, repo, parsed, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,7 +86,7 @@ func TestImportServersAllOrNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	in := []spec.Server{{Name: "a", Command: "x"}, {Name: "b"}, {Name: "keep", Command: "y"}}
-	rep, err := ImportServers(ctx, repo, in)
+	rep, err := ImportServers(ctx, repo, in, nil)
 	if !errors.Is(err, spec.ErrInvalid) {
 		t.Fatalf("err = %v, want spec.ErrInvalid", err)
 	}
@@ -101,7 +101,7 @@ func TestImportServersAllOrNothing(t *testing.T) {
 func TestImportServersDuplicateInInput(t *testing.T) {
 	ctx := context.Background()
 	repo := openStore(t).Servers()
-	rep, err := ImportServers(ctx, repo, []spec.Server{{Name: "a", Command: "1"}, {Name: " a", Command: "2"}})
+	rep, err := ImportServers(ctx, repo, []spec.Server{{Name: "a", Command: "1"}, {Name: " a", Command: "2"}}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,9 +121,34 @@ func (f failingRepo) CreateMany(context.Context, []spec.Server) error { return f
 func TestImportServersPropagatesStoreErrors(t *testing.T) {
 	boom := errors.New("disk on fire")
 	for _, f := range []failingRepo{{listErr: boom}, {createErr: boom}} {
-		rep, err := ImportServers(context.Background(), f, []spec.Server{{Name: "a", Command: "x"}})
+		rep, err := ImportServers(context.Background(), f, []spec.Server{{Name: "a", Command: "x"}}, nil)
 		if !errors.Is(err, boom) || rep.Added != nil {
 			t.Errorf("%+v: report %+v, err %v", f, rep, err)
 		}
+	}
+}
+
+// A definition refuse names a reason for is skipped with that reason; the
+// others in the same import are added.
+func TestImportServersRefused(t *testing.T) {
+	ctx := context.Background()
+	repo := openStore(t).Servers()
+	in := []spec.Server{{Name: "a", Command: "x"}, {Name: "self", URL: "http://127.0.0.1:3282/mcp"}, {Name: "b", URL: "http://example.com/mcp"}}
+	refuse := func(s spec.Server) string {
+		if s.URL == "http://127.0.0.1:3282/mcp" {
+			return "points at this router"
+		}
+		return ""
+	}
+	rep, err := ImportServers(ctx, repo, in, refuse)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := ImportReport{Added: []string{"a", "b"}, Skipped: []Skipped{{Name: "self", Reason: "points at this router"}}}
+	if !reflect.DeepEqual(rep, want) {
+		t.Errorf("report = %+v, want %+v", rep, want)
+	}
+	if got := names(t, repo); !reflect.DeepEqual(got, []string{"a", "b"}) {
+		t.Errorf("stored %v", got)
 	}
 }

@@ -29,6 +29,7 @@ var Version = "dev"
 // Core holds the services of one running router.
 type Core struct {
 	DataDir  string
+	Instance string // this router's instance id (config.InstanceID), announced in initialize results
 	Store    *store.Store
 	Settings *settings.Settings
 	Auth     *auth.Service
@@ -37,6 +38,8 @@ type Core struct {
 	Gateway  *gateway.Gateway
 	Hooks    *hook.Service
 	Log      logrus.FieldLogger
+
+	chain []string // ids of the routers this one runs under (instance.go)
 
 	epMu sync.Mutex
 	ep   EndpointState
@@ -66,7 +69,8 @@ func Open(dataDir string, o Options) (*Core, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Core{DataDir: dataDir, Store: st, Log: o.Logger}
+	id, chain := identity(dataDir, o.Logger)
+	c := &Core{DataDir: dataDir, Store: st, Log: o.Logger, Instance: id, chain: chain}
 	c.Settings = settings.New(st)
 	c.Settings.SetLogger(o.Logger)
 	c.Auth = auth.New(st)
@@ -86,6 +90,7 @@ func Open(dataDir string, o Options) (*Core, error) {
 	if uo.ClientInfo.Name == "" {
 		uo.ClientInfo = mcp.Implementation{Name: "mcp-router", Version: Version}
 	}
+	uo.Instance, uo.Chain = id, chain
 	uo.OnNotification = func(server string, n mcp.JSONRPCNotification) { gw.Notify(server, n) }
 	uo.ClientSide = upstream.ClientSide{
 		Sampling: func(ctx context.Context, s string, r mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
@@ -114,6 +119,7 @@ func Open(dataDir string, o Options) (*Core, error) {
 		RequestLog: c.Requests,
 		Logger:     o.Logger,
 		Version:    Version,
+		Instance:   id,
 	})
 	c.Gateway = gw
 	return c, nil
@@ -152,6 +158,9 @@ func callerFrom(ctx context.Context) gateway.Caller {
 // with the database, so a change made by the CLI while the router runs takes
 // effect within a second.
 func (c *Core) Run(ctx context.Context, interval time.Duration) error {
+	if c.BehindSelf() {
+		return c.runBehindSelf()
+	}
 	if interval <= 0 {
 		interval = 500 * time.Millisecond
 	}

@@ -41,6 +41,9 @@ type Options struct {
 	// SessionIdleTTL ends streamable HTTP sessions idle this long (idle.go);
 	// default DefaultSessionIdleTTL, negative: never.
 	SessionIdleTTL time.Duration
+	// Instance is the router's instance id, announced in initialize results
+	// (instance.go); "" announces none.
+	Instance string
 }
 
 // Upstreams is what the gateway needs of the upstream service: the
@@ -129,6 +132,7 @@ func New(ups Upstreams, o Options) *Gateway {
 	hooks.AddAfterInitialize(func(ctx context.Context, _ any, _ *mcp.InitializeRequest, res *mcp.InitializeResult) {
 		res.Instructions = g.instructions(o.CallerFrom(ctx))
 	})
+	g.announceInstance(hooks)
 	hooks.AddAfterSetLevel(func(ctx context.Context, _ any, req *mcp.SetLevelRequest, _ *mcp.EmptyResult) {
 		g.forwardLevel(ctx, req)
 	})

@@ -47,6 +47,7 @@ type dialOptions struct {
 	clientSide     ClientSide
 	console        *Console
 	onNotification func(mcp.JSONRPCNotification)
+	self           identity // who this router is: a server that answers as it is refused
 }
 
 // dial connects to s and performs the initialize handshake within ctx. The
@@ -63,7 +64,7 @@ func dial(ctx context.Context, s spec.Server, o dialOptions) (*conn, error) {
 
 	switch s.Transport {
 	case spec.Stdio:
-		p, err := startProcess(s, o.console)
+		p, err := startProcess(s, o.console, o.self.childEnv())
 		if err != nil {
 			return nil, err
 		}
@@ -104,6 +105,11 @@ func dial(ctx context.Context, s spec.Server, o dialOptions) (*conn, error) {
 	}
 	init, err := c.initialize(ctx, o.clientInfo)
 	if err != nil {
+		return nil, err
+	}
+	// This router reached again (through a proxy, a forwarded port, a
+	// wrapper script): stop here, before listing anything from it.
+	if err := o.self.check(init); err != nil {
 		return nil, err
 	}
 	c.init = init

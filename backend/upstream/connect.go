@@ -37,10 +37,14 @@ func (s *Service) Connect(ctx context.Context, name string) (Status, error) {
 		// A connection already known lost is not live, even before the
 		// supervisor has noticed and replaced it.
 		st, live, supervised, enabled := m.status, m.conn != nil && !m.conn.isLost(), m.cancel != nil, m.spec.Enabled
+		isSelf := m.isSelf
 		m.mu.RUnlock()
 		switch {
 		case st.State == StateRunning && live:
 			return st, nil
+		case isSelf && supervised && st.State == StateErrored:
+			// Another attempt would meet this router again.
+			return st, fmt.Errorf("%w (%s: %s)", ErrNotRunning, st.State, st.Error)
 		case !supervised && !enabled:
 			return st, fmt.Errorf("%w (the server is disabled)", ErrNotRunning)
 		case !supervised:

@@ -71,6 +71,13 @@ func runFake(mode string) {
 	case "exit":
 		fmt.Fprintln(os.Stderr, "fatal: missing API key")
 		os.Exit(3)
+	case "router":
+		// Answers initialize as a router with the instance id in
+		// MCPR_FAKE_INSTANCE, prints the chain it was given, and counts
+		// its starts in the file MCPR_FAKE_COUNT.
+		countStart(os.Getenv("MCPR_FAKE_COUNT"))
+		fmt.Fprintf(os.Stderr, "chain=%s\n", os.Getenv(EnvRouterChain))
+		_ = server.ServeStdio(fakeRouter(os.Getenv("MCPR_FAKE_INSTANCE")))
 	}
 }
 

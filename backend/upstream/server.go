@@ -26,6 +26,7 @@ type managed struct {
 	conn    *conn
 	cancel  context.CancelFunc // stops the supervisor; nil when not supervised
 	done    chan struct{}      // closed when the supervisor has exited
+	isSelf  bool               // the last attempt met this router itself (ErrSelf)
 
 	wake      chan struct{} // capacity 1: cut a retry's backoff short (Connect)
 	refresh   chan struct{} // capacity 1: some list changed upstream
@@ -108,6 +109,9 @@ func (m *managed) run(ctx context.Context, done chan struct{}) {
 	defer close(done)
 	failures := 0
 	for {
+		m.mu.Lock()
+		m.isSelf = false
+		m.mu.Unlock()
 		m.update(func(st *Status) {
 			if st.State != StateRestarting {
 				st.State = StateStarting
@@ -119,6 +123,24 @@ func (m *managed) run(ctx context.Context, done chan struct{}) {
 			if ctx.Err() != nil {
 				m.setStopped()
 				return
+			}
+			if errors.Is(err, ErrSelf) {
+				// Retrying would only meet this router again: stay errored
+				// until Restart asks again or the definition changes (Connect,
+				// the activate gate, fails at once instead of waking it).
+				m.mu.Lock()
+				m.isSelf = true
+				m.mu.Unlock()
+				m.update(func(st *Status) {
+					st.State, st.Error = StateErrored, err.Error()
+					st.NextRetryAt = time.Time{}
+				})
+				m.svc.log.WithField("server", m.name).Warnf("not started: %v", err)
+				if !m.waitWake(ctx) {
+					m.setStopped()
+					return
+				}
+				continue
 			}
 			failures++
 			wait := m.svc.backoff(failures)
@@ -175,6 +197,7 @@ func (m *managed) connect(ctx context.Context) (*conn, Catalog, error) {
 		clientSide:     m.svc.opts.ClientSide,
 		console:        m.console,
 		onNotification: func(n mcp.JSONRPCNotification) { m.onNotification(n) },
+		self:           m.svc.opts.identity(),
 	})
 	if err != nil {
 		return nil, Catalog{}, err
@@ -362,6 +385,17 @@ func (m *managed) refreshLists(ctx context.Context, c *conn) {
 	m.mu.Unlock()
 	m.update(func(st *Status) { countCatalog(st, cat) })
 	m.svc.emit(Event{Kind: EventCatalog, Server: m.name, Status: m.snapshot(), Lists: changed})
+}
+
+// waitWake waits until Connect or Restart asks for another attempt; false
+// when ctx ended.
+func (m *managed) waitWake(ctx context.Context) bool {
+	select {
+	case <-ctx.Done():
+		return false
+	case <-m.wake:
+		return ctx.Err() == nil
+	}
 }
 
 // backoffSleep waits d before a retry, or less if Connect wakes it; false

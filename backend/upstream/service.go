@@ -34,6 +34,13 @@ type Options struct {
 	Logger         logrus.FieldLogger // default: logrus standard logger
 	OnNotification func(server string, n mcp.JSONRPCNotification)
 	ClientSide     ClientSide // answers sampling, elicitation and roots requests
+	// Instance is this router's instance id (config.InstanceID): a server
+	// whose initialize result carries it is this router, reached again, and
+	// is marked errored (ErrSelf) instead of used. "" turns the check off.
+	Instance string
+	// Chain lists the instance ids of the routers above this one (read from
+	// EnvRouterChain); a server carrying one of them is refused the same way.
+	Chain []string
 }
 
 func (o *Options) defaults() {
@@ -53,6 +60,8 @@ func (o *Options) defaults() {
 		o.Logger = logrus.StandardLogger()
 	}
 }
+
+func (o *Options) identity() identity { return identity{instance: o.Instance, chain: o.Chain} }
 
 func setDefault(d *time.Duration, v time.Duration) {
 	if *d <= 0 {
@@ -395,7 +404,7 @@ func Probe(ctx context.Context, s spec.Server, o Options, stderr io.Writer) (Pro
 			fmt.Fprintln(stderr, line)
 		}
 	})
-	c, err := dial(ctx, s, dialOptions{clientInfo: o.ClientInfo, console: console})
+	c, err := dial(ctx, s, dialOptions{clientInfo: o.ClientInfo, console: console, self: o.identity()})
 	if err != nil {
 		return ProbeResult{}, err
 	}

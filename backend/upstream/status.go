@@ -14,7 +14,7 @@ const (
 	StateStarting   State = "starting"   // connecting and initializing
 	StateRunning    State = "running"    // initialized and answering
 	StateRestarting State = "restarting" // lost after running; waiting to reconnect
-	StateErrored    State = "errored"    // could not start; retried with backoff
+	StateErrored    State = "errored"    // could not start; retried with backoff, except a server that is this router itself (ErrSelf)
 )
 
 // Status is a snapshot of one server, safe to hand to the UI.

@@ -256,6 +256,39 @@ test('the UI end to end', { timeout: 420_000 }, async (t) => {
     assert.equal((await call('ListServers')).some((s) => s.name === 'slow'), false);
   });
 
+  await t.test('refuses the router as its own upstream, in the form and in pasted JSON', async () => {
+    // The form: the router's own endpoint, as the Connect page shows it.
+    await tid('add-server').click();
+    await tid('add-tab-form').click();
+    await tid('form-name').fill('self');
+    await tid('form-transport-http').check();
+    await tid('form-url').fill(`${base.replace('127.0.0.1', 'localhost')}/mcp/`);
+    await tid('form-submit').click();
+    const refusal = await tid('form-submit-error').textContent();
+    assert.match(refusal, /^server "self" points at this router: http:\/\/localhost:\d+\/mcp\/ is this router's own endpoint .*a router cannot be its own upstream$/);
+    await shoot('add-server-refused');
+    await tid('server-dialog').getByRole('button', { name: 'Cancel' }).click();
+    await tid('server-dialog').waitFor({ state: 'detached' });
+
+    // Pasted JSON: the router's own snippet beside another server. The other
+    // goes in, the router's entry is named as skipped with the reason, and the
+    // dialog stays open to show it.
+    const doc = JSON.parse(await call('Snippet', 'claude-code', 'http', ''));
+    doc.mcpServers.other = { command: 'sleep', args: ['120'], env: { [MARKER_VAR]: marker }, disabled: true };
+    await tid('add-server').click();
+    await tid('paste-json').fill(JSON.stringify(doc, null, 2));
+    await tid('paste-submit').click();
+    const report = tid('import-report');
+    await report.getByText(/other/).first().waitFor();
+    assert.match(await report.textContent(), /mcp-router: points at this router: http:\/\/127\.0\.0\.1:\d+\/mcp is this router's own endpoint/);
+    await shoot('add-server-skipped-self');
+    await tid('server-dialog').getByRole('button', { name: 'Close' }).click();
+    await tid('server-dialog').waitFor({ state: 'detached' });
+    const names = (await call('ListServers')).map((s) => s.name);
+    assert.ok(names.includes('other') && !names.includes('self') && !names.includes('mcp-router'), `servers: ${names}`);
+    await call('RemoveServer', 'other');
+  });
+
   await t.test('calls echo from the Tools page', async () => {
     await go('tools');
     await tid('tool-everything__echo').click();
