@@ -215,15 +215,17 @@ function SettingsForm({ settings }: { settings: AppSettings }) {
         {num('timeoutSeconds', t.timeout, t.timeoutHint)}
         {num('retentionDays', t.retention, t.retentionHint)}
       </div>
-      <h3>{t.hookLimits}</h3>
-      <p className="field-hint">{t.hookLimitsHint}</p>
-      <div className="settings-grid">
-        {num('hookTimeoutSeconds', t.hookTimeout)}
-        {num('hookMemoryMB', t.hookMemory)}
-      </div>
       {check('authEnabled', t.auth, t.authHint)}
       {check('startAtLogin', t.startAtLogin, t.startAtLoginHint)}
       {check('closeToTray', t.closeToTray, t.closeToTrayHint)}
+      <section aria-labelledby="hook-limits-title" data-testid="hook-limits">
+        <h3 id="hook-limits-title">{t.hookLimits}</h3>
+        <p className="field-hint">{t.hookLimitsHint}</p>
+        <div className="settings-grid">
+          {num('hookTimeoutSeconds', t.hookTimeout)}
+          {num('hookMemoryMB', t.hookMemory)}
+        </div>
+      </section>
       {saveError && (
         <p className="inline-error" role="alert" data-testid="settings-save-error">
           {saveError}
