@@ -56,11 +56,8 @@ func (s *Service) runHook(ctx context.Context, h *compiled, c *Call, phase strin
 	res, runErr := sb.run(inv)
 	var o outcome
 	var up *update
-	if runErr == nil {
-		runErr = sb.guard(inv, func() { o, up = s.apply(sb, inv, res) })
-		if runErr == nil && o.err != nil {
-			runErr = o.err
-		}
+	if runErr == nil && inv.leftSomething(res) {
+		o, up, runErr = s.readResult(sb, inv, res)
 	}
 	if runErr != nil {
 		runErr = sb.describe(inv, runErr) // may read the thrown value: before finish
@@ -81,6 +78,31 @@ func (s *Service) runHook(ctx context.Context, h *compiled, c *Call, phase strin
 		up.commit(c)
 	}
 	return o
+}
+
+// readResult runs apply guarded.
+func (s *Service) readResult(sb *sandbox, inv *invocation, res goja.Value) (o outcome, up *update, err error) {
+	err = sb.guard(inv, func() { o, up = s.apply(sb, inv, res) })
+	if err == nil && o.err != nil {
+		err = o.err
+	}
+	return o, up, err
+}
+
+// leftSomething reports whether the run left anything to read: a result
+// other than undefined or null, or a context field it read or assigned. A
+// hook that returns early without touching the context (the common case)
+// skips the guarded reading.
+func (inv *invocation) leftSomething(res goja.Value) bool {
+	if res != nil && !goja.IsUndefined(res) && !goja.IsNull(res) {
+		return true
+	}
+	for i := range inv.lazy {
+		if inv.lazy[i].val != nil {
+			return true
+		}
+	}
+	return false
 }
 
 var errCallStack = errors.New("call stack exceeded (too deep recursion)")
