@@ -23,7 +23,7 @@ import (
 // read was stopped).
 const (
 	containLimit  = 300 * time.Millisecond
-	containWithin = 10 * time.Second
+	containWithin = 20 * time.Second
 )
 
 type containCase struct {
@@ -96,7 +96,7 @@ var readAfterReturn = []containCase{
 	{name: "thrown value whose toString throws a hostile value", phase: PhasePre,
 		script: `const evil = { toString() { throw evil; } }; throw evil;`, want: "cannot be shown"},
 	{name: "getter that allocates without bound", phase: PhasePre,
-		script: `return { get continue() { const a = []; for (let i = 0; ; i++) a.push('x'.repeat(1024) + i); } };`,
+		script: `return { get continue() { const a = []; for (let i = 0; ; i++) a.push('x'.repeat(1 << 16) + i); } };`,
 		want:   "used too much memory", opts: Options{Timeout: 30 * time.Second, MaxMemory: 32 << 20}},
 	{name: "fulfilled promise whose result has a throwing getter", phase: PhasePre,
 		script: `return Promise.resolve({ get continue() { throw new Error('late getter'); } });`, want: "Error: late getter"},
