@@ -193,7 +193,7 @@ func (s *Service) apply(sb *sandbox, inv *invocation, res goja.Value) (outcome, 
 			case goja.PromiseStateFulfilled:
 				res = p.Result()
 			case goja.PromiseStateRejected:
-				return outcome{err: fmt.Errorf("promise rejected: %s", short(sb.format(p.Result())))}, nil
+				return outcome{err: fmt.Errorf("promise rejected: %s", clip(sb.format(p.Result()), maxErrorText))}, nil
 			default:
 				warn("the returned promise is still pending (hooks run synchronously); continuing")
 				res = goja.Undefined()
