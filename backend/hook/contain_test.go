@@ -285,3 +285,20 @@ func TestDryRunContainsHostileReads(t *testing.T) {
 		t.Fatal("the dry run did not end")
 	}
 }
+
+// A huge block message or thrown string is cut, so that a script cannot
+// put megabytes into the log and the client's error.
+func TestLongMessagesAreCut(t *testing.T) {
+	f := newFixture(t, Options{})
+	f.add("long-block", "pre", 0, `return { continue: false, error: { message: 'm'.repeat(1e6), code: 7 } };`)
+	b := f.svc.Pre(context.Background(), phaseCall(PhasePre))
+	if b == nil || b.Code != 7 || len(b.Message) > maxErrorText+len("…") || !strings.HasPrefix(b.Message, "mmm") {
+		t.Errorf("block = %d chars, code %v", len(b.Message), b)
+	}
+	g := newFixture(t, Options{})
+	g.add("long-throw", "pre", 0, `throw 't'.repeat(3e7);`, failClosed)
+	b = g.svc.Pre(context.Background(), phaseCall(PhasePre))
+	if b == nil || len(b.Message) > 2*maxErrorText || !strings.HasPrefix(b.Message, "hook failed: ttt") {
+		t.Errorf("thrown string: block message of %d characters", len(b.Message))
+	}
+}
