@@ -115,7 +115,8 @@ func TestSettingsRoundTrip(t *testing.T) {
 	f := newFixture(t)
 	got, err := f.api.GetSettings()
 	want := AppSettings{Port: 3282, AuthEnabled: true, Separator: "__", RetentionDays: 30, TimeoutSeconds: 60,
-		StartAtLogin: false, CloseToTray: true, Theme: "system", Language: "system"}
+		StartAtLogin: false, CloseToTray: true, Theme: "system", Language: "system",
+		HookTimeoutSeconds: 5, HookMemoryMB: 64}
 	if err != nil || got != want {
 		t.Fatalf("defaults = %+v, %v", got, err)
 	}
@@ -138,6 +139,10 @@ func TestSettingsRoundTrip(t *testing.T) {
 		{"theme", func(s *AppSettings) { s.Theme = "blue" }},
 		{"theme", func(s *AppSettings) { s.Theme = "" }},
 		{"language", func(s *AppSettings) { s.Language = "fr" }},
+		{"hookTimeoutSeconds", func(s *AppSettings) { s.HookTimeoutSeconds = 0 }},
+		{"hookTimeoutSeconds", func(s *AppSettings) { s.HookTimeoutSeconds = 301 }},
+		{"hookMemoryMB", func(s *AppSettings) { s.HookMemoryMB = 8 }},
+		{"hookMemoryMB", func(s *AppSettings) { s.HookMemoryMB = 5000 }},
 	}
 	for _, tc := range bad {
 		s := want
@@ -156,6 +161,7 @@ func TestSettingsRoundTrip(t *testing.T) {
 
 	s := want
 	s.Theme, s.Language, s.StartAtLogin, s.CloseToTray, s.Port, s.Separator = "dark", "ja", true, false, 8080, "-"
+	s.HookTimeoutSeconds, s.HookMemoryMB = 2, 128
 	saved, err := f.api.SaveSettings(s)
 	if err != nil || saved != s {
 		t.Fatalf("SaveSettings = %+v, %v", saved, err)

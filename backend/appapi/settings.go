@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"time"
 
 	"github.com/mcp-router/mcp-router/backend/autostart"
 	"github.com/mcp-router/mcp-router/backend/settings"
@@ -20,6 +21,9 @@ type AppSettings struct {
 	CloseToTray    bool   `json:"closeToTray"`
 	Theme          string `json:"theme"`    // light, dark or system
 	Language       string `json:"language"` // system, en or ja
+	// Limits of one hook run.
+	HookTimeoutSeconds int `json:"hookTimeoutSeconds"`
+	HookMemoryMB       int `json:"hookMemoryMB"`
 }
 
 // settingFields maps AppSettings' JSON fields to setting keys, in the
@@ -34,6 +38,8 @@ var settingFields = []struct{ field, key string }{
 	{"closeToTray", settings.KeyCloseToTray},
 	{"theme", settings.KeyTheme},
 	{"language", settings.KeyLanguage},
+	{"hookTimeoutSeconds", settings.KeyHookTimeout},
+	{"hookMemoryMB", settings.KeyHookMemoryMB},
 }
 
 func onOff(b bool) string {
@@ -49,6 +55,7 @@ func (s AppSettings) values() map[string]string {
 		settings.KeySeparator: s.Separator, settings.KeyRetention: strconv.Itoa(s.RetentionDays),
 		settings.KeyTimeout: strconv.Itoa(s.TimeoutSeconds), settings.KeyStartAtLogin: onOff(s.StartAtLogin),
 		settings.KeyCloseToTray: onOff(s.CloseToTray), settings.KeyTheme: s.Theme, settings.KeyLanguage: s.Language,
+		settings.KeyHookTimeout: strconv.Itoa(s.HookTimeoutSeconds), settings.KeyHookMemoryMB: strconv.Itoa(s.HookMemoryMB),
 	}
 }
 
@@ -58,6 +65,7 @@ func readSettings(ctx context.Context, s *settings.Settings) AppSettings {
 		RetentionDays: s.RetentionDays(ctx), TimeoutSeconds: s.TimeoutSeconds(ctx),
 		StartAtLogin: s.StartAtLogin(ctx), CloseToTray: s.CloseToTray(ctx),
 		Theme: s.Theme(ctx), Language: s.Language(ctx),
+		HookTimeoutSeconds: int(s.HookTimeout(ctx) / time.Second), HookMemoryMB: s.HookMemoryMB(ctx),
 	}
 }
 

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mcp-router/mcp-router/backend/hook"
+	"github.com/mcp-router/mcp-router/backend/settings"
 	"github.com/mcp-router/mcp-router/backend/store"
 )
 
@@ -29,10 +31,15 @@ func (e *env) hooksCommand() *cobra.Command {
 	return cmd
 }
 
-// withHooks runs fn with a hook service over an open store.
+// withHooks runs fn with a hook service over an open store, under the hook
+// limits of the settings (so that `hooks test` runs as the router would).
 func (e *env) withHooks(fn func(*hook.Service) error) error {
 	return e.withStore(func(st *store.Store) error {
-		return fn(hook.New(st.Hooks(), hook.Options{}))
+		set := settings.New(st)
+		return fn(hook.New(st.Hooks(), hook.Options{Limits: func() hook.Limits {
+			ctx := context.Background()
+			return hook.Limits{Timeout: set.HookTimeout(ctx), MaxMemory: int64(set.HookMemoryMB(ctx)) << 20}
+		}}))
 	})
 }
 

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 type listedHook struct {
@@ -129,6 +130,26 @@ func TestHooksTest(t *testing.T) {
 	out = mustRun(t, dir, "hooks", "test", "thrower", "--context", ok)
 	if !strings.Contains(out, "result: continue (the script failed: TypeError: nope (line 2, column") {
 		t.Errorf("thrower:\n%s", out)
+	}
+}
+
+// `hooks test` runs under the limits the router uses (the hookTimeout
+// setting), and a hostile value read after the script ended is reported as
+// the script's failure, not a crash.
+func TestHooksTestUnderTheHookLimits(t *testing.T) {
+	dir, files := t.TempDir(), t.TempDir()
+	ok := writeFile(t, files, "ok.json", `{"method":"tools/call","toolName":"echo","arguments":{"message":"hi"}}`)
+	mustRun(t, dir, "hooks", "add", "spin", "--type", "pre", "--file", writeFile(t, files, "s.js", "return { get continue() { for (;;) {} } };"))
+	mustRun(t, dir, "settings", "set", "hookTimeout", "1")
+	start := time.Now()
+	out := mustRun(t, dir, "hooks", "test", "spin", "--context", ok)
+	if d := time.Since(start); d > 4*time.Second || !strings.Contains(out, "result: continue (the script failed: timed out)") {
+		t.Errorf("spinning getter with hookTimeout 1 (%v):\n%s", d, out)
+	}
+	mustRun(t, dir, "hooks", "add", "unreadable", "--type", "pre", "--file", writeFile(t, files, "u.js", "throw { toString() { throw new Error('no'); } };"))
+	out = mustRun(t, dir, "hooks", "test", "unreadable", "--context", ok)
+	if !strings.Contains(out, "the script failed: a thrown value that cannot be shown (converting it to a string threw Error: no") {
+		t.Errorf("unreadable thrown value:\n%s", out)
 	}
 }
 

@@ -41,7 +41,8 @@ func assertOneLineError(t *testing.T, r result, code int, want string) {
 func TestSettingsGetSetList(t *testing.T) {
 	dir := t.TempDir()
 	want := map[string]string{"auth": "on", "listen": "127.0.0.1", "port": "3282", "retention": "30", "separator": "__", "timeout": "60",
-		"theme": "system", "language": "system", "startAtLogin": "off", "closeToTray": "on"}
+		"theme": "system", "language": "system", "startAtLogin": "off", "closeToTray": "on",
+		"hookTimeout": "5", "hookMemoryMB": "64"}
 	if got := settingsJSON(t, dir); !reflect.DeepEqual(got, want) {
 		t.Fatalf("defaults %v", got)
 	}
@@ -59,6 +60,8 @@ func TestSettingsGetSetList(t *testing.T) {
 		{"separator", "-", "-", ""},
 		{"retention", "90", "90", ""},
 		{"timeout", "120", "120", ""},
+		{"hookTimeout", "15", "15", ""},
+		{"hookMemoryMB", " 256 ", "256", ""},
 	}
 	for _, s := range sets {
 		r := run(t, dir, "", "settings", "set", s.key, s.value)
@@ -103,7 +106,7 @@ func TestSettingsBadInput(t *testing.T) {
 		want string
 		code int
 	}{
-		{"unknown key set", []string{"settings", "set", "colour", "blue"}, `unknown setting "colour" (known settings: auth, closeToTray, language, listen, port, retention, separator, startAtLogin, theme, timeout)`, ExitError},
+		{"unknown key set", []string{"settings", "set", "colour", "blue"}, `unknown setting "colour" (known settings: auth, closeToTray, hookMemoryMB, hookTimeout, language, listen, port, retention, separator, startAtLogin, theme, timeout)`, ExitError},
 		{"unknown key get", []string{"settings", "get", "colour"}, `unknown setting "colour"`, ExitError},
 		{"unknown key reset", []string{"settings", "reset", "colour"}, `unknown setting "colour"`, ExitError},
 		{"port zero", []string{"settings", "set", "port", "0"}, `bad value "0" for port: want a whole number from 1 to 65535`, ExitError},
@@ -117,6 +120,10 @@ func TestSettingsBadInput(t *testing.T) {
 		{"separator empty", []string{"settings", "set", "separator", ""}, "1 to 3 characters", ExitError},
 		{"retention zero", []string{"settings", "set", "retention", "0"}, "from 1 to 3650", ExitError},
 		{"timeout huge", []string{"settings", "set", "timeout", "9999"}, "from 1 to 3600", ExitError},
+		{"hookTimeout zero", []string{"settings", "set", "hookTimeout", "0"}, `bad value "0" for hookTimeout: want a whole number of seconds from 1 to 300`, ExitError},
+		{"hookTimeout with unit", []string{"settings", "set", "hookTimeout", "5s"}, "seconds from 1 to 300", ExitError},
+		{"hookMemoryMB small", []string{"settings", "set", "hookMemoryMB", "8"}, `bad value "8" for hookMemoryMB: want a whole number of megabytes from 16 to 4096`, ExitError},
+		{"hookMemoryMB with unit", []string{"settings", "set", "hookMemoryMB", "1GB"}, "megabytes from 16 to 4096", ExitError},
 		{"set missing value", []string{"settings", "set", "port"}, "usage: mcp-router settings set KEY VALUE", ExitUsage},
 		{"set extra args", []string{"settings", "set", "port", "1", "2"}, "usage: mcp-router settings set KEY VALUE", ExitUsage},
 		{"get no key", []string{"settings", "get"}, "usage: mcp-router settings get KEY", ExitUsage},

@@ -111,6 +111,12 @@ func Open(dataDir string, o Options) (*Core, error) {
 			return err == nil
 		},
 		ServerInfo: c.serverInfo,
+		// Read at the start of every request's hooks: a changed setting
+		// applies to the next request.
+		Limits: func() hook.Limits {
+			ctx := context.Background()
+			return hook.Limits{Timeout: c.Settings.HookTimeout(ctx), MaxMemory: int64(c.Settings.HookMemoryMB(ctx)) << 20}
+		},
 	})
 	gw = gateway.New(c.Servers, gateway.Options{
 		Hooks:      c.Hooks,

@@ -178,13 +178,24 @@ func (sb *sandbox) parseJSON(b []byte) goja.Value {
 // []any, string, float64, bool, nil) with JSON.stringify's rules: functions,
 // symbols and undefined are left out of objects and become null in arrays.
 // It walks in Go with limits on depth, size and cycles, because the native
-// JSON.stringify would recurse without bound on hostile input.
+// JSON.stringify would recurse without bound on hostile input. It never
+// calls toJSON.
+//
+// Reading a property can run script (a getter, a Proxy trap): the exporter
+// must run inside sandbox.guard (or inside the script's own run, for
+// console.*), which turns what such script does into an error. A plain
+// object large enough to take a while is walked in Go without running
+// script; the exporter checks every few thousand values whether the run
+// has been stopped.
 type exporter struct {
 	vm         *goja.Runtime
+	inv        *invocation // nil: no stop check
 	nodes      int
 	limitNodes int
 	path       []*goja.Object
 }
+
+const stopCheckEvery = 4096
 
 var errSkip = errors.New("skip")
 
@@ -192,6 +203,11 @@ func (x *exporter) export(v goja.Value, depth int) (any, error) {
 	x.nodes++
 	if x.limitNodes > 0 && x.nodes > x.limitNodes {
 		return nil, fmt.Errorf("value has more than %d parts", x.limitNodes)
+	}
+	if x.inv != nil && x.nodes%stopCheckEvery == 0 {
+		if p := x.inv.stopped.Load(); p != nil {
+			return nil, *p
+		}
 	}
 	if v == nil || goja.IsUndefined(v) {
 		return nil, errSkip
@@ -271,14 +287,13 @@ func (x *exporter) export(v goja.Value, depth int) (any, error) {
 	return out, nil
 }
 
-// exportValue runs the exporter with panics from getters turned into errors.
-func (sb *sandbox) exportValue(v goja.Value) (out any, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			out, err = nil, panicError(r)
-		}
-	}()
-	x := exporter{vm: sb.vm, limitNodes: maxExportNodes}
+// exportValue reads a script's value back as JSON data. An error is a value
+// JSON cannot represent (a cycle, too deep, too large) or the stop reason of
+// the run; script that fails while it is read (a getter that throws, an
+// interrupt) panics, as every goja call from Go does: call it inside
+// sandbox.guard.
+func (sb *sandbox) exportValue(inv *invocation, v goja.Value) (out any, err error) {
+	x := exporter{vm: sb.vm, inv: inv, limitNodes: maxExportNodes}
 	out, err = x.export(v, 0)
 	if err == errSkip {
 		return nil, nil

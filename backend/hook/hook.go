@@ -14,6 +14,7 @@ import (
 	"context"
 	"fmt"
 	"runtime"
+	"runtime/debug"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -36,7 +37,7 @@ const (
 const (
 	DefaultTimeout      = 5 * time.Second
 	DefaultMaxCallStack = 1000
-	DefaultMaxMemory    = 256 << 20
+	DefaultMaxMemory    = 64 << 20
 )
 
 // ServerInfo is what getServerInfo(name) returns to a script.
@@ -47,13 +48,29 @@ type ServerInfo struct {
 	Tools     []string `json:"tools"`
 }
 
+// Limits are the limits of one hook run that may change while the router
+// runs (the settings hookTimeout and hookMemoryMB).
+type Limits struct {
+	// Timeout is how long one run may take, including reading what the
+	// script returned or threw; 0 means Options.Timeout.
+	Timeout time.Duration
+	// MaxMemory is how far the Go heap may grow (after garbage is
+	// collected) during one run before it is stopped; 0 means
+	// Options.MaxMemory, negative disables.
+	MaxMemory int64
+}
+
 // Options configure a Service. Zero values take the defaults.
 type Options struct {
 	Timeout      time.Duration // per hook run; default 5s
 	MaxCallStack int           // JS call depth; default 1000
 	// MaxMemory is how far the Go heap may grow during one hook run before
-	// the run is interrupted; default 256 MB, negative disables.
-	MaxMemory     int64
+	// the run is interrupted; default 64 MB, negative disables.
+	MaxMemory int64
+	// Limits, when set, is asked at the start of every Pre, Post and test
+	// run: its non-zero fields override Timeout and MaxMemory, so that a
+	// changed setting applies to the next request without a restart.
+	Limits        func() Limits
 	Logger        *logrus.Logger // default logrus.StandardLogger()
 	ValidateToken func(token string) bool
 	ServerInfo    func(name string) (ServerInfo, bool)
@@ -132,8 +149,31 @@ type compiled struct {
 	hook    store.Hook
 	prog    *goja.Program
 	broken  error // did not compile; a fail-closed hook then blocks
-	pool    chan *sandbox
+	pool    *runtimePool
 	created atomic.Int64
+}
+
+// runtimePool holds a hook's idle runtimes. It outlives changes to the
+// hook's settings (order, type, fail-closed) and is retired when the hook
+// is removed, disabled or its script changes: its runtimes are dropped, and
+// one still running is dropped when it comes back.
+type runtimePool struct {
+	ch      chan *sandbox
+	retired atomic.Bool
+}
+
+func newPool(size int) *runtimePool { return &runtimePool{ch: make(chan *sandbox, size)} }
+
+// retire drops the idle runtimes; putSandbox drops the busy ones.
+func (p *runtimePool) retire() {
+	p.retired.Store(true)
+	for {
+		select {
+		case <-p.ch:
+		default:
+			return
+		}
+	}
 }
 
 type hookSet struct {
@@ -161,6 +201,10 @@ type Service struct {
 
 	set      atomic.Pointer[hookSet]
 	reloadMu sync.Mutex
+
+	releasing atomic.Bool // a release of memory to the OS is scheduled
+	released  atomic.Int64
+	heapDirty atomic.Bool // a heavy run ended: see sandbox.overBudget
 
 	logMu sync.RWMutex
 	logs  map[string]*ring
@@ -246,6 +290,23 @@ func (s *Service) Reload(ctx context.Context) error {
 	sortHooks(next.post)
 	s.set.Store(next)
 
+	// Hooks removed, disabled or recompiled: drop their runtimes, and hand
+	// the memory they and their last runs held back to the OS.
+	kept := map[*runtimePool]bool{}
+	for _, c := range next.byName {
+		kept[c.pool] = true
+	}
+	retired := false
+	for _, c := range old.byName {
+		if !kept[c.pool] {
+			c.pool.retire()
+			retired = true
+		}
+	}
+	if retired {
+		s.releaseMemory()
+	}
+
 	s.logMu.Lock()
 	for n := range s.logs {
 		if !names[n] {
@@ -266,7 +327,7 @@ func sortHooks(l []*compiled) {
 }
 
 func (s *Service) compileHook(h store.Hook) *compiled {
-	c := &compiled{hook: h, pool: make(chan *sandbox, s.opts.PoolSize)}
+	c := &compiled{hook: h, pool: newPool(s.opts.PoolSize)}
 	c.prog, c.broken = compile(h.Name, h.Script)
 	if c.broken != nil {
 		s.emit(h.Name, LogLine{Time: time.Now(), Level: "error", Router: true, Message: "does not compile: " + c.broken.Error()})
@@ -302,8 +363,13 @@ func (s *Service) ActivePhase(phase string) bool {
 // Pre runs the pre and both hooks in order, updating c in place. A non-nil
 // Block means the request must be refused with Block.Error().
 func (s *Service) Pre(ctx context.Context, c *Call) *Block {
-	for _, h := range s.set.Load().pre {
-		if b := s.runLive(ctx, h, c, PhasePre); b != nil {
+	set := s.set.Load()
+	if len(set.pre) == 0 {
+		return nil
+	}
+	lim := s.limits()
+	for _, h := range set.pre {
+		if b := s.runLive(ctx, h, c, PhasePre, lim); b != nil {
 			return b
 		}
 	}
@@ -314,10 +380,51 @@ func (s *Service) Pre(ctx context.Context, c *Call) *Block {
 // may replace c.Response or c.Error). A non-nil Block means the response is
 // replaced by the error Block.Error().
 func (s *Service) Post(ctx context.Context, c *Call) *Block {
-	for _, h := range s.set.Load().post {
-		if b := s.runLive(ctx, h, c, PhasePost); b != nil {
+	set := s.set.Load()
+	if len(set.post) == 0 {
+		return nil
+	}
+	lim := s.limits()
+	for _, h := range set.post {
+		if b := s.runLive(ctx, h, c, PhasePost, lim); b != nil {
 			return b
 		}
 	}
 	return nil
+}
+
+// limits are the limits of the runs about to start.
+func (s *Service) limits() Limits {
+	l := Limits{Timeout: s.opts.Timeout, MaxMemory: s.opts.MaxMemory}
+	if s.opts.Limits != nil {
+		o := s.opts.Limits()
+		if o.Timeout > 0 {
+			l.Timeout = o.Timeout
+		}
+		if o.MaxMemory != 0 {
+			l.MaxMemory = o.MaxMemory
+		}
+	}
+	return l
+}
+
+// releaseDelay lets the run that asked for a release drop its runtime
+// first, and folds several requests into one.
+const releaseDelay = 100 * time.Millisecond
+
+// releaseMemory collects garbage and returns the free heap to the OS soon,
+// once for any number of calls in releaseDelay. It is called after a hook
+// is removed or recompiled and after a run stopped for its memory budget:
+// otherwise the heap such a run grew stays mapped (the process's RSS stays
+// high) until the next garbage collection, which an idle router may not
+// need for minutes, and the OS gets the pages back only slowly after it.
+func (s *Service) releaseMemory() {
+	if !s.releasing.CompareAndSwap(false, true) {
+		return
+	}
+	time.AfterFunc(releaseDelay, func() {
+		s.releasing.Store(false)
+		debug.FreeOSMemory()
+		s.released.Add(1)
+	})
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"runtime/metrics"
 	"strings"
 	"sync"
@@ -22,6 +23,13 @@ const (
 	maxConsoleRun  = 200  // console lines kept per hook run
 	maxExportDepth = 200  // nesting of values read back from a script
 	maxExportNodes = 4 << 20
+	// A run whose heap grows by a budget and a half (memoryHardNum /
+	// memoryHardDen budgets) is stopped without waiting for garbage to be
+	// collected.
+	memoryHardNum, memoryHardDen = 3, 2
+	// dirtyGrowth is how much a run may grow the heap before the next run's
+	// memory baseline is taken after a garbage collection.
+	dirtyGrowth = 16 << 20
 )
 
 // Reasons a run was stopped from outside.
@@ -44,6 +52,11 @@ type sandbox struct {
 	ctxProto     *goja.Object
 	ctxProtoPost *goja.Object
 
+	// guardCall runs guarded, the function guard was given, as a call
+	// from Go into the runtime (see guard).
+	guardCall goja.Callable
+	guarded   func()
+
 	mu      sync.Mutex // guards the fields below against the watchdog timer
 	timer   *time.Timer
 	running bool
@@ -59,10 +72,16 @@ type invocation struct {
 	hook     string
 	ctx      context.Context
 	deadline time.Time
-	heapBase uint64
-	stopped  atomic.Pointer[error]
-	sink     func(LogLine)
-	lines    int
+	// maxMemory is the run's memory budget in bytes (0: none); heapBase is
+	// the heap size at the first tick and nextGC the heap size from which the
+	// watchdog collects garbage again before it judges the budget.
+	maxMemory  int64
+	heapBase   uint64
+	nextGC     uint64
+	collecting bool // a collection asked for by the watchdog is running
+	stopped    atomic.Pointer[error]
+	sink       func(LogLine)
+	lines      int
 
 	lazy [numLazy]lazyField
 	obj  *goja.Object
@@ -181,6 +200,10 @@ func (s *Service) newSandbox(p *goja.Program) (*sandbox, error) {
 		}
 		sb.fn = fn
 	}
+	sb.guardCall, _ = goja.AssertFunction(vm.ToValue(func(goja.FunctionCall) goja.Value {
+		sb.guarded()
+		return goja.Undefined()
+	}))
 	sb.timer = time.AfterFunc(time.Hour, sb.tick)
 	sb.timer.Stop()
 	return sb, nil
@@ -199,19 +222,58 @@ func (sb *sandbox) run(inv *invocation) (res goja.Value, err error) {
 
 	defer func() {
 		if r := recover(); r != nil {
+			sb.broken = true
 			err = panicError(r)
 		}
 	}()
 	return sb.fn(goja.Undefined(), inv.obj)
 }
 
+// guard runs f, which reads script values (a result, a thrown value, the
+// context fields a script assigned), the way the script itself runs: as a
+// call into the runtime, under the run's watchdog (time limit, memory
+// budget, cancellation), with the call-depth limit, and with every way it
+// can fail — a getter, toString or Proxy trap that throws, spins or
+// recurses, or an interrupt — returned as an error instead of a Go panic.
+// Call it between run and finish. Once the run has been stopped it does
+// not call f and returns the reason.
+func (sb *sandbox) guard(inv *invocation, f func()) (err error) {
+	if p := inv.stopped.Load(); p != nil {
+		return *p
+	}
+	defer func() {
+		sb.guarded = nil
+		if r := recover(); r != nil {
+			// Not a JavaScript exception or an interrupt (goja returns
+			// those): the runtime may be in any state, do not reuse it.
+			sb.broken = true
+			err = panicError(r)
+		}
+		if err != nil {
+			if p := inv.stopped.Load(); p != nil {
+				err = *p
+			}
+		}
+	}()
+	sb.guarded = f
+	_, err = sb.guardCall(goja.Undefined())
+	return err
+}
+
 // finish disarms the watchdog; after it, no Interrupt can reach the runtime.
-func (sb *sandbox) finish() {
+// A run that lasted past its first tick and left the heap more than
+// dirtyGrowth larger marks the heap dirty: the next run's baseline is then
+// taken after a collection, not from a heap full of this run's garbage.
+func (sb *sandbox) finish(inv *invocation) {
 	sb.mu.Lock()
 	sb.running = false
+	base := inv.heapBase
 	sb.mu.Unlock()
 	sb.timer.Stop()
 	sb.vm.ClearInterrupt()
+	if base != 0 && heapBytes() > base+dirtyGrowth {
+		sb.svc.heapDirty.Store(true)
+	}
 }
 
 func (sb *sandbox) tick() {
@@ -227,21 +289,84 @@ func (sb *sandbox) tick() {
 		why = errTimeout
 	case inv.ctx.Err() != nil:
 		why = errCanceled
-	case inv.sb.svc.opts.MaxMemory > 0:
-		// The baseline is taken at the first tick: runs shorter than a
-		// tick (nearly all) never pay for reading the heap size.
-		h := heapBytes()
-		if inv.heapBase == 0 {
-			inv.heapBase = h
-		} else if h > inv.heapBase+uint64(inv.sb.svc.opts.MaxMemory) {
-			why = errMemory
-		}
+	case inv.maxMemory > 0:
+		why = sb.overBudget(inv)
 	}
 	if why != nil {
 		sb.stopLocked(why)
 		return
 	}
 	sb.timer.Reset(tickInterval)
+}
+
+// overBudget reports errMemory when the heap has grown by more than the
+// run's budget since the run's first tick (runs shorter than a tick, nearly
+// all, never pay for reading the heap size). Called with sb.mu held.
+//
+// The heap size counts garbage not yet collected. So that garbage does not
+// count as what a run holds, the watchdog has it collected (on another
+// goroutine, so that the time limit keeps being checked) where it would
+// distort the figure:
+//
+//   - at the first tick, when more than a budget of garbage lies around or
+//     a run that grew the heap by more than dirtyGrowth has ended since the
+//     last such collection: the baseline is then the heap left after it;
+//   - past the budget, before stopping the run: the run goes on if what is
+//     left is within the budget, and is looked at again after half a budget
+//     of further growth.
+//
+// A run whose heap grows by more than one and a half budgets meanwhile is
+// stopped without waiting.
+func (sb *sandbox) overBudget(inv *invocation) error {
+	budget := uint64(inv.maxMemory)
+	if inv.heapBase == 0 {
+		h, live := heapSizes()
+		inv.heapBase = h
+		// The live size is the one the last collection found: right after a
+		// heavy run it still counts what that run held (heapDirty).
+		if dirty := inv.sb.svc.heapDirty.Swap(false); dirty || h > live+budget {
+			sb.collect(inv, func(after uint64) {
+				if after < inv.heapBase {
+					inv.heapBase = after
+				}
+			})
+		}
+		return nil
+	}
+	h := heapBytes()
+	limit := inv.heapBase + budget
+	switch {
+	case h <= limit:
+		return nil
+	case h > inv.heapBase+budget*memoryHardNum/memoryHardDen:
+		return errMemory
+	case h <= inv.nextGC || inv.collecting:
+		return nil
+	}
+	sb.collect(inv, func(after uint64) {
+		if after > inv.heapBase+budget {
+			sb.stopLocked(errMemory)
+			return
+		}
+		inv.nextGC = after + budget/2
+	})
+	return nil
+}
+
+// collect runs a garbage collection on its own goroutine and then calls
+// then with the heap size left, under sb.mu, if inv is still running.
+func (sb *sandbox) collect(inv *invocation, then func(after uint64)) {
+	inv.collecting = true
+	go func() {
+		runtime.GC()
+		after := heapBytes()
+		sb.mu.Lock()
+		defer sb.mu.Unlock()
+		inv.collecting = false
+		if sb.running && sb.cur == inv {
+			then(after)
+		}
+	}()
 }
 
 func (sb *sandbox) abort(why error) {
@@ -284,18 +409,29 @@ func (sb *sandbox) sleep(c goja.FunctionCall) goja.Value {
 	return goja.Undefined()
 }
 
-var heapSample = []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+var heapSample = []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}, {Name: "/gc/heap/live:bytes"}}
 var heapMu sync.Mutex
 
-// heapBytes is the Go heap in use, read without stopping the world.
+// heapBytes is the Go heap in use (live values and garbage not yet
+// collected), read without stopping the world.
 func heapBytes() uint64 {
+	h, _ := heapSizes()
+	return h
+}
+
+// heapSizes is the Go heap in use and the live heap the last garbage
+// collection found.
+func heapSizes() (inUse, live uint64) {
 	heapMu.Lock()
 	defer heapMu.Unlock()
 	metrics.Read(heapSample)
 	if heapSample[0].Value.Kind() == metrics.KindUint64 {
-		return heapSample[0].Value.Uint64()
+		inUse = heapSample[0].Value.Uint64()
 	}
-	return 0
+	if heapSample[1].Value.Kind() == metrics.KindUint64 {
+		live = heapSample[1].Value.Uint64()
+	}
+	return inUse, live
 }
 
 // consoleLine records one console.* call.
@@ -342,11 +478,15 @@ func (sb *sandbox) format(v goja.Value) string {
 		if o.ClassName() == "Error" || o.ClassName() == "Function" {
 			return o.String()
 		}
-		x := exporter{vm: sb.vm, limitNodes: 10000}
-		if g, err := x.export(v, 0); err == nil {
+		x := exporter{vm: sb.vm, inv: sb.cur, limitNodes: 10000}
+		g, err := x.export(v, 0)
+		if err == nil {
 			if s, err := marshalCompact(g); err == nil {
 				return s
 			}
+		}
+		if sb.cur != nil && sb.cur.stopped.Load() != nil {
+			return "[not shown: the run was stopped]"
 		}
 		return o.String()
 	}
@@ -359,7 +499,12 @@ func panicError(r any) error {
 	case error:
 		return e
 	case goja.Value:
-		return errors.New(e.String())
+		// Converting an object to a string runs script; only primitives
+		// are shown.
+		if _, isObj := e.(*goja.Object); !isObj && e != nil {
+			return errors.New(e.String())
+		}
+		return errors.New("a JavaScript value was thrown")
 	}
 	return fmt.Errorf("%v", r)
 }

@@ -32,12 +32,12 @@ func (s *Service) TestUnsaved(ctx context.Context, h store.Hook, sample Call, ph
 		return TestResult{}, fmt.Errorf("%w: phase %q: want pre or post", store.ErrInvalid, phase)
 	}
 	name := h.Name
-	c := &compiled{hook: h, pool: make(chan *sandbox, 1)}
+	c := &compiled{hook: h, pool: newPool(1)}
 	c.prog, c.broken = compile(h.Name, h.Script)
 	res := TestResult{Hook: name, Phase: phase, Logs: []LogLine{}}
 	start := time.Now()
 	call := sample
-	out := s.runHook(ctx, c, &call, phase, func(l LogLine) { res.Logs = append(res.Logs, l) })
+	out := s.runHook(ctx, c, &call, phase, s.limits(), func(l LogLine) { res.Logs = append(res.Logs, l) })
 	res.DurationMs = float64(time.Since(start).Microseconds()) / 1000
 	res.Continue = out.block == nil
 	res.Block = out.block

@@ -35,6 +35,10 @@ const (
 	KeyRetention = "retention"
 	KeyTimeout   = "timeout"
 
+	// Limits of one hook run.
+	KeyHookTimeout  = "hookTimeout"
+	KeyHookMemoryMB = "hookMemoryMB"
+
 	// Desktop preferences.
 	KeyTheme        = "theme"
 	KeyLanguage     = "language"
@@ -49,6 +53,8 @@ const (
 	DefaultSeparator     = "__"
 	DefaultRetentionDays = 30
 	DefaultTimeout       = 60
+	DefaultHookTimeout   = 5  // seconds
+	DefaultHookMemoryMB  = 64 // megabytes
 
 	// SeparatorChars are the characters a separator may be made of.
 	SeparatorChars = "_-."
@@ -82,6 +88,10 @@ var defs = []Def{
 		Help: "require a bearer token on the HTTP endpoint", check: checkOnOff, warn: warnAuth},
 	{Key: KeyCloseToTray, Default: "on", Allowed: "on or off",
 		Help: "closing the window keeps the router running in the tray", check: checkOnOff},
+	{Key: KeyHookMemoryMB, Default: strconv.Itoa(DefaultHookMemoryMB), Allowed: "a whole number of megabytes from 16 to 4096",
+		Help: "memory one hook run may hold before it is stopped", check: intRange(16, 4096)},
+	{Key: KeyHookTimeout, Default: strconv.Itoa(DefaultHookTimeout), Allowed: "a whole number of seconds from 1 to 300",
+		Help: "time one hook run may take before it is stopped", check: intRange(1, 300)},
 	{Key: KeyLanguage, Default: "system", Allowed: "system, en or ja",
 		Help: "language of the desktop UI", check: oneOf("system", "en", "ja")},
 	{Key: KeyListen, Default: DefaultListen, Allowed: "an IP address such as 127.0.0.1, ::1 or 0.0.0.0",
@@ -446,6 +456,14 @@ func (s *Settings) StartAtLogin(ctx context.Context) bool {
 
 // CloseToTray reports whether closing the window keeps the router running.
 func (s *Settings) CloseToTray(ctx context.Context) bool { return s.valid(ctx, KeyCloseToTray) == "on" }
+
+// HookTimeout is how long one hook run may take.
+func (s *Settings) HookTimeout(ctx context.Context) time.Duration {
+	return time.Duration(s.validInt(ctx, KeyHookTimeout)) * time.Second
+}
+
+// HookMemoryMB is how many megabytes one hook run may hold.
+func (s *Settings) HookMemoryMB(ctx context.Context) int { return s.validInt(ctx, KeyHookMemoryMB) }
 
 // Timeout is TimeoutSeconds as a duration.
 func (s *Settings) Timeout(ctx context.Context) time.Duration {

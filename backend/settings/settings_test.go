@@ -35,7 +35,8 @@ func TestDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := map[string]string{"port": "3282", "listen": "127.0.0.1", "auth": "on", "separator": "__", "retention": "30", "timeout": "60",
-		"theme": "system", "language": "system", "startAtLogin": "off", "closeToTray": "on"}
+		"theme": "system", "language": "system", "startAtLogin": "off", "closeToTray": "on",
+		"hookTimeout": "5", "hookMemoryMB": "64"}
 	if !reflect.DeepEqual(all, want) {
 		t.Errorf("All = %v, want %v", all, want)
 	}
@@ -51,7 +52,10 @@ func TestDefaults(t *testing.T) {
 	if got := s.EndpointURL(ctx); got != "http://127.0.0.1:3282/mcp" {
 		t.Errorf("EndpointURL = %s", got)
 	}
-	if !reflect.DeepEqual(Keys(), []string{"auth", "closeToTray", "language", "listen", "port", "retention", "separator", "startAtLogin", "theme", "timeout"}) {
+	if s.HookTimeout(ctx) != 5*time.Second || s.HookMemoryMB(ctx) != 64 {
+		t.Errorf("hook defaults wrong: hookTimeout %v hookMemoryMB %d", s.HookTimeout(ctx), s.HookMemoryMB(ctx))
+	}
+	if !reflect.DeepEqual(Keys(), []string{"auth", "closeToTray", "hookMemoryMB", "hookTimeout", "language", "listen", "port", "retention", "separator", "startAtLogin", "theme", "timeout"}) {
 		t.Errorf("Keys = %v", Keys())
 	}
 	if set, _ := s.IsSet(ctx, KeyPort); set {
@@ -132,6 +136,25 @@ func TestValidateEveryKey(t *testing.T) {
 		{"closeToTray", "off", "off"},
 		{"closeToTray", " on ", "on"},
 		{"closeToTray", "1", ""},
+		{"hookTimeout", "5", "5"},
+		{"hookTimeout", "1", "1"},
+		{"hookTimeout", "300", "300"},
+		{"hookTimeout", " 030 ", "30"},
+		{"hookTimeout", "0", ""},
+		{"hookTimeout", "301", ""},
+		{"hookTimeout", "5s", ""},
+		{"hookTimeout", "0.5", ""},
+		{"hookTimeout", "-5", ""},
+		{"hookTimeout", "", ""},
+		{"hookMemoryMB", "64", "64"},
+		{"hookMemoryMB", "16", "16"},
+		{"hookMemoryMB", "4096", "4096"},
+		{"hookMemoryMB", "0128", "128"},
+		{"hookMemoryMB", "15", ""},
+		{"hookMemoryMB", "4097", ""},
+		{"hookMemoryMB", "64MB", ""},
+		{"hookMemoryMB", "1e3", ""},
+		{"hookMemoryMB", "", ""},
 	}
 	st, _ := openStore(t)
 	s := New(st)
@@ -183,7 +206,7 @@ func TestUnknownKey(t *testing.T) {
 		func() error { _, err := s.Get(ctx, "colour"); return err }(),
 		func() error { _, err := Validate("colour", "x"); return err }(),
 	} {
-		if !errors.Is(err, ErrUnknownKey) || !strings.Contains(err.Error(), "auth, closeToTray, language, listen, port, retention, separator, startAtLogin, theme, timeout") {
+		if !errors.Is(err, ErrUnknownKey) || !strings.Contains(err.Error(), "auth, closeToTray, hookMemoryMB, hookTimeout, language, listen, port, retention, separator, startAtLogin, theme, timeout") {
 			t.Errorf("error %v does not list the known keys", err)
 		}
 	}
@@ -196,10 +219,14 @@ func TestTypedAccessors(t *testing.T) {
 	st, _ := openStore(t)
 	s := New(st)
 	ctx := context.Background()
-	for k, v := range map[string]string{"port": "4000", "listen": "::1", "auth": "off", "separator": "-", "retention": "7", "timeout": "5"} {
+	for k, v := range map[string]string{"port": "4000", "listen": "::1", "auth": "off", "separator": "-", "retention": "7", "timeout": "5",
+		"hookTimeout": "12", "hookMemoryMB": "256"} {
 		if err := s.Set(ctx, k, v); err != nil {
 			t.Fatal(err)
 		}
+	}
+	if s.HookTimeout(ctx) != 12*time.Second || s.HookMemoryMB(ctx) != 256 {
+		t.Errorf("hook limits: hookTimeout %v hookMemoryMB %d", s.HookTimeout(ctx), s.HookMemoryMB(ctx))
 	}
 	if s.Port(ctx) != 4000 || s.ListenAddr(ctx) != "[::1]:4000" || s.AuthEnabled(ctx) || s.Separator(ctx) != "-" ||
 		s.RetentionDays(ctx) != 7 || s.TimeoutSeconds(ctx) != 5 {

@@ -26,6 +26,14 @@ describe('createApi', () => {
   beforeEach(() => vi.spyOn(console, 'error').mockImplementation(() => {}));
   afterEach(() => vi.restoreAllMocks());
 
+  it('reads the hook limits of AppSettings, with the defaults when a field is missing', async () => {
+    const base = { port: 3282, authEnabled: true, separator: '__', retentionDays: 30, timeoutSeconds: 60, startAtLogin: false, closeToTray: true, theme: 'dark', language: 'en' };
+    const api = createApi(fakeTransport({ GetSettings: { ...base, hookTimeoutSeconds: 2, hookMemoryMB: 128 } }).t);
+    expect(await api.getSettings()).toMatchObject({ hookTimeoutSeconds: 2, hookMemoryMB: 128 });
+    const old = createApi(fakeTransport({ GetSettings: base }).t);
+    expect(await old.getSettings()).toMatchObject({ hookTimeoutSeconds: 5, hookMemoryMB: 64 });
+  });
+
   it('calls Go methods by name with positional arguments', async () => {
     const f = fakeTransport({ CallTool: { content: [{ type: 'text', text: 'hi' }], isError: false, durationMs: 2 } });
     const api = createApi(f.t);

@@ -53,6 +53,7 @@ function oneOf<T extends string>(values: readonly T[], v: unknown, what: string)
 
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 const num = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
+const numOr = (v: unknown, d: number): number => (typeof v === 'number' && Number.isFinite(v) ? v : d);
 const bool = (v: unknown): boolean => v === true;
 const optStr = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
 const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
@@ -262,6 +263,10 @@ export function toAppSettings(raw: unknown): AppSettings {
     closeToTray: bool(r.closeToTray),
     theme: isOneOf(THEMES, r.theme) ? r.theme : 'system',
     language: isOneOf(LANGUAGES, r.language) ? r.language : 'system',
+    // Missing (a router from before these settings): the defaults, so that
+    // saving the page does not send values it would refuse.
+    hookTimeoutSeconds: numOr(r.hookTimeoutSeconds, 5),
+    hookMemoryMB: numOr(r.hookMemoryMB, 64),
   };
 }
 

@@ -208,6 +208,9 @@ export interface AppSettings {
   closeToTray: boolean;
   theme: Theme;
   language: Language;
+  /** Limits of one hook run: 1–300 seconds, 16–4096 MB. */
+  hookTimeoutSeconds: number;
+  hookMemoryMB: number;
 }
 
 export type Unsubscribe = () => void;

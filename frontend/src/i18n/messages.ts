@@ -301,6 +301,12 @@ export const en = {
   errSeparator: 'Enter a separator without spaces.',
   errRetention: 'Enter 0 or more whole days.',
   errTimeout: 'Enter at least 1 second.',
+  hookLimits: 'Hook limits',
+  hookLimitsHint: 'Each run of each hook is stopped when it goes past these; the request goes on, or is refused if the hook is fail-closed. Changes apply to the next request.',
+  hookTimeout: 'Time per hook run (seconds)',
+  hookMemory: 'Memory per hook run (MB)',
+  errHookTimeout: 'Enter 1 to 300 seconds.',
+  errHookMemory: 'Enter 16 to 4096 MB.',
 };
 
 export type Messages = typeof en;
@@ -594,4 +600,10 @@ export const ja: Messages = {
   errSeparator: '空白を含まない区切り文字を入力してください。',
   errRetention: '0 以上の整数(日数)を入力してください。',
   errTimeout: '1 秒以上を入力してください。',
+  hookLimits: 'フックの制限',
+  hookLimitsHint: 'フックの各実行はこれを超えると止められます。リクエストはそのまま続くか、fail-closed のフックなら拒否されます。変更は次のリクエストから反映されます。',
+  hookTimeout: 'フック 1 回の実行時間(秒)',
+  hookMemory: 'フック 1 回のメモリ(MB)',
+  errHookTimeout: '1〜300 秒を入力してください。',
+  errHookMemory: '16〜4096 MB を入力してください。',
 };

@@ -38,6 +38,33 @@ describe('SettingsPage', () => {
     expect(await screen.findByText('Saved')).toBeInTheDocument();
   });
 
+  it('edits the hook limits: refuses values out of range, saves good ones', async () => {
+    const { api } = fakeApi();
+    renderWithApi(<SettingsPage />, api);
+    const limit = await screen.findByTestId('setting-hookTimeoutSeconds');
+    const memory = screen.getByTestId('setting-hookMemoryMB');
+    expect(limit).toHaveValue('5');
+    expect(memory).toHaveValue('64');
+    for (const [timeout, mem] of [['0', '8'], ['301', '4097'], ['1.5', '64MB']] as const) {
+      await userEvent.clear(limit);
+      await userEvent.type(limit, timeout);
+      await userEvent.clear(memory);
+      await userEvent.type(memory, mem);
+      await userEvent.click(screen.getByTestId('settings-save'));
+      expect(screen.getByTestId('setting-hookTimeoutSeconds-error')).toHaveTextContent('1 to 300 seconds');
+      expect(screen.getByTestId('setting-hookMemoryMB-error')).toHaveTextContent('16 to 4096 MB');
+    }
+    expect(api.saveSettings).not.toHaveBeenCalled();
+    await userEvent.clear(limit);
+    await userEvent.type(limit, '2');
+    await userEvent.clear(memory);
+    await userEvent.type(memory, '128');
+    await userEvent.click(screen.getByTestId('settings-save'));
+    expect(await screen.findByText('Saved')).toBeInTheDocument();
+    expect(api.saveSettings).toHaveBeenCalledWith(expect.objectContaining({ hookTimeoutSeconds: 2, hookMemoryMB: 128, port: 3282 }));
+    expect(limit).toHaveValue('2');
+  });
+
   it('switches theme and language live, across the whole app', async () => {
     window.location.hash = '#settings';
     const { api } = fakeApi();

@@ -13,6 +13,8 @@ interface Form {
   timeoutSeconds: string;
   startAtLogin: boolean;
   closeToTray: boolean;
+  hookTimeoutSeconds: string;
+  hookMemoryMB: string;
 }
 
 type Errors = Partial<Record<keyof Form, string>>;
@@ -26,6 +28,8 @@ function toForm(s: AppSettings): Form {
     timeoutSeconds: String(s.timeoutSeconds),
     startAtLogin: s.startAtLogin,
     closeToTray: s.closeToTray,
+    hookTimeoutSeconds: String(s.hookTimeoutSeconds),
+    hookMemoryMB: String(s.hookMemoryMB),
   };
 }
 
@@ -43,6 +47,10 @@ export function validateSettings(f: Form, base: AppSettings, t: Messages): { set
   if (retention === null || retention < 0) errors.retentionDays = t.errRetention;
   const timeout = int(f.timeoutSeconds);
   if (timeout === null || timeout < 1) errors.timeoutSeconds = t.errTimeout;
+  const hookTimeout = int(f.hookTimeoutSeconds);
+  if (hookTimeout === null || hookTimeout < 1 || hookTimeout > 300) errors.hookTimeoutSeconds = t.errHookTimeout;
+  const hookMemory = int(f.hookMemoryMB);
+  if (hookMemory === null || hookMemory < 16 || hookMemory > 4096) errors.hookMemoryMB = t.errHookMemory;
   if (Object.keys(errors).length > 0) return { errors };
   return {
     settings: {
@@ -54,6 +62,8 @@ export function validateSettings(f: Form, base: AppSettings, t: Messages): { set
       timeoutSeconds: timeout!,
       startAtLogin: f.startAtLogin,
       closeToTray: f.closeToTray,
+      hookTimeoutSeconds: hookTimeout!,
+      hookMemoryMB: hookMemory!,
     },
   };
 }
@@ -165,7 +175,7 @@ function SettingsForm({ settings }: { settings: AppSettings }) {
     }
   };
 
-  const num = (k: 'port' | 'retentionDays' | 'timeoutSeconds', label: string, hint?: string) => (
+  const num = (k: 'port' | 'retentionDays' | 'timeoutSeconds' | 'hookTimeoutSeconds' | 'hookMemoryMB', label: string, hint?: string) => (
     <label className="field">
       <span>{label}</span>
       <input inputMode="numeric" value={form[k]} onChange={(e) => set(k, e.target.value)} aria-invalid={errors[k] ? true : undefined} data-testid={`setting-${k}`} />
@@ -208,6 +218,14 @@ function SettingsForm({ settings }: { settings: AppSettings }) {
       {check('authEnabled', t.auth, t.authHint)}
       {check('startAtLogin', t.startAtLogin, t.startAtLoginHint)}
       {check('closeToTray', t.closeToTray, t.closeToTrayHint)}
+      <section aria-labelledby="hook-limits-title" data-testid="hook-limits">
+        <h3 id="hook-limits-title">{t.hookLimits}</h3>
+        <p className="field-hint">{t.hookLimitsHint}</p>
+        <div className="settings-grid">
+          {num('hookTimeoutSeconds', t.hookTimeout)}
+          {num('hookMemoryMB', t.hookMemory)}
+        </div>
+      </section>
       {saveError && (
         <p className="inline-error" role="alert" data-testid="settings-save-error">
           {saveError}

@@ -80,6 +80,8 @@ export const defaultSettings: AppSettings = {
   closeToTray: true,
   theme: 'system',
   language: 'system',
+  hookTimeoutSeconds: 5,
+  hookMemoryMB: 64,
 };
 
 type Handlers<T> = Set<(v: T) => void>;

@@ -30,6 +30,8 @@ export namespace appapi {
 	    closeToTray: boolean;
 	    theme: string;
 	    language: string;
+	    hookTimeoutSeconds: number;
+	    hookMemoryMB: number;
 	
 	    static createFrom(source: any = {}) {
 	        return new AppSettings(source);
@@ -46,6 +48,8 @@ export namespace appapi {
 	        this.closeToTray = source["closeToTray"];
 	        this.theme = source["theme"];
 	        this.language = source["language"];
+	        this.hookTimeoutSeconds = source["hookTimeoutSeconds"];
+	        this.hookMemoryMB = source["hookMemoryMB"];
 	    }
 	}
 	export class ClientConfigFile {
