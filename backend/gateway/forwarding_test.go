@@ -127,6 +127,7 @@ func forwarded(list []string) []string {
 func TestEveryForwardedMethodPassesScopeAndGate(t *testing.T) {
 	r := newRig(t, []spec.Server{recorder("rec", true), recorder("other", false)},
 		rigOptions{auth: headerCaller, callerFrom: callerFromHeader})
+	r.waitTool(t, "rec__echo") // refused by the gate, not as unknown
 	before := len(received(t, r, "rec"))
 
 	scoped := connect(t, r.url, clientOptions{headers: map[string]string{"X-Caller": "scoped"}})
@@ -192,6 +193,7 @@ func TestListsPassScopeAndGate(t *testing.T) {
 	rec := recorder("rec", true)
 	rec.Gate.HideTools = true
 	r := newRig(t, []spec.Server{rec, recorder("other", false)}, rigOptions{auth: headerCaller, callerFrom: callerFromHeader})
+	r.waitTool(t, "rec__echo") // published, so hiding it is the gate's doing
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	lists := func(c *client.Client) (tools, prompts, resources, templates []string) {
@@ -266,6 +268,7 @@ func TestRefusedRequestsNeverReachTheHooks(t *testing.T) {
 	hooks := &countingHooks{}
 	r := newRig(t, []spec.Server{recorder("rec", true), recorder("other", false)},
 		rigOptions{auth: headerCaller, callerFrom: callerFromHeader, hooks: hooks})
+	r.waitTool(t, "rec__echo")
 	for _, who := range []string{"scoped", "locked"} {
 		forwardedMethods(t, connect(t, r.url, clientOptions{headers: map[string]string{"X-Caller": who}}), "rec")
 	}
@@ -303,6 +306,7 @@ func TestUntakenListAnswersAreDropped(t *testing.T) {
 // their caller's scope applies, the gate applies, and the log names them.
 func TestInProcessCallsPassThePipeline(t *testing.T) {
 	r := newRig(t, []spec.Server{recorder("rec", true), recorder("other", false)}, rigOptions{})
+	r.waitTool(t, "rec__echo") // a gated server's activate tool is published before it runs
 	ctx := pipeline.WithCaller(context.Background(), Caller{Name: "chat", Allows: func(s string) bool { return s == "other" }})
 	tools, err := r.gw.ListTools(ctx)
 	if err != nil {
@@ -337,4 +341,13 @@ func TestInProcessCallsPassThePipeline(t *testing.T) {
 	if res, err := r.gw.CallTool(open, "rec__echo", nil); err != nil || res.IsError {
 		t.Fatalf("after activation: %v %+v", err, res)
 	}
+}
+
+// waitTool waits until the gateway publishes the named tool.
+func (r *rig) waitTool(t testing.TB, name string) {
+	t.Helper()
+	testpeers.Eventually(t, 30*time.Second, name+" in the gateway", func() bool {
+		_, _, ok := r.gw.ToolRoute(name)
+		return ok
+	})
 }
