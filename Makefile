@@ -15,7 +15,7 @@ APP := build/bin/mcp-router
 RESULTS := $(CURDIR)/test-results
 
 .PHONY: run test build deps system-deps wails frontend-deps test-deps \
-        test-go test-frontend test-desktop test-tray vet clean
+        test-go test-frontend test-desktop test-tray vet check-files clean
 
 run: build
 	$(APP)
@@ -24,7 +24,7 @@ build: deps
 	$(WAILS) build -m -ldflags "-X github.com/mcp-router/mcp-router/backend/core.Version=$$(git describe --tags --always 2>/dev/null || echo dev)"
 
 test: deps test-deps
-	$(MAKE) vet test-go test-frontend test-desktop test-tray test-e2e test-ui
+	$(MAKE) check-files vet test-go test-frontend test-desktop test-tray test-e2e test-ui
 
 deps: system-deps wails frontend-deps
 
@@ -51,6 +51,10 @@ $(TOOLS)/everything-server:
 
 vet:
 	go vet ./...
+
+# No tracked file over 1 MiB unless allowed in the script (scripts/largefiles_test.go tests it).
+check-files:
+	scripts/check-large-files.sh
 
 # MCPR_REQUIRE_PEERS turns a missing peer into a failure instead of a skip.
 test-go:
