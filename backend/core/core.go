@@ -7,6 +7,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -44,6 +45,8 @@ type Core struct {
 	changeMu   sync.Mutex
 	changeSubs map[int]func()
 	changeID   int
+
+	reloads atomic.Int64 // configuration reloads by watch
 
 	stopWatch context.CancelFunc
 	watchDone chan struct{}
@@ -98,6 +101,10 @@ func Open(dataDir string, o Options) (*Core, error) {
 			return gw.ClientSide().Roots(ctx, s, r)
 		},
 	}
+	if uo.DefaultTimeout == nil {
+		// Servers without a timeout of their own follow the setting.
+		uo.DefaultTimeout = func() time.Duration { return c.Settings.Timeout(context.Background()) }
+	}
 	c.Servers = upstream.New(uo)
 	c.Hooks = hook.New(st.Hooks(), hook.Options{
 		Logger: logrus.StandardLogger(),
@@ -149,8 +156,10 @@ func callerFrom(ctx context.Context) gateway.Caller {
 }
 
 // Run starts every enabled server and the gateway, and keeps both in step
-// with the database, so a change made by the CLI while the router runs takes
-// effect within a second.
+// with the configuration in the database, so a change made by the CLI (or
+// this process) while the router runs takes effect within a second. Only
+// configuration changes reload (store.Revision): the request log and the
+// tokens' last-used times do not.
 func (c *Core) Run(ctx context.Context, interval time.Duration) error {
 	if interval <= 0 {
 		interval = 500 * time.Millisecond
@@ -225,6 +234,7 @@ func (c *Core) watch(ctx context.Context, interval time.Duration, last int64) {
 			continue
 		}
 		last = rev
+		c.reloads.Add(1)
 		c.Settings.Invalidate() // read what the other process wrote, not a cached value
 		if err := c.SyncServers(ctx); err != nil {
 			c.Log.Warnf("reload after a database change: %v", err)
@@ -245,6 +255,10 @@ func (c *Core) watch(ctx context.Context, interval time.Duration, last int64) {
 		}
 	}
 }
+
+// Reloads counts how often Run's watch has re-applied the configuration
+// because it changed.
+func (c *Core) Reloads() int64 { return c.reloads.Load() }
 
 // OnDatabaseChange calls fn after Run's watch has applied a change another
 // process (the CLI) made to the database, until unsubscribe is called.

@@ -18,6 +18,8 @@ var migrations = []*gormigrate.Migration{
 	{ID: "0001_initial", Migrate: migrate0001},
 	{ID: "0002_server_gate", Migrate: migrate0002},
 	{ID: "0003_request_log_indexes", Migrate: migrate0003},
+	{ID: "0004_config_revision", Migrate: migrate0004},
+	{ID: "0005_server_timeout_follows_setting", Migrate: migrate0005},
 }
 
 // MigrationIDs lists the migrations this build knows, oldest first.

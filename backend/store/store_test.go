@@ -159,6 +159,11 @@ func TestOpenV1Fixture(t *testing.T) {
 		!reflect.DeepEqual(remote.DisabledTools, []string{"delete_all"}) || remote.TimeoutSeconds != 30 {
 		t.Errorf("remote = %+v", remote)
 	}
+	// Migration 0005: the 60 s every server got by default now follows the
+	// timeout setting (0); a timeout of its own (remote's 30) stays.
+	if fs.TimeoutSeconds != 0 || servers[1].TimeoutSeconds != 0 {
+		t.Errorf("timeouts after migration: filesystem %d, legacy %d; want 0 (the setting)", fs.TimeoutSeconds, servers[1].TimeoutSeconds)
+	}
 	for _, sv := range servers {
 		if err := sv.Validate(); err != nil {
 			t.Errorf("stored server no longer valid: %v", err)
