@@ -16,6 +16,7 @@ import (
 	"github.com/mcp-router/mcp-router/backend/cli"
 	"github.com/mcp-router/mcp-router/backend/core"
 	"github.com/mcp-router/mcp-router/backend/spec"
+	"github.com/mcp-router/mcp-router/internal/testmcp"
 	"github.com/mcp-router/mcp-router/internal/testpeers"
 )
 
@@ -24,6 +25,7 @@ import (
 const envCLI = "MCPR_CORE_TEST_RUN_CLI"
 
 func TestMain(m *testing.M) {
+	testmcp.ServeIfAsked()
 	if os.Getenv(envCLI) == "1" {
 		os.Exit(cli.Main(context.Background(), os.Args[1:], cli.Options{}))
 	}
