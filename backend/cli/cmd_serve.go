@@ -65,8 +65,10 @@ func (e *env) stdioCommand() *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return e.runCore(cmd.Context(), func(c *core.Core) error {
-				// The client's first tools/list should see every server.
-				c.WaitStarted(cmd.Context())
+				// Answer at once with what is running: some clients give up
+				// on a server whose initialize takes long, and an `npx -y`
+				// upstream may take a minute to download. Each server that
+				// comes up later reaches the client as list_changed.
 				c.Gateway.Rebuild()
 				return c.ServeStdio(cmd.Context(), cmd.InOrStdin(), cmd.OutOrStdout())
 			})

@@ -198,8 +198,8 @@ func (c *Core) SyncServers(ctx context.Context) error {
 }
 
 // WaitStarted waits until no enabled server is still starting, or until
-// ctx ends: the stdio mode uses it so the client's first tools/list is
-// complete.
+// ctx ends (tests use it to begin with every server up; the stdio mode
+// does not wait: it answers at once and sends list_changed later).
 func (c *Core) WaitStarted(ctx context.Context) {
 	for {
 		starting := false

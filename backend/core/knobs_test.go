@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net/http"
 	"net/http/httptest"
 	"reflect"
 	"strings"
@@ -215,4 +216,43 @@ func TestServersUpdateChangesARunningRouter(t *testing.T) {
 		_, err := s.callText("local__sleep", `{"seconds":2}`)
 		return err == nil
 	})
+}
+
+// A new HTTP session is answered at once while an upstream still starts.
+func TestHTTPInitializeDoesNotWaitForUpstreams(t *testing.T) {
+	dir := t.TempDir()
+	c, err := core.Open(dir, core.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	ctx := context.Background()
+	slow := testmcp.Server("slow")
+	slow.Env[testmcp.EnvDelay] = "10s"
+	if _, err := c.Store.Servers().Create(ctx, slow); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Run(ctx, 0); err != nil {
+		t.Fatal(err)
+	}
+	sctx, stop := context.WithCancel(ctx)
+	ready, served := make(chan string, 1), make(chan error, 1)
+	go func() {
+		served <- c.Serve(sctx, core.ServeOptions{Addr: "127.0.0.1:0", NoAuth: true, Ready: func(a string) { ready <- a }})
+	}()
+	defer func() { stop(); <-served }()
+	url := "http://" + <-ready + "/mcp"
+	start := time.Now()
+	body, sid, err := mcpPost(&http.Client{Timeout: 5 * time.Second}, url, "", "",
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":`+initParams+`}`)
+	took := time.Since(start)
+	if err != nil || sid == "" || !strings.Contains(body, `"serverInfo"`) {
+		t.Fatalf("initialize: %v, session %q, %s", err, sid, body)
+	}
+	if took >= time.Second {
+		t.Errorf("initialize answered after %v, want under 1 s", took)
+	}
+	if st, _ := c.Servers.Status("slow"); st.State == "running" {
+		t.Errorf("slow is already running: the test did not test a start in progress")
+	}
 }
