@@ -10,6 +10,7 @@ import (
 
 	"github.com/mcp-router/mcp-router/backend/cli"
 	"github.com/mcp-router/mcp-router/backend/hotpath"
+	"github.com/mcp-router/mcp-router/backend/shellenv"
 )
 
 func main() {
@@ -18,7 +19,9 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := cli.Main(ctx, os.Args[1:], cli.Options{RunDesktop: runDesktop, Assets: uiAssets,
 		// The app and serve run on one P (package hotpath).
-		TuneRuntime: func() { hotpath.Setup() }})
+		TuneRuntime: func() { hotpath.Setup() },
+		// A GUI launch gets the login shell's PATH (nvm, Homebrew, …).
+		UserEnv: shellenv.ForGUI})
 	stop()
 	os.Exit(code)
 }

@@ -51,6 +51,10 @@ type Options struct {
 	// the only P until the runtime's monitor takes it back. Nil in tests, so
 	// a test process keeps its own runtime settings.
 	TuneRuntime func()
+	// UserEnv gives the desktop app, before any server starts, the
+	// environment the user's shell would have (PATH from the login shell;
+	// main passes shellenv.ForGUI) and names what it changed. Nil in tests.
+	UserEnv func(ctx context.Context) ([]string, error)
 }
 
 // usageError marks errors in how the command was called (exit 2).
@@ -183,6 +187,7 @@ func (e *env) runDesktop(ctx context.Context) error {
 		return errors.New("this build has no desktop UI; see `mcp-router --help` for the commands it has")
 	}
 	e.tuneRuntime()
+	e.userEnv(ctx)
 	return e.runCore(ctx, func(c *core.Core) error {
 		api := e.newAPI(c)
 		defer appapi.Close(api)
@@ -227,6 +232,21 @@ func (e *env) setLoginItem(on bool) error {
 
 func (e *env) uiHandler(api *appapi.API, noAuth bool) http.Handler {
 	return appapi.Handler(api, appapi.HTTPOptions{Assets: e.opts.Assets, NoAuth: noAuth})
+}
+
+// userEnv runs Options.UserEnv, if any; a failure keeps the environment
+// the app was started with.
+func (e *env) userEnv(ctx context.Context) {
+	if e.opts.UserEnv == nil {
+		return
+	}
+	changed, err := e.opts.UserEnv(ctx)
+	switch {
+	case err != nil:
+		logrus.Warnf("keeping the environment the app was started with: %v", err)
+	case len(changed) > 0:
+		logrus.Infof("from the login shell's environment: %s", strings.Join(changed, ", "))
+	}
 }
 
 // tuneRuntime runs Options.TuneRuntime, if any.

@@ -8,7 +8,6 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -44,7 +43,7 @@ func TestStdioAnswersAtOnceAndListsServersAsTheyComeUp(t *testing.T) {
 	outR, outW := io.Pipe()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan int, 1)
-	stderr := &syncWriter{}
+	stderr := &syncBuffer{}
 	go func() {
 		done <- Main(ctx, []string{"--data-dir", dir, "stdio"}, Options{Stdin: inR, Stdout: outW, Stderr: stderr})
 		outW.Close()
@@ -146,22 +145,4 @@ func TestStdioAnswersAtOnceAndListsServersAsTheyComeUp(t *testing.T) {
 	if last := tools(1 << 20); !strings.Contains(last, "slow__show") || !strings.Contains(last, "quick__show") {
 		t.Errorf("tools/list after both started: %s", last)
 	}
-}
-
-// syncWriter is a buffer the router's logger writes while the test reads.
-type syncWriter struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (s *syncWriter) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncWriter) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }

@@ -54,7 +54,7 @@ func ServeIfAsked() {
 
 // Server is a stdio definition that runs this test binary as the server.
 func Server(name string, args ...string) spec.Server {
-	return spec.Server{Name: name, Command: os.Args[0], Args: args, Enabled: true,
+	return spec.Server{Name: name, Transport: spec.Stdio, PrefixMode: spec.PrefixAlways, Command: os.Args[0], Args: args, Enabled: true,
 		Env: map[string]string{EnvServe: "1"}}
 }
 
