@@ -192,14 +192,15 @@ func (e *env) runDesktop(ctx context.Context) error {
 		api := e.newAPI(c)
 		defer appapi.Close(api)
 		// The window is useful without the endpoint (say, when the port is
-		// taken), so a failure to listen is logged, not fatal.
+		// taken), so a failure to listen is logged, not fatal, and a change
+		// of the port or listen setting moves the endpoint in place.
 		serveCtx, stopServe := context.WithCancel(ctx)
 		served := make(chan struct{})
 		go func() {
 			defer close(served)
-			err := c.Serve(serveCtx, core.ServeOptions{UI: e.uiHandler(api, false), Ready: func(addr string) {
+			err := c.ServeFollowing(serveCtx, core.ServeOptions{UI: e.uiHandler(api, false), Ready: func(addr string) {
 				logrus.Infof("MCP endpoint listening on http://%s/mcp (browser UI at http://%s/ui/)", addr, addr)
-			}})
+			}}, true)
 			if err != nil {
 				logrus.Errorf("MCP endpoint: %v", err)
 			}

@@ -40,7 +40,9 @@ func (e *env) serveCommand() *cobra.Command {
 				api := e.newAPI(c)
 				defer appapi.Close(api)
 				ui := e.uiHandler(api, noAuth)
-				return c.Serve(cmd.Context(), core.ServeOptions{Addr: listen, NoAuth: noAuth, UI: ui, Ready: func(addr string) {
+				// Without --listen the endpoint follows the port and listen
+				// settings, moving when they change.
+				return c.ServeFollowing(cmd.Context(), core.ServeOptions{Addr: listen, NoAuth: noAuth, UI: ui, Ready: func(addr string) {
 					auth := "on: clients need a token (mcp-router tokens create NAME)"
 					if noAuth || !c.Settings.AuthEnabled(cmd.Context()) {
 						auth = "off"
@@ -49,7 +51,7 @@ func (e *env) serveCommand() *cobra.Command {
 					if e.opts.Assets != nil {
 						fmt.Fprintf(cmd.ErrOrStderr(), "Browser UI at http://%s/ui/\n", addr)
 					}
-				}})
+				}}, false)
 			})
 		},
 	}

@@ -112,3 +112,86 @@ func (c *Core) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) erro
 	}
 	return err
 }
+
+// ServeFollowing is Serve on the address of the listen and port settings
+// that moves, in place, whenever they change (from the Settings page or the
+// CLI): the endpoint on the old address shuts down (its clients reconnect)
+// and one on the new address starts. A failure to listen is reported by
+// Endpoint and, unless retry is set, returned if it happens at the first
+// start; afterwards (or with retry) the next change of the settings is
+// awaited. With o.Addr set it is plain Serve.
+func (c *Core) ServeFollowing(ctx context.Context, o ServeOptions, retry bool) error {
+	if o.Addr != "" {
+		return c.Serve(ctx, o)
+	}
+	changed := make(chan struct{}, 1)
+	unsubscribe := c.OnDatabaseChange(func() {
+		select {
+		case changed <- struct{}{}:
+		default:
+		}
+	})
+	defer unsubscribe()
+	for first := true; ; first = false {
+		addr := c.Settings.ListenAddr(ctx)
+		sctx, stop := context.WithCancel(ctx)
+		so := o
+		so.Addr = addr
+		done := make(chan error, 1)
+		go func() { done <- c.Serve(sctx, so) }()
+		returned, err := c.serveUntilMoved(ctx, addr, changed, done)
+		stop()
+		if !returned {
+			<-done
+		}
+		switch {
+		case ctx.Err() != nil:
+			return nil
+		case err != nil && first && !retry:
+			return err
+		case err != nil:
+			c.Log.Errorf("MCP endpoint: %v (change the port or listen setting to try again)", err)
+			if !c.awaitAddrChange(ctx, addr, changed) {
+				return nil
+			}
+		}
+	}
+}
+
+// serveUntilMoved waits until ctx ends, the settings name another address,
+// or Serve returns (returned, with its error).
+func (c *Core) serveUntilMoved(ctx context.Context, addr string, changed <-chan struct{}, done <-chan error) (returned bool, err error) {
+	for {
+		select {
+		case <-ctx.Done():
+			return false, nil
+		case err := <-done:
+			if err == nil {
+				err = fmt.Errorf("MCP endpoint on %s stopped", addr)
+			}
+			return true, err
+		case <-changed:
+			next := c.Settings.ListenAddr(ctx)
+			if next == addr {
+				continue
+			}
+			c.Log.Infof("the listen address changed to %s: moving the MCP endpoint from %s", next, addr)
+			return false, nil
+		}
+	}
+}
+
+// awaitAddrChange waits for the settings to name an address other than
+// addr; false when ctx ended first.
+func (c *Core) awaitAddrChange(ctx context.Context, addr string, changed <-chan struct{}) bool {
+	for {
+		select {
+		case <-ctx.Done():
+			return false
+		case <-changed:
+			if c.Settings.ListenAddr(ctx) != addr {
+				return true
+			}
+		}
+	}
+}
