@@ -376,3 +376,28 @@ func TestChangesByAnotherProcessReachThePages(t *testing.T) {
 		return slices.Contains(rec.states("later"), "stopped")
 	})
 }
+
+func TestLogFileAndOpenLogFolder(t *testing.T) {
+	c, err := core.Open(t.TempDir(), core.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	var opened []string
+	open := func(p string) error { opened = append(opened, p); return nil }
+	none := New(c, Options{OpenPath: open})
+	defer Close(none)
+	if info, err := none.LogFile(); err != nil || info != (LogFileInfo{}) {
+		t.Errorf("LogFile without one = %+v, %v", info, err)
+	}
+	wantErr(t, "OpenLogFolder without a log", none.OpenLogFolder(), "writes no log file")
+
+	api := New(c, Options{OpenPath: open, LogFile: "/data/logs/mcp-router.log"})
+	defer Close(api)
+	if info, err := api.LogFile(); err != nil || info.Path != "/data/logs/mcp-router.log" || info.Folder != "/data/logs" {
+		t.Errorf("LogFile = %+v, %v", info, err)
+	}
+	if err := api.OpenLogFolder(); err != nil || len(opened) != 1 || opened[0] != "/data/logs" {
+		t.Errorf("OpenLogFolder: %v, opened %v", err, opened)
+	}
+}

@@ -17,6 +17,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mcp-router/mcp-router/backend/appapi"
+	"github.com/mcp-router/mcp-router/backend/applog"
 	"github.com/mcp-router/mcp-router/backend/config"
 	"github.com/mcp-router/mcp-router/backend/core"
 	"github.com/mcp-router/mcp-router/backend/store"
@@ -69,6 +70,7 @@ type env struct {
 	opts     Options
 	dataDir  string
 	logLevel string
+	logFile  io.Closer // the desktop app's log file
 }
 
 // Main runs the command line and returns the process exit code.
@@ -187,9 +189,13 @@ func (e *env) runDesktop(ctx context.Context) error {
 		return errors.New("this build has no desktop UI; see `mcp-router --help` for the commands it has")
 	}
 	e.tuneRuntime()
+	logFile := e.openLogFile()
+	if logFile != "" {
+		defer e.closeLogFile()
+	}
 	e.userEnv(ctx)
 	return e.runCore(ctx, func(c *core.Core) error {
-		api := e.newAPI(c)
+		api := appapi.New(c, appapi.Options{Autostart: e.setLoginItem, LogFile: logFile})
 		defer appapi.Close(api)
 		// The window is useful without the endpoint (say, when the port is
 		// taken), so a failure to listen is logged, not fatal, and a change
@@ -233,6 +239,32 @@ func (e *env) setLoginItem(on bool) error {
 
 func (e *env) uiHandler(api *appapi.API, noAuth bool) http.Handler {
 	return appapi.Handler(api, appapi.HTTPOptions{Assets: e.opts.Assets, NoAuth: noAuth})
+}
+
+// openLogFile sends the log to <data dir>/logs as well as to stderr, which
+// no one reads when the app was started from a desktop menu, and returns
+// the file's path ("" when it cannot be written: the app runs anyway).
+func (e *env) openLogFile() string {
+	dir, err := e.resolveDataDir()
+	if err != nil {
+		return ""
+	}
+	w, err := applog.Open(dir)
+	if err != nil {
+		logrus.Warnf("no log file: %v", err)
+		return ""
+	}
+	e.logFile = w
+	logrus.SetOutput(io.MultiWriter(e.opts.Stderr, w))
+	logrus.Infof("MCP Router %s; log file %s", core.Version, applog.Path(dir))
+	return applog.Path(dir)
+}
+
+func (e *env) closeLogFile() {
+	logrus.SetOutput(e.opts.Stderr)
+	if e.logFile != nil {
+		_ = e.logFile.Close()
+	}
 }
 
 // userEnv runs Options.UserEnv, if any; a failure keeps the environment

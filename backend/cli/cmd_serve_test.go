@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -141,7 +142,9 @@ func TestUserEnvBeforeTheDesktopsServersStart(t *testing.T) {
 		t.Fatalf("stdio: exit %d, UserEnv called %d times", code, calls.Load())
 	}
 	var shown string
-	o.RunDesktop = func(ctx context.Context, c *core.Core, _ *appapi.API) error {
+	var logInfo appapi.LogFileInfo
+	o.RunDesktop = func(ctx context.Context, c *core.Core, api *appapi.API) error {
+		logInfo, _ = api.LogFile()
 		testpeers.Eventually(t, 15*time.Second, "probe to run", func() bool {
 			st, err := c.Servers.Status("probe")
 			return err == nil && st.State == "running"
@@ -155,5 +158,14 @@ func TestUserEnvBeforeTheDesktopsServersStart(t *testing.T) {
 	}
 	if calls.Load() != 1 || !strings.Contains(shown, "from the login shell") {
 		t.Errorf("UserEnv called %d times; the server saw %s", calls.Load(), shown)
+	}
+	// The desktop app logs to <data dir>/logs too, and tells the UI where.
+	wantLog := filepath.Join(dir, "logs", "mcp-router.log")
+	if logInfo.Path != wantLog || logInfo.Folder != filepath.Dir(wantLog) {
+		t.Errorf("LogFile() = %+v, want %s", logInfo, wantLog)
+	}
+	b, err := os.ReadFile(wantLog)
+	if err != nil || !strings.Contains(string(b), "from the login shell's environment: KNOB") || !strings.Contains(string(b), "log file "+wantLog) {
+		t.Errorf("log file: %v\n%s", err, b)
 	}
 }
