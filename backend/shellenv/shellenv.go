@@ -21,8 +21,9 @@ import (
 )
 
 // DefaultTimeout bounds the login shell: a profile that prompts or hangs
-// must not keep the app from starting.
-const DefaultTimeout = 3 * time.Second
+// must not keep the app from starting. Profiles that load nvm or pyenv
+// take 0.2–1 s, several times that on a busy machine.
+const DefaultTimeout = 5 * time.Second
 
 // ErrTimeout: the shell did not print its environment in time.
 var ErrTimeout = errors.New("the login shell did not answer in time")
