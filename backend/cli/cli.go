@@ -193,8 +193,14 @@ func (e *env) runDesktop(ctx context.Context) error {
 	if logFile != "" {
 		defer e.closeLogFile()
 	}
-	e.userEnv(ctx)
-	return e.runCore(ctx, func(c *core.Core) error {
+	// The login shell's environment is taken while the window opens; the
+	// servers start once it is there (a profile loading nvm or pyenv takes
+	// a second or more).
+	var o core.Options
+	if e.opts.UserEnv != nil {
+		o.BeforeServers = e.userEnv
+	}
+	return e.runCoreWith(ctx, o, func(c *core.Core) error {
 		api := appapi.New(c, appapi.Options{Autostart: e.setLoginItem, LogFile: logFile})
 		defer appapi.Close(api)
 		// The window is useful without the endpoint (say, when the port is

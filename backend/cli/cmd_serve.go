@@ -12,11 +12,16 @@ import (
 
 // runCore opens the data dir's router, runs fn with it and closes it.
 func (e *env) runCore(ctx context.Context, fn func(*core.Core) error) error {
+	return e.runCoreWith(ctx, core.Options{}, fn)
+}
+
+// runCoreWith is runCore with options for core.Open.
+func (e *env) runCoreWith(ctx context.Context, o core.Options, fn func(*core.Core) error) error {
 	dir, err := e.resolveDataDir()
 	if err != nil {
 		return err
 	}
-	c, err := core.Open(dir, core.Options{})
+	c, err := core.Open(dir, o)
 	if err != nil {
 		return err
 	}

@@ -46,7 +46,8 @@ type Core struct {
 	changeSubs map[int]func()
 	changeID   int
 
-	reloads atomic.Int64 // configuration reloads by watch
+	reloads       atomic.Int64 // configuration reloads by watch
+	beforeServers func(ctx context.Context)
 
 	stopWatch context.CancelFunc
 	watchDone chan struct{}
@@ -57,6 +58,11 @@ type Core struct {
 type Options struct {
 	Logger   logrus.FieldLogger
 	Upstream upstream.Options
+	// BeforeServers, if set, runs in the background when Run is called,
+	// and the servers start only after it returns (or when the router
+	// closes, never): the desktop app takes the login shell's environment
+	// there, without holding up its window. Its ctx ends at Close.
+	BeforeServers func(ctx context.Context)
 }
 
 // Open opens the store in dataDir and builds the services. It starts no
@@ -69,7 +75,7 @@ func Open(dataDir string, o Options) (*Core, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Core{DataDir: dataDir, Store: st, Log: o.Logger}
+	c := &Core{DataDir: dataDir, Store: st, Log: o.Logger, beforeServers: o.BeforeServers}
 	c.Settings = settings.New(st)
 	c.Settings.SetLogger(o.Logger)
 	c.Auth = auth.New(st)
@@ -170,8 +176,10 @@ func (c *Core) Run(ctx context.Context, interval time.Duration) error {
 	if err != nil {
 		return err
 	}
-	if err := c.SyncServers(ctx); err != nil {
-		return err
+	if c.beforeServers == nil {
+		if err := c.SyncServers(ctx); err != nil {
+			return err
+		}
 	}
 	if err := c.Hooks.Reload(ctx); err != nil {
 		return fmt.Errorf("load hooks: %w", err)
@@ -180,7 +188,21 @@ func (c *Core) Run(ctx context.Context, interval time.Duration) error {
 	wctx, cancel := context.WithCancel(context.Background())
 	c.stopWatch = cancel
 	c.watchDone = make(chan struct{})
-	go c.watch(wctx, interval, startRev)
+	if c.beforeServers == nil {
+		go c.watch(wctx, interval, startRev)
+		return nil
+	}
+	go func() {
+		c.beforeServers(wctx)
+		if wctx.Err() != nil {
+			close(c.watchDone)
+			return
+		}
+		if err := c.SyncServers(wctx); err != nil {
+			c.Log.Errorf("start the servers: %v", err)
+		}
+		c.watch(wctx, interval, startRev)
+	}()
 	return nil
 }
 

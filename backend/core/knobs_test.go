@@ -11,6 +11,7 @@ import (
 	"reflect"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -254,5 +255,61 @@ func TestHTTPInitializeDoesNotWaitForUpstreams(t *testing.T) {
 	}
 	if st, _ := c.Servers.Status("slow"); st.State == "running" {
 		t.Errorf("slow is already running: the test did not test a start in progress")
+	}
+}
+
+// Options.BeforeServers holds back the servers, not Run: the desktop app's
+// window opens while the login shell is asked for its PATH.
+func TestBeforeServersHoldsBackTheServersOnly(t *testing.T) {
+	dir := t.TempDir()
+	release := make(chan struct{})
+	var ran atomic.Bool
+	c, err := core.Open(dir, core.Options{BeforeServers: func(ctx context.Context) {
+		ran.Store(true)
+		select {
+		case <-release:
+		case <-ctx.Done():
+		}
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	ctx := context.Background()
+	if _, err := c.Store.Servers().Create(ctx, testmcp.Server("held")); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	if err := c.Run(ctx, 0); err != nil {
+		t.Fatal(err)
+	}
+	if took := time.Since(start); took > 2*time.Second {
+		t.Errorf("Run took %v while BeforeServers was blocked", took)
+	}
+	testpeers.Eventually(t, 5*time.Second, "BeforeServers to run", ran.Load)
+	time.Sleep(300 * time.Millisecond)
+	if _, err := c.Servers.Status("held"); err == nil {
+		t.Fatal("the server was started before BeforeServers returned")
+	}
+	close(release)
+	testpeers.Eventually(t, 15*time.Second, "the server to run once released", func() bool {
+		st, err := c.Servers.Status("held")
+		return err == nil && st.State == "running"
+	})
+
+	// Closing while it is still blocked does not wait for it.
+	c2, err := core.Open(t.TempDir(), core.Options{BeforeServers: func(ctx context.Context) { <-ctx.Done() }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c2.Run(ctx, 0); err != nil {
+		t.Fatal(err)
+	}
+	closed := make(chan struct{})
+	go func() { c2.Close(); close(closed) }()
+	select {
+	case <-closed:
+	case <-time.After(5 * time.Second):
+		t.Fatal("Close hung on a blocked BeforeServers")
 	}
 }
