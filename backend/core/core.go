@@ -256,16 +256,7 @@ func (c *Core) watch(ctx context.Context, interval time.Duration, last int64) {
 			continue
 		}
 		last = rev
-		c.reloads.Add(1)
-		c.Settings.Invalidate() // read what the other process wrote, not a cached value
-		if err := c.SyncServers(ctx); err != nil {
-			c.Log.Warnf("reload after a database change: %v", err)
-		}
-		if err := c.Hooks.Reload(ctx); err != nil {
-			c.Log.Warnf("reload hooks after a database change: %v", err)
-		}
-		// A setting such as the separator may have changed.
-		c.Gateway.Refresh()
+		c.reload(ctx)
 		c.changeMu.Lock()
 		subs := make([]func(), 0, len(c.changeSubs))
 		for _, fn := range c.changeSubs {
@@ -276,6 +267,20 @@ func (c *Core) watch(ctx context.Context, interval time.Duration, last int64) {
 			fn()
 		}
 	}
+}
+
+// reload re-applies the configuration after a change.
+func (c *Core) reload(ctx context.Context) {
+	c.reloads.Add(1)
+	c.Settings.Invalidate() // read what the other process wrote, not a cached value
+	if err := c.SyncServers(ctx); err != nil {
+		c.Log.Warnf("reload after a database change: %v", err)
+	}
+	if err := c.Hooks.Reload(ctx); err != nil {
+		c.Log.Warnf("reload hooks after a database change: %v", err)
+	}
+	// A setting such as the separator may have changed.
+	c.Gateway.Refresh()
 }
 
 // Reloads counts how often Run's watch has re-applied the configuration
