@@ -10,9 +10,9 @@ import (
 type Text struct {
 	Open, OpenTip, Quit, QuitTip string
 	// Status parts: "Router on URL · 2 of 3 servers running".
-	RouterOn      func(url string) string
-	EndpointOff   string
-	EndpointDown  func(err string) string
+	RouterOn       func(url string) string
+	EndpointOff    string
+	EndpointDown   func(err string) string
 	ServersSummary func(running, enabled int) string
 }
 
@@ -20,17 +20,17 @@ var texts = map[string]Text{
 	"en": {
 		Open: LabelOpen, OpenTip: "Show the MCP Router window",
 		Quit: LabelQuit, QuitTip: "Stop the router and every server, and exit",
-		RouterOn:      func(url string) string { return "Router on " + url },
-		EndpointOff:   "Endpoint not running",
-		EndpointDown:  func(err string) string { return "Endpoint down: " + err },
+		RouterOn:       func(url string) string { return "Router on " + url },
+		EndpointOff:    "Endpoint not running",
+		EndpointDown:   func(err string) string { return "Endpoint down: " + err },
 		ServersSummary: func(r, e int) string { return fmt.Sprintf("%d of %d servers running", r, e) },
 	},
 	"ja": {
 		Open: "ウィンドウを開く", OpenTip: "MCP Router のウィンドウを表示します",
 		Quit: "終了", QuitTip: "ルーターとすべてのサーバーを止めて終了します",
-		RouterOn:      func(url string) string { return "ルーター: " + url },
-		EndpointOff:   "エンドポイント停止中",
-		EndpointDown:  func(err string) string { return "エンドポイント停止: " + err },
+		RouterOn:       func(url string) string { return "ルーター: " + url },
+		EndpointOff:    "エンドポイント停止中",
+		EndpointDown:   func(err string) string { return "エンドポイント停止: " + err },
 		ServersSummary: func(r, e int) string { return fmt.Sprintf("サーバー %d 台中 %d 台が実行中", e, r) },
 	},
 }

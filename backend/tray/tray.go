@@ -37,9 +37,9 @@ type Options struct {
 	// Language is "en" or "ja" for the menu (Language resolves the
 	// setting); called at start and on Refresh. Nil: English.
 	Language func() string
-	OnOpen func()        // "Open window" and a click on the icon
-	OnQuit func()        // "Quit"
-	Logf   func(format string, args ...any)
+	OnOpen   func() // "Open window" and a click on the icon
+	OnQuit   func() // "Quit"
+	Logf     func(format string, args ...any)
 }
 
 // Tray is the running icon, or the record that there is none.

@@ -142,7 +142,7 @@ func TestTrayOverDBus(t *testing.T) {
 		done <- Start(Options{Logf: l.logf, Icon: pngIcon(t),
 			Status:   func() string { statusMu.Lock(); defer statusMu.Unlock(); return status },
 			Language: func() string { statusMu.Lock(); defer statusMu.Unlock(); return lang },
-			OnOpen: func() { opened <- struct{}{} }, OnQuit: func() { quit <- struct{}{} }})
+			OnOpen:   func() { opened <- struct{}{} }, OnQuit: func() { quit <- struct{}{} }})
 	}()
 	var tr *Tray
 	select {
