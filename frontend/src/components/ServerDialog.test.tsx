@@ -170,6 +170,10 @@ describe('adding a server', () => {
     await userEvent.click(await screen.findByTestId('server-edit-penpot'));
     expect(await screen.findByTestId('form-timeout')).toHaveValue('30');
     expect(screen.getByTestId('form-gateMessage')).toHaveValue('kept');
+    const gate = screen.getByTestId('form-gate');
+    expect(gate).not.toHaveAttribute('open'); // the gate is off: folded
+    await userEvent.click(within(gate).getByText('Activate gate'));
+    expect(gate).toHaveAttribute('open');
 
     await userEvent.clear(screen.getByTestId('form-timeout'));
     await userEvent.type(screen.getByTestId('form-timeout'), 'soon');
@@ -197,6 +201,10 @@ describe('adding a server', () => {
     await userEvent.type(screen.getByTestId('form-gateInitTool'), 'execute_code');
     await userEvent.type(screen.getByTestId('form-gateOverviewTool'), 'overview');
     await userEvent.click(screen.getByTestId('form-gateHideTools'));
+    // Turning the gate off and on again leaves the section open.
+    await userEvent.click(screen.getByTestId('form-gateEnabled'));
+    expect(screen.getByTestId('form-gate')).toHaveAttribute('open');
+    await userEvent.click(screen.getByTestId('form-gateEnabled'));
     await userEvent.click(screen.getByTestId('form-submit'));
     await waitFor(() => expect(api.updateServer).toHaveBeenCalled());
     const [, cfg] = api.updateServer.mock.calls[0]!;

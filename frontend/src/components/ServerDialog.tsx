@@ -350,6 +350,9 @@ function ServerForm({ editing, onDone }: { editing?: string; onDone: () => void 
   const settingsStatus = useSettings((s) => s.status);
   const loadSettings = useSettings((s) => s.load);
   const settingTimeout = settings?.timeoutSeconds ?? 60;
+  // Open when the server's gate is on; then only the user folds it (turning
+  // the gate off must not fold the fields away under the pointer).
+  const [gateOpen, setGateOpen] = useState(false);
 
   useEffect(() => {
     if (settingsStatus === 'idle') void loadSettings();
@@ -363,6 +366,7 @@ function ServerForm({ editing, onDone }: { editing?: string; onDone: () => void 
         if (!live) return;
         setBase(c);
         setValues(configToForm(c));
+        setGateOpen(c.gate?.enabled ?? false);
         setLoading(false);
       },
       (err: unknown) => {
@@ -476,7 +480,7 @@ function ServerForm({ editing, onDone }: { editing?: string; onDone: () => void 
         <input type="checkbox" checked={values.enabled} onChange={(e) => set('enabled', e.target.checked)} />
         {t.fieldEnabled}
       </label>
-      <details className="gate-fields" open={values.gateEnabled || undefined} data-testid="form-gate">
+      <details className="gate-fields" open={gateOpen} onToggle={(e) => setGateOpen(e.currentTarget.open)} data-testid="form-gate">
         <summary>{t.gateTitle}</summary>
         <p className="field-hint">{t.gateIntro}</p>
         <label className="check">
