@@ -74,8 +74,10 @@ func (e *env) stdioCommand() *cobra.Command {
 			return e.runCore(cmd.Context(), func(c *core.Core) error {
 				// Answer at once with what is running: some clients give up
 				// on a server whose initialize takes long, and an `npx -y`
-				// upstream may take a minute to download. Each server that
-				// comes up later reaches the client as list_changed.
+				// upstream may take a minute to download. The first list
+				// waits a few seconds for servers still starting
+				// (core.FirstListWait); each one that comes up later reaches
+				// the client as list_changed.
 				c.Gateway.Rebuild()
 				return c.ServeStdio(cmd.Context(), cmd.InOrStdin(), cmd.OutOrStdout())
 			})

@@ -1,7 +1,9 @@
 package core
 
 import (
+	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -101,11 +103,26 @@ func (c *Core) Serve(ctx context.Context, o ServeOptions) error {
 	return nil
 }
 
+// FirstListWait bounds how long the first list request of a stdio session
+// (tools/list, prompts/list, resources/list, resources/templates/list)
+// waits for servers that are still starting.
+const FirstListWait = 5 * time.Second
+
 // ServeStdio serves the gateway on in/out (JSON-RPC, one message per line)
-// until in ends or ctx is cancelled.
+// until in ends or ctx is cancelled. It answers initialize at once, with
+// what is running; the session's first list request waits up to
+// FirstListWait for servers still starting (so a client that lists once and
+// leaves, such as the Inspector CLI, sees the servers that start quickly),
+// and each server that comes up later reaches the client as list_changed.
 func (c *Core) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) error {
 	s := server.NewStdioServer(c.Gateway.Server())
 	s.SetErrorLogger(log.New(logrus.StandardLogger().WriterLevel(logrus.DebugLevel), "", 0))
+	in = &firstListGate{src: bufio.NewReader(in), wait: func() {
+		wctx, cancel := context.WithTimeout(ctx, FirstListWait)
+		defer cancel()
+		c.WaitStarted(wctx)
+		c.Gateway.Rebuild()
+	}}
 	err := s.Listen(ctx, in, out)
 	if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, io.EOF) {
 		return nil
@@ -194,4 +211,49 @@ func (c *Core) awaitAddrChange(ctx context.Context, addr string, changed <-chan 
 			}
 		}
 	}
+}
+
+// firstListGate passes stdin through line by line and, before handing over
+// the first list request, runs wait once.
+type firstListGate struct {
+	src     *bufio.Reader
+	wait    func()
+	waited  bool
+	buf     []byte
+	pending error // the source's error, returned once buf is drained
+}
+
+func (g *firstListGate) Read(p []byte) (int, error) {
+	if len(g.buf) == 0 {
+		if g.pending != nil {
+			return 0, g.pending
+		}
+		line, err := g.src.ReadBytes('\n')
+		g.buf, g.pending = line, err
+		if len(line) == 0 {
+			return 0, err
+		}
+		if !g.waited && isListRequest(line) {
+			g.waited = true
+			g.wait()
+		}
+	}
+	n := copy(p, g.buf)
+	g.buf = g.buf[n:]
+	return n, nil
+}
+
+// isListRequest reports whether line is a request for one of the lists.
+func isListRequest(line []byte) bool {
+	var m struct {
+		Method string `json:"method"`
+	}
+	if json.Unmarshal(line, &m) != nil {
+		return false
+	}
+	switch m.Method {
+	case "tools/list", "prompts/list", "resources/list", "resources/templates/list":
+		return true
+	}
+	return false
 }
