@@ -146,8 +146,13 @@ type trayRefresher struct{ t *tray.Tray }
 
 func (r trayRefresher) Emit(event string, _ any) {
 	switch event {
-	case appapi.EventServersChanged, appapi.EventServerRemoved, appapi.EventSettingsChanged:
+	case appapi.EventServersChanged, appapi.EventServerRemoved:
 		r.t.Refresh()
+	case appapi.EventSettingsChanged:
+		r.t.Refresh()
+		// A new port moves the endpoint within a second of the change: show
+		// where it went.
+		time.AfterFunc(2*time.Second, r.t.Refresh)
 	}
 }
 

@@ -41,9 +41,7 @@ webkit_packages() {
 }
 
 SUDO=""
-if command -v id >/dev/null 2>&1 && [ "$(id -u)" -ne 0 ]; then
-  if command -v sudo >/dev/null 2>&1; then SUDO="sudo"; fi
-fi
+if [ "$(id -u)" -ne 0 ] && command -v sudo >/dev/null 2>&1; then SUDO="sudo"; fi
 updated=""
 apt_update() {
   if [ -z "$updated" ]; then
