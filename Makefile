@@ -6,7 +6,12 @@ SHELL := /bin/bash
 
 TOOLS := $(CURDIR)/.tools/bin
 export PATH := $(TOOLS):/usr/local/go/bin:$(PATH)
-export GOFLAGS ?= -buildvcs=false
+# WebKitGTK 4.0 (Debian 12) or 4.1 (Ubuntu 24.04, Debian 13: 4.1 only): the
+# Wails tag webkit2_41 when only 4.1 is installed (scripts/webkit-tags.sh).
+# Recursive, so it is read after system-deps has installed WebKit.
+WEBKIT_TAGS = $(shell scripts/webkit-tags.sh)
+BASE_GOFLAGS := $(filter-out -tags=webkit2_41,$(if $(GOFLAGS),$(GOFLAGS),-buildvcs=false))
+export GOFLAGS = $(BASE_GOFLAGS)$(if $(WEBKIT_TAGS), -tags=$(WEBKIT_TAGS))
 
 WAILS_VERSION := v2.15.0
 GOSDK_VERSION := v1.8.0
@@ -15,16 +20,21 @@ APP := build/bin/mcp-router
 RESULTS := $(CURDIR)/test-results
 
 .PHONY: run test build deps system-deps wails frontend-deps test-deps \
-        test-go test-frontend test-desktop test-tray vet clean
+        test-go test-frontend test-desktop test-desktop-41 test-tray vet check-files print-goflags clean
 
 run: build
 	$(APP)
 
+LDFLAGS_VERSION = -X github.com/mcp-router/mcp-router/backend/core.Version=$$(git describe --tags --always 2>/dev/null || echo dev)
+
 build: deps
-	$(WAILS) build -m -ldflags "-X github.com/mcp-router/mcp-router/backend/core.Version=$$(git describe --tags --always 2>/dev/null || echo dev)"
+	$(WAILS) build -m $(if $(WEBKIT_TAGS),-tags $(WEBKIT_TAGS)) -ldflags "$(LDFLAGS_VERSION)"
+
+print-goflags:
+	@echo GOFLAGS=$(GOFLAGS)
 
 test: deps test-deps
-	$(MAKE) vet test-go test-frontend test-desktop test-tray test-e2e test-ui
+	$(MAKE) check-files vet test-go test-frontend test-desktop test-desktop-41 test-tray test-e2e test-ui
 
 deps: system-deps wails frontend-deps
 
@@ -52,6 +62,10 @@ $(TOOLS)/everything-server:
 vet:
 	go vet ./...
 
+# No tracked file over 1 MiB unless allowed in the script (scripts/largefiles_test.go tests it).
+check-files:
+	scripts/check-large-files.sh
+
 # MCPR_REQUIRE_PEERS turns a missing peer into a failure instead of a skip.
 test-go:
 	MCPR_REQUIRE_PEERS=1 go test -race -count=1 ./...
@@ -65,6 +79,22 @@ test-frontend: frontend-deps
 
 test-desktop: build test-deps
 	SMOKE_UPSTREAM=test/peers/node_modules/.bin/mcp-server-everything scripts/desktop-smoke.sh $(APP) $(RESULTS)/desktop
+
+# The other WebKitGTK line: where the build uses 4.0 and 4.1 is installed too
+# (Debian 12, by system-deps), build with the tag webkit2_41, check the binary
+# links webkit2gtk-4.1 and smoke-test it. Where 4.1 is the build's own line,
+# test-desktop already covers it.
+APP_41 := build/bin/mcp-router-webkit41
+test-desktop-41: build test-deps
+	@if [ -n "$(WEBKIT_TAGS)" ] || ! pkg-config --exists webkit2gtk-4.1; then \
+	  echo "test-desktop-41: the build's own line is $$(pkg-config --exists webkit2gtk-4.0 && [ -z "$(WEBKIT_TAGS)" ] && echo 4.0 || echo 4.1); no second line to test"; \
+	else \
+	  set -e; \
+	  MCPR_WEBKIT=4.1 $(WAILS) build -m -s -skipbindings -tags webkit2_41 -o $(notdir $(APP_41)) -ldflags "$(LDFLAGS_VERSION)"; \
+	  ldd $(APP_41) | grep -q 'libwebkit2gtk-4\.1' || { echo "test-desktop-41: $(APP_41) does not link libwebkit2gtk-4.1"; ldd $(APP_41) | grep -i webkit; exit 1; }; \
+	  ! ldd $(APP_41) | grep -q 'libwebkit2gtk-4\.0' || { echo "test-desktop-41: $(APP_41) links libwebkit2gtk-4.0 too"; exit 1; }; \
+	  SMOKE_UPSTREAM=test/peers/node_modules/.bin/mcp-server-everything scripts/desktop-smoke.sh $(APP_41) $(RESULTS)/desktop-webkit41; \
+	fi
 
 # The tray and close-to-tray in a real window, with a stand-in desktop tray.
 test-tray: build

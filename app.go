@@ -140,20 +140,29 @@ func (d *desktop) beforeClose(ctx context.Context) (prevent bool) {
 	return true
 }
 
-// trayRefresher updates the tray's status line on server events.
+// trayRefresher updates the tray's status line on server events, and its
+// language when the settings change.
 type trayRefresher struct{ t *tray.Tray }
 
 func (r trayRefresher) Emit(event string, _ any) {
-	if event == appapi.EventServersChanged || event == appapi.EventServerRemoved {
+	switch event {
+	case appapi.EventServersChanged, appapi.EventServerRemoved:
 		r.t.Refresh()
+	case appapi.EventSettingsChanged:
+		r.t.Refresh()
+		// A new port moves the endpoint within a second of the change: show
+		// where it went.
+		time.AfterFunc(2*time.Second, r.t.Refresh)
 	}
 }
 
 // runDesktop shows the window until the user quits or ctx ends.
 func runDesktop(ctx context.Context, c *core.Core, api *appapi.API) error {
 	d := &desktop{api: api, core: c, done: ctx.Done(), ended: make(chan struct{})}
-	d.tray = tray.Start(tray.Options{Icon: appIcon, Status: func() string { return tray.RouterStatus(c) },
-		OnOpen: d.show, OnQuit: d.quit, Logf: logrus.Infof})
+	// The tray follows the UI's language setting (system, en, ja).
+	lang := func() string { return tray.Language(c.Settings.Language(context.Background())) }
+	d.tray = tray.Start(tray.Options{Icon: appIcon, Status: func() string { return tray.RouterStatus(c, lang()) },
+		Language: lang, OnOpen: d.show, OnQuit: d.quit, Logf: logrus.Infof})
 	defer d.tray.Stop()
 	detachTray := appapi.Attach(api, trayRefresher{d.tray})
 	defer detachTray()

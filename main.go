@@ -10,6 +10,7 @@ import (
 
 	"github.com/mcp-router/mcp-router/backend/cli"
 	"github.com/mcp-router/mcp-router/backend/hotpath"
+	"github.com/mcp-router/mcp-router/backend/shellenv"
 )
 
 // generateBindings is set in the build `wails build` runs to generate the
@@ -27,9 +28,12 @@ func main() {
 	// SIGTERM and Ctrl-C cancel ctx: every mode then shuts down its
 	// upstream servers before exiting, so none is orphaned.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := cli.Main(ctx, os.Args[1:], cli.Options{RunDesktop: runDesktop, Assets: uiAssets,
+	o := cli.Options{RunDesktop: runDesktop, Assets: uiAssets,
 		// The app and serve run on one P (package hotpath).
-		TuneRuntime: func() { hotpath.Setup() }})
+		TuneRuntime: func() { hotpath.Setup() },
+		// A GUI launch gets the login shell's PATH (nvm, Homebrew, …).
+		UserEnv: shellenv.ForGUI}
+	code := cli.Main(ctx, os.Args[1:], o)
 	stop()
 	os.Exit(code)
 }

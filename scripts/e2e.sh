@@ -34,7 +34,8 @@ fi
 
 if [ -z "${MCPR_BIN:-}" ]; then
   mkdir -p "$ROOT/test-results/e2e"
-  GOFLAGS=${GOFLAGS:--buildvcs=false} go build -o "$ROOT/test-results/e2e/mcp-router" .
+  tags=$("$ROOT/scripts/webkit-tags.sh") # webkit2_41 where only WebKitGTK 4.1 is installed
+  GOFLAGS=${GOFLAGS:--buildvcs=false} go build ${tags:+-tags "$tags"} -o "$ROOT/test-results/e2e/mcp-router" .
   export MCPR_BIN=$ROOT/test-results/e2e/mcp-router
 fi
 

@@ -30,7 +30,8 @@ if [ -z "${MCPR_BIN:-}" ]; then
   install "$ROOT/frontend"
   (cd frontend && npm run build)
   mkdir -p "$ROOT/test-results/ui"
-  GOFLAGS=${GOFLAGS:--buildvcs=false} go build -o "$ROOT/test-results/ui/mcp-router" .
+  tags=$("$ROOT/scripts/webkit-tags.sh") # webkit2_41 where only WebKitGTK 4.1 is installed
+  GOFLAGS=${GOFLAGS:--buildvcs=false} go build ${tags:+-tags "$tags"} -o "$ROOT/test-results/ui/mcp-router" .
   export MCPR_BIN=$ROOT/test-results/ui/mcp-router
 fi
 

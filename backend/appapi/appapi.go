@@ -48,6 +48,11 @@ type Options struct {
 	Autostart func(on bool) error
 	// Executable is the binary a stdio snippet runs; default os.Executable.
 	Executable func() (string, error)
+	// LogFile is the file this process logs to (the desktop app's, see
+	// package applog); empty: none.
+	LogFile string
+	// OpenPath shows a folder in the file manager; default the OS's opener.
+	OpenPath func(path string) error
 }
 
 // API is the UI-facing facade over a running Core. Every exported method is
@@ -76,6 +81,9 @@ func New(c *core.Core, o Options) *API {
 	}
 	if o.Executable == nil {
 		o.Executable = executablePath
+	}
+	if o.OpenPath == nil {
+		o.OpenPath = openPath
 	}
 	a := &API{core: c, opts: o}
 	a.hub = newHub(a)

@@ -234,6 +234,31 @@ func TestTokensSnippetsAndEndpoint(t *testing.T) {
 	}
 	wantErr(t, "revoke unknown", f.api.RevokeToken("nope"), "not found")
 
+	// Scope edits, then deletion (the revoked laptop's name is free again).
+	v, err := f.api.UpdateTokenServers("scoped", nil)
+	if err != nil || v.Name != "scoped" || v.Servers == nil || len(v.Servers) != 0 {
+		t.Errorf("UpdateTokenServers(all) = %+v, %v", v, err)
+	}
+	if v, err := f.api.UpdateTokenServers("scoped", []string{"everything"}); err != nil || len(v.Servers) != 1 {
+		t.Errorf("UpdateTokenServers(everything) = %+v, %v", v, err)
+	}
+	_, err = f.api.UpdateTokenServers("scoped", []string{"nope"})
+	wantErr(t, "scope with an unknown server", err, "not found")
+	_, err = f.api.UpdateTokenServers("laptop", nil)
+	wantErr(t, "scope of a revoked token", err, "already revoked")
+	_, err = f.api.UpdateTokenServers("nope", nil)
+	wantErr(t, "scope of an unknown token", err, "not found")
+	if err := f.api.DeleteToken("laptop"); err != nil {
+		t.Fatal(err)
+	}
+	wantErr(t, "delete unknown", f.api.DeleteToken("laptop"), "not found")
+	if _, err := f.api.CreateToken("laptop", nil); err != nil {
+		t.Errorf("the deleted token's name: %v", err)
+	}
+	if list, _ := f.api.ListTokens(); len(list) != 2 || list[0].Name != "laptop" || list[0].RevokedAt != nil || list[1].Servers[0] != "everything" {
+		t.Errorf("ListTokens after delete and create = %+v", list)
+	}
+
 	sn, err := f.api.Snippet("cursor", "http", "")
 	if err != nil || !strings.Contains(sn, TokenPlaceholder) || !strings.Contains(sn, "http://127.0.0.1:3282/mcp") {
 		t.Errorf("placeholder snippet = %q, %v", sn, err)
@@ -374,4 +399,29 @@ func TestChangesByAnotherProcessReachThePages(t *testing.T) {
 	testpeers.Eventually(t, 5*time.Second, "servers:changed for the new server", func() bool {
 		return slices.Contains(rec.states("later"), "stopped")
 	})
+}
+
+func TestLogFileAndOpenLogFolder(t *testing.T) {
+	c, err := core.Open(t.TempDir(), core.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	var opened []string
+	open := func(p string) error { opened = append(opened, p); return nil }
+	none := New(c, Options{OpenPath: open})
+	defer Close(none)
+	if info, err := none.LogFile(); err != nil || info != (LogFileInfo{}) {
+		t.Errorf("LogFile without one = %+v, %v", info, err)
+	}
+	wantErr(t, "OpenLogFolder without a log", none.OpenLogFolder(), "writes no log file")
+
+	api := New(c, Options{OpenPath: open, LogFile: "/data/logs/mcp-router.log"})
+	defer Close(api)
+	if info, err := api.LogFile(); err != nil || info.Path != "/data/logs/mcp-router.log" || info.Folder != "/data/logs" {
+		t.Errorf("LogFile = %+v, %v", info, err)
+	}
+	if err := api.OpenLogFolder(); err != nil || len(opened) != 1 || opened[0] != "/data/logs" {
+		t.Errorf("OpenLogFolder: %v, opened %v", err, opened)
+	}
 }

@@ -87,6 +87,25 @@ func (a *API) CreateToken(name string, servers []string) (CreatedToken, error) {
 // RevokeToken revokes a token at once.
 func (a *API) RevokeToken(name string) error { return a.core.Auth.Revoke(bg(), name) }
 
+// DeleteToken removes a token for good, revoked or not: it stops working at
+// once and its name is free again.
+func (a *API) DeleteToken(name string) error { return a.core.Auth.Delete(bg(), name) }
+
+// UpdateTokenServers changes the servers a token may use (none: all
+// servers); every server must exist, and a revoked token is refused.
+func (a *API) UpdateTokenServers(name string, servers []string) (TokenView, error) {
+	for _, s := range servers {
+		if _, err := a.core.Store.Servers().Get(bg(), s); err != nil {
+			return TokenView{}, err
+		}
+	}
+	t, err := a.core.Auth.SetServers(bg(), name, servers)
+	if err != nil {
+		return TokenView{}, err
+	}
+	return tokenView(t), nil
+}
+
 // Snippet returns the config that connects client to the router in mode
 // (http or stdio). An empty token prints a placeholder when auth is on.
 func (a *API) Snippet(client, mode, token string) (string, error) {

@@ -260,6 +260,39 @@ func (s *Service) Revoke(ctx context.Context, name string) error {
 	return nil
 }
 
+// Delete removes the named token for good, revoked or not: it stops
+// working at once and its name can be used again. An unknown name wraps
+// store.ErrNotFound.
+func (s *Service) Delete(ctx context.Context, name string) error {
+	if err := s.st.Tokens().Delete(ctx, name); err != nil {
+		return err
+	}
+	s.invalidate()
+	return nil
+}
+
+// SetServers changes the servers the named token may use (empty: all); the
+// caller checks that they exist. An unknown name wraps store.ErrNotFound;
+// a revoked token wraps ErrAlreadyRevoked.
+func (s *Service) SetServers(ctx context.Context, name string, servers []string) (store.Token, error) {
+	t, err := s.st.Tokens().Get(ctx, name)
+	if err != nil {
+		return store.Token{}, err
+	}
+	if t.RevokedAt != nil {
+		return store.Token{}, fmt.Errorf("token %q: %w on %s", name, ErrAlreadyRevoked, t.RevokedAt.Local().Format("2006-01-02 15:04:05"))
+	}
+	if len(servers) == 0 {
+		servers = nil
+	}
+	if err := s.st.Tokens().SetServers(ctx, name, servers); err != nil {
+		return store.Token{}, err
+	}
+	s.invalidate()
+	t.Servers = servers
+	return t, nil
+}
+
 func (s *Service) invalidate() {
 	s.mu.Lock()
 	s.clearLocked()

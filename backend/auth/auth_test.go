@@ -601,3 +601,74 @@ func BenchmarkVerify(b *testing.B) {
 		}
 	})
 }
+
+// A scope changed or a token deleted by another process (the CLI) applies
+// to the running router's next requests within a second; a deleted name
+// can be used again.
+func TestSetServersAndDeleteFromAnotherProcess(t *testing.T) {
+	s, _, path := newService(t)
+	ctx := context.Background()
+	secret, _, err := s.Create(ctx, "laptop", []string{"fs"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if id, err := s.Verify(ctx, secret); err != nil || !reflect.DeepEqual(id.Servers, []string{"fs"}) {
+		t.Fatalf("before: %+v %v", id, err)
+	}
+	cli, err := store.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cli.Close()
+	cliAuth := New(cli)
+	defer cliAuth.Close()
+
+	tok, err := cliAuth.SetServers(ctx, "laptop", []string{"git", "web"})
+	if err != nil || !reflect.DeepEqual(tok.Servers, []string{"git", "web"}) {
+		t.Fatalf("SetServers: %+v %v", tok, err)
+	}
+	waitFor := func(what string, ok func(Identity, error) bool) {
+		t.Helper()
+		deadline := time.Now().Add(2 * time.Second)
+		for {
+			id, err := s.Verify(ctx, secret)
+			if ok(id, err) {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: still %+v, %v after 2 s", what, id, err)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	waitFor("the new scope", func(id Identity, err error) bool {
+		return err == nil && id.Allows("git") && id.Allows("web") && !id.Allows("fs")
+	})
+	if _, err := cliAuth.SetServers(ctx, "laptop", nil); err != nil {
+		t.Fatal(err)
+	}
+	waitFor("every server", func(id Identity, err error) bool { return err == nil && id.Allows("fs") && len(id.Servers) == 0 })
+
+	if err := cliAuth.Delete(ctx, "laptop"); err != nil {
+		t.Fatal(err)
+	}
+	waitFor("the deletion", func(_ Identity, err error) bool { return errors.Is(err, ErrInvalidToken) })
+	if _, _, err := s.Create(ctx, "laptop", nil); err != nil {
+		t.Errorf("the deleted token's name is still taken: %v", err)
+	}
+
+	for name, err := range map[string]error{
+		"delete unknown": cliAuth.Delete(ctx, "nope"),
+		"scope unknown":  func() error { _, err := cliAuth.SetServers(ctx, "nope", nil); return err }(),
+	} {
+		if !errors.Is(err, store.ErrNotFound) {
+			t.Errorf("%s: %v, want not found", name, err)
+		}
+	}
+	if err := s.Revoke(ctx, "laptop"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.SetServers(ctx, "laptop", []string{"fs"}); !errors.Is(err, ErrAlreadyRevoked) {
+		t.Errorf("scope of a revoked token: %v", err)
+	}
+}

@@ -17,6 +17,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mcp-router/mcp-router/backend/appapi"
+	"github.com/mcp-router/mcp-router/backend/applog"
 	"github.com/mcp-router/mcp-router/backend/config"
 	"github.com/mcp-router/mcp-router/backend/core"
 	"github.com/mcp-router/mcp-router/backend/store"
@@ -51,6 +52,10 @@ type Options struct {
 	// the only P until the runtime's monitor takes it back. Nil in tests, so
 	// a test process keeps its own runtime settings.
 	TuneRuntime func()
+	// UserEnv gives the desktop app, before any server starts, the
+	// environment the user's shell would have (PATH from the login shell;
+	// main passes shellenv.ForGUI) and names what it changed. Nil in tests.
+	UserEnv func(ctx context.Context) ([]string, error)
 }
 
 // usageError marks errors in how the command was called (exit 2).
@@ -65,6 +70,7 @@ type env struct {
 	opts     Options
 	dataDir  string
 	logLevel string
+	logFile  io.Closer // the desktop app's log file
 }
 
 // Main runs the command line and returns the process exit code.
@@ -183,18 +189,30 @@ func (e *env) runDesktop(ctx context.Context) error {
 		return errors.New("this build has no desktop UI; see `mcp-router --help` for the commands it has")
 	}
 	e.tuneRuntime()
-	return e.runCore(ctx, func(c *core.Core) error {
-		api := e.newAPI(c)
+	logFile := e.openLogFile()
+	if logFile != "" {
+		defer e.closeLogFile()
+	}
+	// The login shell's environment is taken while the window opens; the
+	// servers start once it is there (a profile loading nvm or pyenv takes
+	// a second or more).
+	var o core.Options
+	if e.opts.UserEnv != nil {
+		o.BeforeServers = e.userEnv
+	}
+	return e.runCoreWith(ctx, o, func(c *core.Core) error {
+		api := appapi.New(c, appapi.Options{Autostart: e.setLoginItem, LogFile: logFile})
 		defer appapi.Close(api)
 		// The window is useful without the endpoint (say, when the port is
-		// taken), so a failure to listen is logged, not fatal.
+		// taken), so a failure to listen is logged, not fatal, and a change
+		// of the port or listen setting moves the endpoint in place.
 		serveCtx, stopServe := context.WithCancel(ctx)
 		served := make(chan struct{})
 		go func() {
 			defer close(served)
-			err := c.Serve(serveCtx, core.ServeOptions{UI: e.uiHandler(api, false), Ready: func(addr string) {
+			err := c.ServeFollowing(serveCtx, core.ServeOptions{UI: e.uiHandler(api, false), Ready: func(addr string) {
 				logrus.Infof("MCP endpoint listening on http://%s/mcp (browser UI at http://%s/ui/)", addr, addr)
-			}})
+			}}, true)
 			if err != nil {
 				logrus.Errorf("MCP endpoint: %v", err)
 			}
@@ -227,6 +245,47 @@ func (e *env) setLoginItem(on bool) error {
 
 func (e *env) uiHandler(api *appapi.API, noAuth bool) http.Handler {
 	return appapi.Handler(api, appapi.HTTPOptions{Assets: e.opts.Assets, NoAuth: noAuth})
+}
+
+// openLogFile sends the log to <data dir>/logs as well as to stderr, which
+// no one reads when the app was started from a desktop menu, and returns
+// the file's path ("" when it cannot be written: the app runs anyway).
+func (e *env) openLogFile() string {
+	dir, err := e.resolveDataDir()
+	if err != nil {
+		return ""
+	}
+	w, err := applog.Open(dir)
+	if err != nil {
+		logrus.Warnf("no log file: %v", err)
+		return ""
+	}
+	e.logFile = w
+	logrus.SetOutput(io.MultiWriter(e.opts.Stderr, w))
+	logrus.Infof("MCP Router %s; log file %s", core.Version, applog.Path(dir))
+	return applog.Path(dir)
+}
+
+func (e *env) closeLogFile() {
+	logrus.SetOutput(e.opts.Stderr)
+	if e.logFile != nil {
+		_ = e.logFile.Close()
+	}
+}
+
+// userEnv runs Options.UserEnv, if any; a failure keeps the environment
+// the app was started with.
+func (e *env) userEnv(ctx context.Context) {
+	if e.opts.UserEnv == nil {
+		return
+	}
+	changed, err := e.opts.UserEnv(ctx)
+	switch {
+	case err != nil:
+		logrus.Warnf("keeping the environment the app was started with: %v", err)
+	case len(changed) > 0:
+		logrus.Infof("from the login shell's environment: %s", strings.Join(changed, ", "))
+	}
 }
 
 // tuneRuntime runs Options.TuneRuntime, if any.

@@ -120,6 +120,7 @@ func TestBadInputIsOneLineAndChangesNothing(t *testing.T) {
 	dir := t.TempDir()
 	mustRun(t, dir, "servers", "add", "existing", "--", "echo", "hi")
 	mustRun(t, dir, "servers", "gate", "existing", "--on", "--message", "kept as it is")
+	mustRun(t, dir, "servers", "add", "web", "--url", "http://127.0.0.1:9/mcp", "--header", "A=1")
 	files := t.TempDir()
 	write := func(name, content string) string {
 		p := filepath.Join(files, name)
@@ -171,6 +172,23 @@ func TestBadInputIsOneLineAndChangesNothing(t *testing.T) {
 		{"gate file without =", []string{"servers", "gate", "existing", "--init-tool", "t", "--init-arg-file", "code.js"}, "want KEY=FILE", ExitUsage},
 		{"gate missing file", []string{"servers", "gate", "existing", "--init-tool", "t", "--init-arg-file", "code=" + filepath.Join(files, "absent.js")}, "no such file", ExitError},
 		{"gate args without tool", []string{"servers", "gate", "existing", "--init-args", "{}"}, "need an init tool", ExitError},
+		{"update unknown server", []string{"servers", "update", "nope", "--timeout", "5"}, `no server named "nope"`, ExitError},
+		{"update nothing to change", []string{"servers", "update", "existing"}, "say what to change", ExitUsage},
+		{"update negative timeout", []string{"servers", "update", "existing", "--timeout", "-1"}, "--timeout must be 0", ExitUsage},
+		{"update timeout not a number", []string{"servers", "update", "existing", "--timeout", "soon"}, "invalid argument", ExitUsage},
+		{"update bad env", []string{"servers", "update", "existing", "--env", "NOEQUALS"}, "want KEY=VALUE", ExitUsage},
+		{"update unset missing env", []string{"servers", "update", "existing", "--unset-env", "ABSENT"}, "not set", ExitError},
+		{"update set and unset", []string{"servers", "update", "existing", "--env", "A=1", "--unset-env", "A"}, "both name", ExitUsage},
+		{"update header on stdio", []string{"servers", "update", "existing", "--header", "A=1"}, "for HTTP/SSE servers", ExitUsage},
+		{"update env on HTTP", []string{"servers", "update", "web", "--env", "A=1"}, "for stdio servers", ExitUsage},
+		{"update arg on HTTP", []string{"servers", "update", "web", "--arg", "x"}, "for stdio servers", ExitUsage},
+		{"update command on HTTP", []string{"servers", "update", "web", "--", "cmd"}, "not a command", ExitUsage},
+		{"update args two ways", []string{"servers", "update", "existing", "--arg", "a", "--no-args"}, "one way", ExitUsage},
+		{"update bad URL", []string{"servers", "update", "web", "--url", "ftp://h/x"}, "scheme must be http or https", ExitError},
+		{"update transport stdio", []string{"servers", "update", "web", "--transport", "stdio"}, "stays http or sse", ExitUsage},
+		{"update bad header", []string{"servers", "update", "web", "--header", "Mcp-Session-Id=s"}, "set by the transport", ExitError},
+		{"update bad prefix", []string{"servers", "update", "existing", "--prefix", "sometimes"}, "prefix mode", ExitError},
+		{"update empty command", []string{"servers", "update", "existing", "--"}, "no command after --", ExitUsage},
 		{"gate arg twice", []string{"servers", "gate", "existing", "--init-tool", "t", "--init-args", `{"code":1}`, "--init-arg-file", "code=" + malformed}, "both as JSON and as a file", ExitError},
 	}
 	before := list(t, dir)
@@ -191,6 +209,75 @@ func TestBadInputIsOneLineAndChangesNothing(t *testing.T) {
 				t.Errorf("database changed:\nbefore %v\nafter  %v", before, after)
 			}
 		})
+	}
+}
+
+// servers update changes only what its flags name.
+func TestServersUpdate(t *testing.T) {
+	dir := t.TempDir()
+	mustRun(t, dir, "servers", "add", "fs", "--env", "A=1", "--env", "B=2", "--cwd", "/tmp", "--", "npx", "-y", "server-fs", "/home")
+	mustRun(t, dir, "servers", "add", "web", "--url", "http://127.0.0.1:9/mcp", "--header", "Authorization=Bearer old", "--timeout", "30")
+	mustRun(t, dir, "servers", "gate", "fs", "--on", "--message", "kept")
+	show := func(name string) map[string]any {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(mustRun(t, dir, "servers", "show", name, "--json")), &m); err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	steps := []struct {
+		args     []string
+		name     string
+		validate func(t *testing.T, m map[string]any)
+	}{
+		{[]string{"--timeout", "120"}, "fs", func(t *testing.T, m map[string]any) {
+			if m["timeoutSeconds"] != float64(120) || m["command"] != "npx" || fmt.Sprint(m["args"]) != "[-y server-fs /home]" {
+				t.Errorf("after --timeout: %v", m)
+			}
+		}},
+		{[]string{"--env", "A=changed", "--env", "C=3", "--unset-env", "B"}, "fs", func(t *testing.T, m map[string]any) {
+			if fmt.Sprint(m["env"]) != "map[A:changed C:3]" || m["timeoutSeconds"] != float64(120) {
+				t.Errorf("after --env: %v", m)
+			}
+		}},
+		{[]string{"--arg", "-y", "--arg", "server-fs", "--arg", "/with space"}, "fs", func(t *testing.T, m map[string]any) {
+			if fmt.Sprint(m["args"]) != "[-y server-fs /with space]" || m["command"] != "npx" {
+				t.Errorf("after --arg: %v", m)
+			}
+		}},
+		{[]string{"--no-args", "--cwd", ""}, "fs", func(t *testing.T, m map[string]any) {
+			if m["args"] != nil || m["cwd"] != nil {
+				t.Errorf("after --no-args --cwd '': %v", m)
+			}
+		}},
+		{[]string{"--timeout", "0", "--", "node", "server.js", "stdio"}, "fs", func(t *testing.T, m map[string]any) {
+			gate, _ := m["gate"].(map[string]any)
+			if m["command"] != "node" || fmt.Sprint(m["args"]) != "[server.js stdio]" || m["timeoutSeconds"] != nil ||
+				fmt.Sprint(m["env"]) != "map[A:changed C:3]" || gate["message"] != "kept" {
+				t.Errorf("after a new command: %v", m)
+			}
+		}},
+		{[]string{"--header", "Authorization=Bearer new", "--header", "X-Extra=1", "--url", "http://127.0.0.1:10/mcp", "--transport", "sse"}, "web", func(t *testing.T, m map[string]any) {
+			if fmt.Sprint(m["headers"]) != "map[Authorization:Bearer new X-Extra:1]" || m["url"] != "http://127.0.0.1:10/mcp" ||
+				m["transport"] != "sse" || m["timeoutSeconds"] != float64(30) {
+				t.Errorf("after --header --url --transport: %v", m)
+			}
+		}},
+		{[]string{"--unset-header", "X-Extra", "--prefix", "never"}, "web", func(t *testing.T, m map[string]any) {
+			if fmt.Sprint(m["headers"]) != "map[Authorization:Bearer new]" || m["prefixMode"] != "never" {
+				t.Errorf("after --unset-header --prefix: %v", m)
+			}
+		}},
+	}
+	for _, st := range steps {
+		out := mustRun(t, dir, append([]string{"servers", "update", st.name}, st.args...)...)
+		if !strings.HasPrefix(out, "updated "+st.name+"\n") {
+			t.Errorf("%v said %q", st.args, out)
+		}
+		st.validate(t, show(st.name))
+	}
+	if out := mustRun(t, dir, "servers", "show", "fs"); !strings.Contains(out, "the timeout setting") {
+		t.Errorf("show with timeout 0: %q", out)
 	}
 }
 

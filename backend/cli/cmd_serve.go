@@ -12,11 +12,16 @@ import (
 
 // runCore opens the data dir's router, runs fn with it and closes it.
 func (e *env) runCore(ctx context.Context, fn func(*core.Core) error) error {
+	return e.runCoreWith(ctx, core.Options{}, fn)
+}
+
+// runCoreWith is runCore with options for core.Open.
+func (e *env) runCoreWith(ctx context.Context, o core.Options, fn func(*core.Core) error) error {
 	dir, err := e.resolveDataDir()
 	if err != nil {
 		return err
 	}
-	c, err := core.Open(dir, core.Options{})
+	c, err := core.Open(dir, o)
 	if err != nil {
 		return err
 	}
@@ -40,9 +45,11 @@ func (e *env) serveCommand() *cobra.Command {
 				api := e.newAPI(c)
 				defer appapi.Close(api)
 				ui := e.uiHandler(api, noAuth)
-				return c.Serve(cmd.Context(), core.ServeOptions{Addr: listen, NoAuth: noAuth, UI: ui, Ready: func(addr string) {
+				// Without --listen the endpoint follows the port and listen
+				// settings, moving when they change.
+				return c.ServeFollowing(cmd.Context(), core.ServeOptions{Addr: listen, NoAuth: noAuth, UI: ui, Ready: func(addr string) {
 					e.serveBanner(cmd, c, addr, !noAuth && c.Settings.AuthEnabled(cmd.Context()))
-				}})
+				}}, false)
 			})
 		},
 	}
@@ -58,8 +65,12 @@ func (e *env) stdioCommand() *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return e.runCore(cmd.Context(), func(c *core.Core) error {
-				// The client's first tools/list should see every server.
-				c.WaitStarted(cmd.Context())
+				// Answer at once with what is running: some clients give up
+				// on a server whose initialize takes long, and an `npx -y`
+				// upstream may take a minute to download. The first list
+				// waits a few seconds for servers still starting
+				// (core.FirstListWait); each one that comes up later reaches
+				// the client as list_changed.
 				c.Gateway.Rebuild()
 				return c.ServeStdio(cmd.Context(), cmd.InOrStdin(), cmd.OutOrStdout())
 			})

@@ -5,13 +5,21 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
+	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"testing/fstest"
 	"time"
 
+	"github.com/mcp-router/mcp-router/backend/appapi"
+	"github.com/mcp-router/mcp-router/backend/config"
+	"github.com/mcp-router/mcp-router/backend/core"
+	"github.com/mcp-router/mcp-router/backend/store"
+	"github.com/mcp-router/mcp-router/internal/testmcp"
 	"github.com/mcp-router/mcp-router/internal/testpeers"
 )
 
@@ -189,4 +197,57 @@ func TestServeSaysWhoMayUseTheUI(t *testing.T) {
 			t.Errorf("banner:\n%s", banner)
 		}
 	})
+}
+
+// The desktop app takes the user's environment (Options.UserEnv) before
+// its servers start, so they inherit it; serve and stdio leave it alone.
+func TestUserEnvBeforeTheDesktopsServersStart(t *testing.T) {
+	dir := t.TempDir()
+	mustRun(t, dir, "settings", "set", "port", strconv.Itoa(testpeers.FreePort(t)))
+	st, err := store.Open(config.DBPath(dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.Servers().Create(context.Background(), testmcp.Server("probe")); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	t.Setenv(testmcp.EnvKnob, "from the launcher")
+	var calls atomic.Int32
+	userEnv := func(context.Context) ([]string, error) {
+		calls.Add(1)
+		os.Setenv(testmcp.EnvKnob, "from the login shell")
+		return []string{testmcp.EnvKnob}, nil
+	}
+	o := Options{Stdin: strings.NewReader(""), Stdout: io.Discard, Stderr: io.Discard, UserEnv: userEnv}
+	if code := Main(context.Background(), []string{"--data-dir", dir, "stdio"}, o); code != 0 || calls.Load() != 0 {
+		t.Fatalf("stdio: exit %d, UserEnv called %d times", code, calls.Load())
+	}
+	var shown string
+	var logInfo appapi.LogFileInfo
+	o.RunDesktop = func(ctx context.Context, c *core.Core, api *appapi.API) error {
+		logInfo, _ = api.LogFile()
+		testpeers.Eventually(t, 15*time.Second, "probe to run", func() bool {
+			st, err := c.Servers.Status("probe")
+			return err == nil && st.State == "running"
+		})
+		raw, err := c.Servers.Request(ctx, "probe", "tools/call", map[string]any{"name": "show", "arguments": map[string]any{}})
+		shown = string(raw)
+		return err
+	}
+	if code := Main(context.Background(), []string{"--data-dir", dir}, o); code != 0 {
+		t.Fatalf("desktop exited %d", code)
+	}
+	if calls.Load() != 1 || !strings.Contains(shown, "from the login shell") {
+		t.Errorf("UserEnv called %d times; the server saw %s", calls.Load(), shown)
+	}
+	// The desktop app logs to <data dir>/logs too, and tells the UI where.
+	wantLog := filepath.Join(dir, "logs", "mcp-router.log")
+	if logInfo.Path != wantLog || logInfo.Folder != filepath.Dir(wantLog) {
+		t.Errorf("LogFile() = %+v, want %s", logInfo, wantLog)
+	}
+	b, err := os.ReadFile(wantLog)
+	if err != nil || !strings.Contains(string(b), "from the login shell's environment: KNOB") || !strings.Contains(string(b), "log file "+wantLog) {
+		t.Errorf("log file: %v\n%s", err, b)
+	}
 }

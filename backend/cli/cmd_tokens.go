@@ -16,7 +16,7 @@ import (
 func (e *env) tokensCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "tokens",
-		Short: "Create, list and revoke the access tokens clients use",
+		Short: "Create, list, revoke, delete and scope the access tokens clients use",
 		Long: "Clients send a token as `Authorization: Bearer mcpr_…` (or $MCPR_TOKEN for `mcp-router connect`).\n" +
 			"Only a hash of each token is stored, so a token is shown once, when it is created.\n\n" +
 			"A token has a role. A client token (the default, what `snippet` and the Connect page make) reaches the\n" +
@@ -25,7 +25,7 @@ func (e *env) tokensCommand() *cobra.Command {
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
-	cmd.AddCommand(e.tokensCreate(), e.tokensList(), e.tokensRevoke())
+	cmd.AddCommand(e.tokensCreate(), e.tokensList(), e.tokensRevoke(), e.tokensDelete(), e.tokensUpdate())
 	return cmd
 }
 

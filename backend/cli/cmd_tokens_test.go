@@ -157,6 +157,14 @@ func TestTokensBadInput(t *testing.T) {
 		{"revoke twice", []string{"tokens", "revoke", "gone"}, `token "gone": already revoked`, ExitError},
 		{"revoke no name", []string{"tokens", "revoke"}, "usage: mcp-router tokens revoke NAME", ExitUsage},
 		{"list arg", []string{"tokens", "list", "x"}, "", ExitUsage},
+		{"delete unknown", []string{"tokens", "delete", "nope"}, `no token named "nope"`, ExitError},
+		{"delete no name", []string{"tokens", "delete"}, "usage: mcp-router tokens delete NAME", ExitUsage},
+		{"update unknown", []string{"tokens", "update", "nope", "--all-servers"}, `no token named "nope"`, ExitError},
+		{"update nothing", []string{"tokens", "update", "existing"}, "give --servers a,b or --all-servers", ExitUsage},
+		{"update both", []string{"tokens", "update", "existing", "--servers", "fs", "--all-servers"}, "one of them", ExitUsage},
+		{"update unknown server", []string{"tokens", "update", "existing", "--servers", "fs,nope"}, `--servers: no server named "nope"`, ExitError},
+		{"update empty servers", []string{"tokens", "update", "existing", "--servers", ","}, "--servers needs at least one server", ExitUsage},
+		{"update revoked", []string{"tokens", "update", "gone", "--servers", "fs"}, `token "gone": already revoked`, ExitError},
 		{"unknown flag", []string{"tokens", "list", "--yaml"}, "unknown flag", ExitUsage},
 	}
 	before := tokensJSON(t, dir)
@@ -221,5 +229,46 @@ func TestTokensCreateAdminAndListRoles(t *testing.T) {
 		if roles[f[0]] != f[1] {
 			t.Errorf("table row %q: role %q, want %q", line, f[1], roles[f[0]])
 		}
+	}
+}
+
+// tokens update changes a token's scope as the router sees it; tokens
+// delete removes it, revoked or not, and frees the name.
+func TestTokensUpdateAndDelete(t *testing.T) {
+	dir := t.TempDir()
+	mustRun(t, dir, "servers", "add", "fs", "--", "echo", "fs")
+	mustRun(t, dir, "servers", "add", "git", "--", "echo", "git")
+	secret := strings.TrimSpace(mustRun(t, dir, "tokens", "create", "ci", "--servers", "fs"))
+	if out := mustRun(t, dir, "tokens", "update", "ci", "--servers", "git, fs"); out != "token ci may now use servers git, fs\n" {
+		t.Errorf("update said %q", out)
+	}
+	id, err := verifyIn(t, dir, secret)
+	if err != nil || !reflect.DeepEqual(id.Servers, []string{"git", "fs"}) {
+		t.Fatalf("after --servers: %+v %v", id, err)
+	}
+	if out := mustRun(t, dir, "tokens", "update", "ci", "--all-servers"); out != "token ci may now use all servers\n" {
+		t.Errorf("update said %q", out)
+	}
+	if rows := tokensJSON(t, dir); len(rows) != 1 || len(rows[0].Servers) != 0 {
+		t.Errorf("after --all-servers: %+v", rows)
+	}
+	mustRun(t, dir, "tokens", "revoke", "ci")
+	if out := mustRun(t, dir, "tokens", "delete", "ci"); out != "deleted ci\n" {
+		t.Errorf("delete said %q", out)
+	}
+	if rows := tokensJSON(t, dir); len(rows) != 0 {
+		t.Errorf("after delete: %+v", rows)
+	}
+	if _, err := verifyIn(t, dir, secret); !errors.Is(err, auth.ErrInvalidToken) {
+		t.Errorf("deleted token verifies: %v", err)
+	}
+	// The name is free again; an active token can be deleted too.
+	again := strings.TrimSpace(mustRun(t, dir, "tokens", "create", "ci"))
+	if _, err := verifyIn(t, dir, again); err != nil {
+		t.Fatal(err)
+	}
+	mustRun(t, dir, "tokens", "delete", "ci")
+	if _, err := verifyIn(t, dir, again); !errors.Is(err, auth.ErrInvalidToken) {
+		t.Errorf("deleted active token verifies: %v", err)
 	}
 }

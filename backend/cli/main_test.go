@@ -6,6 +6,8 @@ import (
 	"os/signal"
 	"syscall"
 	"testing"
+
+	"github.com/mcp-router/mcp-router/internal/testmcp"
 )
 
 // envAsRouter makes the test binary run as mcp-router (as main.go does,
@@ -14,6 +16,7 @@ import (
 const envAsRouter = "MCPR_TEST_AS_ROUTER"
 
 func TestMain(m *testing.M) {
+	testmcp.ServeIfAsked() // the test binary as an upstream MCP server
 	if os.Getenv(envAsRouter) == "1" {
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 		code := Main(ctx, os.Args[1:], Options{})

@@ -24,7 +24,7 @@ func (e *env) serversCommand() *cobra.Command {
 		RunE:  func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
 	cmd.AddCommand(e.serversAdd(), e.serversList(), e.serversShow(), e.serversRemove(),
-		e.serversToggle("enable", true), e.serversToggle("disable", false), e.serversImport(), e.serversTest(), e.serversGate())
+		e.serversToggle("enable", true), e.serversToggle("disable", false), e.serversImport(), e.serversTest(), e.serversGate(), e.serversUpdate())
 	return cmd
 }
 
@@ -67,7 +67,7 @@ func (e *env) serversAdd() *cobra.Command {
 	f.StringVar(&transport, "transport", "", "http (streamable HTTP, default for --url) or sse")
 	f.StringArrayVar(&headers, "header", nil, "HTTP header KEY=VALUE sent to an HTTP/SSE server (repeatable)")
 	f.StringVar(&prefix, "prefix", string(spec.PrefixAlways), "tool name prefix: always (<server>__<tool>) or never")
-	f.IntVar(&timeout, "timeout", spec.DefaultTimeoutSeconds, "seconds to wait for one upstream request")
+	f.IntVar(&timeout, "timeout", 0, "seconds to wait for one upstream request (default: the timeout setting)")
 	f.BoolVar(&disabled, "disabled", false, "add the server without starting it")
 	return cmd
 }
@@ -96,8 +96,8 @@ func buildServer(args []string, dash int, f addFlags) (spec.Server, error) {
 	}
 	def := spec.Server{Name: name, Cwd: f.cwd, URL: f.url, Transport: spec.Transport(f.transport),
 		PrefixMode: spec.PrefixMode(f.prefix), TimeoutSeconds: f.timeout, Enabled: !f.disabled}
-	if f.timeout <= 0 {
-		return spec.Server{}, usagef("--timeout must be a positive number of seconds")
+	if f.timeout < 0 {
+		return spec.Server{}, usagef("--timeout must be a positive number of seconds (or 0: the timeout setting)")
 	}
 	if len(command) > 0 && f.url != "" {
 		return spec.Server{}, usagef("give either a command after -- or --url, not both")
@@ -225,7 +225,11 @@ func printServer(w io.Writer, r store.Server) {
 		}
 	}
 	fmt.Fprintf(tw, "Prefix:\t%s\n", r.PrefixMode)
-	fmt.Fprintf(tw, "Timeout:\t%ds\n", r.TimeoutSeconds)
+	if r.TimeoutSeconds > 0 {
+		fmt.Fprintf(tw, "Timeout:\t%ds\n", r.TimeoutSeconds)
+	} else {
+		fmt.Fprintf(tw, "Timeout:\tthe timeout setting\n")
+	}
 	if len(r.DisabledTools) > 0 {
 		fmt.Fprintf(tw, "Disabled tools:\t%s\n", strings.Join(r.DisabledTools, ", "))
 	}

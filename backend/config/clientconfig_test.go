@@ -81,11 +81,11 @@ const vscode = `{
 func TestParseClientConfigFormats(t *testing.T) {
 	std := func(name, cmd string, args []string) spec.Server {
 		return spec.Server{Name: name, Transport: spec.Stdio, Command: cmd, Args: args, Enabled: true,
-			PrefixMode: spec.PrefixAlways, TimeoutSeconds: spec.DefaultTimeoutSeconds}
+			PrefixMode: spec.PrefixAlways}
 	}
 	remote := func(name string, tr spec.Transport, u string) spec.Server {
 		return spec.Server{Name: name, Transport: tr, URL: u, Enabled: true,
-			PrefixMode: spec.PrefixAlways, TimeoutSeconds: spec.DefaultTimeoutSeconds}
+			PrefixMode: spec.PrefixAlways}
 	}
 	with := func(s spec.Server, f func(*spec.Server)) spec.Server { f(&s); return s }
 

@@ -7,6 +7,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -48,6 +49,9 @@ type Core struct {
 	changeSubs map[int]func()
 	changeID   int
 
+	reloads       atomic.Int64 // configuration reloads by watch
+	beforeServers func(ctx context.Context)
+
 	stopWatch context.CancelFunc
 	watchDone chan struct{}
 	closeOnce sync.Once
@@ -57,6 +61,11 @@ type Core struct {
 type Options struct {
 	Logger   logrus.FieldLogger
 	Upstream upstream.Options
+	// BeforeServers, if set, runs in the background when Run is called,
+	// and the servers start only after it returns (or when the router
+	// closes, never): the desktop app takes the login shell's environment
+	// there, without holding up its window. Its ctx ends at Close.
+	BeforeServers func(ctx context.Context)
 }
 
 // Open opens the store in dataDir and builds the services. It starts no
@@ -70,7 +79,7 @@ func Open(dataDir string, o Options) (*Core, error) {
 		return nil, err
 	}
 	id, chain := identity(dataDir, o.Logger)
-	c := &Core{DataDir: dataDir, Store: st, Log: o.Logger, Instance: id, chain: chain}
+	c := &Core{DataDir: dataDir, Store: st, Log: o.Logger, Instance: id, chain: chain, beforeServers: o.BeforeServers}
 	c.Settings = settings.New(st)
 	c.Settings.SetLogger(o.Logger)
 	c.Auth = auth.New(st)
@@ -102,6 +111,10 @@ func Open(dataDir string, o Options) (*Core, error) {
 		Roots: func(ctx context.Context, s string, r mcp.ListRootsRequest) (*mcp.ListRootsResult, error) {
 			return gw.ClientSide().Roots(ctx, s, r)
 		},
+	}
+	if uo.DefaultTimeout == nil {
+		// Servers without a timeout of their own follow the setting.
+		uo.DefaultTimeout = func() time.Duration { return c.Settings.Timeout(context.Background()) }
 	}
 	c.Servers = upstream.New(uo)
 	c.Hooks = hook.New(st.Hooks(), hook.Options{
@@ -161,8 +174,10 @@ func callerFrom(ctx context.Context) gateway.Caller {
 }
 
 // Run starts every enabled server and the gateway, and keeps both in step
-// with the database, so a change made by the CLI while the router runs takes
-// effect within a second.
+// with the configuration in the database, so a change made by the CLI (or
+// this process) while the router runs takes effect within a second. Only
+// configuration changes reload (store.Revision): the request log and the
+// tokens' last-used times do not.
 func (c *Core) Run(ctx context.Context, interval time.Duration) error {
 	if c.BehindSelf() {
 		return c.runBehindSelf()
@@ -176,8 +191,10 @@ func (c *Core) Run(ctx context.Context, interval time.Duration) error {
 	if err != nil {
 		return err
 	}
-	if err := c.SyncServers(ctx); err != nil {
-		return err
+	if c.beforeServers == nil {
+		if err := c.SyncServers(ctx); err != nil {
+			return err
+		}
 	}
 	if err := c.Hooks.Reload(ctx); err != nil {
 		return fmt.Errorf("load hooks: %w", err)
@@ -186,7 +203,21 @@ func (c *Core) Run(ctx context.Context, interval time.Duration) error {
 	wctx, cancel := context.WithCancel(context.Background())
 	c.stopWatch = cancel
 	c.watchDone = make(chan struct{})
-	go c.watch(wctx, interval, startRev)
+	if c.beforeServers == nil {
+		go c.watch(wctx, interval, startRev)
+		return nil
+	}
+	go func() {
+		c.beforeServers(wctx)
+		if wctx.Err() != nil {
+			close(c.watchDone)
+			return
+		}
+		if err := c.SyncServers(wctx); err != nil {
+			c.Log.Errorf("start the servers: %v", err)
+		}
+		c.watch(wctx, interval, startRev)
+	}()
 	return nil
 }
 
@@ -204,8 +235,8 @@ func (c *Core) SyncServers(ctx context.Context) error {
 }
 
 // WaitStarted waits until no enabled server is still starting, or until
-// ctx ends: the stdio mode uses it so the client's first tools/list is
-// complete.
+// ctx ends (tests use it to begin with every server up; the stdio mode
+// does not wait: it answers at once and sends list_changed later).
 func (c *Core) WaitStarted(ctx context.Context) {
 	for {
 		starting := false
@@ -240,15 +271,7 @@ func (c *Core) watch(ctx context.Context, interval time.Duration, last int64) {
 			continue
 		}
 		last = rev
-		c.Settings.Invalidate() // read what the other process wrote, not a cached value
-		if err := c.SyncServers(ctx); err != nil {
-			c.Log.Warnf("reload after a database change: %v", err)
-		}
-		if err := c.Hooks.Reload(ctx); err != nil {
-			c.Log.Warnf("reload hooks after a database change: %v", err)
-		}
-		// A setting such as the separator may have changed.
-		c.Gateway.Refresh()
+		c.reload(ctx)
 		c.changeMu.Lock()
 		subs := make([]func(), 0, len(c.changeSubs))
 		for _, fn := range c.changeSubs {
@@ -260,6 +283,24 @@ func (c *Core) watch(ctx context.Context, interval time.Duration, last int64) {
 		}
 	}
 }
+
+// reload re-applies the configuration after a change.
+func (c *Core) reload(ctx context.Context) {
+	c.reloads.Add(1)
+	c.Settings.Invalidate() // read what the other process wrote, not a cached value
+	if err := c.SyncServers(ctx); err != nil {
+		c.Log.Warnf("reload after a database change: %v", err)
+	}
+	if err := c.Hooks.Reload(ctx); err != nil {
+		c.Log.Warnf("reload hooks after a database change: %v", err)
+	}
+	// A setting such as the separator may have changed.
+	c.Gateway.Refresh()
+}
+
+// Reloads counts how often Run's watch has re-applied the configuration
+// because it changed.
+func (c *Core) Reloads() int64 { return c.reloads.Load() }
 
 // OnDatabaseChange calls fn after Run's watch has applied a change another
 // process (the CLI) made to the database, until unsubscribe is called.

@@ -1,7 +1,9 @@
 package core
 
 import (
+	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -101,14 +103,157 @@ func (c *Core) Serve(ctx context.Context, o ServeOptions) error {
 	return nil
 }
 
+// FirstListWait bounds how long the first list request of a stdio session
+// (tools/list, prompts/list, resources/list, resources/templates/list)
+// waits for servers that are still starting.
+const FirstListWait = 5 * time.Second
+
 // ServeStdio serves the gateway on in/out (JSON-RPC, one message per line)
-// until in ends or ctx is cancelled.
+// until in ends or ctx is cancelled. It answers initialize at once, with
+// what is running; the session's first list request waits up to
+// FirstListWait for servers still starting (so a client that lists once and
+// leaves, such as the Inspector CLI, sees the servers that start quickly),
+// and each server that comes up later reaches the client as list_changed.
 func (c *Core) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) error {
 	s := server.NewStdioServer(c.Gateway.Server())
 	s.SetErrorLogger(log.New(logrus.StandardLogger().WriterLevel(logrus.DebugLevel), "", 0))
+	in = &firstListGate{src: bufio.NewReader(in), wait: func() {
+		wctx, cancel := context.WithTimeout(ctx, FirstListWait)
+		defer cancel()
+		c.WaitStarted(wctx)
+		c.Gateway.Rebuild()
+	}}
 	err := s.Listen(ctx, in, out)
 	if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, io.EOF) {
 		return nil
 	}
 	return err
+}
+
+// ServeFollowing is Serve on the address of the listen and port settings
+// that moves, in place, whenever they change (from the Settings page or the
+// CLI): the endpoint on the old address shuts down (its clients reconnect)
+// and one on the new address starts. A failure to listen is reported by
+// Endpoint and, unless retry is set, returned if it happens at the first
+// start; afterwards (or with retry) the next change of the settings is
+// awaited. With o.Addr set it is plain Serve.
+func (c *Core) ServeFollowing(ctx context.Context, o ServeOptions, retry bool) error {
+	if o.Addr != "" {
+		return c.Serve(ctx, o)
+	}
+	changed := make(chan struct{}, 1)
+	unsubscribe := c.OnDatabaseChange(func() {
+		select {
+		case changed <- struct{}{}:
+		default:
+		}
+	})
+	defer unsubscribe()
+	for first := true; ; first = false {
+		addr := c.Settings.ListenAddr(ctx)
+		sctx, stop := context.WithCancel(ctx)
+		so := o
+		so.Addr = addr
+		done := make(chan error, 1)
+		go func() { done <- c.Serve(sctx, so) }()
+		returned, err := c.serveUntilMoved(ctx, addr, changed, done)
+		stop()
+		if !returned {
+			<-done
+		}
+		switch {
+		case ctx.Err() != nil:
+			return nil
+		case err != nil && first && !retry:
+			return err
+		case err != nil:
+			c.Log.Errorf("MCP endpoint: %v (change the port or listen setting to try again)", err)
+			if !c.awaitAddrChange(ctx, addr, changed) {
+				return nil
+			}
+		}
+	}
+}
+
+// serveUntilMoved waits until ctx ends, the settings name another address,
+// or Serve returns (returned, with its error).
+func (c *Core) serveUntilMoved(ctx context.Context, addr string, changed <-chan struct{}, done <-chan error) (returned bool, err error) {
+	for {
+		select {
+		case <-ctx.Done():
+			return false, nil
+		case err := <-done:
+			if err == nil {
+				err = fmt.Errorf("MCP endpoint on %s stopped", addr)
+			}
+			return true, err
+		case <-changed:
+			next := c.Settings.ListenAddr(ctx)
+			if next == addr {
+				continue
+			}
+			c.Log.Infof("the listen address changed to %s: moving the MCP endpoint from %s", next, addr)
+			return false, nil
+		}
+	}
+}
+
+// awaitAddrChange waits for the settings to name an address other than
+// addr; false when ctx ended first.
+func (c *Core) awaitAddrChange(ctx context.Context, addr string, changed <-chan struct{}) bool {
+	for {
+		select {
+		case <-ctx.Done():
+			return false
+		case <-changed:
+			if c.Settings.ListenAddr(ctx) != addr {
+				return true
+			}
+		}
+	}
+}
+
+// firstListGate passes stdin through line by line and, before handing over
+// the first list request, runs wait once.
+type firstListGate struct {
+	src     *bufio.Reader
+	wait    func()
+	waited  bool
+	buf     []byte
+	pending error // the source's error, returned once buf is drained
+}
+
+func (g *firstListGate) Read(p []byte) (int, error) {
+	if len(g.buf) == 0 {
+		if g.pending != nil {
+			return 0, g.pending
+		}
+		line, err := g.src.ReadBytes('\n')
+		g.buf, g.pending = line, err
+		if len(line) == 0 {
+			return 0, err
+		}
+		if !g.waited && isListRequest(line) {
+			g.waited = true
+			g.wait()
+		}
+	}
+	n := copy(p, g.buf)
+	g.buf = g.buf[n:]
+	return n, nil
+}
+
+// isListRequest reports whether line is a request for one of the lists.
+func isListRequest(line []byte) bool {
+	var m struct {
+		Method string `json:"method"`
+	}
+	if json.Unmarshal(line, &m) != nil {
+		return false
+	}
+	switch m.Method {
+	case "tools/list", "prompts/list", "resources/list", "resources/templates/list":
+		return true
+	}
+	return false
 }

@@ -33,7 +33,8 @@ const (
 	PrefixNever  PrefixMode = "never"
 )
 
-// DefaultTimeoutSeconds bounds one upstream request unless the server says otherwise.
+// DefaultTimeoutSeconds bounds one upstream request when neither the server
+// (TimeoutSeconds) nor the timeout setting says otherwise.
 const DefaultTimeoutSeconds = 60
 
 // ErrInvalid is wrapped by every validation error, so callers can tell bad
@@ -57,13 +58,14 @@ type Server struct {
 	Headers        map[string]string `json:"headers,omitempty" gorm:"serializer:json"`
 	Enabled        bool              `json:"enabled"`
 	PrefixMode     PrefixMode        `json:"prefixMode"`
-	TimeoutSeconds int               `json:"timeoutSeconds,omitempty"`
+	TimeoutSeconds int               `json:"timeoutSeconds,omitempty"` // 0: the timeout setting
 	DisabledTools  []string          `json:"disabledTools,omitempty" gorm:"serializer:json"`
 	Gate           Gate              `json:"gate" gorm:"serializer:json"`
 }
 
-// Normalize fills defaults in place: prefix mode, timeout, and the transport
-// implied by the fields set (a command means stdio, a URL means streamable HTTP).
+// Normalize fills defaults in place: prefix mode and the transport implied
+// by the fields set (a command means stdio, a URL means streamable HTTP). A
+// timeout of 0 stays 0: the server follows the timeout setting.
 func (s *Server) Normalize() {
 	s.Name = strings.TrimSpace(s.Name)
 	if s.Transport == "" {
@@ -76,9 +78,6 @@ func (s *Server) Normalize() {
 	}
 	if s.PrefixMode == "" {
 		s.PrefixMode = PrefixAlways
-	}
-	if s.TimeoutSeconds == 0 {
-		s.TimeoutSeconds = DefaultTimeoutSeconds
 	}
 }
 

@@ -18,7 +18,7 @@ func TestNormalizeInfersTransportAndDefaults(t *testing.T) {
 	}
 	for _, tc := range cases {
 		tc.in.Normalize()
-		if tc.in.Transport != tc.want || tc.in.PrefixMode != PrefixAlways || tc.in.TimeoutSeconds != DefaultTimeoutSeconds {
+		if tc.in.Transport != tc.want || tc.in.PrefixMode != PrefixAlways || tc.in.TimeoutSeconds != 0 {
 			t.Errorf("normalized %+v", tc.in)
 		}
 	}

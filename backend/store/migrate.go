@@ -19,6 +19,8 @@ var migrations = []*gormigrate.Migration{
 	{ID: "0002_server_gate", Migrate: migrate0002},
 	{ID: "0003_request_log_indexes", Migrate: migrate0003},
 	{ID: "0004_token_roles", Migrate: migrateTokenRoles},
+	{ID: "0005_config_revision", Migrate: migrateConfigRevision},
+	{ID: "0006_server_timeout_follows_setting", Migrate: migrateServerTimeoutFollowsSetting},
 }
 
 // MigrationIDs lists the migrations this build knows, oldest first.

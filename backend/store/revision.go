@@ -5,31 +5,43 @@ import (
 	"fmt"
 )
 
-// Revision returns a number that differs from the previous call's whenever
-// any other connection — another process such as the CLI, or this Store's
-// own pool — committed a write. Compare for inequality, not order.
+// Revision returns a number that changes whenever the configuration
+// changed: a server, hook, token or setting was written by any connection —
+// another process such as the CLI, this Store's own pool, or the sqlite3
+// shell. Writes that are not configuration (the request log, a token's
+// last-used time) leave it as it was. Compare for inequality, not order.
 //
-// It is PRAGMA data_version read on a connection reserved for this purpose
-// (which therefore never writes itself, so it sees every commit). We chose it
-// over a counter table because it costs no extra write per change, cannot be
-// forgotten by a new repository method, and also notices edits made with the
-// sqlite3 shell. Polling it is a lock-free read of the WAL index.
+// Two reads make it cheap to poll. PRAGMA data_version, read on a
+// connection reserved for this purpose (which never writes, so it sees
+// every commit), is a lock-free read of the WAL index that moves on any
+// commit; only when it moved is the config_revision row read, which
+// migration 0005_config_revision's triggers bump in the same transaction as every
+// configuration write. A trigger cannot be forgotten by a new repository
+// method, costs no extra statement per write, and sees edits made outside
+// the router too.
 func (s *Store) Revision(ctx context.Context) (int64, error) {
 	s.revMu.Lock()
 	defer s.revMu.Unlock()
-	var v int64
 	var err error
 	for attempt := 0; attempt < 2; attempt++ {
 		if s.revConn == nil {
 			if s.revConn, err = s.sql.Conn(ctx); err != nil {
 				return 0, fmt.Errorf("revision: %w", err)
 			}
-			s.revGen++
+			s.revOK = false // data_version restarts on a new connection
 		}
-		if err = s.revConn.QueryRowContext(ctx, "PRAGMA data_version").Scan(&v); err == nil {
-			// data_version restarts on a new connection; the generation in
-			// the high bits keeps the result from repeating an old value.
-			return s.revGen<<40 | v&(1<<40-1), nil
+		var dv int64
+		if err = s.revConn.QueryRowContext(ctx, "PRAGMA data_version").Scan(&dv); err == nil {
+			if s.revOK && dv == s.revDV {
+				return s.revValue, nil // no commit since the last look
+			}
+			var v int64
+			if err = s.revConn.QueryRowContext(ctx, "SELECT value FROM config_revision WHERE id = 1").Scan(&v); err == nil {
+				// A commit landing between the two reads is in v already,
+				// or shows as a new data_version next time: never missed.
+				s.revDV, s.revValue, s.revOK = dv, v, true
+				return v, nil
+			}
 		}
 		// A broken connection is replaced once.
 		s.revConn.Close()

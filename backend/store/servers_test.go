@@ -20,7 +20,7 @@ func TestServerCRUD(t *testing.T) {
 		t.Fatal(err)
 	}
 	if created.ID == 0 || created.Name != "fs" || created.Transport != spec.Stdio || created.PrefixMode != spec.PrefixAlways ||
-		created.TimeoutSeconds != spec.DefaultTimeoutSeconds || created.CreatedAt.IsZero() {
+		created.TimeoutSeconds != 0 || created.CreatedAt.IsZero() {
 		t.Errorf("created = %+v (want normalized, with ID and timestamps)", created)
 	}
 	if _, err := r.Create(ctx, spec.Server{Name: "alpha", URL: "https://a.example/mcp"}); err != nil {

@@ -43,9 +43,11 @@ type Store struct {
 	db  *gorm.DB
 	sql *sql.DB
 
-	revMu   sync.Mutex
-	revConn *sql.Conn
-	revGen  int64
+	revMu    sync.Mutex
+	revConn  *sql.Conn
+	revOK    bool  // revDV and revValue were read on revConn
+	revDV    int64 // PRAGMA data_version at the last read
+	revValue int64 // config_revision at the last read
 }
 
 // Open opens (creating if needed) the database at path and brings its schema

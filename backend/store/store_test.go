@@ -159,6 +159,11 @@ func TestOpenV1Fixture(t *testing.T) {
 		!reflect.DeepEqual(remote.DisabledTools, []string{"delete_all"}) || remote.TimeoutSeconds != 30 {
 		t.Errorf("remote = %+v", remote)
 	}
+	// Migration 0006_server_timeout_follows_setting: the 60 s every server got by default now follows the
+	// timeout setting (0); a timeout of its own (remote's 30) stays.
+	if fs.TimeoutSeconds != 0 || servers[1].TimeoutSeconds != 0 {
+		t.Errorf("timeouts after migration: filesystem %d, legacy %d; want 0 (the setting)", fs.TimeoutSeconds, servers[1].TimeoutSeconds)
+	}
 	for _, sv := range servers {
 		if err := sv.Validate(); err != nil {
 			t.Errorf("stored server no longer valid: %v", err)
@@ -195,7 +200,7 @@ func TestOpenV1Fixture(t *testing.T) {
 	if ci.RevokedAt == nil || ci.RevokedAt.Year() != 2026 || len(ci.Servers) != 0 {
 		t.Errorf("token ci = %+v", ci)
 	}
-	// Migration 0004: tokens from before roles are client tokens.
+	// Migration 0004_token_roles: tokens from before roles are client tokens.
 	if tok.Role != RoleClient || ci.Role != RoleClient {
 		t.Errorf("roles after upgrade: laptop %q, ci %q; want client", tok.Role, ci.Role)
 	}
@@ -398,7 +403,7 @@ func TestRevisionSeesOtherStoreWrites(t *testing.T) {
 	}
 }
 
-// TestOpenV3FixtureKeepsTokensAsClientTokens guards migration 0004 on a
+// TestOpenV3FixtureKeepsTokensAsClientTokens guards migration 0004_token_roles on a
 // real file written by the release before token roles (testdata/v3.sql,
 // made by that release's CLI): every token is still there, byte for byte,
 // and is now a client token; a revoked one stays revoked; a row an older

@@ -116,3 +116,16 @@ func (r TokenRepo) Delete(ctx context.Context, name string) error {
 	}
 	return nil
 }
+
+// SetServers replaces the servers the named token may use (none: all).
+func (r TokenRepo) SetServers(ctx context.Context, name string, servers []string) error {
+	return r.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		var t Token
+		if err := tx.Where("name = ?", name).Take(&t).Error; err != nil {
+			return translate(err, "token", name)
+		}
+		t.Servers = servers
+		// Select: a nil scope must be written (as JSON null), not skipped.
+		return tx.Model(&t).Select("servers").Updates(&t).Error
+	})
+}

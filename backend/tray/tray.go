@@ -11,7 +11,6 @@ package tray
 import (
 	"bytes"
 	"encoding/binary"
-	"fmt"
 	"image"
 	"image/png"
 	goruntime "runtime"
@@ -25,7 +24,7 @@ import (
 	"github.com/mcp-router/mcp-router/backend/upstream"
 )
 
-// Menu labels.
+// Menu labels in English (text.go has every language).
 const (
 	LabelOpen = "Open window"
 	LabelQuit = "Quit"
@@ -35,9 +34,12 @@ const (
 type Options struct {
 	Icon   []byte        // PNG, any size; scaled to 64 px
 	Status func() string // the status line; called on Refresh
-	OnOpen func()        // "Open window" and a click on the icon
-	OnQuit func()        // "Quit"
-	Logf   func(format string, args ...any)
+	// Language is "en" or "ja" for the menu (Language resolves the
+	// setting); called at start and on Refresh. Nil: English.
+	Language func() string
+	OnOpen   func() // "Open window" and a click on the icon
+	OnQuit   func() // "Quit"
+	Logf     func(format string, args ...any)
 }
 
 // Tray is the running icon, or the record that there is none.
@@ -45,6 +47,8 @@ type Tray struct {
 	o       Options
 	started atomic.Bool
 	status  atomic.Pointer[systray.MenuItem]
+	open    atomic.Pointer[systray.MenuItem]
+	quit    atomic.Pointer[systray.MenuItem]
 	end     func()
 	once    sync.Once
 }
@@ -62,6 +66,9 @@ func Start(o Options) *Tray {
 	}
 	if o.Status == nil {
 		o.Status = func() string { return "MCP Router" }
+	}
+	if o.Language == nil {
+		o.Language = func() string { return "en" }
 	}
 	t := &Tray{o: o}
 	if why := noSessionBus(); why != "" {
@@ -82,9 +89,12 @@ func Start(o Options) *Tray {
 		status.Disable()
 		t.status.Store(status)
 		systray.AddSeparator()
-		open := systray.AddMenuItem(LabelOpen, "Show the MCP Router window")
+		text := Texts(o.Language())
+		open := systray.AddMenuItem(text.Open, text.OpenTip)
 		systray.AddSeparator()
-		quit := systray.AddMenuItem(LabelQuit, "Stop the router and every server, and exit")
+		quit := systray.AddMenuItem(text.Quit, text.QuitTip)
+		t.open.Store(open)
+		t.quit.Store(quit)
 		if o.OnOpen != nil {
 			systray.SetOnTapped(o.OnOpen)
 		}
@@ -123,10 +133,21 @@ func (t *Tray) Visible() bool {
 	return noWatcher() == ""
 }
 
-// Refresh updates the status line (and the tooltip).
+// Refresh updates the status line (and the tooltip) and the menu's
+// language.
 func (t *Tray) Refresh() {
 	if t == nil {
 		return
+	}
+	text := Texts(t.o.Language())
+	for _, it := range []struct {
+		item       *systray.MenuItem
+		label, tip string
+	}{{t.open.Load(), text.Open, text.OpenTip}, {t.quit.Load(), text.Quit, text.QuitTip}} {
+		if it.item != nil {
+			it.item.SetTitle(it.label)
+			it.item.SetTooltip(it.tip)
+		}
 	}
 	if item := t.status.Load(); item != nil {
 		line := t.o.Status()
@@ -186,9 +207,10 @@ func noWatcher() string {
 	return ""
 }
 
-// RouterStatus is the status line for c:
+// RouterStatus is the status line for c in lang:
 // "Router on http://127.0.0.1:3282/mcp · 2 of 3 servers running".
-func RouterStatus(c *core.Core) string {
+func RouterStatus(c *core.Core, lang string) string {
+	text := Texts(lang)
 	running, enabled := 0, 0
 	for _, st := range c.Servers.Statuses() {
 		if st.Enabled {
@@ -199,14 +221,14 @@ func RouterStatus(c *core.Core) string {
 		}
 	}
 	ep := c.Endpoint()
-	where := "Endpoint not running"
+	where := text.EndpointOff
 	switch {
 	case ep.Running:
-		where = "Router on http://" + ep.Addr + "/mcp"
+		where = text.RouterOn("http://" + ep.Addr + "/mcp")
 	case ep.Err != "":
-		where = "Endpoint down: " + ep.Err
+		where = text.EndpointDown(ep.Err)
 	}
-	return fmt.Sprintf("%s · %d of %d servers running", where, running, enabled)
+	return where + " · " + text.ServersSummary(running, enabled)
 }
 
 // Icon is data (a PNG) at tray size: 64 px, wrapped in an ICO on Windows,

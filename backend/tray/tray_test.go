@@ -135,12 +135,14 @@ func TestTrayOverDBus(t *testing.T) {
 	t.Setenv("DBUS_SESSION_BUS_ADDRESS", addr)
 	status := "Router on http://127.0.0.1:3282/mcp · 0 of 1 servers running"
 	var statusMu sync.Mutex
+	lang := "en"
 	opened, quit := make(chan struct{}, 1), make(chan struct{}, 1)
 	l = logs{}
 	go func() {
 		done <- Start(Options{Logf: l.logf, Icon: pngIcon(t),
-			Status: func() string { statusMu.Lock(); defer statusMu.Unlock(); return status },
-			OnOpen: func() { opened <- struct{}{} }, OnQuit: func() { quit <- struct{}{} }})
+			Status:   func() string { statusMu.Lock(); defer statusMu.Unlock(); return status },
+			Language: func() string { statusMu.Lock(); defer statusMu.Unlock(); return lang },
+			OnOpen:   func() { opened <- struct{}{} }, OnQuit: func() { quit <- struct{}{} }})
 	}()
 	var tr *Tray
 	select {
@@ -202,6 +204,21 @@ func TestTrayOverDBus(t *testing.T) {
 		return false
 	})
 
+	// The UI language changes to Japanese: the menu follows on Refresh.
+	statusMu.Lock()
+	lang = "ja"
+	status = "ルーター: http://127.0.0.1:3282/mcp · サーバー 1 台中 1 台が実行中"
+	statusMu.Unlock()
+	tr.Refresh()
+	testpeers.Eventually(t, 5*time.Second, "the Japanese menu", func() bool {
+		have := map[string]int32{}
+		for _, it := range menu(t, conn, sender) {
+			have[it.label] = it.id
+		}
+		_, s := have[status]
+		return s && have["ウィンドウを開く"] == ids[LabelOpen] && have["終了"] == ids[LabelQuit]
+	})
+
 	click := func(id int32) {
 		t.Helper()
 		err := conn.Object(sender, "/StatusNotifierItem/menu").
@@ -240,5 +257,27 @@ func TestIcon(t *testing.T) {
 	ico := icoFromPNG(small, 64)
 	if len(ico) != len(small)+22 || ico[2] != 1 || ico[4] != 1 || ico[6] != 64 {
 		t.Errorf("ICO header % x", ico[:22])
+	}
+}
+
+func TestLanguageAndTexts(t *testing.T) {
+	for _, tc := range []struct{ setting, lcAll, lang, want string }{
+		{"en", "ja_JP.UTF-8", "", "en"},
+		{"ja", "", "C", "ja"},
+		{"system", "", "ja_JP.UTF-8", "ja"},
+		{"system", "en_US.UTF-8", "ja_JP.UTF-8", "en"},
+		{"system", "", "de_DE.UTF-8", "en"},
+		{"system", "", "", "en"},
+	} {
+		t.Setenv("LC_ALL", tc.lcAll)
+		t.Setenv("LC_MESSAGES", "")
+		t.Setenv("LANG", tc.lang)
+		if got := Language(tc.setting); got != tc.want {
+			t.Errorf("Language(%q) with LC_ALL=%q LANG=%q = %q, want %q", tc.setting, tc.lcAll, tc.lang, got, tc.want)
+		}
+	}
+	if en, ja := Texts("en"), Texts("ja"); en.Open != LabelOpen || ja.Open == en.Open || ja.ServersSummary(2, 3) != "サーバー 3 台中 2 台が実行中" ||
+		en.ServersSummary(2, 3) != "2 of 3 servers running" || Texts("fr").Quit != LabelQuit {
+		t.Errorf("texts: %+v %+v", en, ja)
 	}
 }

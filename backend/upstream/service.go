@@ -41,6 +41,10 @@ type Options struct {
 	// Chain lists the instance ids of the routers above this one (read from
 	// EnvRouterChain); a server carrying one of them is refused the same way.
 	Chain []string
+	// DefaultTimeout bounds a request to a server whose definition sets no
+	// timeout (TimeoutSeconds 0); read at every request, so a changed
+	// setting applies to the next one. Default: spec.DefaultTimeoutSeconds.
+	DefaultTimeout func() time.Duration
 }
 
 func (o *Options) defaults() {
@@ -58,6 +62,9 @@ func (o *Options) defaults() {
 	}
 	if o.Logger == nil {
 		o.Logger = logrus.StandardLogger()
+	}
+	if o.DefaultTimeout == nil {
+		o.DefaultTimeout = func() time.Duration { return spec.DefaultTimeoutSeconds * time.Second }
 	}
 }
 
@@ -334,7 +341,7 @@ func (s *Service) Console(name string) ([]string, error) {
 }
 
 // Request sends one JSON-RPC request to a running server and returns the
-// raw result, bounded by the server's timeout.
+// raw result, bounded by the server's timeout (else Options.DefaultTimeout).
 func (s *Service) Request(ctx context.Context, name, method string, params any) ([]byte, error) {
 	m, err := s.get(name)
 	if err != nil {
@@ -349,9 +356,13 @@ func (s *Service) Request(ctx context.Context, name, method string, params any) 
 		}
 		return nil, fmt.Errorf("%w (%s)", ErrNotRunning, st.State)
 	}
-	if sp.TimeoutSeconds > 0 {
+	timeout := time.Duration(sp.TimeoutSeconds) * time.Second
+	if sp.TimeoutSeconds <= 0 {
+		timeout = s.opts.DefaultTimeout()
+	}
+	if timeout > 0 {
 		var cancel context.CancelFunc
-		ctx, cancel = withRequestTimeout(ctx, time.Duration(sp.TimeoutSeconds)*time.Second)
+		ctx, cancel = withRequestTimeout(ctx, timeout)
 		defer cancel()
 	}
 	raw, err := c.request(ctx, method, params)

@@ -404,6 +404,88 @@ test('the UI end to end', { timeout: 420_000 }, async (t) => {
     await shoot('connect');
   });
 
+  await t.test("clears a snippet that failed instead of showing the previous client's", async () => {
+    await tid('snippet-mode-http').check();
+    await tid('snippet-client-claude-code').click();
+    await until(async () => ((await tid('snippet-text').textContent()) ?? '').includes('"type": "http"'), 'the Claude Code HTTP snippet');
+    // Claude Desktop has no HTTP mode: the router refuses, and nothing of
+    // Claude Code's snippet may stay on screen or in the Copy button.
+    await tid('snippet-client-claude-desktop').click();
+    await tid('snippet-error').waitFor();
+    assert.equal(await tid('snippet-text').count(), 0);
+    assert.ok(await tid('snippet-copy').isDisabled(), 'Copy is disabled without a snippet');
+    await shoot('connect-snippet-error');
+    await tid('snippet-mode-stdio').check();
+    await until(async () => ((await tid('snippet-text').textContent()) ?? '').includes('"connect"'), 'the Claude Desktop stdio snippet');
+    assert.equal(await tid('snippet-error').count(), 0);
+    assert.ok(await tid('snippet-copy').isEnabled());
+  });
+
+  await t.test("edits a token's servers, revokes and deletes it, and the name is free again", async () => {
+    await tid('token-edit-e2e-client').click();
+    await tid('token-edit-scope-e2e-client-everything').check();
+    await shoot('connect-token-scope');
+    await tid('token-save-scope-e2e-client').click();
+    await tid('token-scope-editor-e2e-client').waitFor({ state: 'detached' });
+    await tid('token-row-e2e-client').getByText('everything').waitFor();
+    const scoped = (await call('ListTokens')).find((x) => x.name === 'e2e-client');
+    assert.deepEqual(scoped?.servers, ['everything']);
+
+    await tid('token-revoke-e2e-client').click();
+    await tid('confirm').click();
+    await until(async () => (await call('ListTokens')).find((x) => x.name === 'e2e-client')?.revokedAt, 'the token to be revoked');
+    await tid('token-name').fill('e2e-client');
+    await tid('token-create').click();
+    await tid('token-error').getByText(/revoked token is still named/).waitFor();
+    await tid('token-delete-e2e-client').click();
+    await tid('confirm').click();
+    await tid('token-row-e2e-client').waitFor({ state: 'detached' });
+    assert.equal((await call('ListTokens')).some((x) => x.name === 'e2e-client'), false);
+    await tid('token-create').click();
+    await tid('token-secret-value').waitFor();
+    assert.equal((await call('ListTokens')).filter((x) => x.name === 'e2e-client' && !x.revokedAt).length, 1);
+  });
+
+  await t.test('sets the activate gate and a timeout in the server form', async () => {
+    await go('servers');
+    await tid('server-edit-everything').click();
+    await tid('form-timeout').waitFor();
+    await tid('form-timeout').fill('120');
+    await tid('form-gate').locator('summary').click();
+    await tid('form-gateEnabled').check();
+    await tid('form-gateMessage').fill('Call everything__activate before using these tools.');
+    await tid('form-gateInitTool').fill('echo');
+    await tid('form-gateInitArgs').fill('{"message": "warming up"}');
+    await tid('form-gateOverviewTool').fill('get-env');
+    await tid('form-gateHideTools').check();
+    await shoot('server-form-gate');
+    await tid('form-submit').click();
+    await tid('server-dialog').waitFor({ state: 'detached' });
+    const def = await call('GetServer', 'everything');
+    assert.equal(def.timeoutSeconds, 120);
+    assert.deepEqual(def.gate, {
+      enabled: true, message: 'Call everything__activate before using these tools.', initTool: 'echo',
+      initArgs: { message: 'warming up' }, overviewTool: 'get-env', hideTools: true,
+    });
+    // The gateway applies it: the server gets its activate tool.
+    await until(async () => (await call('ListTools')).some((x) => x.name === 'everything__activate'), 'the activate tool');
+
+    // The form shows what is stored, and turning the gate off restores the tools.
+    await tid('server-edit-everything').click();
+    await tid('form-gateEnabled').waitFor();
+    assert.equal(await tid('form-gateMessage').inputValue(), 'Call everything__activate before using these tools.');
+    assert.equal(await tid('form-gateInitArgs').inputValue(), '{\n  "message": "warming up"\n}');
+    await tid('form-gateEnabled').uncheck();
+    await tid('form-gateHideTools').uncheck();
+    await tid('form-timeout').fill('');
+    await tid('form-submit').click();
+    await tid('server-dialog').waitFor({ state: 'detached' });
+    const off = await call('GetServer', 'everything');
+    assert.equal(off.gate.enabled, false);
+    assert.equal(off.timeoutSeconds ?? 0, 0);
+    await until(async () => !(await call('ListTools')).some((x) => x.name === 'everything__activate'), 'the activate tool to go');
+  });
+
   await t.test('switches to Japanese live', async () => {
     await go('settings');
     await shoot('settings');

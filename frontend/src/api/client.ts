@@ -9,6 +9,7 @@ import {
   toHookTestResult,
   toHookView,
   toImportReport,
+  toLogFileInfo,
   toLogDetail,
   toLogPage,
   toLogRow,
@@ -84,6 +85,8 @@ export function createApi(t: ApiTransport): Api {
     listTokens: () => call('ListTokens', [], (r) => list(r, toTokenView, 'tokens')),
     createToken: (name, servers) => call('CreateToken', [name, servers], toCreatedToken),
     revokeToken: (name) => call('RevokeToken', [name], none),
+    deleteToken: (name) => call('DeleteToken', [name], none),
+    updateTokenServers: (name, servers) => call('UpdateTokenServers', [name, servers], toTokenView),
     snippet: (client, mode, token) => call('Snippet', [client, mode, token], (r) => (typeof r === 'string' ? r : '')),
     endpointStatus: () => call('EndpointStatus', [], toEndpointStatus),
 
@@ -94,6 +97,8 @@ export function createApi(t: ApiTransport): Api {
     saveSettings: (s) => call('SaveSettings', [s], toAppSettings),
 
     frontendReady: (page) => call('FrontendReady', [page], none),
+    logFile: () => call('LogFile', [], toLogFileInfo),
+    openLogFolder: () => call('OpenLogFolder', [], none),
 
     onServerChanged: (h) => on(EVENTS.serversChanged, toServerView, h),
     onServerRemoved: (h) =>

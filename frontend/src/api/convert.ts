@@ -14,9 +14,11 @@ import {
   type ContentBlock,
   type CreatedToken,
   type EndpointStatus,
+  type GateConfig,
   type HookTestResult,
   type HookView,
   type ImportReport,
+  type LogFileInfo,
   type LogDetail,
   type LogPage,
   type LogRow,
@@ -119,7 +121,27 @@ export function toServerConfig(raw: unknown): ServerConfig {
     prefixMode: isOneOf(PREFIX_MODES, r.prefixMode) ? r.prefixMode : 'always',
     timeoutSeconds: typeof r.timeoutSeconds === 'number' ? r.timeoutSeconds : undefined,
     disabledTools: r.disabledTools == null ? undefined : strings(r.disabledTools),
+    gate: r.gate == null ? undefined : toGateConfig(r.gate),
   };
+}
+
+export function toGateConfig(raw: unknown): GateConfig {
+  const r = obj(raw, 'gate');
+  const args = r.initArgs;
+  return {
+    enabled: bool(r.enabled),
+    message: optStr(r.message),
+    initTool: optStr(r.initTool),
+    initArgs: typeof args === 'object' && args !== null && !Array.isArray(args) ? (args as Record<string, unknown>) : undefined,
+    initArgFiles: stringMap(r.initArgFiles),
+    overviewTool: optStr(r.overviewTool),
+    hideTools: r.hideTools === true,
+  };
+}
+
+export function toLogFileInfo(raw: unknown): LogFileInfo {
+  const r = obj(raw, 'log file');
+  return { path: str(r.path), folder: str(r.folder) };
 }
 
 export function toImportReport(raw: unknown): ImportReport {

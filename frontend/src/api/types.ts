@@ -38,9 +38,24 @@ export interface ServerConfig {
   headers?: Record<string, string>;
   enabled: boolean;
   prefixMode: PrefixMode;
+  /** Absent or 0: the timeout setting. */
   timeoutSeconds?: number;
   disabledTools?: string[];
+  gate?: GateConfig;
   [extra: string]: unknown;
+}
+
+/** spec.Gate JSON: the activate gate of a server (docs/gate.md). */
+export interface GateConfig {
+  enabled: boolean;
+  message?: string;
+  initTool?: string;
+  /** The init tool's arguments, a JSON object. */
+  initArgs?: Record<string, unknown>;
+  /** Argument name → absolute path of a file read at each activation. */
+  initArgFiles?: Record<string, string>;
+  overviewTool?: string;
+  hideTools?: boolean;
 }
 
 export interface ImportReport {
@@ -148,6 +163,12 @@ export type SnippetClient = (typeof SNIPPET_CLIENTS)[number];
 export const SNIPPET_MODES = ['http', 'stdio'] as const;
 export type SnippetMode = (typeof SNIPPET_MODES)[number];
 
+export interface LogFileInfo {
+  /** Empty when this router writes no log file (`mcp-router serve`). */
+  path: string;
+  folder: string;
+}
+
 export interface EndpointStatus {
   url: string;
   running: boolean;
@@ -250,6 +271,10 @@ export interface Api {
   listTokens(): Promise<TokenView[]>;
   createToken(name: string, servers: string[]): Promise<CreatedToken>;
   revokeToken(name: string): Promise<void>;
+  /** Revoked or not; the name is free again. */
+  deleteToken(name: string): Promise<void>;
+  /** The servers a token may use; empty: all. */
+  updateTokenServers(name: string, servers: string[]): Promise<TokenView>;
   snippet(client: SnippetClient, mode: SnippetMode, token: string): Promise<string>;
   endpointStatus(): Promise<EndpointStatus>;
   // Logs
@@ -261,6 +286,8 @@ export interface Api {
   // Misc
   /** Tells the Go side a page has rendered (it logs `frontend ready: <page>`). */
   frontendReady(page: string): Promise<void>;
+  logFile(): Promise<LogFileInfo>;
+  openLogFolder(): Promise<void>;
 
   // Events. Each returns a function that releases only this subscription.
   onServerChanged(handler: (server: ServerView) => void): Unsubscribe;

@@ -159,4 +159,74 @@ describe('adding a server', () => {
       expect.objectContaining({ name: 'renamed', command: 'node', args: ['a.js'], prefixMode: 'never', timeoutSeconds: 30 }),
     ]);
   });
+
+  it('edits the timeout and the activate gate, and checks them', async () => {
+    const { api } = fakeApi([server('penpot')]);
+    api.getServer.mockResolvedValueOnce({
+      name: 'penpot', transport: 'stdio', command: 'node', args: ['p.js'], enabled: true, prefixMode: 'always', timeoutSeconds: 30,
+      gate: { enabled: false, message: 'kept', initArgFiles: {} },
+    });
+    renderWithApi(<ServersPage />, api);
+    await userEvent.click(await screen.findByTestId('server-edit-penpot'));
+    expect(await screen.findByTestId('form-timeout')).toHaveValue('30');
+    expect(screen.getByTestId('form-gateMessage')).toHaveValue('kept');
+    const gate = screen.getByTestId('form-gate');
+    expect(gate).not.toHaveAttribute('open'); // the gate is off: folded
+    await userEvent.click(within(gate).getByText('Activate gate'));
+    expect(gate).toHaveAttribute('open');
+
+    await userEvent.clear(screen.getByTestId('form-timeout'));
+    await userEvent.type(screen.getByTestId('form-timeout'), 'soon');
+    await userEvent.click(screen.getByTestId('form-gateEnabled'));
+    await userEvent.click(screen.getByTestId('form-gateInitArgs'));
+    await userEvent.paste('[1]');
+    await userEvent.type(screen.getByTestId('form-gateInitArgFiles'), 'code=relative.js');
+    await userEvent.click(screen.getByTestId('form-submit'));
+    expect(screen.getByTestId('form-error-timeout')).toHaveTextContent('whole number of seconds');
+    expect(screen.getByTestId('form-error-gateInitArgs')).toHaveTextContent('JSON object');
+    expect(screen.getByTestId('form-error-gateInitArgFiles')).toHaveTextContent('Line 1 is not name=/absolute/path');
+    expect(api.updateServer).not.toHaveBeenCalled();
+
+    await userEvent.clear(screen.getByTestId('form-timeout'));
+    await userEvent.clear(screen.getByTestId('form-gateInitArgs'));
+    await userEvent.click(screen.getByTestId('form-gateInitArgs'));
+    await userEvent.paste('{"mode": "init"}');
+    await userEvent.clear(screen.getByTestId('form-gateInitArgFiles'));
+    await userEvent.type(screen.getByTestId('form-gateInitArgFiles'), 'code=/home/me/init.js');
+    await userEvent.click(screen.getByTestId('form-submit'));
+    expect(screen.getByTestId('form-error-gateInitTool')).toHaveTextContent('need an init tool');
+    expect(api.updateServer).not.toHaveBeenCalled();
+    await userEvent.clear(screen.getByTestId('form-gateMessage'));
+    await userEvent.type(screen.getByTestId('form-gateMessage'), 'Call penpot__activate first');
+    await userEvent.type(screen.getByTestId('form-gateInitTool'), 'execute_code');
+    await userEvent.type(screen.getByTestId('form-gateOverviewTool'), 'overview');
+    await userEvent.click(screen.getByTestId('form-gateHideTools'));
+    // Turning the gate off and on again leaves the section open.
+    await userEvent.click(screen.getByTestId('form-gateEnabled'));
+    expect(screen.getByTestId('form-gate')).toHaveAttribute('open');
+    await userEvent.click(screen.getByTestId('form-gateEnabled'));
+    await userEvent.click(screen.getByTestId('form-submit'));
+    await waitFor(() => expect(api.updateServer).toHaveBeenCalled());
+    const [, cfg] = api.updateServer.mock.calls[0]!;
+    expect(cfg.timeoutSeconds).toBeUndefined(); // empty: the timeout setting
+    expect(cfg.gate).toEqual({
+      enabled: true, message: 'Call penpot__activate first', initTool: 'execute_code', initArgs: { mode: 'init' },
+      initArgFiles: { code: '/home/me/init.js' }, overviewTool: 'overview', hideTools: true,
+    });
+  });
+
+  it('sends a timeout of its own, and no gate when none is set', async () => {
+    const { api } = fakeApi([]);
+    renderWithApi(<ServersPage />, api);
+    await openAdd();
+    await userEvent.click(screen.getByTestId('add-tab-form'));
+    await userEvent.type(screen.getByTestId('form-name'), 'slow');
+    await userEvent.type(screen.getByTestId('form-command'), 'npx');
+    await userEvent.type(screen.getByTestId('form-timeout'), '300');
+    await userEvent.click(screen.getByTestId('form-submit'));
+    await waitFor(() => expect(api.addServer).toHaveBeenCalled());
+    const [cfg] = api.addServer.mock.calls[0]!;
+    expect(cfg.timeoutSeconds).toBe(300);
+    expect(cfg.gate).toBeUndefined();
+  });
 });

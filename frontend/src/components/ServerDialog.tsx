@@ -1,9 +1,10 @@
 import { useEffect, useState, type FormEvent } from 'react';
-import { toApiError, type ClientConfigFile, type ImportReport, type ServerConfig, type Transport } from '../api';
+import { toApiError, type ClientConfigFile, type GateConfig, type ImportReport, type ServerConfig, type Transport } from '../api';
 import { useMessages, type Messages } from '../i18n';
 import { parseJSONC } from '../lib/jsonc';
-import { useServers } from '../stores';
+import { useServers, useSettings } from '../stores';
 import { Dialog } from './Dialog';
+import '../pages/pages.css';
 
 type Tab = 'json' | 'form' | 'import';
 
@@ -20,6 +21,17 @@ export interface FormValues {
   /** Name: value per line. */
   headers: string;
   enabled: boolean;
+  /** Seconds; empty: the timeout setting. */
+  timeout: string;
+  gateEnabled: boolean;
+  gateMessage: string;
+  gateInitTool: string;
+  /** A JSON object, or empty. */
+  gateInitArgs: string;
+  /** name=/absolute/path per line. */
+  gateInitArgFiles: string;
+  gateOverviewTool: string;
+  gateHideTools: boolean;
 }
 
 export type FormErrors = Partial<Record<keyof FormValues, string>>;
@@ -34,6 +46,14 @@ export const emptyForm: FormValues = {
   url: '',
   headers: '',
   enabled: true,
+  timeout: '',
+  gateEnabled: false,
+  gateMessage: '',
+  gateInitTool: '',
+  gateInitArgs: '',
+  gateInitArgFiles: '',
+  gateOverviewTool: '',
+  gateHideTools: false,
 };
 
 export function configToForm(c: ServerConfig): FormValues {
@@ -51,7 +71,54 @@ export function configToForm(c: ServerConfig): FormValues {
       .map(([k, v]) => `${k}: ${v}`)
       .join('\n'),
     enabled: c.enabled,
+    timeout: c.timeoutSeconds ? String(c.timeoutSeconds) : '',
+    gateEnabled: c.gate?.enabled ?? false,
+    gateMessage: c.gate?.message ?? '',
+    gateInitTool: c.gate?.initTool ?? '',
+    gateInitArgs: c.gate?.initArgs ? JSON.stringify(c.gate.initArgs, null, 2) : '',
+    gateInitArgFiles: Object.entries(c.gate?.initArgFiles ?? {})
+      .map(([k, v]) => `${k}=${v}`)
+      .join('\n'),
+    gateOverviewTool: c.gate?.overviewTool ?? '',
+    gateHideTools: c.gate?.hideTools ?? false,
   };
+}
+
+const absolutePath = (p: string) => p.startsWith('/') || /^[A-Za-z]:[\\/]/.test(p) || p.startsWith('\\\\');
+
+/** The gate from the form, or undefined when nothing about it is set; errors go into `errors`. */
+function gateFromForm(v: FormValues, t: Messages, errors: FormErrors): GateConfig | undefined {
+  const gate: GateConfig = { enabled: v.gateEnabled };
+  const message = v.gateMessage.trim();
+  const initTool = v.gateInitTool.trim();
+  const overview = v.gateOverviewTool.trim();
+  if (message) gate.message = message;
+  if (initTool) gate.initTool = initTool;
+  if (overview) gate.overviewTool = overview;
+  if (v.gateHideTools) gate.hideTools = true;
+  if (v.gateInitArgs.trim()) {
+    const r = parseJSONC(v.gateInitArgs);
+    if (!r.ok || typeof r.value !== 'object' || r.value === null || Array.isArray(r.value)) errors.gateInitArgs = t.errGateArgs;
+    else gate.initArgs = r.value as Record<string, unknown>;
+  }
+  const files: Record<string, string> = {};
+  const all = v.gateInitArgFiles.split('\n');
+  for (let i = 0; i < all.length; i++) {
+    const l = all[i]!.trim();
+    if (l === '') continue;
+    const at = l.indexOf('=');
+    const key = l.slice(0, at).trim();
+    const path = l.slice(at + 1).trim();
+    if (at <= 0 || !key || !absolutePath(path)) {
+      errors.gateInitArgFiles = t.errGateFileLine(i + 1);
+      break;
+    }
+    files[key] = path;
+  }
+  if (Object.keys(files).length > 0) gate.initArgFiles = files;
+  if ((gate.initArgs || gate.initArgFiles) && !initTool) errors.gateInitTool = t.errGateNeedsTool;
+  const set = gate.enabled || message || initTool || overview || gate.hideTools || gate.initArgs || gate.initArgFiles;
+  return set ? gate : undefined;
 }
 
 const lines = (s: string) =>
@@ -93,6 +160,13 @@ export function validateForm(
     enabled: v.enabled,
     prefixMode: base?.prefixMode ?? 'always',
   };
+  const timeout = v.timeout.trim();
+  if (timeout === '') delete cfg.timeoutSeconds;
+  else if (!/^\d+$/.test(timeout) || Number(timeout) < 1 || Number(timeout) > 86400) errors.timeout = t.errTimeoutField;
+  else cfg.timeoutSeconds = Number(timeout);
+  const gate = gateFromForm(v, t, errors);
+  if (gate) cfg.gate = gate;
+  else delete cfg.gate;
   if (v.transport === 'stdio') {
     if (!v.command.trim()) errors.command = t.errCommandRequired;
     const env = pairs(v.env, '=');
@@ -272,6 +346,17 @@ function ServerForm({ editing, onDone }: { editing?: string; onDone: () => void 
   const [errors, setErrors] = useState<FormErrors>({});
   const [submitError, setSubmitError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  const settings = useSettings((s) => s.settings);
+  const settingsStatus = useSettings((s) => s.status);
+  const loadSettings = useSettings((s) => s.load);
+  const settingTimeout = settings?.timeoutSeconds ?? 60;
+  // Open when the server's gate is on; then only the user folds it (turning
+  // the gate off must not fold the fields away under the pointer).
+  const [gateOpen, setGateOpen] = useState(false);
+
+  useEffect(() => {
+    if (settingsStatus === 'idle') void loadSettings();
+  }, [settingsStatus, loadSettings]);
 
   useEffect(() => {
     if (!editing) return;
@@ -281,6 +366,7 @@ function ServerForm({ editing, onDone }: { editing?: string; onDone: () => void 
         if (!live) return;
         setBase(c);
         setValues(configToForm(c));
+        setGateOpen(c.gate?.enabled ?? false);
         setLoading(false);
       },
       (err: unknown) => {
@@ -340,7 +426,7 @@ function ServerForm({ editing, onDone }: { editing?: string; onDone: () => void 
       )}
     </label>
   );
-  const text = (k: 'name' | 'command' | 'cwd' | 'url', placeholder?: string) => (
+  const text = (k: 'name' | 'command' | 'cwd' | 'url' | 'timeout' | 'gateMessage' | 'gateInitTool' | 'gateOverviewTool', placeholder?: string) => (
     <input
       value={values[k]}
       placeholder={placeholder}
@@ -350,7 +436,7 @@ function ServerForm({ editing, onDone }: { editing?: string; onDone: () => void 
       spellCheck={false}
     />
   );
-  const area = (k: 'args' | 'env' | 'headers', placeholder: string) => (
+  const area = (k: 'args' | 'env' | 'headers' | 'gateInitArgs' | 'gateInitArgFiles', placeholder: string) => (
     <textarea
       rows={3}
       value={values[k]}
@@ -389,10 +475,28 @@ function ServerForm({ editing, onDone }: { editing?: string; onDone: () => void 
           {field('headers', t.fieldHeaders, area('headers', 'Authorization: Bearer …'), t.fieldHeadersHint)}
         </>
       )}
+      {field('timeout', t.fieldTimeout, text('timeout', String(settingTimeout)), t.fieldTimeoutHint(settingTimeout))}
       <label className="check">
         <input type="checkbox" checked={values.enabled} onChange={(e) => set('enabled', e.target.checked)} />
         {t.fieldEnabled}
       </label>
+      <details className="gate-fields" open={gateOpen} onToggle={(e) => setGateOpen(e.currentTarget.open)} data-testid="form-gate">
+        <summary>{t.gateTitle}</summary>
+        <p className="field-hint">{t.gateIntro}</p>
+        <label className="check">
+          <input type="checkbox" checked={values.gateEnabled} onChange={(e) => set('gateEnabled', e.target.checked)} data-testid="form-gateEnabled" />
+          {t.gateEnabled}
+        </label>
+        {field('gateMessage', t.gateMessage, text('gateMessage'), t.gateMessageHint)}
+        {field('gateInitTool', t.gateInitTool, text('gateInitTool', 'execute_code'), t.gateInitToolHint)}
+        {field('gateInitArgs', t.gateInitArgs, area('gateInitArgs', '{"mode": "init"}'))}
+        {field('gateInitArgFiles', t.gateInitArgFiles, area('gateInitArgFiles', 'code=/home/me/init.js'), t.gateInitArgFilesHint)}
+        {field('gateOverviewTool', t.gateOverviewTool, text('gateOverviewTool', 'high_level_overview'), t.gateOverviewToolHint)}
+        <label className="check">
+          <input type="checkbox" checked={values.gateHideTools} onChange={(e) => set('gateHideTools', e.target.checked)} data-testid="form-gateHideTools" />
+          {t.gateHideTools}
+        </label>
+      </details>
       {submitError && (
         <p className="inline-error" role="alert" data-testid="form-submit-error">
           {submitError}

@@ -88,5 +88,69 @@ describe('ConnectPage', () => {
     await userEvent.type(screen.getByTestId('token-name'), 'laptop');
     await userEvent.click(screen.getByTestId('token-create'));
     expect(await screen.findByTestId('token-role-laptop')).toHaveTextContent('Client');
+    // An admin token has no server scope to edit.
+    expect(screen.queryByTestId('token-edit-me')).not.toBeInTheDocument();
+    expect(screen.getByTestId('token-edit-laptop')).toBeInTheDocument();
+  });
+
+  it('clears a snippet that failed: no previous snippet on screen or in Copy', async () => {
+    const { api } = fakeApi();
+    api.snippet.mockImplementation(async (client, mode, tok) => {
+      if (client === 'claude-desktop' && mode === 'http') throw new Error('claude-desktop: HTTP needs a bridge; use --mode stdio');
+      return `${client} ${mode} ${tok || '<token>'}`;
+    });
+    const writeText = vi.fn(async () => {});
+    Object.defineProperty(navigator, 'clipboard', { value: { writeText }, configurable: true });
+    renderWithApi(<ConnectPage />, api);
+    await waitFor(() => expect(screen.getByTestId('snippet-text')).toHaveTextContent('claude-code http <token>'));
+    expect(screen.getByTestId('snippet-copy')).toBeEnabled();
+
+    await userEvent.click(screen.getByTestId('snippet-client-claude-desktop'));
+    expect(await screen.findByTestId('snippet-error')).toHaveTextContent('HTTP needs a bridge');
+    expect(screen.queryByTestId('snippet-text')).not.toBeInTheDocument();
+    expect(screen.queryByText(/claude-code http/)).not.toBeInTheDocument();
+    expect(screen.getByTestId('snippet-copy')).toBeDisabled();
+
+    await userEvent.click(screen.getByTestId('snippet-mode-stdio'));
+    await waitFor(() => expect(screen.getByTestId('snippet-text')).toHaveTextContent('claude-desktop stdio <token>'));
+    expect(screen.queryByTestId('snippet-error')).not.toBeInTheDocument();
+    await userEvent.click(screen.getByTestId('snippet-copy'));
+    expect(writeText).toHaveBeenLastCalledWith('claude-desktop stdio <token>');
+  });
+
+  it("edits a token's servers and deletes a revoked token", async () => {
+    const { api } = fakeApi([server('everything'), server('files')]);
+    api.listTokens.mockResolvedValue([token('ci', { servers: ['files'] }), token('old', { revokedAt: '2026-11-23T01:00:00Z' })]);
+    renderWithApi(<ConnectPage />, api);
+    const row = await screen.findByTestId('token-row-ci');
+    expect(row).toHaveTextContent('files');
+    expect(screen.queryByTestId('token-edit-old')).not.toBeInTheDocument(); // revoked: no scope edits
+
+    await userEvent.click(screen.getByTestId('token-edit-ci'));
+    expect(screen.getByTestId('token-edit-scope-ci-files')).toBeChecked();
+    await userEvent.click(screen.getByTestId('token-edit-scope-ci-files'));
+    await userEvent.click(screen.getByTestId('token-edit-scope-ci-everything'));
+    await userEvent.click(screen.getByTestId('token-save-scope-ci'));
+    expect(api.updateTokenServers).toHaveBeenCalledWith('ci', ['everything']);
+    await waitFor(() => expect(screen.queryByTestId('token-scope-editor-ci')).not.toBeInTheDocument());
+    expect(screen.getByTestId('token-row-ci')).toHaveTextContent('everything');
+
+    // A refusal keeps the editor open with the choice.
+    api.updateTokenServers.mockRejectedValueOnce('server "gone": not found');
+    await userEvent.click(screen.getByTestId('token-edit-ci'));
+    await userEvent.click(screen.getByTestId('token-save-scope-ci'));
+    expect(await screen.findByTestId('token-scope-error')).toHaveTextContent('server "gone": not found');
+    expect(screen.getByTestId('token-edit-scope-ci-everything')).toBeChecked();
+
+    // A revoked name is taken until the token is deleted.
+    await userEvent.type(screen.getByTestId('token-name'), 'old');
+    await userEvent.click(screen.getByTestId('token-create'));
+    expect(screen.getByTestId('token-error')).toHaveTextContent('A revoked token is still named "old"');
+    await userEvent.click(screen.getByTestId('token-delete-old'));
+    await userEvent.click(within(screen.getByTestId('confirm-dialog')).getByTestId('confirm'));
+    expect(api.deleteToken).toHaveBeenCalledWith('old');
+    await waitFor(() => expect(screen.queryByTestId('token-row-old')).not.toBeInTheDocument());
+    await userEvent.click(screen.getByTestId('token-create'));
+    expect(api.createToken).toHaveBeenCalledWith('old', []);
   });
 });

@@ -115,6 +115,9 @@ function SnippetCard({ secret }: { secret: string }) {
       },
       (err: unknown) => {
         if (!live) return;
+        // Never leave the previous client's snippet on screen (or in the
+        // Copy button) under this tab's error.
+        setText('');
         setError(toApiError(err).message);
         setLoading(false);
       },
@@ -148,13 +151,15 @@ function SnippetCard({ secret }: { secret: string }) {
         <CopyButton text={text} testId="snippet-copy" />
       </div>
       {error && (
-        <p className="inline-error" role="alert">
+        <p className="inline-error" role="alert" data-testid="snippet-error">
           {error}
         </p>
       )}
-      <pre className={`code${loading ? ' is-loading' : ''}`} data-testid="snippet-text">
-        {text}
-      </pre>
+      {!error && (
+        <pre className={`code${loading ? ' is-loading' : ''}`} data-testid="snippet-text">
+          {text}
+        </pre>
+      )}
     </div>
   );
 }
@@ -168,7 +173,10 @@ function TokensCard({ created, onCreated }: { created: CreatedToken | null; onCr
   const actionError = useTokens((s) => s.actionError);
   const load = useTokens((s) => s.load);
   const revoke = useTokens((s) => s.revoke);
+  const remove = useTokens((s) => s.remove);
   const [confirm, setConfirm] = useState<TokenView | null>(null);
+  const [confirmDelete, setConfirmDelete] = useState<TokenView | null>(null);
+  const [editing, setEditing] = useState<string | null>(null);
   const active = tokens.filter((x) => !x.revokedAt);
   const revoked = tokens.filter((x) => x.revokedAt);
 
@@ -229,17 +237,35 @@ function TokensCard({ created, onCreated }: { created: CreatedToken | null; onCr
                     {t.roleLabel[x.role]}
                   </span>
                 </td>
-                <td>{x.servers.length === 0 ? t.allServers : x.servers.join(', ')}</td>
+                <td>
+                  {editing === x.name ? (
+                    <ScopeEditor token={x} onDone={() => setEditing(null)} />
+                  ) : x.servers.length === 0 ? (
+                    t.allServers
+                  ) : (
+                    x.servers.join(', ')
+                  )}
+                </td>
                 <td className="nowrap">{formatTime(x.createdAt, locale)}</td>
                 <td className="nowrap">{x.lastUsedAt ? formatTime(x.lastUsedAt, locale) : t.never}</td>
                 <td className="actions">
                   {x.revokedAt ? (
                     <span className="tag">{t.revoked}</span>
                   ) : (
-                    <button type="button" className="small danger" onClick={() => setConfirm(x)} data-testid={`token-revoke-${x.name}`}>
-                      {t.revoke}
-                    </button>
+                    <>
+                      {editing !== x.name && x.role !== 'admin' && (
+                        <button type="button" className="small" onClick={() => setEditing(x.name)} data-testid={`token-edit-${x.name}`}>
+                          {t.tokenEditServers}
+                        </button>
+                      )}
+                      <button type="button" className="small danger" onClick={() => setConfirm(x)} data-testid={`token-revoke-${x.name}`}>
+                        {t.revoke}
+                      </button>
+                    </>
                   )}
+                  <button type="button" className="small danger" onClick={() => setConfirmDelete(x)} data-testid={`token-delete-${x.name}`}>
+                    {t.tokenDelete}
+                  </button>
                 </td>
               </tr>
             ))}
@@ -256,6 +282,20 @@ function TokensCard({ created, onCreated }: { created: CreatedToken | null; onCr
             const name = confirm.name;
             setConfirm(null);
             void revoke(name);
+          }}
+        />
+      )}
+      {confirmDelete && (
+        <ConfirmDialog
+          title={t.deleteTokenTitle(confirmDelete.name)}
+          body={<p>{t.deleteTokenBody}</p>}
+          confirm={t.tokenDelete}
+          onCancel={() => setConfirmDelete(null)}
+          onConfirm={() => {
+            const name = confirmDelete.name;
+            setConfirmDelete(null);
+            if (editing === name) setEditing(null);
+            void remove(name);
           }}
         />
       )}
@@ -283,7 +323,8 @@ function CreateTokenForm({ onCreated }: { onCreated: (c: CreatedToken) => void }
     e.preventDefault();
     const n = name.trim();
     if (!n) return setError(t.errNameRequired);
-    if (tokens.some((x) => x.name === n && !x.revokedAt)) return setError(t.errNameTaken(n));
+    const same = tokens.find((x) => x.name === n);
+    if (same) return setError(same.revokedAt ? t.errNameTakenRevoked(n) : t.errNameTaken(n));
     setError(null);
     setBusy(true);
     try {
@@ -338,5 +379,60 @@ function CreateTokenForm({ onCreated }: { onCreated: (c: CreatedToken) => void }
         </p>
       )}
     </form>
+  );
+}
+
+/** Edits the servers a token may use: checked servers, or none for all. */
+function ScopeEditor({ token, onDone }: { token: TokenView; onDone: () => void }) {
+  const t = useMessages();
+  const servers = useServers((s) => s.servers);
+  const setServers = useTokens((s) => s.setServers);
+  const [scope, setScope] = useState<string[]>(token.servers);
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  // Servers the token names that no longer exist stay visible, to uncheck.
+  const names = [...new Set([...servers.map((s) => s.name), ...token.servers])];
+  const save = async () => {
+    setBusy(true);
+    setError(null);
+    try {
+      await setServers(token.name, scope);
+      onDone();
+    } catch (err) {
+      setError(toApiError(err).message);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <div className="scope-editor" data-testid={`token-scope-editor-${token.name}`}>
+      <fieldset className="scope">
+        <legend>{t.tokenScopeLegend}</legend>
+        {names.map((n) => (
+          <label key={n} className="check">
+            <input
+              type="checkbox"
+              checked={scope.includes(n)}
+              onChange={(e) => setScope(e.target.checked ? [...scope, n] : scope.filter((x) => x !== n))}
+              data-testid={`token-edit-scope-${token.name}-${n}`}
+            />
+            {n}
+          </label>
+        ))}
+      </fieldset>
+      {error && (
+        <p className="inline-error" role="alert" data-testid="token-scope-error">
+          {error}
+        </p>
+      )}
+      <div className="row">
+        <button type="button" className="small primary" disabled={busy} onClick={() => void save()} data-testid={`token-save-scope-${token.name}`}>
+          {busy && <span className="spinner" />} {t.tokenSaveServers}
+        </button>
+        <button type="button" className="small" onClick={onDone}>
+          {t.cancel}
+        </button>
+      </div>
+    </div>
   );
 }

@@ -80,4 +80,30 @@ describe('SettingsPage', () => {
     await waitFor(() => expect(document.documentElement.dataset.theme).toBeUndefined());
     window.location.hash = '';
   });
+
+  it('shows where the log file is and opens its folder', async () => {
+    const { api } = fakeApi();
+    renderWithApi(<SettingsPage />, api);
+    expect(await screen.findByTestId('log-file-path')).toHaveTextContent('/home/me/.config/mcp-router/logs/mcp-router.log');
+    await userEvent.click(screen.getByTestId('log-file-open'));
+    expect(api.openLogFolder).toHaveBeenCalled();
+  });
+
+  it('says when there is no log file (mcp-router serve)', async () => {
+    const { api } = fakeApi();
+    api.logFile.mockResolvedValueOnce({ path: '', folder: '' });
+    renderWithApi(<SettingsPage />, api);
+    expect(await screen.findByTestId('log-file')).toHaveTextContent('writes no log file');
+    expect(screen.queryByTestId('log-file-open')).not.toBeInTheDocument();
+  });
+
+  it('says where the endpoint moved after a port change', async () => {
+    const { api } = fakeApi();
+    renderWithApi(<SettingsPage />, api);
+    const port = await screen.findByTestId('setting-port');
+    await userEvent.clear(port);
+    await userEvent.type(port, '4100');
+    await userEvent.click(screen.getByTestId('settings-save'));
+    expect(await screen.findByTestId('settings-port-moved')).toHaveTextContent(':4100/mcp');
+  });
 });

@@ -2,7 +2,7 @@ import { useEffect, useState, type FormEvent } from 'react';
 import { LANGUAGES, THEMES, toApiError, type AppSettings, type Language, type Theme } from '../api';
 import { LoadError } from '../components/Dialog';
 import { useMessages, type Messages } from '../i18n';
-import { useApp, useSettings } from '../stores';
+import { useApp, useSettings, useTokens } from '../stores';
 import './pages.css';
 
 interface Form {
@@ -98,6 +98,7 @@ export default function SettingsPage() {
         <>
           <Appearance settings={settings} />
           <SettingsForm settings={settings} />
+          <LogFileCard />
         </>
       )}
     </section>
@@ -150,6 +151,8 @@ function SettingsForm({ settings }: { settings: AppSettings }) {
   const [saveError, setSaveError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const [saved, setSaved] = useState(false);
+  const [movedTo, setMovedTo] = useState<string | null>(null);
+  const loadEndpoint = useTokens((s) => s.loadEndpoint);
   const dirty = JSON.stringify(form) !== JSON.stringify(toForm(settings));
 
   const set = <K extends keyof Form>(k: K, v: Form[K]) => {
@@ -168,6 +171,13 @@ function SettingsForm({ settings }: { settings: AppSettings }) {
       const s = await save(r.settings);
       setForm(toForm(s));
       setSaved(true);
+      // The endpoint moves to a new port by itself (within a second): say
+      // where, so clients set up with the old one can be updated.
+      if (s.port !== settings.port) {
+        const host = window.location.protocol === 'http:' && window.location.port ? window.location.hostname : '127.0.0.1';
+        setMovedTo(`http://${host}:${s.port}/mcp`);
+        setTimeout(() => void loadEndpoint(), 1500);
+      } else setMovedTo(null);
     } catch (err) {
       setSaveError(toApiError(err).message);
     } finally {
@@ -246,6 +256,57 @@ function SettingsForm({ settings }: { settings: AppSettings }) {
           </span>
         )}
       </div>
+      {movedTo && (
+        <p className="callout" role="status" data-testid="settings-port-moved">
+          {t.portMoved(movedTo)}
+        </p>
+      )}
     </form>
+  );
+}
+
+/** Where the app writes its log, and a way to get there. */
+function LogFileCard() {
+  const t = useMessages();
+  const logFile = useSettings((s) => s.logFile);
+  const loadLogFile = useSettings((s) => s.loadLogFile);
+  const openLogFolder = useSettings((s) => s.openLogFolder);
+  const [error, setError] = useState<string | null>(null);
+  useEffect(() => {
+    void loadLogFile();
+  }, [loadLogFile]);
+  if (!logFile) return null;
+  return (
+    <div className="card" data-testid="log-file">
+      <h2>{t.logFileTitle}</h2>
+      {logFile.path ? (
+        <>
+          <p className="muted">{t.logFileIntro}</p>
+          <div className="row">
+            <code className="endpoint-url" data-testid="log-file-path">
+              {logFile.path}
+            </code>
+            <button
+              type="button"
+              className="small"
+              onClick={() => {
+                setError(null);
+                openLogFolder().catch((err: unknown) => setError(toApiError(err).message));
+              }}
+              data-testid="log-file-open"
+            >
+              {t.openLogFolder}
+            </button>
+          </div>
+          {error && (
+            <p className="inline-error" role="alert">
+              {error}
+            </p>
+          )}
+        </>
+      ) : (
+        <p className="muted">{t.logFileNone}</p>
+      )}
+    </div>
   );
 }

@@ -1,5 +1,5 @@
 import { createStore, type StoreApi } from 'zustand/vanilla';
-import { toApiError, type Api, type AppSettings, type Unsubscribe } from '../api';
+import { toApiError, type Api, type AppSettings, type LogFileInfo, type Unsubscribe } from '../api';
 import type { LoadStatus } from './servers';
 
 export interface SettingsState {
@@ -12,15 +12,29 @@ export interface SettingsState {
   /** Applies only theme and language at once (the header switches). */
   saveAppearance(patch: Partial<Pick<AppSettings, 'theme' | 'language'>>): Promise<void>;
   listen(): Unsubscribe;
+  /** Where the app writes its log; null until loaded. */
+  logFile: LogFileInfo | null;
+  loadLogFile(): Promise<void>;
+  /** Throws to the caller. */
+  openLogFolder(): Promise<void>;
 }
 
 export type SettingsStore = StoreApi<SettingsState>;
 
-export function createSettingsStore(api: Pick<Api, 'getSettings' | 'saveSettings' | 'onSettingsChanged' | 'onReconnect'>): SettingsStore {
+export function createSettingsStore(api: Pick<Api, 'getSettings' | 'saveSettings' | 'onSettingsChanged' | 'onReconnect' | 'logFile' | 'openLogFolder'>): SettingsStore {
   return createStore<SettingsState>()((set, get) => ({
     settings: null,
     status: 'idle',
     error: null,
+    logFile: null,
+    async loadLogFile() {
+      try {
+        set({ logFile: await api.logFile() });
+      } catch {
+        set({ logFile: { path: '', folder: '' } });
+      }
+    },
+    openLogFolder: () => api.openLogFolder(),
     async load() {
       set({ status: 'loading' });
       try {

@@ -10,6 +10,10 @@ export interface TokensState {
   /** Throws to the form, which keeps what was typed. */
   create(name: string, servers: string[]): Promise<CreatedToken>;
   revoke(name: string): Promise<void>;
+  /** Deletes a token for good (revoked or not). */
+  remove(name: string): Promise<void>;
+  /** Throws to the editor, which keeps the choice. */
+  setServers(name: string, servers: string[]): Promise<void>;
   actionError: string | null;
   endpoint: EndpointStatus | null;
   endpointError: string | null;
@@ -21,7 +25,7 @@ export interface TokensState {
 export type TokensStore = StoreApi<TokensState>;
 
 export function createTokensStore(
-  api: Pick<Api, 'listTokens' | 'createToken' | 'revokeToken' | 'endpointStatus' | 'snippet'>,
+  api: Pick<Api, 'listTokens' | 'createToken' | 'revokeToken' | 'deleteToken' | 'updateTokenServers' | 'endpointStatus' | 'snippet'>,
 ): TokensStore {
   return createStore<TokensState>()((set, get) => ({
     tokens: [],
@@ -53,6 +57,19 @@ export function createTokensStore(
       } catch (err) {
         set({ actionError: toApiError(err).message });
       }
+    },
+    async remove(name) {
+      set({ actionError: null });
+      try {
+        await api.deleteToken(name);
+        set({ tokens: get().tokens.filter((t) => t.name !== name) });
+      } catch (err) {
+        set({ actionError: toApiError(err).message });
+      }
+    },
+    async setServers(name, servers) {
+      const view = await api.updateTokenServers(name, servers);
+      set({ tokens: get().tokens.map((t) => (t.name === name ? view : t)) });
     },
     snippet: (client, mode, token) => api.snippet(client, mode, token),
     async loadEndpoint() {

@@ -165,6 +165,8 @@ export function fakeApi(initial: ServerView[] = []) {
       view: token(name, { servers }),
     })),
     revokeToken: vi.fn<Api['revokeToken']>(async () => {}),
+    deleteToken: vi.fn<Api['deleteToken']>(async () => {}),
+    updateTokenServers: vi.fn<Api['updateTokenServers']>(async (name, servers) => token(name, { servers })),
     snippet: vi.fn<Api['snippet']>(async (client, mode, tok) => `${client} ${mode} ${tok || '<token>'}`),
     endpointStatus: vi.fn<Api['endpointStatus']>(async () => ({
       url: 'http://127.0.0.1:3282/mcp',
@@ -182,6 +184,8 @@ export function fakeApi(initial: ServerView[] = []) {
     }),
 
     frontendReady: vi.fn<Api['frontendReady']>(async () => {}),
+    logFile: vi.fn<Api['logFile']>(async () => ({ path: '/home/me/.config/mcp-router/logs/mcp-router.log', folder: '/home/me/.config/mcp-router/logs' })),
+    openLogFolder: vi.fn<Api['openLogFolder']>(async () => {}),
 
     onServerChanged: vi.fn<Api['onServerChanged']>(sub(h.changed)),
     onServerRemoved: vi.fn<Api['onServerRemoved']>(sub(h.removed)),

@@ -355,6 +355,20 @@ export namespace appapi {
 		    return a;
 		}
 	}
+	export class LogFileInfo {
+	    path: string;
+	    folder: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new LogFileInfo(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.path = source["path"];
+	        this.folder = source["folder"];
+	    }
+	}
 	export class LogRow {
 	    id: number;
 	    // Go type: time

@@ -14,6 +14,8 @@ export function CheckHookScript(arg1:string):Promise<Array<appapi.ScriptProblem>
 
 export function CreateToken(arg1:string,arg2:Array<string>):Promise<appapi.CreatedToken>;
 
+export function DeleteToken(arg1:string):Promise<void>;
+
 export function EndpointStatus():Promise<appapi.EndpointStatus>;
 
 export function FrontendReady(arg1:string):Promise<void>;
@@ -37,6 +39,10 @@ export function ListServers():Promise<Array<appapi.ServerView>>;
 export function ListTokens():Promise<Array<appapi.TokenView>>;
 
 export function ListTools():Promise<Array<appapi.AggregatedTool>>;
+
+export function LogFile():Promise<appapi.LogFileInfo>;
+
+export function OpenLogFolder():Promise<void>;
 
 export function QueryLogs(arg1:appapi.LogQuery):Promise<appapi.LogPage>;
 
@@ -75,3 +81,5 @@ export function StopServer(arg1:string):Promise<void>;
 export function TestHook(arg1:appapi.HookInput,arg2:string):Promise<appapi.HookTestResult>;
 
 export function UpdateServer(arg1:string,arg2:spec.Server):Promise<appapi.ServerView>;
+
+export function UpdateTokenServers(arg1:string,arg2:Array<string>):Promise<appapi.TokenView>;

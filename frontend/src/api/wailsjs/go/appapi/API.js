@@ -22,6 +22,10 @@ export function CreateToken(arg1, arg2) {
   return window['go']['appapi']['API']['CreateToken'](arg1, arg2);
 }
 
+export function DeleteToken(arg1) {
+  return window['go']['appapi']['API']['DeleteToken'](arg1);
+}
+
 export function EndpointStatus() {
   return window['go']['appapi']['API']['EndpointStatus']();
 }
@@ -68,6 +72,14 @@ export function ListTokens() {
 
 export function ListTools() {
   return window['go']['appapi']['API']['ListTools']();
+}
+
+export function LogFile() {
+  return window['go']['appapi']['API']['LogFile']();
+}
+
+export function OpenLogFolder() {
+  return window['go']['appapi']['API']['OpenLogFolder']();
 }
 
 export function QueryLogs(arg1) {
@@ -144,4 +156,8 @@ export function TestHook(arg1, arg2) {
 
 export function UpdateServer(arg1, arg2) {
   return window['go']['appapi']['API']['UpdateServer'](arg1, arg2);
+}
+
+export function UpdateTokenServers(arg1, arg2) {
+  return window['go']['appapi']['API']['UpdateTokenServers'](arg1, arg2);
 }

@@ -1,0 +1,103 @@
+// Package testmcp turns a test binary into a small MCP server over stdio,
+// the pattern of go-sdk's mcp/cmd_test.go: a real subprocess without an
+// external file. A package's TestMain calls ServeIfAsked first; Server
+// returns the definition that starts the binary in that role.
+//
+// Its tools show what the router passed the process and let tests time it:
+//
+//	show   {"args": [...], "env": {"KNOB": ...}, "header": ""}  the arguments and $KNOB
+//	sleep  {"seconds": N}                                        answers after N seconds
+//
+// MCPR_TESTMCP_DELAY (a Go duration) makes it wait that long before it
+// reads its first message: an upstream that takes long to start.
+package testmcp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/mcp-router/mcp-router/backend/spec"
+)
+
+// Environment variables of the server role.
+const (
+	EnvServe = "MCPR_TESTMCP"
+	EnvDelay = "MCPR_TESTMCP_DELAY"
+	// EnvKnob is the variable the show tool reports.
+	EnvKnob = "KNOB"
+	// HeaderKnob is the request header the HTTP server's show tool reports.
+	HeaderKnob = "X-Knob"
+)
+
+// ServeIfAsked serves MCP on stdin/stdout and exits when the process was
+// started as the server (EnvServe=1); otherwise it returns at once.
+func ServeIfAsked() {
+	if os.Getenv(EnvServe) != "1" {
+		return
+	}
+	if d, err := time.ParseDuration(os.Getenv(EnvDelay)); err == nil {
+		time.Sleep(d)
+	}
+	if err := server.ServeStdio(newServer()); err != nil {
+		fmt.Fprintln(os.Stderr, "testmcp:", err)
+		os.Exit(1)
+	}
+	os.Exit(0)
+}
+
+// Server is a stdio definition that runs this test binary as the server.
+func Server(name string, args ...string) spec.Server {
+	return spec.Server{Name: name, Transport: spec.Stdio, PrefixMode: spec.PrefixAlways, Command: os.Args[0], Args: args, Enabled: true,
+		Env: map[string]string{EnvServe: "1"}}
+}
+
+type headerKey struct{}
+
+// HTTPHandler is the same server over streamable HTTP; its show tool
+// reports the HeaderKnob request header.
+func HTTPHandler() http.Handler {
+	return server.NewStreamableHTTPServer(newServer(), server.WithHTTPContextFunc(
+		func(ctx context.Context, r *http.Request) context.Context {
+			return context.WithValue(ctx, headerKey{}, r.Header.Get(HeaderKnob))
+		}))
+}
+
+// Shown is what the show tool answers.
+type Shown struct {
+	Args   []string          `json:"args"`
+	Env    map[string]string `json:"env"`
+	Header string            `json:"header"`
+}
+
+func newServer() *server.MCPServer {
+	s := server.NewMCPServer("testmcp", "1", server.WithToolCapabilities(false))
+	s.AddTool(mcp.NewTool("show", mcp.WithDescription("what the router passed this server")),
+		func(ctx context.Context, _ mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			h, _ := ctx.Value(headerKey{}).(string)
+			b, err := json.Marshal(Shown{Args: append([]string{}, os.Args[1:]...),
+				Env: map[string]string{EnvKnob: os.Getenv(EnvKnob)}, Header: h})
+			if err != nil {
+				return nil, err
+			}
+			return mcp.NewToolResultText(string(b)), nil
+		})
+	s.AddTool(mcp.NewTool("sleep", mcp.WithDescription("answers after the given seconds"),
+		mcp.WithNumber("seconds", mcp.Required())),
+		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			d := time.Duration(req.GetFloat("seconds", 0) * float64(time.Second))
+			select {
+			case <-time.After(d):
+				return mcp.NewToolResultText("slept " + d.String()), nil
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+		})
+	return s
+}
