@@ -271,9 +271,10 @@ func (s *Service) Delete(ctx context.Context, name string) error {
 	return nil
 }
 
-// SetServers changes the servers the named token may use (empty: all); the
+// SetServers changes the servers a client token may use (empty: all); the
 // caller checks that they exist. An unknown name wraps store.ErrNotFound;
-// a revoked token wraps ErrAlreadyRevoked.
+// a revoked token wraps ErrAlreadyRevoked; an admin token, which is never
+// limited to some servers, wraps store.ErrInvalid.
 func (s *Service) SetServers(ctx context.Context, name string, servers []string) (store.Token, error) {
 	t, err := s.st.Tokens().Get(ctx, name)
 	if err != nil {
@@ -284,6 +285,9 @@ func (s *Service) SetServers(ctx context.Context, name string, servers []string)
 	}
 	if len(servers) == 0 {
 		servers = nil
+	}
+	if t.Role == store.RoleAdmin && servers != nil {
+		return store.Token{}, fmt.Errorf("%w: token %q is an admin token, which reaches every server: make a client token for fewer", store.ErrInvalid, name)
 	}
 	if err := s.st.Tokens().SetServers(ctx, name, servers); err != nil {
 		return store.Token{}, err

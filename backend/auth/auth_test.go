@@ -671,4 +671,19 @@ func TestSetServersAndDeleteFromAnotherProcess(t *testing.T) {
 	if _, err := s.SetServers(ctx, "laptop", []string{"fs"}); !errors.Is(err, ErrAlreadyRevoked) {
 		t.Errorf("scope of a revoked token: %v", err)
 	}
+	// An admin token reaches every server: it cannot be narrowed (only left
+	// as it is), and it stays whole.
+	admin, _, err := s.CreateAdmin(ctx, "me")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.SetServers(ctx, "me", []string{"fs"}); !errors.Is(err, store.ErrInvalid) || !strings.Contains(err.Error(), "admin token") {
+		t.Errorf("narrowing an admin token: %v", err)
+	}
+	if id, err := s.Verify(ctx, admin); err != nil || !id.IsAdmin() || len(id.Servers) != 0 {
+		t.Errorf("the admin token after the refused narrowing: %+v %v", id, err)
+	}
+	if _, err := s.SetServers(ctx, "me", nil); err != nil {
+		t.Errorf("all servers for an admin token: %v", err)
+	}
 }

@@ -120,6 +120,17 @@ func TestServersAddRefusesThisRouter(t *testing.T) {
 	if rows := list(t, dir); len(rows) != 1 || rows[0].Name != "old-port" {
 		t.Errorf("servers = %+v", rows)
 	}
+
+	// servers update cannot turn a server into this router either, and
+	// leaves it as it was.
+	mustRun(t, dir, "servers", "add", "elsewhere", "--url", "http://127.0.0.1:4001/mcp")
+	wantRefused(t, "servers update --url", run(t, dir, "", "servers", "update", "elsewhere", "--url", "http://127.0.0.1:4000/mcp"),
+		"elsewhere", "is this router's own endpoint")
+	for _, row := range list(t, dir) {
+		if row.Name == "elsewhere" && row.URL != "http://127.0.0.1:4001/mcp" {
+			t.Errorf("the refused update was stored: %+v", row)
+		}
+	}
 }
 
 // The natural first hour: print the snippet, paste it into the project's

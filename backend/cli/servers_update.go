@@ -65,6 +65,13 @@ func (e *env) serversUpdate() *cobra.Command {
 				if err != nil {
 					return err
 				}
+				guard, err := e.loopGuard(cmd.Context(), st)
+				if err != nil {
+					return err
+				}
+				if err := guard.Check(cmd.Context(), def); err != nil {
+					return err
+				}
 				updated, err := st.Servers().Update(cmd.Context(), def)
 				if err != nil {
 					return err
