@@ -19,6 +19,9 @@ var migrations = []*gormigrate.Migration{
 	{ID: "0002_server_gate", Migrate: migrate0002},
 	{ID: "0003_request_log_indexes", Migrate: migrate0003},
 	{ID: "0004_token_roles", Migrate: migrateTokenRoles},
+	// state_gate's tables; numbered apart from the others (keep it last) so
+	// that branches adding migrations side by side do not collide.
+	{ID: "0100_stategate", Migrate: migrateStategate0001},
 }
 
 // MigrationIDs lists the migrations this build knows, oldest first.
