@@ -16,7 +16,10 @@ import (
 	"github.com/goccy/go-yaml"
 	"github.com/goccy/go-yaml/ast"
 	"github.com/goccy/go-yaml/parser"
+	"github.com/goccy/go-yaml/token"
 	"github.com/santhosh-tekuri/jsonschema/v6"
+	"golang.org/x/text/language"
+	"golang.org/x/text/message"
 )
 
 // A process definition, as the user writes it in YAML (processes/*.yaml in
@@ -319,7 +322,7 @@ func (c *checker) failAt(p string, line, col int, msg string) {
 		if n == nil || n.GetToken() == nil || n.GetToken().Position == nil {
 			continue
 		}
-		pos := n.GetToken().Position
+		pos := startOf(n)
 		prob.Line, prob.Column = pos.Line, pos.Column
 		if q == p && line > 0 {
 			prob.Line, prob.Column = offsetIn(n, line, col)
@@ -327,6 +330,25 @@ func (c *checker) failAt(p string, line, col int, msg string) {
 		break
 	}
 	c.problems = append(c.problems, prob)
+}
+
+// startOf is where a node begins: a block sequence or mapping at its first
+// entry (go-yaml's token for them is elsewhere).
+func startOf(n ast.Node) *token.Position {
+	switch x := n.(type) {
+	case *ast.SequenceNode:
+		if x.Start != nil && x.Start.Position != nil {
+			return x.Start.Position
+		}
+	case *ast.MappingNode:
+		if x.Start != nil && x.Start.Position != nil {
+			return x.Start.Position
+		}
+		if len(x.Values) > 0 && x.Values[0].Key != nil && x.Values[0].Key.GetToken() != nil {
+			return x.Values[0].Key.GetToken().Position
+		}
+	}
+	return n.GetToken().Position
 }
 
 // offsetIn maps a 1-based line and column inside a scalar's value to the
@@ -473,7 +495,7 @@ func (c *checker) build(r rawProcess) *Process {
 				ev.schema, err = compileSchema(raw)
 			}
 			if err != nil {
-				c.fail(at+".payload_schema", "payload_schema is not a valid JSON Schema: %v", oneLine(err))
+				c.fail(at+".payload_schema", "payload_schema is not a valid JSON Schema: %s", schemaProblem(err))
 			}
 		}
 		p.events[e.Name] = ev
@@ -657,6 +679,57 @@ func compileSchema(raw json.RawMessage) (*jsonschema.Schema, error) {
 		return nil, err
 	}
 	return c.Compile("payload.json")
+}
+
+// schemaProblem words a schema's compile error by its leaves ("at /type:
+// …") rather than the library's nested report.
+func schemaProblem(err error) string {
+	var sve *jsonschema.SchemaValidationError
+	var ve *jsonschema.ValidationError
+	if errors.As(err, &sve) && errors.As(sve.Err, &ve) {
+		var parts []string
+		for _, l := range leaves(ve) {
+			parts = append(parts, "at "+l.Path+": "+l.Message)
+		}
+		if len(parts) > 0 {
+			return strings.Join(parts, "; ")
+		}
+	}
+	return oneLine(err)
+}
+
+var printer = message.NewPrinter(language.English)
+
+// leaves are the innermost failures of a validation, each at its instance
+// location (a JSON pointer, "/" for the root).
+func leaves(ve *jsonschema.ValidationError) []ValidationError {
+	var out []ValidationError
+	seen := map[string]bool{}
+	var walk func(e *jsonschema.ValidationError)
+	walk = func(e *jsonschema.ValidationError) {
+		if len(e.Causes) > 0 {
+			for _, c := range e.Causes {
+				walk(c)
+			}
+			return
+		}
+		loc := "/" + strings.Join(escapePointer(e.InstanceLocation), "/")
+		v := ValidationError{Path: loc, Message: e.ErrorKind.LocalizedString(printer)}
+		if k := v.Path + "\x00" + v.Message; !seen[k] {
+			seen[k] = true
+			out = append(out, v)
+		}
+	}
+	walk(ve)
+	return out
+}
+
+func escapePointer(tokens []string) []string {
+	out := make([]string, len(tokens))
+	for i, t := range tokens {
+		out[i] = strings.ReplaceAll(strings.ReplaceAll(t, "~", "~0"), "/", "~1")
+	}
+	return out
 }
 
 type noLoader struct{}

@@ -41,8 +41,8 @@ func (o *CompileOptions) defaults() {
 //	revision   int                           the run's revision
 //
 // At emit time payload, artifacts and events include the event being
-// emitted; in get_state and list_events (a preview) they are the run as it
-// is, and a guard whose answer depends on the payload is reported as such.
+// emitted (the world as it would be after it); in get_state and list_events
+// they are the run as it is, with an empty payload.
 func guardEnv(p *Process) (*cel.Env, error) {
 	return cel.NewEnv(
 		cel.Variable("context", cel.MapType(cel.StringType, cel.DynType)),
@@ -81,7 +81,6 @@ func compileExpr(env *cel.Env, text string, o CompileOptions, want *cel.Type) (*
 	prg, err := env.Program(ast,
 		cel.CostLimit(o.CostLimit),
 		cel.InterruptCheckFrequency(100),
-		cel.EvalOptions(cel.OptPartialEval),
 	)
 	if err != nil {
 		return nil, []celIssue{{msg: err.Error()}}
@@ -143,7 +142,7 @@ func compileTemplate(env *cel.Env, text string, o CompileOptions) (*template, []
 // guardVars are the values a guard sees.
 type guardVars struct {
 	Context   map[string]any
-	Payload   map[string]any // nil: unknown (a preview)
+	Payload   map[string]any // empty in a preview: no event is being emitted
 	Artifacts map[string][]map[string]any
 	Events    map[string]int64
 	Event     string
@@ -151,56 +150,34 @@ type guardVars struct {
 	Revision  int64
 }
 
-func (v guardVars) activation() (any, error) {
-	m := map[string]any{
+func (v guardVars) activation() map[string]any {
+	payload := v.Payload
+	if payload == nil {
+		payload = map[string]any{}
+	}
+	return map[string]any{
 		"context":   v.Context,
+		"payload":   payload,
 		"artifacts": v.Artifacts,
 		"events":    v.Events,
 		"event":     v.Event,
 		"state":     v.State,
 		"revision":  v.Revision,
 	}
-	if v.Payload != nil {
-		m["payload"] = v.Payload
-		return m, nil
-	}
-	return cel.PartialVars(m, cel.AttributePattern("payload"))
 }
 
-// guardOutcome is what a guard said.
-type guardOutcome int
-
-const (
-	guardMet guardOutcome = iota
-	guardUnmet
-	guardUnknown // depends on a payload not given yet
-)
-
-// eval runs a guard: met, unmet or unknown, with an error when it could
-// not be evaluated (which counts as unmet).
-func (g *guardProgram) eval(ctx context.Context, v guardVars) (guardOutcome, error) {
-	act, err := v.activation()
+// eval runs a guard: whether it holds, with an error when it could not be
+// evaluated (which counts as not holding).
+func (g *guardProgram) eval(ctx context.Context, v guardVars) (bool, error) {
+	out, _, err := g.prg.ContextEval(ctx, v.activation())
 	if err != nil {
-		return guardUnmet, err
-	}
-	out, _, err := g.prg.ContextEval(ctx, act)
-	if err != nil {
-		if v.Payload == nil && strings.Contains(err.Error(), "payload") {
-			return guardUnknown, nil
-		}
-		return guardUnmet, evalError(err)
-	}
-	if types.IsUnknown(out) {
-		return guardUnknown, nil
+		return false, evalError(err)
 	}
 	b, ok := out.(types.Bool)
 	if !ok {
-		return guardUnmet, fmt.Errorf("the expression gave %s, not a bool", out.Type())
+		return false, fmt.Errorf("the expression gave %s, not a bool", out.Type())
 	}
-	if b {
-		return guardMet, nil
-	}
-	return guardUnmet, nil
+	return bool(b), nil
 }
 
 func evalError(err error) error {
@@ -217,19 +194,15 @@ func (t *template) render(ctx context.Context, v guardVars) string {
 	if t == nil {
 		return ""
 	}
-	act, err := v.activation()
+	act := v.activation()
 	var b strings.Builder
 	for _, p := range t.parts {
 		if p.expr == nil {
 			b.WriteString(p.text)
 			continue
 		}
-		if err != nil {
-			b.WriteString("?")
-			continue
-		}
 		out, _, eerr := p.expr.prg.ContextEval(ctx, act)
-		if eerr != nil || types.IsUnknown(out) {
+		if eerr != nil {
 			b.WriteString("?")
 			continue
 		}
