@@ -241,8 +241,20 @@ const MaxDefinitionBytes = 1 << 20
 
 // Parse reads, checks and compiles a definition. Every problem it finds is
 // reported with its line and column in a *DefinitionError.
-func Parse(src []byte, o CompileOptions) (*Process, error) {
+func Parse(src []byte, o CompileOptions) (p *Process, err error) {
 	o.defaults()
+	// go-yaml v1.19.2 panics on some malformed input (FuzzParse found one,
+	// testdata/fuzz/FuzzParse): such a file is a definition error, not a
+	// crash of the router.
+	defer func() {
+		if r := recover(); r != nil {
+			p, err = nil, &DefinitionError{Problems: []Problem{{Line: 1, Column: 1, Message: fmt.Sprintf("the YAML could not be read (%v)", r)}}}
+		}
+	}()
+	return parse(src, o)
+}
+
+func parse(src []byte, o CompileOptions) (*Process, error) {
 	if len(src) > MaxDefinitionBytes {
 		return nil, &DefinitionError{Problems: []Problem{{Message: fmt.Sprintf("the definition is larger than %d bytes", MaxDefinitionBytes)}}}
 	}
