@@ -37,19 +37,15 @@ type Server struct {
 	srv   *server.MCPServer
 	unsub func()
 
-	// Changes are handled off the emitting call: pending collects the runs
-	// to look at (all: a run was created), work wakes the worker.
-	pendMu  sync.Mutex
-	pending map[string]bool
-	all     bool
-	work    chan struct{}
-	stop    chan struct{}
-	done    chan struct{}
+	// Changes are handled off the emitting call: work wakes the worker.
+	work chan struct{}
+	stop chan struct{}
+	done chan struct{}
 
 	resyncMu sync.Mutex // one Resync at a time, so an older list never wins
 	mu       sync.Mutex
-	listed   map[string]string // run id → name + description as listed
-	revision map[string]int64  // run id → revision last announced
+	listed   map[string]listing // run id → as listed
+	revision map[string]int64   // run id → revision last announced
 	subs     map[string]map[string]bool
 }
 
@@ -61,8 +57,8 @@ func NewServer(svc *Service, o ServerOptions) *Server {
 	if o.Version == "" {
 		o.Version = "dev"
 	}
-	s := &Server{svc: svc, o: o, listed: map[string]string{}, revision: map[string]int64{}, subs: map[string]map[string]bool{},
-		pending: map[string]bool{}, work: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
+	s := &Server{svc: svc, o: o, listed: map[string]listing{}, revision: map[string]int64{}, subs: map[string]map[string]bool{},
+		work: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
 	hooks := &server.Hooks{}
 	hooks.AddBeforeSubscribe(func(ctx context.Context, _ any, req *mcp.SubscribeRequest) {
 		s.track(ctx, req.Params.URI, true)
@@ -313,15 +309,9 @@ func (s *Server) track(ctx context.Context, uri string, on bool) {
 	}
 }
 
-// changed follows the service: it queues the run for the worker, so the
-// call that made the change does not wait for the notifications.
-func (s *Server) changed(c Change) {
-	s.pendMu.Lock()
-	if c.Created {
-		s.all = true
-	}
-	s.pending[c.RunID] = true
-	s.pendMu.Unlock()
+// changed follows the service: it wakes the worker, so the call that made
+// the change does not wait for the notifications.
+func (s *Server) changed(Change) {
 	select {
 	case s.work <- struct{}{}:
 	default:
@@ -330,50 +320,13 @@ func (s *Server) changed(c Change) {
 
 func (s *Server) worker() {
 	defer close(s.done)
-	ctx := context.Background()
 	for {
 		select {
 		case <-s.stop:
 			return
 		case <-s.work:
 		}
-		s.pendMu.Lock()
-		runs, all := s.pending, s.all
-		s.pending, s.all = map[string]bool{}, false
-		s.pendMu.Unlock()
-		if all {
-			s.Resync(ctx)
-			continue
-		}
-		ids := make([]string, 0, len(runs))
-		for id := range runs {
-			ids = append(ids, id)
-		}
-		sort.Strings(ids)
-		for _, id := range ids {
-			s.refreshRun(ctx, id)
-		}
-	}
-}
-
-// refreshRun re-reads one run: resources/updated to its subscribers when
-// its revision moved, and the list republished when its listing changed.
-func (s *Server) refreshRun(ctx context.Context, runID string) {
-	l, err := s.svc.listing(ctx, runID)
-	if err != nil {
-		s.svc.log.Warnf("state_gate: run %s: %v", runID, err)
-		return
-	}
-	s.mu.Lock()
-	listChanged := s.listed[runID] != l.key()
-	moved := s.revision[runID] != l.revision
-	s.revision[runID] = l.revision
-	s.mu.Unlock()
-	if listChanged {
-		s.Resync(ctx)
-	}
-	if moved {
-		s.updated(SummaryURI(runID))
+		s.Resync(context.Background())
 	}
 }
 
@@ -390,50 +343,59 @@ func (s *Server) updated(uri string) {
 	}
 }
 
-// Resync re-reads every run and republishes the resource list if any
-// listing changed (which sends list_changed); summaries whose revision
-// moved (another process, such as the CLI, wrote) are announced.
+// Resync compares the runs with what was last published: a run whose
+// revision moved gets notifications/resources/updated to its summary's
+// subscribers, and the resource list is republished (which sends
+// list_changed) when a run came or went or its listing changed. It costs
+// one query when nothing changed, so it can follow every database change,
+// also those another process (the CLI) made.
 func (s *Server) Resync(ctx context.Context) {
 	s.resyncMu.Lock()
 	defer s.resyncMu.Unlock()
-	runs, err := s.svc.Runs(ctx, "", 0)
+	runs, err := s.svc.st.RunRevisions(ctx)
 	if err != nil {
 		s.svc.log.Warnf("state_gate: list runs: %v", err)
 		return
 	}
-	listed := make(map[string]string, len(runs))
-	resources := make([]server.ServerResource, 0, len(runs))
-	for _, r := range runs {
-		l, err := s.svc.listing(ctx, r.RunID)
-		if err != nil {
+	s.mu.Lock()
+	known, prevRev := s.listed, s.revision
+	s.mu.Unlock()
+	listed := make(map[string]listing, len(runs))
+	revision := make(map[string]int64, len(runs))
+	var moved []string
+	changed := len(runs) != len(known)
+	for id, rev := range runs {
+		old, seen := known[id]
+		if seen && prevRev[id] == rev {
+			listed[id], revision[id] = old, rev
 			continue
 		}
-		listed[r.RunID] = l.key()
-		res := mcp.NewResource(SummaryURI(r.RunID), l.name, mcp.WithResourceDescription(l.description), mcp.WithMIMEType("application/json"))
-		resources = append(resources, server.ServerResource{Resource: res, Handler: s.readSummary})
+		l, err := s.svc.listing(ctx, id)
+		if err != nil {
+			s.svc.log.Warnf("state_gate: run %s: %v", id, err)
+			continue
+		}
+		listed[id], revision[id] = l, l.revision
+		if seen {
+			moved = append(moved, id)
+		}
+		if !seen || old.key() != l.key() {
+			changed = true
+		}
 	}
-	sort.Slice(resources, func(i, j int) bool { return resources[i].Resource.URI < resources[j].Resource.URI })
 	s.mu.Lock()
-	same := len(listed) == len(s.listed)
-	for id, l := range listed {
-		if s.listed[id] != l {
-			same = false
-		}
-	}
-	var moved []string
-	for _, r := range runs {
-		if rev, ok := s.revision[r.RunID]; ok && rev != r.Revision {
-			moved = append(moved, r.RunID)
-		}
-		s.revision[r.RunID] = r.Revision
-	}
-	if !same {
-		s.listed = listed
-	}
+	s.listed, s.revision = listed, revision
 	s.mu.Unlock()
-	if !same {
+	if changed {
+		resources := make([]server.ServerResource, 0, len(listed))
+		for id, l := range listed {
+			res := mcp.NewResource(SummaryURI(id), l.name, mcp.WithResourceDescription(l.description), mcp.WithMIMEType("application/json"))
+			resources = append(resources, server.ServerResource{Resource: res, Handler: s.readSummary})
+		}
+		sort.Slice(resources, func(i, j int) bool { return resources[i].Resource.URI < resources[j].Resource.URI })
 		s.srv.SetResources(resources...)
 	}
+	sort.Strings(moved)
 	for _, id := range moved {
 		s.updated(SummaryURI(id))
 	}

@@ -140,6 +140,23 @@ func (r StateGateRepo) Runs(ctx context.Context, f RunFilter) ([]StateGateRun, e
 	return out, nil
 }
 
+// RunRevisions maps every run to its revision: one cheap query, for
+// noticing which runs changed.
+func (r StateGateRepo) RunRevisions(ctx context.Context) (map[string]int64, error) {
+	var rows []struct {
+		ID       string
+		Revision int64
+	}
+	if err := r.db.WithContext(ctx).Model(&StateGateRun{}).Select("id, revision").Scan(&rows).Error; err != nil {
+		return nil, fmt.Errorf("list runs: %w", err)
+	}
+	out := make(map[string]int64, len(rows))
+	for _, row := range rows {
+		out[row.ID] = row.Revision
+	}
+	return out, nil
+}
+
 // Events returns a run's history, oldest first.
 func (r StateGateRepo) Events(ctx context.Context, runID string) ([]StateGateEvent, error) {
 	var out []StateGateEvent
