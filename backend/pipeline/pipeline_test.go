@@ -174,7 +174,9 @@ func TestIdentityKeepsTheCallerToItsScope(t *testing.T) {
 // The rest of the chain (and an upstream reached in-process) finds the
 // caller in its context; a value a client could send cannot stand in.
 func TestIdentityPutsTheCallerInTheContext(t *testing.T) {
-	who := func(context.Context) Caller { return Caller{Name: "alice", Subject: "sub-1", Roles: []string{"reviewer"}} }
+	who := func(context.Context) Caller {
+		return Caller{Name: "alice", Subject: "sub-1", Roles: []string{"reviewer"}}
+	}
 	var seen Caller
 	var ok bool
 	c := New(Steps{Identity: Identity{CallerFrom: who}}, func(ctx context.Context, r *Request) (Result, error) {
