@@ -10,15 +10,18 @@ import (
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
 	"github.com/sirupsen/logrus"
 
 	"github.com/mcp-router/mcp-router/backend/auth"
 	"github.com/mcp-router/mcp-router/backend/config"
 	"github.com/mcp-router/mcp-router/backend/gateway"
 	"github.com/mcp-router/mcp-router/backend/hook"
+	"github.com/mcp-router/mcp-router/backend/pipeline"
 	"github.com/mcp-router/mcp-router/backend/reqlog"
 	"github.com/mcp-router/mcp-router/backend/settings"
 	"github.com/mcp-router/mcp-router/backend/spec"
+	"github.com/mcp-router/mcp-router/backend/stategate"
 	"github.com/mcp-router/mcp-router/backend/store"
 	"github.com/mcp-router/mcp-router/backend/upstream"
 )
@@ -38,6 +41,10 @@ type Core struct {
 	Gateway  *gateway.Gateway
 	Hooks    *hook.Service
 	Log      logrus.FieldLogger
+	// StateGate is the state_gate engine; StateGateServer its MCP face,
+	// which the upstream service reaches in-process.
+	StateGate       *stategate.Service
+	StateGateServer *stategate.Server
 
 	chain []string // ids of the routers this one runs under (instance.go)
 
@@ -103,6 +110,11 @@ func Open(dataDir string, o Options) (*Core, error) {
 			return gw.ClientSide().Roots(ctx, s, r)
 		},
 	}
+	c.StateGate = stategate.New(stategate.Options{DataDir: dataDir, Store: st, Logger: o.Logger})
+	c.StateGateServer = stategate.NewServer(c.StateGate, stategate.ServerOptions{ActorFrom: actorFrom, Version: Version})
+	uo.Builtins = map[string]*server.MCPServer{stategate.ServerName: c.StateGateServer.MCPServer()}
+	// Runs created or moved by another process (the CLI) reach subscribers.
+	c.OnDatabaseChange(func() { c.StateGateServer.Resync(context.Background()) })
 	c.Servers = upstream.New(uo)
 	c.Hooks = hook.New(st.Hooks(), hook.Options{
 		Logger: logrus.StandardLogger(),
@@ -158,6 +170,17 @@ func callerFrom(ctx context.Context) gateway.Caller {
 		caller.Allows = id.Allows
 	}
 	return caller
+}
+
+// actorFrom is who called state_gate: the caller the pipeline's identity
+// step put in the context. A request that did not pass the pipeline has no
+// name and no roles.
+func actorFrom(ctx context.Context) stategate.Actor {
+	c, ok := pipeline.CallerOf(ctx)
+	if !ok {
+		return stategate.Actor{}
+	}
+	return stategate.Actor{Name: c.Name, Subject: c.Subject, Roles: c.Roles}
 }
 
 // Run starts every enabled server and the gateway, and keeps both in step
@@ -290,6 +313,7 @@ func (c *Core) Close() error {
 		}
 		c.Gateway.Close()
 		c.Servers.Close()
+		c.StateGateServer.Close()
 		if cerr := c.Requests.Close(); cerr != nil {
 			c.Log.Warnf("request log: %v", cerr)
 		}
