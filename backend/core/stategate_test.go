@@ -1,0 +1,413 @@
+package core
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/mcp-router/mcp-router/backend/spec"
+	"github.com/mcp-router/mcp-router/backend/stategate"
+	"github.com/mcp-router/mcp-router/internal/testpeers"
+)
+
+// loopProcess has one event that keeps the run where it is: a stream of
+// events that are all accepted, for the exactly-once tests and the bench.
+const loopProcess = `id: loop
+version: 1.0.0
+states:
+  - name: working
+    initial: true
+  - name: done
+    final: true
+events:
+  - name: tick
+    description: one step of work
+    payload_schema:
+      type: object
+      properties:
+        n: {type: integer}
+  - name: finish
+transitions:
+  - {from: working, event: tick, to: working}
+  - {from: working, event: finish, to: done}
+`
+
+func stateGateDef() spec.Server {
+	return spec.Server{Name: stategate.ServerName, Transport: spec.Builtin, Enabled: true}
+}
+
+func writeProcess(t testing.TB, dataDir, src string) {
+	t.Helper()
+	dir := stategate.ProcessesDir(dataDir)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "loop.yaml"), []byte(src), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// callTool calls a tool and returns the answer's JSON (its text).
+func callTool(ctx context.Context, c *client.Client, name string, args map[string]any) (json.RawMessage, error) {
+	res, err := c.CallTool(ctx, mcp.CallToolRequest{Params: mcp.CallToolParams{Name: name, Arguments: args}})
+	if err != nil {
+		return nil, err
+	}
+	if len(res.Content) != 1 {
+		return nil, fmt.Errorf("%s: %d contents", name, len(res.Content))
+	}
+	text, ok := res.Content[0].(mcp.TextContent)
+	if !ok {
+		return nil, fmt.Errorf("%s: not text: %+v", name, res.Content[0])
+	}
+	return json.RawMessage(text.Text), nil
+}
+
+func createRun(t testing.TB, c *client.Client, tool string) string {
+	t.Helper()
+	raw, err := callTool(context.Background(), c, tool, map[string]any{"process_id": "loop"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var run stategate.RunInfo
+	if err := json.Unmarshal(raw, &run); err != nil || run.RunID == "" {
+		t.Fatalf("create_run: %s", raw)
+	}
+	return run.RunID
+}
+
+func emitArgs(run string, rev int64, key string) map[string]any {
+	return map[string]any{"run_id": run, "event_name": "tick", "payload": map[string]any{"n": rev},
+		"expected_revision": rev, "idempotency_key": key}
+}
+
+// Through the router's HTTP endpoint: 50 clients emit at once with the same
+// expected_revision; exactly one is accepted and 49 get REVISION_CONFLICT.
+// Then one idempotency key sent 20 times at once: one event, 20 answers
+// with the same result. The tools are named with the separator, the seed's
+// own names with '.'.
+func TestStateGateExactlyOnceThroughTheEndpoint(t *testing.T) {
+	dir := t.TempDir()
+	writeProcess(t, dir, loopProcess)
+	ep := serve(t, dir, []spec.Server{stateGateDef()}, true)
+	if err := ep.core.Settings.Set(context.Background(), "separator", "."); err != nil {
+		t.Fatal(err)
+	}
+	ep.core.Gateway.Rebuild()
+
+	const n = 50
+	clients := make([]*client.Client, n)
+	for i := range clients {
+		c, err := mcpClient(t, ep.url, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		clients[i] = c
+	}
+	tools := listTools(t, clients[0])
+	for _, want := range []string{"state_gate.get_state", "state_gate.list_events", "state_gate.emit_event", "state_gate.create_run", "state_gate.list_runs"} {
+		if !contains(tools, want) {
+			t.Fatalf("tools %v lack %s", tools, want)
+		}
+	}
+	run := createRun(t, clients[0], "state_gate.create_run")
+	if _, err := callTool(context.Background(), clients[0], "state_gate.emit_event", emitArgs(run, 0, "first")); err != nil {
+		t.Fatal(err)
+	}
+
+	answers := make([]stategate.EmitResponse, n)
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for i := range clients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			raw, err := callTool(context.Background(), clients[i], "state_gate.emit_event", emitArgs(run, 1, fmt.Sprintf("race-%d", i)))
+			if err != nil {
+				t.Errorf("client %d: %v", i, err)
+				return
+			}
+			if err := json.Unmarshal(raw, &answers[i]); err != nil {
+				t.Errorf("client %d: %s", i, raw)
+			}
+		}()
+	}
+	close(start)
+	wg.Wait()
+	accepted, conflicts := 0, 0
+	for i, a := range answers {
+		switch {
+		case a.Success && a.Error == nil && a.Result.NewRevision == 2:
+			accepted++
+		case !a.Success && a.Error != nil && a.Error.Code == stategate.CodeRevisionConflict && *a.Error.Details.CurrentRevision == 2:
+			conflicts++
+		default:
+			t.Errorf("client %d: %+v", i, a)
+		}
+	}
+	if accepted != 1 || conflicts != n-1 {
+		t.Fatalf("%d accepted, %d REVISION_CONFLICT; want 1 and %d", accepted, conflicts, n-1)
+	}
+
+	// One key, 20 times at once.
+	const same = 20
+	raws := make([]stategate.EmitResponse, same)
+	start = make(chan struct{})
+	for i := 0; i < same; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			raw, err := callTool(context.Background(), clients[i], "state_gate.emit_event", emitArgs(run, 2, "the-same-key"))
+			if err != nil {
+				t.Errorf("client %d: %v", i, err)
+				return
+			}
+			_ = json.Unmarshal(raw, &raws[i])
+		}()
+	}
+	close(start)
+	wg.Wait()
+	firstResult, _ := json.Marshal(raws[0].Result)
+	originals, replays := 0, 0
+	for i, a := range raws {
+		got, _ := json.Marshal(a.Result)
+		if !a.Success || string(got) != string(firstResult) {
+			t.Errorf("answer %d: %+v, want the same result as %s", i, a, firstResult)
+		}
+		switch {
+		case a.Error == nil:
+			originals++
+		case a.Error.Code == stategate.CodeIdempotentReplay:
+			replays++
+		}
+	}
+	if originals != 1 || replays != same-1 {
+		t.Errorf("%d originals and %d replays, want 1 and %d", originals, replays, same-1)
+	}
+	events, err := ep.core.Store.StateGate().Events(context.Background(), run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(events) != 3 {
+		t.Fatalf("%d events in the history, want 3", len(events))
+	}
+	for i, e := range events {
+		if e.Seq != int64(i+1) {
+			t.Fatalf("event %d has seq %d", i, e.Seq)
+		}
+	}
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// ---- a router killed with SIGKILL in the middle of a stream of emits ----
+
+// TestMain lets the test binary be the router: MCPR_STATEGATE_ROUTER=DIR
+// serves DIR on a loopback port, prints the address and waits to be killed.
+func TestMain(m *testing.M) {
+	if dir := os.Getenv("MCPR_STATEGATE_ROUTER"); dir != "" {
+		c, err := Open(dir, Options{})
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		ctx := context.Background()
+		if err := c.Run(ctx, 100*time.Millisecond); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		c.WaitStarted(ctx)
+		c.Gateway.Rebuild()
+		err = c.Serve(ctx, ServeOptions{Addr: "127.0.0.1:0", NoAuth: true, Ready: func(addr string) { fmt.Println("LISTENING " + addr) }})
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	os.Exit(m.Run())
+}
+
+type routerProcess struct {
+	cmd *exec.Cmd
+	url string
+}
+
+func startRouterProcess(t *testing.T, dir string) *routerProcess {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), "MCPR_STATEGATE_ROUTER="+dir)
+	cmd.Stderr = os.Stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if cmd.ProcessState == nil {
+			_ = cmd.Process.Kill()
+			_ = cmd.Wait()
+		}
+	})
+	lines := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			if addr, ok := strings.CutPrefix(sc.Text(), "LISTENING "); ok {
+				lines <- addr
+			}
+		}
+	}()
+	select {
+	case addr := <-lines:
+		return &routerProcess{cmd: cmd, url: "http://" + addr + "/mcp"}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the router process did not start")
+	}
+	return nil
+}
+
+// kill sends SIGKILL (again, if a kill is already on its way) and reaps.
+func (p *routerProcess) kill(t *testing.T) {
+	t.Helper()
+	_ = p.cmd.Process.Signal(syscall.SIGKILL)
+	if err := p.cmd.Wait(); err == nil {
+		t.Fatal("the router exited cleanly instead of being killed")
+	}
+}
+
+// A client emits a stream of events, each after the last, while the router
+// is killed with SIGKILL at random moments and started again. A request
+// whose answer was lost is sent again, same key and revision, until it is
+// answered. Afterwards the history must be exactly the events the client
+// saw accepted: 1..N with no gap and no duplicate.
+func TestStateGateSurvivesSIGKILL(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts and kills router processes")
+	}
+	dir := t.TempDir()
+	writeProcess(t, dir, loopProcess)
+	{ // the built-in server, enabled, in the database the processes open
+		c, err := Open(dir, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.Store.Servers().Create(context.Background(), stateGateDef()); err != nil {
+			t.Fatal(err)
+		}
+		c.Close()
+	}
+	router := startRouterProcess(t, dir)
+	connect := func() *client.Client {
+		var c *client.Client
+		testpeers.Eventually(t, 20*time.Second, "a client session", func() bool {
+			var err error
+			c, err = mcpClient(t, router.url, "")
+			return err == nil
+		})
+		return c
+	}
+	c := connect()
+	run := createRun(t, c, "state_gate__create_run")
+
+	const total = 120
+	kills := map[int]bool{}
+	rng := rand.New(rand.NewSource(time.Now().UnixNano()))
+	for len(kills) < 3 {
+		kills[10+rng.Intn(total-20)] = true
+	}
+	seen := map[string]int64{} // event id → revision the client saw it make
+	var rev int64
+	retries := 0
+	for i := 0; i < total; i++ {
+		key := fmt.Sprintf("tick-%d", i)
+		if kills[i] {
+			// Kill while this emit is in flight (or just before or after
+			// it: the client cannot tell, which is the point).
+			proc := router.cmd.Process
+			go func(d time.Duration) { time.Sleep(d); _ = proc.Signal(syscall.SIGKILL) }(time.Duration(rng.Intn(2000)) * time.Microsecond)
+		}
+		for {
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			raw, err := callTool(ctx, c, "state_gate__emit_event", emitArgs(run, rev, key))
+			cancel()
+			if err == nil {
+				var a stategate.EmitResponse
+				if jerr := json.Unmarshal(raw, &a); jerr != nil || !a.Success {
+					t.Fatalf("emit %s: %s", key, raw)
+				}
+				if a.Error != nil && a.Error.Code != stategate.CodeIdempotentReplay {
+					t.Fatalf("emit %s: %s", key, raw)
+				}
+				if prev, dup := seen[a.Result.EventID]; dup && prev != a.Result.NewRevision {
+					t.Fatalf("event %s seen at revisions %d and %d", a.Result.EventID, prev, a.Result.NewRevision)
+				}
+				seen[a.Result.EventID] = a.Result.NewRevision
+				rev = a.Result.NewRevision
+				break
+			}
+			// The answer was lost: the router is gone. Start it again (the
+			// kill may still be on its way) and send the same request.
+			retries++
+			router.kill(t)
+			router = startRouterProcess(t, dir)
+			c = connect()
+		}
+	}
+	if retries < 3 {
+		t.Fatalf("only %d requests lost their answer; the kills did not land mid-stream", retries)
+	}
+	router.kill(t)
+
+	c2, err := Open(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c2.Close()
+	events, err := c2.Store.StateGate().Events(context.Background(), run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(events) != total || len(seen) != total {
+		t.Fatalf("%d events stored, %d seen accepted; want %d each", len(events), len(seen), total)
+	}
+	var keys []string
+	for i, e := range events {
+		if e.Seq != int64(i+1) {
+			t.Fatalf("gap: event %d has seq %d", i, e.Seq)
+		}
+		if seen[e.EventID] != e.Seq {
+			t.Fatalf("stored event %s (seq %d) is not what the client saw (%d)", e.EventID, e.Seq, seen[e.EventID])
+		}
+		keys = append(keys, e.IdempotencyKey)
+	}
+	sort.Strings(keys)
+	for i := 1; i < len(keys); i++ {
+		if keys[i] == keys[i-1] {
+			t.Fatalf("key %s used twice", keys[i])
+		}
+	}
+	t.Logf("%d events, %d answers lost to SIGKILL and recovered by retrying", total, retries)
+}
