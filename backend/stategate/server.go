@@ -8,10 +8,14 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 )
+
+// notifyDelay coalesces the notifications of events that come together.
+const notifyDelay = 20 * time.Millisecond
 
 // SummaryTemplate is the resource template of a run's summary.
 const SummaryTemplate = "stategate://runs/{run_id}/summary"
@@ -325,6 +329,13 @@ func (s *Server) worker() {
 		case <-s.stop:
 			return
 		case <-s.work:
+		}
+		// A burst of events (an agent's loop, concurrent clients) costs one
+		// look at the runs, not one each.
+		select {
+		case <-s.stop:
+			return
+		case <-time.After(notifyDelay):
 		}
 		s.Resync(context.Background())
 	}
