@@ -320,4 +320,3 @@ func (e *env) runShow() *cobra.Command {
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	return cmd
 }
-

@@ -98,7 +98,9 @@ func serveBench(b *testing.B, dir string) *endpoint {
 	sctx, cancel := context.WithCancel(ctx)
 	ready := make(chan string, 1)
 	done := make(chan error, 1)
-	go func() { done <- c.Serve(sctx, ServeOptions{Addr: "127.0.0.1:0", NoAuth: true, Ready: func(a string) { ready <- a }}) }()
+	go func() {
+		done <- c.Serve(sctx, ServeOptions{Addr: "127.0.0.1:0", NoAuth: true, Ready: func(a string) { ready <- a }})
+	}()
 	addr := <-ready
 	b.Cleanup(func() {
 		cancel()
