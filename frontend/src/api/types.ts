@@ -1,7 +1,8 @@
 // The shapes the UI works with, as docs/ui-api.md defines them. Values are
 // checked once at the boundary (convert.ts), so pages get exact unions.
 
-export const TRANSPORTS = ['stdio', 'http', 'sse'] as const;
+// builtin: a server that runs inside the router (state_gate); no form edits it.
+export const TRANSPORTS = ['stdio', 'http', 'sse', 'builtin'] as const;
 export type Transport = (typeof TRANSPORTS)[number];
 
 export const SERVER_STATES = ['stopped', 'starting', 'running', 'restarting', 'errored'] as const;
