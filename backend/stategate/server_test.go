@@ -552,3 +552,43 @@ func waitFor(t *testing.T, what string, ok func() bool) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// A running run keeps the definition it started with when the file is
+// replaced by a new version; a new run gets the new one.
+func TestRunKeepsItsVersion(t *testing.T) {
+	r := newRig(t)
+	ctx := context.Background()
+	old := r.createRun(ctx)
+	v2 := strings.Replace(string(readExample(t)), "version: 1.0.0", "version: 2.0.0", 1)
+	// Version 2 drops the self-transition: a second observation is refused.
+	v2 = strings.Replace(v2, "  - { from: observe, event: submit_observation, to: observe }\n", "", 1)
+	if _, err := r.svc.AddProcess([]byte(v2), false); err == nil {
+		t.Fatal("a second definition of the id was added without replace")
+	}
+	if _, err := r.svc.AddProcess([]byte(v2), true); err != nil {
+		t.Fatal(err)
+	}
+	fresh := r.createRun(ctx)
+	if res := r.mustAccept(ctx, old, "submit_observation", observation(1), 0, "o1"); res.Transition.ToState != "observe" {
+		t.Fatalf("the old run: %+v", res)
+	}
+	out := r.emit(ctx, fresh, "submit_observation", observation(1), 0, "n1")
+	if out.Success || out.Error.Code != CodeGuardFailed {
+		t.Fatalf("the new run under version 2: %s", out.raw)
+	}
+	for id, want := range map[string]string{old: "1.0.0", fresh: "2.0.0"} {
+		sv, err := r.svc.GetState(ctx, Actor{}, id)
+		if err != nil || sv.ProcessVersion != want {
+			t.Fatalf("run %s: version %q (%v), want %s", id, sv.ProcessVersion, err, want)
+		}
+	}
+	// The file gone: the runs go on.
+	if err := r.svc.RemoveProcess("exploration-process"); err != nil {
+		t.Fatal(err)
+	}
+	r.mustAccept(ctx, old, "submit_observation", observation(2), 1, "o2")
+	raw, isErr := r.call(ctx, "create_run", map[string]any{"process_id": "exploration-process"})
+	if !isErr || !strings.Contains(string(raw), CodeProcessNotFound) {
+		t.Fatalf("create_run of a removed process: %s", raw)
+	}
+}
