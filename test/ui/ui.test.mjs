@@ -414,16 +414,19 @@ test('the UI end to end', { timeout: 420_000 }, async (t) => {
     const editor = tid('process-source').locator('.monaco-editor');
     await editor.waitFor();
     await editor.click();
-    await page.keyboard.press('ControlOrMeta+A');
-    await page.keyboard.press('Delete');
-    await page.keyboard.insertText(good.replace('to: merged }', 'to: nowhere }'));
+    // Pasted, not typed: Monaco indents typed YAML lines on its own.
+    const paste = async (text) => {
+      await page.evaluate((v) => navigator.clipboard.writeText(v), text);
+      await page.keyboard.press('ControlOrMeta+A');
+      await page.keyboard.press('Delete');
+      await page.keyboard.press('ControlOrMeta+V');
+    };
+    await paste(good.replace('to: merged }', 'to: nowhere }'));
     await tid('process-problems').getByText(/Line 15, column \d+: unknown state "nowhere"/).waitFor();
     await tid('process-source').locator('.squiggly-error').first().waitFor();
     assert.equal(await tid('process-save').isDisabled(), true);
     await shoot('processes-problem');
-    await page.keyboard.press('ControlOrMeta+A');
-    await page.keyboard.press('Delete');
-    await page.keyboard.insertText(good);
+    await paste(good);
     await tid('process-problems').waitFor({ state: 'detached' });
     await tid('process-save').click();
     await tid('process-item-review').waitFor();
@@ -455,7 +458,10 @@ test('the UI end to end', { timeout: 420_000 }, async (t) => {
     await until(async () => (await tid('run-state').textContent()) === 'review', 'the page to show the new state');
     await until(async () => /current/.test((await tid('state-review').getAttribute('class')) ?? ''), 'the diagram to highlight review');
     await tid('run-history').getByText('submit').waitFor();
+    await tid('process-diagram').scrollIntoViewIfNeeded();
     await shoot('processes');
+    await tid('run-view').scrollIntoViewIfNeeded();
+    await shoot('processes-run');
   });
 
   await t.test('creates a token and copies a client snippet', async () => {

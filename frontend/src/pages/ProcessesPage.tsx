@@ -106,22 +106,24 @@ export default function ProcessesPage() {
       <div className="split">
         <div>
           {status === 'ready' && processes.length === 0 && <p className="muted">{t.processesEmpty}</p>}
-          <ul className="list" data-testid="process-list">
-            {processes.map((p) => (
-              <li key={p.file}>
-                <button
-                  type="button"
-                  className="item"
-                  aria-current={p.file === selected ? 'true' : undefined}
-                  onClick={() => setSelected(p.file)}
-                  data-testid={`process-item-${p.id || p.file}`}
-                >
-                  <span className="item-name">{p.id ? `${p.name}` : p.file}</span>
-                  <span className="item-sub">{p.id ? `${p.id} ${p.version}` : `${p.file}: ${t.processInvalid}`}</span>
-                </button>
-              </li>
-            ))}
-          </ul>
+          {processes.length > 0 && (
+            <ul className="list" data-testid="process-list">
+              {processes.map((p) => (
+                <li key={p.file}>
+                  <button
+                    type="button"
+                    className="item"
+                    aria-current={p.file === selected ? 'true' : undefined}
+                    onClick={() => setSelected(p.file)}
+                    data-testid={`process-item-${p.id || p.file}`}
+                  >
+                    <span className="item-name">{p.id ? `${p.name}` : p.file}</span>
+                    <span className="item-sub">{p.id ? `${p.id} ${p.version}` : `${p.file}: ${t.processInvalid}`}</span>
+                  </button>
+                </li>
+              ))}
+            </ul>
+          )}
           {gate && <p className="field-hint">{t.gateDir(gate.dir)}</p>}
         </div>
         <div>
