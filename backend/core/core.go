@@ -169,6 +169,11 @@ func callerFrom(ctx context.Context) gateway.Caller {
 	if len(id.Servers) > 0 {
 		caller.Allows = id.Allows
 	}
+	// The token's role (client, admin) is a role the caller carries: a
+	// state_gate event may be kept to it (roles: [admin]).
+	if id.Role != "" {
+		caller.Roles = []string{string(id.Role)}
+	}
 	return caller
 }
 
