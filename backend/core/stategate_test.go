@@ -411,3 +411,56 @@ func TestStateGateSurvivesSIGKILL(t *testing.T) {
 	}
 	t.Logf("%d events, %d answers lost to SIGKILL and recovered by retrying", total, retries)
 }
+
+// An event's roles are matched against who called, as the router's
+// identity step names them: the token's name (token:NAME) and the role the
+// token carries (admin, client).
+func TestStateGateRolesFromTokens(t *testing.T) {
+	dir := t.TempDir()
+	writeProcess(t, dir, strings.Replace(loopProcess, "  - name: finish\n", "  - name: finish\n    roles: [admin, \"token:closer\"]\n", 1))
+	ep := serve(t, dir, []spec.Server{stateGateDef()}, false)
+	ctx := context.Background()
+	agent, _, err := ep.core.Auth.Create(ctx, "agent", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	closer, _, _ := ep.core.Auth.Create(ctx, "closer", nil)
+	admin, _, _ := ep.core.Auth.CreateAdmin(ctx, "boss")
+	ac, err := mcpClient(t, ep.url, agent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	finish := func(c *client.Client, run string) stategate.EmitResponse {
+		t.Helper()
+		raw, err := callTool(ctx, c, "state_gate__emit_event", map[string]any{"run_id": run, "event_name": "finish",
+			"expected_revision": 0, "idempotency_key": "finish"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var a stategate.EmitResponse
+		_ = json.Unmarshal(raw, &a)
+		return a
+	}
+	run1, run2 := createRun(t, ac, "state_gate__create_run"), createRun(t, ac, "state_gate__create_run")
+	if a := finish(ac, run1); a.Success || a.Error.Code != stategate.CodeForbidden || !strings.Contains(a.Error.Message, "agent may not emit") {
+		t.Fatalf("a client token: %+v", a)
+	}
+	cc, err := mcpClient(t, ep.url, closer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := finish(cc, run1); !a.Success {
+		t.Fatalf("token:closer: %+v", a.Error)
+	}
+	bc, err := mcpClient(t, ep.url, admin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := finish(bc, run2); !a.Success {
+		t.Fatalf("an admin token: %+v", a.Error)
+	}
+	events, _ := ep.core.Store.StateGate().Events(ctx, run2)
+	if len(events) != 1 || events[0].Actor != "boss" {
+		t.Fatalf("history of run 2: %+v", events)
+	}
+}
