@@ -21,7 +21,7 @@ var migrations = []*gormigrate.Migration{
 	{ID: "0004_token_roles", Migrate: migrateTokenRoles},
 	// state_gate's tables; numbered apart from the others (keep it last) so
 	// that branches adding migrations side by side do not collide.
-	{ID: "0100_stategate", Migrate: migrateStategate0001},
+	{ID: "0100_stategate", Migrate: migrateStategate},
 }
 
 // MigrationIDs lists the migrations this build knows, oldest first.

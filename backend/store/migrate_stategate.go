@@ -16,7 +16,7 @@ import "gorm.io/gorm"
 //     UPDATE or DELETE.
 //   - stategate_artifacts: files submitted with an event, with size and
 //     SHA-256, also append-only.
-func migrateStategate0001(tx *gorm.DB) error {
+func migrateStategate(tx *gorm.DB) error {
 	for _, stmt := range []string{
 		`CREATE TABLE IF NOT EXISTS stategate_definitions (
 			hash TEXT PRIMARY KEY,
