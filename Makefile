@@ -110,6 +110,13 @@ bench: test-deps
 	go run ./bench $(BENCH_ARGS)
 # ---- end bench ----------------------------------------------------------------
 
+# ---- state_gate (owned by backend/stategate; see docs/state-gate.md) ---------
+# emit_event through the router's HTTP endpoint and the engine alone: p50/p99.
+.PHONY: bench-stategate
+bench-stategate:
+	go test -run '^$$' -bench StateGateEmit -benchtime 2000x ./backend/core/
+# ---- end state_gate -------------------------------------------------------------
+
 # ---- e2e (owned by test/e2e/; see docs/testing.md) ----------------------------
 # Real JS clients (MCP Inspector CLI, TypeScript SDK) and the official
 # conformance suite against the built router, on Node 22 from test/peers.

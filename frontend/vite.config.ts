@@ -22,9 +22,9 @@ function keepDistGitkeep(): Plugin {
 
 // monaco-editor's entry registers ~80 languages plus the CSS/HTML language
 // services and an LSP client. The hook editor needs JavaScript (with the
-// TypeScript service) and JSON only: drop the rest from the entry so they are
+// TypeScript service), JSON and YAML (process definitions) only: drop the rest from the entry so they are
 // not bundled at all.
-const MONACO_KEEP = /languages\/definitions\/(javascript|typescript)\/|languages\/features\/(json|typescript)\//;
+const MONACO_KEEP = /languages\/definitions\/(javascript|typescript|yaml)\/|languages\/features\/(json|typescript)\//;
 export function monacoOnlyNeededLanguages(): Plugin {
   return {
     name: 'monaco-only-needed-languages',

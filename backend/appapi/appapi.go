@@ -27,11 +27,14 @@ const (
 	EventHookLog         = "hooks:log"        // payload: HookLogLines (batched)
 	EventToolsChanged    = "tools:changed"    // payload: null
 	EventSettingsChanged = "settings:changed" // payload: AppSettings
+	// EventStateGateChanged: a run was created or moved, or the database
+	// changed (the CLI): the Processes page refetches. Payload: null.
+	EventStateGateChanged = "stategate:changed"
 )
 
 // Events lists every event name, for the HTTP event stream and tests.
 var Events = []string{EventServersChanged, EventServerRemoved, EventConsoleLines, EventLogsAppended,
-	EventHookLog, EventToolsChanged, EventSettingsChanged}
+	EventHookLog, EventToolsChanged, EventSettingsChanged, EventStateGateChanged}
 
 // Emitter pushes an event to the UI.
 type Emitter interface {

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/mcp-router/mcp-router/backend/hook"
+	"github.com/mcp-router/mcp-router/backend/stategate"
 	"github.com/mcp-router/mcp-router/backend/store"
 	"github.com/mcp-router/mcp-router/backend/upstream"
 )
@@ -120,6 +121,11 @@ func (h *hub) startSources() (stop func()) {
 		h.emit(EventHookLog, HookLogLines{HookID: id, Lines: lines})
 	})
 	tools := newBatcher(every, func(string, []struct{}) { h.emit(EventToolsChanged, nil) })
+	// state_gate: runs created or moved here, or by the CLI (a database
+	// change), coalesced like the other streams.
+	runs := newBatcher(every, func(string, []struct{}) { h.emit(EventStateGateChanged, nil) })
+	unsubRuns := a.core.StateGate.Subscribe(func(stategate.Change) { runs.add("", struct{}{}) })
+	unsubRunsDB := a.core.OnDatabaseChange(func() { runs.add("", struct{}{}) })
 
 	unsubUp := a.core.Servers.Subscribe(func(e upstream.Event) {
 		switch e.Kind {
@@ -166,12 +172,14 @@ func (h *hub) startSources() (stop func()) {
 		a.core.Log.Warnf("UI: in-process MCP session: %v (tools:changed will not be sent)", err)
 	}
 	return func() {
+		unsubRuns()
+		unsubRunsDB()
 		unsubDB()
 		unsubUp()
 		unsubLog()
 		unsubHook()
 		a.inproc.onToolsChanged(nil)
-		for _, b := range []interface{ stop() }{console, logs, hooks, tools} {
+		for _, b := range []interface{ stop() }{console, logs, hooks, tools, runs} {
 			b.stop()
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sort"
 	"strings"
 	"text/tabwriter"
 
@@ -32,14 +33,18 @@ func (e *env) serversAdd() *cobra.Command {
 	var envs, headers []string
 	var cwd, url, transport, prefix string
 	var timeout int
-	var disabled bool
+	var disabled, builtin bool
 	cmd := &cobra.Command{
-		Use:   "add NAME (-- COMMAND [ARGS...] | --url URL)",
+		Use:   "add NAME (-- COMMAND [ARGS...] | --url URL | --builtin)",
 		Short: "Add an upstream server: a stdio command after --, or an HTTP/SSE URL",
 		Example: "  mcp-router servers add everything -- npx -y @modelcontextprotocol/server-everything\n" +
-			"  mcp-router servers add remote --url http://127.0.0.1:3001/mcp --header Authorization='Bearer …'",
+			"  mcp-router servers add remote --url http://127.0.0.1:3001/mcp --header Authorization='Bearer …'\n" +
+			"  mcp-router servers add state_gate --builtin",
 		RunE: func(cmd *cobra.Command, args []string) error {
 			def, err := buildServer(args, cmd.ArgsLenAtDash(), addFlags{envs, headers, cwd, url, transport, prefix, timeout, disabled})
+			if builtin {
+				def, err = buildBuiltin(cmd, args, prefix, timeout, disabled)
+			}
 			if err != nil {
 				return err
 			}
@@ -69,7 +74,36 @@ func (e *env) serversAdd() *cobra.Command {
 	f.StringVar(&prefix, "prefix", string(spec.PrefixAlways), "tool name prefix: always (<server>__<tool>) or never")
 	f.IntVar(&timeout, "timeout", 0, "seconds to wait for one upstream request (default: the timeout setting)")
 	f.BoolVar(&disabled, "disabled", false, "add the server without starting it")
+	f.BoolVar(&builtin, "builtin", false, "add a server built into the router (state_gate)")
 	return cmd
+}
+
+// buildBuiltin is `servers add NAME --builtin`: a server that runs inside
+// the router and takes none of the command or URL flags.
+func buildBuiltin(cmd *cobra.Command, args []string, prefix string, timeout int, disabled bool) (spec.Server, error) {
+	if len(args) != 1 || cmd.ArgsLenAtDash() >= 0 {
+		return spec.Server{}, usagef("servers add NAME --builtin takes only the name (built in: %s)", builtinNames())
+	}
+	for _, f := range []string{"env", "cwd", "url", "transport", "header"} {
+		if cmd.Flags().Changed(f) {
+			return spec.Server{}, usagef("--%s does not apply to a built-in server", f)
+		}
+	}
+	if _, ok := spec.BuiltinServers[args[0]]; !ok {
+		return spec.Server{}, usagef("no built-in server is named %q (built in: %s)", args[0], builtinNames())
+	}
+	def := spec.Server{Name: args[0], Transport: spec.Builtin, PrefixMode: spec.PrefixMode(prefix), TimeoutSeconds: timeout, Enabled: !disabled}
+	def.Normalize()
+	return def, def.Validate()
+}
+
+func builtinNames() string {
+	names := make([]string, 0, len(spec.BuiltinServers))
+	for n := range spec.BuiltinServers {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return strings.Join(names, ", ")
 }
 
 type addFlags struct {

@@ -11,15 +11,18 @@ import (
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
 	"github.com/sirupsen/logrus"
 
 	"github.com/mcp-router/mcp-router/backend/auth"
 	"github.com/mcp-router/mcp-router/backend/config"
 	"github.com/mcp-router/mcp-router/backend/gateway"
 	"github.com/mcp-router/mcp-router/backend/hook"
+	"github.com/mcp-router/mcp-router/backend/pipeline"
 	"github.com/mcp-router/mcp-router/backend/reqlog"
 	"github.com/mcp-router/mcp-router/backend/settings"
 	"github.com/mcp-router/mcp-router/backend/spec"
+	"github.com/mcp-router/mcp-router/backend/stategate"
 	"github.com/mcp-router/mcp-router/backend/store"
 	"github.com/mcp-router/mcp-router/backend/upstream"
 )
@@ -39,6 +42,10 @@ type Core struct {
 	Gateway  *gateway.Gateway
 	Hooks    *hook.Service
 	Log      logrus.FieldLogger
+	// StateGate is the state_gate engine; StateGateServer its MCP face,
+	// which the upstream service reaches in-process.
+	StateGate       *stategate.Service
+	StateGateServer *stategate.Server
 
 	chain []string // ids of the routers this one runs under (instance.go)
 
@@ -116,6 +123,9 @@ func Open(dataDir string, o Options) (*Core, error) {
 		// Servers without a timeout of their own follow the setting.
 		uo.DefaultTimeout = func() time.Duration { return c.Settings.Timeout(context.Background()) }
 	}
+	c.StateGate = stategate.New(stategate.Options{DataDir: dataDir, Store: st, Logger: o.Logger})
+	c.StateGateServer = stategate.NewServer(c.StateGate, stategate.ServerOptions{ActorFrom: actorFrom, Version: Version})
+	uo.Builtins = map[string]*server.MCPServer{stategate.ServerName: c.StateGateServer.MCPServer()}
 	c.Servers = upstream.New(uo)
 	c.Hooks = hook.New(st.Hooks(), hook.Options{
 		Logger: logrus.StandardLogger(),
@@ -170,7 +180,23 @@ func callerFrom(ctx context.Context) gateway.Caller {
 	if len(id.Servers) > 0 {
 		caller.Allows = id.Allows
 	}
+	// The token's role (client, admin) is a role the caller carries: a
+	// state_gate event may be kept to it (roles: [admin]).
+	if id.Role != "" {
+		caller.Roles = []string{string(id.Role)}
+	}
 	return caller
+}
+
+// actorFrom is who called state_gate: the caller the pipeline's identity
+// step put in the context. A request that did not pass the pipeline has no
+// name and no roles.
+func actorFrom(ctx context.Context) stategate.Actor {
+	c, ok := pipeline.CallerOf(ctx)
+	if !ok {
+		return stategate.Actor{}
+	}
+	return stategate.Actor{Name: c.Name, Subject: c.Subject, Roles: c.Roles}
 }
 
 // Run starts every enabled server and the gateway, and keeps both in step
@@ -260,17 +286,27 @@ func (c *Core) watch(ctx context.Context, interval time.Duration, last int64) {
 	defer close(c.watchDone)
 	t := time.NewTicker(interval)
 	defer t.Stop()
+	var lastData int64
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
 		}
-		rev, err := c.Store.Revision(ctx)
-		if err != nil || rev == last {
+		revs, err := c.Store.Revisions(ctx)
+		if err != nil {
 			continue
 		}
-		last = rev
+		if revs.Data != lastData {
+			// Runs created or moved by another process (the CLI) reach
+			// state_gate's subscribers; one query when nothing moved.
+			lastData = revs.Data
+			c.StateGateServer.Resync(ctx)
+		}
+		if revs.Config == last {
+			continue
+		}
+		last = revs.Config
 		c.reload(ctx)
 		c.changeMu.Lock()
 		subs := make([]func(), 0, len(c.changeSubs))
@@ -331,6 +367,7 @@ func (c *Core) Close() error {
 		}
 		c.Gateway.Close()
 		c.Servers.Close()
+		c.StateGateServer.Close()
 		if cerr := c.Requests.Close(); cerr != nil {
 			c.Log.Warnf("request log: %v", cerr)
 		}

@@ -24,10 +24,16 @@ import (
 // a real second process writing to the database, as a user's shell does.
 const envCLI = "MCPR_CORE_TEST_RUN_CLI"
 
+// The test binary doubles as an upstream MCP server (testmcp), as the
+// CLI in another process (envCLI) and as a router serving HTTP on a data
+// dir (MCPR_STATEGATE_ROUTER, for the state_gate crash tests).
 func TestMain(m *testing.M) {
 	testmcp.ServeIfAsked()
 	if os.Getenv(envCLI) == "1" {
 		os.Exit(cli.Main(context.Background(), os.Args[1:], cli.Options{}))
+	}
+	if dir := os.Getenv("MCPR_STATEGATE_ROUTER"); dir != "" {
+		serveStategateRouter(dir)
 	}
 	os.Exit(m.Run())
 }

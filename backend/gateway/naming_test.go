@@ -22,7 +22,7 @@ func TestLegalName(t *testing.T) {
 		{"日本語", false, "_"},
 	}
 	for _, tc := range cases {
-		got := legalName(tc.in)
+		got := legalName(tc.in, false)
 		if !validName.MatchString(got) {
 			t.Errorf("legalName(%q) = %q is not a legal name", tc.in, got)
 		}
@@ -32,15 +32,44 @@ func TestLegalName(t *testing.T) {
 		if !strings.Contains(got, tc.contains) {
 			t.Errorf("legalName(%q) = %q lacks %q", tc.in, got, tc.contains)
 		}
-		if legalName(tc.in) != got {
+		if legalName(tc.in, false) != got {
 			t.Errorf("legalName(%q) is not deterministic", tc.in)
 		}
 	}
-	if legalName("a.b") == legalName("a:b") {
+	if legalName("a.b", false) == legalName("a:b", false) {
 		t.Error("different names cleaned to the same legal name")
 	}
-	if a, b := legalName("p__"+long+"1"), legalName("p__"+long+"2"); a == b || len(a) != MaxNameLen {
+	if a, b := legalName("p__"+long+"1", false), legalName("p__"+long+"2", false); a == b || len(a) != MaxNameLen {
 		t.Errorf("long names: %q %q", a, b)
+	}
+}
+
+// With a separator holding a dot the names are the seed's exactly
+// (state_gate.get_state): dots are kept, nothing is hashed. Other illegal
+// characters are still replaced.
+func TestDotSeparatorKeepsDots(t *testing.T) {
+	items := []upstreamName{{"state_gate", "get_state"}, {"state_gate", "emit_event"}, {"srv", "get.weather"}, {"srv", "a:b"}}
+	modes := map[string]spec.PrefixMode{"state_gate": spec.PrefixAlways, "srv": spec.PrefixAlways}
+	names, _ := assignNames("tool", items, modes, ".")
+	for _, want := range []string{"state_gate.get_state", "state_gate.emit_event", "srv.get.weather"} {
+		if _, ok := names[want]; !ok {
+			t.Errorf("no tool named %q in %v", want, names)
+		}
+	}
+	for name := range names {
+		if !validDotted.MatchString(name) {
+			t.Errorf("%q is not a legal dotted name", name)
+		}
+		if strings.Contains(name, ":") {
+			t.Errorf("%q kept a colon", name)
+		}
+	}
+	if got := PrefixedName("state_gate", "list_events", ".", spec.PrefixAlways); got != "state_gate.list_events" {
+		t.Errorf("PrefixedName with '.' = %q", got)
+	}
+	// The default separator still refuses dots (model APIs reject them).
+	if got := PrefixedName("srv", "get.weather", "__", spec.PrefixAlways); strings.Contains(got, ".") {
+		t.Errorf("PrefixedName with '__' kept a dot: %q", got)
 	}
 }
 

@@ -26,6 +26,7 @@ func (s Identity) Serve(ctx context.Context, r *Request, next Handler) (Result, 
 	} else if s.CallerFrom != nil {
 		r.Caller = s.CallerFrom(ctx)
 	}
+	ctx = WithCaller(ctx, r.Caller)
 	if r.List != nil {
 		if r.Caller.Allows != nil {
 			r.List.Keep(func(it ListItem) bool { return r.Caller.MayUse(it.Server) })

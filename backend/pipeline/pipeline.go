@@ -63,6 +63,20 @@ func Passes(method string) bool {
 type Caller struct {
 	Name   string
 	Allows func(server string) bool // nil: every server
+	// Subject is the subject of a JWT the caller presented ("" for none);
+	// Roles are the roles the caller's credential carries. A built-in
+	// server (state_gate) matches them against what a process allows.
+	Subject string
+	Roles   []string
+}
+
+// CallerOf returns the caller the identity step put in ctx (WithCaller):
+// the rest of the chain, and an upstream reached in-process (a built-in
+// server such as state_gate), know who called; nothing from the client can
+// set it.
+func CallerOf(ctx context.Context) (Caller, bool) {
+	c, ok := ctx.Value(callerKey{}).(Caller)
+	return c, ok
 }
 
 // MayUse reports whether the caller's scope includes server.

@@ -171,6 +171,29 @@ func TestIdentityKeepsTheCallerToItsScope(t *testing.T) {
 	}
 }
 
+// The rest of the chain (and an upstream reached in-process) finds the
+// caller in its context; a value a client could send cannot stand in.
+func TestIdentityPutsTheCallerInTheContext(t *testing.T) {
+	who := func(context.Context) Caller {
+		return Caller{Name: "alice", Subject: "sub-1", Roles: []string{"reviewer"}}
+	}
+	var seen Caller
+	var ok bool
+	c := New(Steps{Identity: Identity{CallerFrom: who}}, func(ctx context.Context, r *Request) (Result, error) {
+		seen, ok = CallerOf(ctx)
+		return Result{Raw: json.RawMessage(`{}`)}, nil
+	})
+	if _, err := c.Serve(context.Background(), &Request{Method: MethodToolsCall, Server: "s", Target: "s__t"}); err != nil {
+		t.Fatal(err)
+	}
+	if !ok || seen.Name != "alice" || seen.Subject != "sub-1" || len(seen.Roles) != 1 || seen.Roles[0] != "reviewer" {
+		t.Fatalf("send saw caller %+v (found %v)", seen, ok)
+	}
+	if _, found := CallerOf(context.Background()); found {
+		t.Fatal("a bare context has a caller")
+	}
+}
+
 func TestPolicyStepAsksThePolicyInForce(t *testing.T) {
 	var current Step
 	refuse := StepFunc(func(context.Context, *Request, Handler) (Result, error) {

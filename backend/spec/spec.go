@@ -23,7 +23,19 @@ const (
 	Stdio Transport = "stdio" // a subprocess speaking JSON-RPC on stdin/stdout
 	SSE   Transport = "sse"   // the legacy HTTP+SSE transport
 	HTTP  Transport = "http"  // streamable HTTP
+	// Builtin is a server that runs inside the router (no process, no
+	// socket), reached through an in-process transport. Its name says which:
+	// one of BuiltinServers.
+	Builtin Transport = "builtin"
 )
+
+// BuiltinServers are the servers built into the router, by name.
+var BuiltinServers = map[string]string{
+	"state_gate": "holds agents to a process: runs, guarded transitions, exactly-once events",
+}
+
+// IsBuiltin reports whether s is one of the router's built-in servers.
+func (s Server) IsBuiltin() bool { return s.Transport == Builtin }
 
 // PrefixMode decides whether a server's tool names get the "<server><sep>" prefix.
 type PrefixMode string
@@ -104,6 +116,13 @@ func (s Server) Validate() error {
 		}
 		if err := ValidateURL(s.URL); err != nil {
 			return bad("server %q: %v", s.Name, err)
+		}
+	case Builtin:
+		if _, ok := BuiltinServers[s.Name]; !ok {
+			return bad("server %q: no built-in server has that name", s.Name)
+		}
+		if s.Command != "" || s.URL != "" || len(s.Args) > 0 || len(s.Env) > 0 || len(s.Headers) > 0 || s.Cwd != "" {
+			return bad("server %q: a built-in server takes no command, URL, environment or headers", s.Name)
 		}
 	case "":
 		return bad("server %q: needs a command (stdio) or a URL (http, sse)", s.Name)
@@ -203,6 +222,9 @@ func (s Server) ToolEnabled(tool string) bool {
 
 // Target is the one-line "where" of a server: its command line or its URL.
 func (s Server) Target() string {
+	if s.Transport == Builtin {
+		return "built in"
+	}
 	if s.Transport != Stdio {
 		return s.URL
 	}

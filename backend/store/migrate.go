@@ -21,6 +21,9 @@ var migrations = []*gormigrate.Migration{
 	{ID: "0004_token_roles", Migrate: migrateTokenRoles},
 	{ID: "0005_config_revision", Migrate: migrateConfigRevision},
 	{ID: "0006_server_timeout_follows_setting", Migrate: migrateServerTimeoutFollowsSetting},
+	// state_gate's tables; numbered apart from the others (keep it last) so
+	// that branches adding migrations side by side do not collide.
+	{ID: "0100_stategate", Migrate: migrateStategate},
 }
 
 // MigrationIDs lists the migrations this build knows, oldest first.

@@ -20,27 +20,43 @@ import (
 // method, costs no extra statement per write, and sees edits made outside
 // the router too.
 func (s *Store) Revision(ctx context.Context) (int64, error) {
+	r, err := s.Revisions(ctx)
+	return r.Config, err
+}
+
+// Revisions are the store's two change counters.
+type Revisions struct {
+	// Config is Revision: it moves on configuration writes only.
+	Config int64
+	// Data is PRAGMA data_version of the reserved connection: it moves on
+	// every commit by any other connection (the request log, state_gate's
+	// runs, the CLI), for followers of data that is not configuration.
+	Data int64
+}
+
+// Revisions reads both counters in one look (see Revision).
+func (s *Store) Revisions(ctx context.Context) (Revisions, error) {
 	s.revMu.Lock()
 	defer s.revMu.Unlock()
 	var err error
 	for attempt := 0; attempt < 2; attempt++ {
 		if s.revConn == nil {
 			if s.revConn, err = s.sql.Conn(ctx); err != nil {
-				return 0, fmt.Errorf("revision: %w", err)
+				return Revisions{}, fmt.Errorf("revision: %w", err)
 			}
 			s.revOK = false // data_version restarts on a new connection
 		}
 		var dv int64
 		if err = s.revConn.QueryRowContext(ctx, "PRAGMA data_version").Scan(&dv); err == nil {
 			if s.revOK && dv == s.revDV {
-				return s.revValue, nil // no commit since the last look
+				return Revisions{Config: s.revValue, Data: dv}, nil // no commit since the last look
 			}
 			var v int64
 			if err = s.revConn.QueryRowContext(ctx, "SELECT value FROM config_revision WHERE id = 1").Scan(&v); err == nil {
 				// A commit landing between the two reads is in v already,
 				// or shows as a new data_version next time: never missed.
 				s.revDV, s.revValue, s.revOK = dv, v, true
-				return v, nil
+				return Revisions{Config: v, Data: dv}, nil
 			}
 		}
 		// A broken connection is replaced once.
@@ -50,5 +66,5 @@ func (s *Store) Revision(ctx context.Context) (int64, error) {
 			break
 		}
 	}
-	return 0, fmt.Errorf("revision: %w", err)
+	return Revisions{}, fmt.Errorf("revision: %w", err)
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/mcp-router/mcp-router/backend/hotpath"
 	"github.com/mcp-router/mcp-router/backend/spec"
@@ -48,6 +49,7 @@ type dialOptions struct {
 	console        *Console
 	onNotification func(mcp.JSONRPCNotification)
 	self           identity // who this router is: a server that answers as it is refused
+	builtins       map[string]*server.MCPServer
 }
 
 // dial connects to s and performs the initialize handshake within ctx. The
@@ -83,6 +85,16 @@ func dial(ctx context.Context, s spec.Server, o dialOptions) (*conn, error) {
 			return nil, err
 		}
 		c.tr = tr
+	case spec.Builtin:
+		srv := o.builtins[s.Name]
+		if srv == nil {
+			return nil, fmt.Errorf("%w: %q runs only inside the router", ErrNoBuiltin, s.Name)
+		}
+		// mcp-go's in-process transport: each request is the server's
+		// HandleMessage on the caller's goroutine, with the caller's
+		// context (which carries the pipeline's caller); the server's
+		// notifications come back through the session it registers.
+		c.tr = transport.NewInProcessTransport(srv)
 	case spec.SSE:
 		tr, err := transport.NewSSE(s.URL, transport.WithHeaders(s.Headers), transport.WithSSELogger(quietLogger))
 		if err != nil {

@@ -15,6 +15,9 @@ var (
 	// ErrConnectionLost: the connection ended while a request was waiting
 	// for its answer (the process exited, the HTTP session expired).
 	ErrConnectionLost = errors.New("connection lost")
+	// ErrNoBuiltin: a built-in server this process does not provide (the
+	// CLI probing one, say).
+	ErrNoBuiltin = errors.New("built-in server not available here")
 )
 
 // lostError is a request cut off by the end of its connection. Its message

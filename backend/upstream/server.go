@@ -196,6 +196,7 @@ func (m *managed) connect(ctx context.Context) (*conn, Catalog, error) {
 		clientInfo:     m.svc.opts.ClientInfo,
 		clientSide:     m.svc.opts.ClientSide,
 		console:        m.console,
+		builtins:       m.svc.opts.Builtins,
 		onNotification: func(n mcp.JSONRPCNotification) { m.onNotification(n) },
 		self:           m.svc.opts.identity(),
 	})

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
 	"github.com/sirupsen/logrus"
 
 	"github.com/mcp-router/mcp-router/backend/spec"
@@ -45,6 +46,10 @@ type Options struct {
 	// timeout (TimeoutSeconds 0); read at every request, so a changed
 	// setting applies to the next one. Default: spec.DefaultTimeoutSeconds.
 	DefaultTimeout func() time.Duration
+	// Builtins are the servers built into the router (spec.Builtin), by
+	// name: each connection to one is an in-process transport to its
+	// mcp-go server.
+	Builtins map[string]*server.MCPServer
 }
 
 func (o *Options) defaults() {
@@ -415,7 +420,7 @@ func Probe(ctx context.Context, s spec.Server, o Options, stderr io.Writer) (Pro
 			fmt.Fprintln(stderr, line)
 		}
 	})
-	c, err := dial(ctx, s, dialOptions{clientInfo: o.ClientInfo, console: console, self: o.identity()})
+	c, err := dial(ctx, s, dialOptions{clientInfo: o.ClientInfo, console: console, self: o.identity(), builtins: o.Builtins})
 	if err != nil {
 		return ProbeResult{}, err
 	}

@@ -10,6 +10,7 @@ import { useSettings } from './stores';
 const ToolsPage = lazy(() => import('./pages/ToolsPage'));
 const HooksPage = lazy(() => import('./pages/HooksPage'));
 const LogsPage = lazy(() => import('./pages/LogsPage'));
+const ProcessesPage = lazy(() => import('./pages/ProcessesPage'));
 const ConnectPage = lazy(() => import('./pages/ConnectPage'));
 const SettingsPage = lazy(() => import('./pages/SettingsPage'));
 
@@ -98,6 +99,7 @@ export function App({ footer }: { footer?: ReactNode }) {
           {page === 'servers' && <ServersPage />}
           {page === 'tools' && <ToolsPage />}
           {page === 'hooks' && <HooksPage />}
+          {page === 'processes' && <ProcessesPage />}
           {page === 'logs' && <LogsPage />}
           {page === 'connect' && <ConnectPage />}
           {page === 'settings' && <SettingsPage />}

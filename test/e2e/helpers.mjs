@@ -283,11 +283,12 @@ export async function startRouter({ servers, noAuth = false, expectTools = [], l
     // or a URL (an HTTP server the test runs itself).
     const args = [...base, 'servers', 'add', s.name];
     if (s.prefix) args.push('--prefix', s.prefix);
-    if (s.url) args.push('--url', s.url);
+    if (s.builtin) args.push('--builtin');
+    else if (s.url) args.push('--url', s.url);
     else args.push('--env', `${MARKER_VAR}=${marker}`, '--', s.command, ...(s.args ?? []));
     await cli(bin, args, { timeoutMs: 30_000 });
   }
-  const processes = servers.filter((s) => !s.url).length;
+  const processes = servers.filter((s) => !s.url && !s.builtin).length;
   let token;
   if (!noAuth) {
     const out = await cli(bin, [...base, 'tokens', 'create', `e2e-${label}`, '--json'], { timeoutMs: 30_000 });

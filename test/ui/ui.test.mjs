@@ -384,6 +384,86 @@ test('the UI end to end', { timeout: 420_000 }, async (t) => {
     assert.deepEqual(await order(), ['hook-item-observer', 'hook-item-block-echo']);
   });
 
+  await t.test('writes a process with its problems shown inline, starts a run and follows an event in the diagram', async () => {
+    await go('processes');
+    // The built-in server is not added yet: the page offers it.
+    await tid('gate-off').waitFor();
+    await tid('gate-enable').click();
+    await tid('gate-off').waitFor({ state: 'detached' });
+    assert.equal((await call('ListServers')).find((s) => s.name === 'state_gate')?.transport, 'builtin');
+
+    const good = [
+      'id: review',
+      'version: 1.0.0',
+      'name: Review',
+      'states:',
+      '  - name: draft',
+      '    initial: true',
+      '  - name: review',
+      '  - name: merged',
+      '    final: true',
+      'events:',
+      '  - name: submit',
+      '  - name: merge',
+      'transitions:',
+      '  - { from: draft, event: submit, to: review }',
+      '  - { from: review, event: merge, to: merged }',
+      '',
+    ].join('\n');
+    await tid('process-new').click();
+    const editor = tid('process-source').locator('.monaco-editor');
+    await editor.waitFor();
+    await editor.click();
+    // Pasted, not typed: Monaco indents typed YAML lines on its own.
+    const paste = async (text) => {
+      await page.evaluate((v) => navigator.clipboard.writeText(v), text);
+      await page.keyboard.press('ControlOrMeta+A');
+      await page.keyboard.press('Delete');
+      await page.keyboard.press('ControlOrMeta+V');
+    };
+    await paste(good.replace('to: merged }', 'to: nowhere }'));
+    await tid('process-problems').getByText(/Line 15, column \d+: unknown state "nowhere"/).waitFor();
+    await tid('process-source').locator('.squiggly-error').first().waitFor();
+    assert.equal(await tid('process-save').isDisabled(), true);
+    await shoot('processes-problem');
+    await paste(good);
+    await tid('process-problems').waitFor({ state: 'detached' });
+    await tid('process-save').click();
+    await tid('process-item-review').waitFor();
+    await tid('process-diagram').locator('[data-testid="state-review"]').waitFor();
+
+    await page.getByText('Start a run').click();
+    await tid('run-context').fill('{"pr": 7}');
+    await tid('run-create').click();
+    await tid('run-view').waitFor();
+    await until(async () => (await tid('run-state').textContent()) === 'draft', 'the run in draft');
+    const runId = (await call('ListRuns', 'review'))[0].run_id;
+
+    // An agent emits through /mcp; the page follows (stategate:changed).
+    const mcp = async (body, sid) => {
+      const res = await fetch(`${base}/mcp`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream',
+          Authorization: `Bearer ${token}`, ...(sid ? { 'Mcp-Session-Id': sid } : {}) },
+        body: JSON.stringify(body),
+      });
+      return { sid: res.headers.get('mcp-session-id'), text: await res.text() };
+    };
+    await until(async () => (await call('ListTools')).some((x) => x.name === 'state_gate__emit_event'), 'the state_gate tools');
+    const { sid } = await mcp({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'ui-e2e', version: '1' } } });
+    await mcp({ jsonrpc: '2.0', method: 'notifications/initialized' }, sid);
+    const res = await mcp({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'state_gate__emit_event',
+      arguments: { run_id: runId, event_name: 'submit', expected_revision: 0, idempotency_key: 'ui-e2e-1' } } }, sid);
+    assert.match(res.text, /"to_state\\?":\\?"review/);
+    await until(async () => (await tid('run-state').textContent()) === 'review', 'the page to show the new state');
+    await until(async () => /current/.test((await tid('state-review').getAttribute('class')) ?? ''), 'the diagram to highlight review');
+    await tid('run-history').getByText('submit').waitFor();
+    await tid('process-diagram').scrollIntoViewIfNeeded();
+    await shoot('processes');
+    await tid('run-view').scrollIntoViewIfNeeded();
+    await shoot('processes-run');
+  });
+
   await t.test('creates a token and copies a client snippet', async () => {
     await go('connect');
     await tid('endpoint-url').waitFor();

@@ -4,6 +4,11 @@ import {
   toApiError,
   toAppSettings,
   toClientConfigFile,
+  toDefinitionProblem,
+  toProcessView,
+  toRunDetail,
+  toRunInfo,
+  toStateGateStatus,
   toCreatedToken,
   toEndpointStatus,
   toHookTestResult,
@@ -96,6 +101,16 @@ export function createApi(t: ApiTransport): Api {
     getSettings: () => call('GetSettings', [], toAppSettings),
     saveSettings: (s) => call('SaveSettings', [s], toAppSettings),
 
+    listProcesses: () => call('ListProcesses', [], (r) => list(r, toProcessView, 'processes')),
+    checkProcess: (source) => call('CheckProcess', [source], (r) => list(r, toDefinitionProblem, 'problems')),
+    saveProcess: (source, replace) => call('SaveProcess', [source, replace], toProcessView),
+    removeProcess: (id) => call('RemoveProcess', [id], none),
+    listRuns: (processId) => call('ListRuns', [processId], (r) => list(r, toRunInfo, 'runs')),
+    getRun: (runId) => call('GetRun', [runId], toRunDetail),
+    createRun: (processId, contextJSON, workspace) => call('CreateRun', [processId, contextJSON, workspace], toRunInfo),
+    getStateGateStatus: () => call('GetStateGateStatus', [], toStateGateStatus),
+    enableStateGate: () => call('EnableStateGate', [], toStateGateStatus),
+
     frontendReady: (page) => call('FrontendReady', [page], none),
     logFile: () => call('LogFile', [], toLogFileInfo),
     openLogFolder: () => call('OpenLogFolder', [], none),
@@ -121,6 +136,7 @@ export function createApi(t: ApiTransport): Api {
       }, h),
     onToolsChanged: (h) => on(EVENTS.toolsChanged, () => undefined, () => h()),
     onSettingsChanged: (h) => on(EVENTS.settingsChanged, toAppSettings, h),
+    onStateGateChanged: (h) => on(EVENTS.stateGateChanged, () => undefined, () => h()),
     onReconnect: (h) => (t.onReconnect ? t.onReconnect(h) : () => {}),
   };
 }

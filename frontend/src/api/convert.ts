@@ -12,6 +12,11 @@ import {
   type AppSettings,
   type ClientConfigFile,
   type ContentBlock,
+  type DefinitionProblem,
+  type ProcessView,
+  type RunDetail,
+  type RunInfo,
+  type StateGateStatus,
   type CreatedToken,
   type EndpointStatus,
   type GateConfig,
@@ -301,3 +306,153 @@ export function toApiError(err: unknown): ApiError {
 }
 
 export const toStrings = (raw: unknown): string[] => list(raw, (x) => (typeof x === 'string' ? x : String(x)), 'lines');
+
+// ---- state_gate ----
+
+export function toDefinitionProblem(raw: unknown): DefinitionProblem {
+  const r = obj(raw, 'problem');
+  return { line: num(r.line), column: num(r.column), path: optStr(r.path), message: str(r.message) };
+}
+
+function objects(v: unknown, what: string): Obj[] {
+  if (!Array.isArray(v)) throw new ApiError(`${what}: expected a list`);
+  return v.map((x, i) => obj(x, `${what}[${i}]`));
+}
+
+export function toProcessView(raw: unknown): ProcessView {
+  const r = obj(raw, 'process');
+  const file = reqStr(r, 'file', 'process');
+  return {
+    file,
+    id: str(r.id),
+    version: str(r.version),
+    name: str(r.name),
+    description: str(r.description),
+    source: str(r.source),
+    states: objects(r.states ?? [], `process ${file}: states`).map((s) => ({
+      name: str(s.name),
+      description: str(s.description),
+      initial: bool(s.initial),
+      final: bool(s.final),
+      requiredArtifacts: strings(s.requiredArtifacts),
+    })),
+    events: objects(r.events ?? [], `process ${file}: events`).map((e) => ({
+      name: str(e.name),
+      description: str(e.description),
+      roles: strings(e.roles),
+      payloadSchema: e.payloadSchema,
+    })),
+    guards: objects(r.guards ?? [], `process ${file}: guards`).map((g) => ({
+      name: str(g.name),
+      description: str(g.description),
+      expression: str(g.expression),
+    })),
+    transitions: objects(r.transitions ?? [], `process ${file}: transitions`).map((t) => ({
+      from: strings(t.from),
+      event: str(t.event),
+      to: str(t.to),
+      guard: optStr(t.guard),
+    })),
+    artifacts: objects(r.artifacts ?? [], `process ${file}: artifacts`).map((a) => ({
+      type: str(a.type),
+      description: str(a.description),
+      patterns: strings(a.patterns),
+    })),
+    problems: (Array.isArray(r.problems) ? r.problems : []).map(toDefinitionProblem),
+    error: optStr(r.error),
+  };
+}
+
+export function toRunInfo(raw: unknown): RunInfo {
+  const r = obj(raw, 'run');
+  const id = reqStr(r, 'run_id', 'run');
+  return {
+    run_id: id,
+    process_id: str(r.process_id),
+    process_version: str(r.process_version),
+    current_state: reqStr(r, 'current_state', `run ${id}`),
+    revision: num(r.revision),
+    context: typeof r.context === 'object' && r.context !== null ? (r.context as Record<string, unknown>) : {},
+    workspace: str(r.workspace),
+    summary_uri: str(r.summary_uri),
+    created_by: str(r.created_by),
+    created_at: str(r.created_at),
+    updated_at: str(r.updated_at),
+  };
+}
+
+/** A run's detail: the parts the page draws are checked, the rest passed on. */
+export function toRunDetail(raw: unknown): RunDetail {
+  const r = obj(raw, 'run detail');
+  const run = toRunInfo(r.run);
+  const state = obj(r.state, `run ${run.run_id}: state`);
+  const events = obj(r.events, `run ${run.run_id}: events`);
+  const summary = obj(r.summary, `run ${run.run_id}: summary`);
+  const progress = obj(summary.progress, `run ${run.run_id}: progress`);
+  return {
+    run,
+    state: {
+      current_state: str(state.current_state),
+      revision: num(state.revision),
+      missing_guards: objects(state.missing_guards ?? [], 'missing guards').map((g) => ({
+        guard_name: str(g.guard_name),
+        description: str(g.description),
+        current_status: str(g.current_status),
+      })),
+      required_artifacts: objects(state.required_artifacts ?? [], 'required artifacts').map((a) => ({
+        type: str(a.type),
+        description: str(a.description),
+        status: a.status === 'present' ? 'present' : 'missing',
+      })),
+      allowed_events: objects(state.allowed_events ?? [], 'allowed events').map((e) => ({
+        event_name: str(e.event_name),
+        description: str(e.description),
+      })),
+    },
+    events: {
+      events: objects(events.events ?? [], 'events').map((e) => ({
+        event_name: str(e.event_name),
+        description: str(e.description),
+        transitions: objects(e.transitions ?? [], 'transitions').map((t) => ({
+          to_state: str(t.to_state),
+          guard: optStr(t.guard),
+          guard_status: str(t.guard_status),
+          missing_requirements: Array.isArray(t.missing_requirements) ? strings(t.missing_requirements) : undefined,
+        })),
+        is_allowed: bool(e.is_allowed),
+        blocked_reason: typeof e.blocked_reason === 'string' ? e.blocked_reason : null,
+      })),
+    },
+    summary: {
+      progress: {
+        completed_states: strings(progress.completed_states),
+        current_state: str(progress.current_state),
+        remaining_states: strings(progress.remaining_states),
+      },
+    },
+    history: objects(r.history ?? [], 'history').map((h) => ({
+      seq: num(h.seq),
+      event_id: str(h.event_id),
+      event_name: str(h.event_name),
+      payload: h.payload,
+      actor: str(h.actor),
+      from_state: str(h.from_state),
+      to_state: str(h.to_state),
+      idempotency_key: str(h.idempotency_key),
+      time: str(h.time),
+    })),
+    artifacts: objects(r.artifacts ?? [], 'artifacts').map((a) => ({
+      event_id: str(a.event_id),
+      type: str(a.type),
+      path: str(a.path),
+      size: num(a.size),
+      sha256: str(a.sha256),
+      time: str(a.time),
+    })),
+  };
+}
+
+export function toStateGateStatus(raw: unknown): StateGateStatus {
+  const r = obj(raw, 'state_gate status');
+  return { added: bool(r.added), enabled: bool(r.enabled), state: str(r.state), dir: str(r.dir) };
+}

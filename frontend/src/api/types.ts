@@ -1,7 +1,8 @@
 // The shapes the UI works with, as docs/ui-api.md defines them. Values are
 // checked once at the boundary (convert.ts), so pages get exact unions.
 
-export const TRANSPORTS = ['stdio', 'http', 'sse'] as const;
+// builtin: a server that runs inside the router (state_gate); no form edits it.
+export const TRANSPORTS = ['stdio', 'http', 'sse', 'builtin'] as const;
 export type Transport = (typeof TRANSPORTS)[number];
 
 export const SERVER_STATES = ['stopped', 'starting', 'running', 'restarting', 'errored'] as const;
@@ -234,6 +235,107 @@ export interface AppSettings {
   hookMemoryMB: number;
 }
 
+// ---- state_gate (the Processes page) ----
+
+/** A problem of a process definition, at a line and column of its YAML. */
+export interface DefinitionProblem {
+  line: number;
+  column: number;
+  path?: string;
+  message: string;
+}
+
+export interface ProcessState {
+  name: string;
+  description: string;
+  initial: boolean;
+  final: boolean;
+  requiredArtifacts: string[];
+}
+
+export interface ProcessTransition {
+  from: string[];
+  event: string;
+  to: string;
+  guard?: string;
+}
+
+/** One definition file: the process, or (id empty) the problems that keep it from loading. */
+export interface ProcessView {
+  file: string;
+  id: string;
+  version: string;
+  name: string;
+  description: string;
+  source: string;
+  states: ProcessState[];
+  events: { name: string; description: string; roles: string[]; payloadSchema?: unknown }[];
+  guards: { name: string; description: string; expression: string }[];
+  transitions: ProcessTransition[];
+  artifacts: { type: string; description: string; patterns: string[] }[];
+  problems: DefinitionProblem[];
+  error?: string;
+}
+
+export interface RunInfo {
+  run_id: string;
+  process_id: string;
+  process_version: string;
+  current_state: string;
+  revision: number;
+  context: Record<string, unknown>;
+  workspace: string;
+  summary_uri: string;
+  created_by: string;
+  created_at: string;
+  updated_at: string;
+}
+
+/** get_state's answer (seed 004). */
+export interface RunState {
+  current_state: string;
+  revision: number;
+  missing_guards: { guard_name: string; description: string; current_status: string }[];
+  required_artifacts: { type: string; description: string; status: 'missing' | 'present' }[];
+  allowed_events: { event_name: string; description: string }[];
+}
+
+export interface RunEvents {
+  events: {
+    event_name: string;
+    description: string;
+    transitions: { to_state: string; guard?: string; guard_status: string; missing_requirements?: string[] }[];
+    is_allowed: boolean;
+    blocked_reason: string | null;
+  }[];
+}
+
+export interface RunDetail {
+  run: RunInfo;
+  state: RunState;
+  events: RunEvents;
+  summary: { progress: { completed_states: string[]; current_state: string; remaining_states: string[] } };
+  history: {
+    seq: number;
+    event_id: string;
+    event_name: string;
+    payload: unknown;
+    actor: string;
+    from_state: string;
+    to_state: string;
+    idempotency_key: string;
+    time: string;
+  }[];
+  artifacts: { event_id: string; type: string; path: string; size: number; sha256: string; time: string }[];
+}
+
+export interface StateGateStatus {
+  added: boolean;
+  enabled: boolean;
+  state: string;
+  dir: string;
+}
+
 export type Unsubscribe = () => void;
 
 /** Everything the UI may ask of the Go side. Stores receive one of these. */
@@ -283,6 +385,16 @@ export interface Api {
   // Settings
   getSettings(): Promise<AppSettings>;
   saveSettings(s: AppSettings): Promise<AppSettings>;
+  // Processes (state_gate)
+  listProcesses(): Promise<ProcessView[]>;
+  checkProcess(source: string): Promise<DefinitionProblem[]>;
+  saveProcess(source: string, replace: boolean): Promise<ProcessView>;
+  removeProcess(id: string): Promise<void>;
+  listRuns(processId: string): Promise<RunInfo[]>;
+  getRun(runId: string): Promise<RunDetail>;
+  createRun(processId: string, contextJSON: string, workspace: string): Promise<RunInfo>;
+  getStateGateStatus(): Promise<StateGateStatus>;
+  enableStateGate(): Promise<StateGateStatus>;
   // Misc
   /** Tells the Go side a page has rendered (it logs `frontend ready: <page>`). */
   frontendReady(page: string): Promise<void>;
@@ -297,6 +409,8 @@ export interface Api {
   onHookLog(handler: (e: { hookId: number; lines: string[] }) => void): Unsubscribe;
   onToolsChanged(handler: () => void): Unsubscribe;
   onSettingsChanged(handler: (s: AppSettings) => void): Unsubscribe;
+  /** A run was created or moved (or the database changed): refetch runs. */
+  onStateGateChanged(handler: () => void): Unsubscribe;
   /** The event stream came back after a break: refetch what is shown. */
   onReconnect(handler: () => void): Unsubscribe;
 }
@@ -321,4 +435,5 @@ export const EVENTS = {
   hooksLog: 'hooks:log',
   toolsChanged: 'tools:changed',
   settingsChanged: 'settings:changed',
+  stateGateChanged: 'stategate:changed',
 } as const;

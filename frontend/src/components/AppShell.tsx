@@ -3,7 +3,7 @@ import { useMessages } from '../i18n';
 import { Logo } from './Logo';
 import './AppShell.css';
 
-export const PAGES = ['servers', 'tools', 'hooks', 'logs', 'connect', 'settings'] as const;
+export const PAGES = ['servers', 'tools', 'hooks', 'processes', 'logs', 'connect', 'settings'] as const;
 export type Page = (typeof PAGES)[number];
 
 /** Sidebar plus the active page. */
@@ -13,6 +13,7 @@ export function AppShell({ page, children, footer }: { page: Page; children: Rea
     servers: t.navServers,
     tools: t.navTools,
     hooks: t.navHooks,
+    processes: t.navProcesses,
     logs: t.navLogs,
     connect: t.navConnect,
     settings: t.navSettings,

@@ -7,9 +7,9 @@ import { monaco } from '../lib/monaco';
 export interface CodeEditorProps {
   value: string;
   onChange: (v: string) => void;
-  language: 'javascript' | 'json';
+  language: 'javascript' | 'json' | 'yaml';
   /** Problems from the router's own compiler, shown as markers. */
-  problems?: ScriptProblem[];
+  problems?: Pick<ScriptProblem, 'line' | 'column' | 'message'>[];
   dark: boolean;
   height?: number | string;
   label: string;

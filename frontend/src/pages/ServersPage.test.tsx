@@ -32,6 +32,16 @@ describe('ServersPage', () => {
     expect(screen.queryByTestId('servers-empty')).not.toBeInTheDocument();
   });
 
+  it('lists the built-in state_gate like any server, without an edit form', async () => {
+    const { api } = fakeApi([server('state_gate', { transport: 'builtin', target: 'built in', tools: 5 })]);
+    renderWithApi(<ServersPage />, api);
+    const row = await screen.findByTestId('server-row-state_gate');
+    expect(within(row).getByText('builtin')).toBeInTheDocument();
+    expect(within(row).getByText('built in')).toBeInTheDocument();
+    expect(within(row).queryByTestId('server-edit-state_gate')).not.toBeInTheDocument();
+    expect(within(row).getByTestId('server-remove-state_gate')).toBeInTheDocument();
+  });
+
   it('shows how to add a server when there are none', async () => {
     const { api } = fakeApi([]);
     renderWithApi(<ServersPage />, api);

@@ -227,9 +227,11 @@ function ServerRow({ server: s, open, onToggle, onEdit }: { server: ServerView; 
               {pending === 'start' && <span className="spinner" />} {t.start}
             </button>
           )}
-          <button type="button" className="small" onClick={onEdit} data-testid={`server-edit-${s.name}`}>
-            {t.edit}
-          </button>
+          {s.transport !== 'builtin' && (
+            <button type="button" className="small" onClick={onEdit} data-testid={`server-edit-${s.name}`}>
+              {t.edit}
+            </button>
+          )}
           <button type="button" className="small danger" disabled={busy} onClick={() => setConfirm(true)} data-testid={`server-remove-${s.name}`}>
             {t.remove}
           </button>

@@ -4,6 +4,7 @@ import type { Api } from '../api';
 import { createAppStore, type AppState, type AppStore } from './app';
 import { createHooksStore, type HooksState, type HooksStore } from './hooks';
 import { createLogsStore, type LogsState, type LogsStore } from './logs';
+import { createProcessesStore, type ProcessesState, type ProcessesStore } from './processes';
 import { createServersStore, type ServersState, type ServersStore } from './servers';
 import { createSettingsStore, type SettingsState, type SettingsStore } from './settings';
 import { createTokensStore, type TokensState, type TokensStore } from './tokens';
@@ -19,6 +20,7 @@ export interface Stores {
   tokens: TokensStore;
   logs: LogsStore;
   settings: SettingsStore;
+  processes: ProcessesStore;
 }
 
 export function createStores(api: Api): Stores {
@@ -30,6 +32,7 @@ export function createStores(api: Api): Stores {
     tokens: createTokensStore(api),
     logs: createLogsStore(api),
     settings: createSettingsStore(api),
+    processes: createProcessesStore(api),
   };
 }
 
@@ -52,3 +55,4 @@ export const useHooks = <T,>(select: (s: HooksState) => T): T => useStore(useSto
 export const useTokens = <T,>(select: (s: TokensState) => T): T => useStore(useStores().tokens, select);
 export const useLogs = <T,>(select: (s: LogsState) => T): T => useStore(useStores().logs, select);
 export const useSettings = <T,>(select: (s: SettingsState) => T): T => useStore(useStores().settings, select);
+export const useProcesses = <T,>(select: (s: ProcessesState) => T): T => useStore(useStores().processes, select);

@@ -101,6 +101,7 @@ export function fakeApi(initial: ServerView[] = []) {
     tools: new Set() as Handlers<void>,
     settings: new Set() as Handlers<AppSettings>,
     reconnect: new Set() as Handlers<void>,
+    stategate: new Set() as Handlers<void>,
   };
   const sub =
     <T>(set: Handlers<T>) =>
@@ -183,6 +184,22 @@ export function fakeApi(initial: ServerView[] = []) {
       return settings;
     }),
 
+    listProcesses: vi.fn<Api['listProcesses']>(async () => []),
+    checkProcess: vi.fn<Api['checkProcess']>(async () => []),
+    saveProcess: vi.fn<Api['saveProcess']>(async () => {
+      throw new Error('saveProcess: not set up by this test');
+    }),
+    removeProcess: vi.fn<Api['removeProcess']>(async () => {}),
+    listRuns: vi.fn<Api['listRuns']>(async () => []),
+    getRun: vi.fn<Api['getRun']>(async () => {
+      throw new Error('getRun: not set up by this test');
+    }),
+    createRun: vi.fn<Api['createRun']>(async () => {
+      throw new Error('createRun: not set up by this test');
+    }),
+    getStateGateStatus: vi.fn<Api['getStateGateStatus']>(async () => ({ added: true, enabled: true, state: 'running', dir: '/data/processes' })),
+    enableStateGate: vi.fn<Api['enableStateGate']>(async () => ({ added: true, enabled: true, state: 'starting', dir: '/data/processes' })),
+
     frontendReady: vi.fn<Api['frontendReady']>(async () => {}),
     logFile: vi.fn<Api['logFile']>(async () => ({ path: '/home/me/.config/mcp-router/logs/mcp-router.log', folder: '/home/me/.config/mcp-router/logs' })),
     openLogFolder: vi.fn<Api['openLogFolder']>(async () => {}),
@@ -194,6 +211,7 @@ export function fakeApi(initial: ServerView[] = []) {
     onHookLog: vi.fn<Api['onHookLog']>(sub(h.hookLog)),
     onToolsChanged: vi.fn<Api['onToolsChanged']>((fn) => sub(h.tools)(() => fn())),
     onSettingsChanged: vi.fn<Api['onSettingsChanged']>(sub(h.settings)),
+    onStateGateChanged: vi.fn<Api['onStateGateChanged']>((fn) => sub(h.stategate)(() => fn())),
     onReconnect: vi.fn<Api['onReconnect']>((fn) => sub(h.reconnect)(() => fn())),
   } satisfies Api;
 
@@ -210,6 +228,8 @@ export function fakeApi(initial: ServerView[] = []) {
     settingsChanged: (s: AppSettings) => h.settings.forEach((fn) => fn(s)),
     /** The event stream came back after a break. */
     reconnect: () => h.reconnect.forEach((fn) => fn()),
+    /** Delivers a `stategate:changed` event. */
+    stateGateChanged: () => h.stategate.forEach((fn) => fn()),
     /** Listeners of servers:changed and servers:removed (what the servers store holds). */
     listenerCount: () => h.changed.size + h.removed.size,
     reconnectListenerCount: () => h.reconnect.size,

@@ -1,0 +1,494 @@
+package core
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/mcp-router/mcp-router/backend/spec"
+	"github.com/mcp-router/mcp-router/backend/stategate"
+	"github.com/mcp-router/mcp-router/internal/testpeers"
+)
+
+// loopProcess has one event that keeps the run where it is: a stream of
+// events that are all accepted, for the exactly-once tests and the bench.
+const loopProcess = `id: loop
+version: 1.0.0
+states:
+  - name: working
+    initial: true
+  - name: done
+    final: true
+events:
+  - name: tick
+    description: one step of work
+    payload_schema:
+      type: object
+      properties:
+        n: {type: integer}
+  - name: finish
+transitions:
+  - {from: working, event: tick, to: working}
+  - {from: working, event: finish, to: done}
+`
+
+func stateGateDef() spec.Server {
+	return spec.Server{Name: stategate.ServerName, Transport: spec.Builtin, Enabled: true}
+}
+
+func writeProcess(t testing.TB, dataDir, src string) {
+	t.Helper()
+	dir := stategate.ProcessesDir(dataDir)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "loop.yaml"), []byte(src), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// callTool calls a tool and returns the answer's JSON (its text).
+func callTool(ctx context.Context, c *client.Client, name string, args map[string]any) (json.RawMessage, error) {
+	res, err := c.CallTool(ctx, mcp.CallToolRequest{Params: mcp.CallToolParams{Name: name, Arguments: args}})
+	if err != nil {
+		return nil, err
+	}
+	if len(res.Content) != 1 {
+		return nil, fmt.Errorf("%s: %d contents", name, len(res.Content))
+	}
+	text, ok := res.Content[0].(mcp.TextContent)
+	if !ok {
+		return nil, fmt.Errorf("%s: not text: %+v", name, res.Content[0])
+	}
+	return json.RawMessage(text.Text), nil
+}
+
+func createRun(t testing.TB, c *client.Client, tool string) string {
+	t.Helper()
+	raw, err := callTool(context.Background(), c, tool, map[string]any{"process_id": "loop"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var run stategate.RunInfo
+	if err := json.Unmarshal(raw, &run); err != nil || run.RunID == "" {
+		t.Fatalf("create_run: %s", raw)
+	}
+	return run.RunID
+}
+
+func emitArgs(run string, rev int64, key string) map[string]any {
+	return map[string]any{"run_id": run, "event_name": "tick", "payload": map[string]any{"n": rev},
+		"expected_revision": rev, "idempotency_key": key}
+}
+
+// Through the router's HTTP endpoint: 50 clients emit at once with the same
+// expected_revision; exactly one is accepted and 49 get REVISION_CONFLICT.
+// Then one idempotency key sent 20 times at once: one event, 20 answers
+// with the same result. The tools are named with the separator, the seed's
+// own names with '.'.
+func TestStateGateExactlyOnceThroughTheEndpoint(t *testing.T) {
+	dir := t.TempDir()
+	writeProcess(t, dir, loopProcess)
+	ep := serve(t, dir, []spec.Server{stateGateDef()}, true)
+	if err := ep.core.Settings.Set(context.Background(), "separator", "."); err != nil {
+		t.Fatal(err)
+	}
+	ep.core.Gateway.Rebuild()
+
+	const n = 50
+	clients := make([]*client.Client, n)
+	for i := range clients {
+		c, err := mcpClient(t, ep.url, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		clients[i] = c
+	}
+	tools := listTools(t, clients[0])
+	for _, want := range []string{"state_gate.get_state", "state_gate.list_events", "state_gate.emit_event", "state_gate.create_run", "state_gate.list_runs"} {
+		if !contains(tools, want) {
+			t.Fatalf("tools %v lack %s", tools, want)
+		}
+	}
+	run := createRun(t, clients[0], "state_gate.create_run")
+	if _, err := callTool(context.Background(), clients[0], "state_gate.emit_event", emitArgs(run, 0, "first")); err != nil {
+		t.Fatal(err)
+	}
+
+	answers := make([]stategate.EmitResponse, n)
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for i := range clients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			raw, err := callTool(context.Background(), clients[i], "state_gate.emit_event", emitArgs(run, 1, fmt.Sprintf("race-%d", i)))
+			if err != nil {
+				t.Errorf("client %d: %v", i, err)
+				return
+			}
+			if err := json.Unmarshal(raw, &answers[i]); err != nil {
+				t.Errorf("client %d: %s", i, raw)
+			}
+		}()
+	}
+	close(start)
+	wg.Wait()
+	accepted, conflicts := 0, 0
+	for i, a := range answers {
+		switch {
+		case a.Success && a.Error == nil && a.Result.NewRevision == 2:
+			accepted++
+		case !a.Success && a.Error != nil && a.Error.Code == stategate.CodeRevisionConflict && *a.Error.Details.CurrentRevision == 2:
+			conflicts++
+		default:
+			t.Errorf("client %d: %+v", i, a)
+		}
+	}
+	if accepted != 1 || conflicts != n-1 {
+		t.Fatalf("%d accepted, %d REVISION_CONFLICT; want 1 and %d", accepted, conflicts, n-1)
+	}
+
+	// One key, 20 times at once.
+	const same = 20
+	raws := make([]stategate.EmitResponse, same)
+	start = make(chan struct{})
+	for i := 0; i < same; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			raw, err := callTool(context.Background(), clients[i], "state_gate.emit_event", emitArgs(run, 2, "the-same-key"))
+			if err != nil {
+				t.Errorf("client %d: %v", i, err)
+				return
+			}
+			_ = json.Unmarshal(raw, &raws[i])
+		}()
+	}
+	close(start)
+	wg.Wait()
+	firstResult, _ := json.Marshal(raws[0].Result)
+	originals, replays := 0, 0
+	for i, a := range raws {
+		got, _ := json.Marshal(a.Result)
+		if !a.Success || string(got) != string(firstResult) {
+			t.Errorf("answer %d: %+v, want the same result as %s", i, a, firstResult)
+		}
+		switch {
+		case a.Error == nil:
+			originals++
+		case a.Error.Code == stategate.CodeIdempotentReplay:
+			replays++
+		}
+	}
+	if originals != 1 || replays != same-1 {
+		t.Errorf("%d originals and %d replays, want 1 and %d", originals, replays, same-1)
+	}
+	events, err := ep.core.Store.StateGate().Events(context.Background(), run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(events) != 3 {
+		t.Fatalf("%d events in the history, want 3", len(events))
+	}
+	for i, e := range events {
+		if e.Seq != int64(i+1) {
+			t.Fatalf("event %d has seq %d", i, e.Seq)
+		}
+	}
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// ---- a router killed with SIGKILL in the middle of a stream of emits ----
+
+// TestMain lets the test binary be the router: MCPR_STATEGATE_ROUTER=DIR
+// serves DIR on a loopback port, prints the address and waits to be killed.
+type routerProcess struct {
+	cmd *exec.Cmd
+	url string
+}
+
+func startRouterProcess(t *testing.T, dir string) *routerProcess {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), "MCPR_STATEGATE_ROUTER="+dir)
+	cmd.Stderr = os.Stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if cmd.ProcessState == nil {
+			_ = cmd.Process.Kill()
+			_ = cmd.Wait()
+		}
+	})
+	lines := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			if addr, ok := strings.CutPrefix(sc.Text(), "LISTENING "); ok {
+				lines <- addr
+			}
+		}
+	}()
+	select {
+	case addr := <-lines:
+		return &routerProcess{cmd: cmd, url: "http://" + addr + "/mcp"}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the router process did not start")
+	}
+	return nil
+}
+
+// kill sends SIGKILL (again, if a kill is already on its way) and reaps.
+func (p *routerProcess) kill(t *testing.T) {
+	t.Helper()
+	_ = p.cmd.Process.Signal(syscall.SIGKILL)
+	if err := p.cmd.Wait(); err == nil {
+		t.Fatal("the router exited cleanly instead of being killed")
+	}
+}
+
+// A client emits a stream of events, each after the last, while the router
+// is killed with SIGKILL at random moments and started again. A request
+// whose answer was lost is sent again, same key and revision, until it is
+// answered. Afterwards the history must be exactly the events the client
+// saw accepted: 1..N with no gap and no duplicate.
+func TestStateGateSurvivesSIGKILL(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts and kills router processes")
+	}
+	dir := t.TempDir()
+	writeProcess(t, dir, loopProcess)
+	{ // the built-in server, enabled, in the database the processes open
+		c, err := Open(dir, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.Store.Servers().Create(context.Background(), stateGateDef()); err != nil {
+			t.Fatal(err)
+		}
+		c.Close()
+	}
+	router := startRouterProcess(t, dir)
+	connect := func() *client.Client {
+		var c *client.Client
+		testpeers.Eventually(t, 20*time.Second, "a client session", func() bool {
+			var err error
+			c, err = mcpClient(t, router.url, "")
+			return err == nil
+		})
+		return c
+	}
+	c := connect()
+	run := createRun(t, c, "state_gate__create_run")
+
+	const total = 120
+	kills := map[int]bool{}
+	rng := rand.New(rand.NewSource(time.Now().UnixNano()))
+	for len(kills) < 3 {
+		kills[10+rng.Intn(total-20)] = true
+	}
+	seen := map[string]int64{} // event id → revision the client saw it make
+	var rev int64
+	retries := 0
+	for i := 0; i < total; i++ {
+		key := fmt.Sprintf("tick-%d", i)
+		if kills[i] {
+			// Kill while this emit is in flight (or just before or after
+			// it: the client cannot tell, which is the point).
+			proc := router.cmd.Process
+			go func(d time.Duration) { time.Sleep(d); _ = proc.Signal(syscall.SIGKILL) }(time.Duration(rng.Intn(2000)) * time.Microsecond)
+		}
+		for {
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			raw, err := callTool(ctx, c, "state_gate__emit_event", emitArgs(run, rev, key))
+			cancel()
+			if err == nil {
+				var a stategate.EmitResponse
+				if jerr := json.Unmarshal(raw, &a); jerr != nil || !a.Success {
+					t.Fatalf("emit %s: %s", key, raw)
+				}
+				if a.Error != nil && a.Error.Code != stategate.CodeIdempotentReplay {
+					t.Fatalf("emit %s: %s", key, raw)
+				}
+				if prev, dup := seen[a.Result.EventID]; dup && prev != a.Result.NewRevision {
+					t.Fatalf("event %s seen at revisions %d and %d", a.Result.EventID, prev, a.Result.NewRevision)
+				}
+				seen[a.Result.EventID] = a.Result.NewRevision
+				rev = a.Result.NewRevision
+				break
+			}
+			// The answer was lost: the router is gone. Start it again (the
+			// kill may still be on its way) and send the same request.
+			retries++
+			router.kill(t)
+			router = startRouterProcess(t, dir)
+			c = connect()
+		}
+	}
+	if retries < 3 {
+		t.Fatalf("only %d requests lost their answer; the kills did not land mid-stream", retries)
+	}
+	router.kill(t)
+
+	c2, err := Open(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c2.Close()
+	events, err := c2.Store.StateGate().Events(context.Background(), run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(events) != total || len(seen) != total {
+		t.Fatalf("%d events stored, %d seen accepted; want %d each", len(events), len(seen), total)
+	}
+	var keys []string
+	for i, e := range events {
+		if e.Seq != int64(i+1) {
+			t.Fatalf("gap: event %d has seq %d", i, e.Seq)
+		}
+		if seen[e.EventID] != e.Seq {
+			t.Fatalf("stored event %s (seq %d) is not what the client saw (%d)", e.EventID, e.Seq, seen[e.EventID])
+		}
+		keys = append(keys, e.IdempotencyKey)
+	}
+	sort.Strings(keys)
+	for i := 1; i < len(keys); i++ {
+		if keys[i] == keys[i-1] {
+			t.Fatalf("key %s used twice", keys[i])
+		}
+	}
+	t.Logf("%d events, %d answers lost to SIGKILL and recovered by retrying", total, retries)
+}
+
+// An event's roles are matched against who called, as the router's
+// identity step names them: the token's name (token:NAME) and the role the
+// token carries (admin, client).
+func TestStateGateRolesFromTokens(t *testing.T) {
+	dir := t.TempDir()
+	writeProcess(t, dir, strings.Replace(loopProcess, "  - name: finish\n", "  - name: finish\n    roles: [admin, \"token:closer\"]\n", 1))
+	ep := serve(t, dir, []spec.Server{stateGateDef()}, false)
+	ctx := context.Background()
+	agent, _, err := ep.core.Auth.Create(ctx, "agent", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	closer, _, _ := ep.core.Auth.Create(ctx, "closer", nil)
+	admin, _, _ := ep.core.Auth.CreateAdmin(ctx, "boss")
+	ac, err := mcpClient(t, ep.url, agent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	finish := func(c *client.Client, run string) stategate.EmitResponse {
+		t.Helper()
+		raw, err := callTool(ctx, c, "state_gate__emit_event", map[string]any{"run_id": run, "event_name": "finish",
+			"expected_revision": 0, "idempotency_key": "finish"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var a stategate.EmitResponse
+		_ = json.Unmarshal(raw, &a)
+		return a
+	}
+	run1, run2 := createRun(t, ac, "state_gate__create_run"), createRun(t, ac, "state_gate__create_run")
+	if a := finish(ac, run1); a.Success || a.Error.Code != stategate.CodeForbidden || !strings.Contains(a.Error.Message, "agent may not emit") {
+		t.Fatalf("a client token: %+v", a)
+	}
+	cc, err := mcpClient(t, ep.url, closer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := finish(cc, run1); !a.Success {
+		t.Fatalf("token:closer: %+v", a.Error)
+	}
+	bc, err := mcpClient(t, ep.url, admin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := finish(bc, run2); !a.Success {
+		t.Fatalf("an admin token: %+v", a.Error)
+	}
+	events, _ := ep.core.Store.StateGate().Events(ctx, run2)
+	if len(events) != 1 || events[0].Actor != "boss" {
+		t.Fatalf("history of run 2: %+v", events)
+	}
+}
+
+// A run another process creates (the CLI, on the same database) reaches a
+// running router's clients: the router follows every commit for state_gate,
+// not only configuration changes, which alone reload the rest.
+func TestStateGateFollowsRunsMadeByAnotherProcess(t *testing.T) {
+	dir := t.TempDir()
+	writeProcess(t, dir, loopProcess)
+	ep := serve(t, dir, []spec.Server{stateGateDef()}, true)
+	c, err := mcpClient(t, ep.url, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	changed := make(chan struct{}, 16)
+	c.OnNotification(func(n mcp.JSONRPCNotification) {
+		if n.Method == string(mcp.MethodNotificationResourcesListChanged) {
+			changed <- struct{}{}
+		}
+	})
+	reloads := ep.core.Reloads()
+
+	other, err := Open(dir, Options{}) // the CLI's view of the same data dir
+	if err != nil {
+		t.Fatal(err)
+	}
+	run, err := other.StateGate.CreateRun(context.Background(), stategate.Actor{Name: "cli"}, "loop", nil, "")
+	other.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-changed:
+	case <-time.After(5 * time.Second):
+		t.Fatal("no resources/list_changed for a run made by another process")
+	}
+	res, err := c.ListResources(context.Background(), mcp.ListResourcesRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, r := range res.Resources {
+		found = found || strings.Contains(r.URI, run.RunID)
+	}
+	if !found {
+		t.Fatalf("run %s is not among the resources %+v", run.RunID, res.Resources)
+	}
+	if got := ep.core.Reloads(); got != reloads {
+		t.Errorf("a new run reloaded the configuration %d times", got-reloads)
+	}
+}

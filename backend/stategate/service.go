@@ -1,0 +1,906 @@
+// Package stategate is the state_gate built-in server: process definitions
+// (YAML, with CEL guards and JSON Schema payloads), runs kept in the
+// router's SQLite store, and the exactly-once emit_event of seed 004. The
+// Service is the engine; server.go puts an MCP face on it (mcp-go), which
+// the router reaches in-process like any other upstream.
+package stategate
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/sirupsen/logrus"
+
+	"github.com/mcp-router/mcp-router/backend/store"
+)
+
+// ServerName is the built-in server's name among the router's servers.
+const ServerName = "state_gate"
+
+// Actor is who asks: the token's name, a JWT subject and the roles the
+// caller carries. An event's roles match an actor by role name, by
+// "token:NAME" or "subject:SUB", or "*" for anyone.
+type Actor struct {
+	Name    string
+	Subject string
+	Roles   []string
+}
+
+func (a Actor) label() string {
+	if a.Name != "" {
+		return a.Name
+	}
+	if a.Subject != "" {
+		return "subject:" + a.Subject
+	}
+	return "anonymous"
+}
+
+// mayEmit reports whether the actor matches one of roles (none: anyone).
+func (a Actor) mayEmit(roles []string) bool {
+	if len(roles) == 0 {
+		return true
+	}
+	for _, r := range roles {
+		switch {
+		case r == "*":
+			return true
+		case strings.HasPrefix(r, "token:"):
+			if a.Name != "" && a.Name == strings.TrimPrefix(r, "token:") {
+				return true
+			}
+		case strings.HasPrefix(r, "subject:"):
+			if a.Subject != "" && a.Subject == strings.TrimPrefix(r, "subject:") {
+				return true
+			}
+		default:
+			if contains(a.Roles, r) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// Options configure the service.
+type Options struct {
+	DataDir   string       // processes/ and stategate/workspaces/ live here
+	Store     *store.Store // runs and their history
+	Logger    logrus.FieldLogger
+	CostLimit uint64 // per guard evaluation; default DefaultCostLimit
+}
+
+// Change tells subscribers what happened to a run.
+type Change struct {
+	RunID   string
+	Created bool // a new run
+	Event   bool // an accepted event (state, revision, artifacts, guards may have changed)
+}
+
+// Service is the state_gate engine. One per process.
+type Service struct {
+	o   Options
+	st  store.StateGateRepo
+	reg *registry
+	log logrus.FieldLogger
+
+	defMu sync.Mutex
+	defs  map[string]*Process // by hash
+
+	runLocks sync.Map // run id → *sync.Mutex: emits to one run queue here, not on SQLite's lock
+
+	subMu  sync.RWMutex
+	subs   map[int]func(Change)
+	nextID int
+}
+
+// New builds the service over a data dir and store.
+func New(o Options) *Service {
+	if o.Logger == nil {
+		o.Logger = logrus.StandardLogger()
+	}
+	co := CompileOptions{CostLimit: o.CostLimit}
+	co.defaults()
+	o.CostLimit = co.CostLimit
+	return &Service{o: o, st: o.Store.StateGate(), reg: newRegistry(ProcessesDir(o.DataDir), co), log: o.Logger,
+		defs: map[string]*Process{}, subs: map[int]func(Change){}}
+}
+
+// ProcessesDir is where definitions live.
+func ProcessesDir(dataDir string) string { return filepath.Join(dataDir, "processes") }
+
+// WorkspacesDir holds the runs' default workspaces.
+func WorkspacesDir(dataDir string) string { return filepath.Join(dataDir, "stategate", "workspaces") }
+
+// Subscribe calls fn after every change; call the returned func to stop.
+func (s *Service) Subscribe(fn func(Change)) (unsubscribe func()) {
+	s.subMu.Lock()
+	id := s.nextID
+	s.nextID++
+	s.subs[id] = fn
+	s.subMu.Unlock()
+	return func() {
+		s.subMu.Lock()
+		delete(s.subs, id)
+		s.subMu.Unlock()
+	}
+}
+
+func (s *Service) emit(c Change) {
+	s.subMu.RLock()
+	fns := make([]func(Change), 0, len(s.subs))
+	for _, fn := range s.subs {
+		fns = append(fns, fn)
+	}
+	s.subMu.RUnlock()
+	for _, fn := range fns {
+		fn(c)
+	}
+}
+
+// ---- process definitions ---------------------------------------------------
+
+// Processes lists the definition files, each with its process or its error.
+func (s *Service) Processes() ([]ProcessFile, error) { return s.reg.scan() }
+
+// Process returns the current definition of id and its file name.
+func (s *Service) Process(id string) (*Process, string, error) { return s.reg.get(id) }
+
+// Check parses a definition without storing it.
+func (s *Service) Check(src []byte) (*Process, error) {
+	return Parse(src, CompileOptions{CostLimit: s.o.CostLimit})
+}
+
+// ErrProcessExists: AddProcess of an id that is there, without replace.
+var ErrProcessExists = errors.New("process already exists")
+
+// AddProcess checks a definition and writes it to processes/<id>.yaml (or
+// over the file that holds the id, with replace). Nothing is written when
+// the definition has a problem.
+func (s *Service) AddProcess(src []byte, replace bool) (*Process, error) {
+	p, err := s.Check(src)
+	if err != nil {
+		return nil, err
+	}
+	files, err := s.reg.scan()
+	if err != nil {
+		return nil, err
+	}
+	target := p.ID + ".yaml"
+	for _, f := range files {
+		if f.Process != nil && f.Process.ID == p.ID {
+			if !replace {
+				return nil, fmt.Errorf("%w: process %q is defined in %s (replace it to change it)", ErrProcessExists, p.ID, f.File)
+			}
+			target = f.File
+		}
+	}
+	dir := ProcessesDir(s.o.DataDir)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("create %s: %w", dir, err)
+	}
+	if err := writeFileAtomic(filepath.Join(dir, target), src); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// RemoveProcess deletes the file that defines id. Runs of it keep the
+// version they started with.
+func (s *Service) RemoveProcess(id string) error {
+	_, file, err := s.reg.get(id)
+	if err != nil {
+		return err
+	}
+	if err := os.Remove(filepath.Join(ProcessesDir(s.o.DataDir), file)); err != nil {
+		return fmt.Errorf("remove process %q: %w", id, err)
+	}
+	return nil
+}
+
+func writeFileAtomic(path string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".tmp-*")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := os.Chmod(tmp.Name(), 0o600); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+// definition returns the definition a run runs, by hash.
+func (s *Service) definition(ctx context.Context, hash string) (*Process, error) {
+	s.defMu.Lock()
+	p := s.defs[hash]
+	s.defMu.Unlock()
+	if p != nil {
+		return p, nil
+	}
+	d, err := s.st.Definition(ctx, hash)
+	if err != nil {
+		return nil, err
+	}
+	p, err = s.Check([]byte(d.Source))
+	if err != nil {
+		return nil, fmt.Errorf("stored definition of %s %s: %w", d.ProcessID, d.Version, err)
+	}
+	s.defMu.Lock()
+	s.defs[hash] = p
+	s.defMu.Unlock()
+	return p, nil
+}
+
+// ---- runs ------------------------------------------------------------------
+
+func stamp(t time.Time) string { return t.UTC().Format(time.RFC3339) }
+
+// CreateRun starts a run of the current definition of processID in its
+// initial state. context must be a JSON object (or empty). workspace, if
+// given, must be a directory inside one of the process's workspace_roots;
+// otherwise the run gets its own directory under the data dir.
+func (s *Service) CreateRun(ctx context.Context, actor Actor, processID string, runContext json.RawMessage, workspace string) (RunInfo, error) {
+	if strings.TrimSpace(processID) == "" {
+		return RunInfo{}, refuse(CodeInvalidRequest, "process_id is required")
+	}
+	p, _, err := s.reg.get(processID)
+	if err != nil {
+		return RunInfo{}, err
+	}
+	ctxObj, err := objectJSON(runContext, "context")
+	if err != nil {
+		return RunInfo{}, err
+	}
+	id := "run-" + uuid.NewString()
+	ws, err := s.workspaceFor(p, id, workspace)
+	if err != nil {
+		return RunInfo{}, err
+	}
+	now := time.Now().UTC()
+	run := store.StateGateRun{ID: id, ProcessID: p.ID, ProcessVersion: p.Version, DefinitionHash: p.Hash,
+		State: p.Initial().Name, Context: string(ctxObj), Workspace: ws, CreatedBy: actor.label(),
+		CreatedAt: now, UpdatedAt: now}
+	def := store.StateGateDefinition{Hash: p.Hash, ProcessID: p.ID, Version: p.Version, Source: string(p.Source), CreatedAt: now}
+	if err := s.st.CreateRun(ctx, def, run); err != nil {
+		return RunInfo{}, err
+	}
+	s.defMu.Lock()
+	s.defs[p.Hash] = p
+	s.defMu.Unlock()
+	s.emit(Change{RunID: id, Created: true})
+	return runInfo(run), nil
+}
+
+// workspaceFor checks (or makes) a run's workspace and returns it resolved.
+func (s *Service) workspaceFor(p *Process, runID, requested string) (string, error) {
+	if strings.TrimSpace(requested) == "" {
+		dir := filepath.Join(WorkspacesDir(s.o.DataDir), runID)
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return "", fmt.Errorf("create the run's workspace: %w", err)
+		}
+		return realDir(dir)
+	}
+	ws, err := realDir(requested)
+	if err != nil {
+		return "", refuse(CodeInvalidRequest, "workspace %s: %v", requested, err)
+	}
+	var roots []string
+	for _, r := range p.WorkspaceRoots {
+		if rr, err := realDir(r); err == nil {
+			roots = append(roots, rr)
+			if within(rr, ws) {
+				return ws, nil
+			}
+		}
+	}
+	if len(roots) == 0 {
+		return "", refuse(CodeForbidden, "workspace %s is not allowed: process %s names no workspace_roots (runs get their own workspace unless the process lists where theirs may be)", requested, p.ID)
+	}
+	return "", refuse(CodeForbidden, "workspace %s is outside the process's workspace_roots (%s)", requested, strings.Join(roots, ", "))
+}
+
+// objectJSON checks that raw is a JSON object ({} when empty) and returns
+// it compacted.
+func objectJSON(raw json.RawMessage, what string) (json.RawMessage, error) {
+	t := strings.TrimSpace(string(raw))
+	if t == "" || t == "null" {
+		return json.RawMessage("{}"), nil
+	}
+	var m map[string]any
+	if err := json.Unmarshal(raw, &m); err != nil || m == nil {
+		code := CodeInvalidRequest
+		if what == "payload" {
+			code = CodeInvalidPayload
+		}
+		return nil, refuse(code, "%s must be a JSON object", what)
+	}
+	out, _ := json.Marshal(m)
+	return out, nil
+}
+
+func runInfo(r store.StateGateRun) RunInfo {
+	return RunInfo{RunID: r.ID, ProcessID: r.ProcessID, ProcessVersion: r.ProcessVersion, CurrentState: r.State,
+		Revision: r.Revision, Context: json.RawMessage(r.Context), Workspace: r.Workspace, SummaryURI: SummaryURI(r.ID),
+		CreatedBy: r.CreatedBy, CreatedAt: stamp(r.CreatedAt), UpdatedAt: stamp(r.UpdatedAt)}
+}
+
+// SummaryURI is the resource of a run's summary.
+func SummaryURI(runID string) string { return "stategate://runs/" + runID + "/summary" }
+
+// Runs lists runs, most recently updated first ("" for every process).
+func (s *Service) Runs(ctx context.Context, processID string, limit int) ([]RunInfo, error) {
+	rows, err := s.st.Runs(ctx, store.RunFilter{ProcessID: processID, Limit: limit})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]RunInfo, 0, len(rows))
+	for _, r := range rows {
+		out = append(out, runInfo(r))
+	}
+	return out, nil
+}
+
+// runData is a run with what its guards need.
+type runData struct {
+	run       store.StateGateRun
+	p         *Process
+	context   map[string]any
+	counts    map[string]int64
+	artifacts []store.StateGateArtifact
+}
+
+func (s *Service) load(ctx context.Context, runID string) (*runData, error) {
+	if strings.TrimSpace(runID) == "" {
+		return nil, refuse(CodeInvalidRequest, "run_id is required")
+	}
+	run, err := s.st.Run(ctx, runID)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, refuse(CodeRunNotFound, "Run '%s' not found", runID)
+	}
+	if err != nil {
+		return nil, err
+	}
+	p, err := s.definition(ctx, run.DefinitionHash)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, refuse(CodeProcessNotFound, "Process '%s' version %s of run '%s' not found", run.ProcessID, run.ProcessVersion, runID)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &runData{run: run, p: p, context: decodeObject(run.Context)}, nil
+}
+
+// withHistory adds the event counts and artifacts.
+func (s *Service) withHistory(ctx context.Context, d *runData) error {
+	var err error
+	if d.counts, err = s.st.EventCounts(ctx, d.run.ID); err != nil {
+		return err
+	}
+	d.artifacts, err = s.st.Artifacts(ctx, d.run.ID)
+	return err
+}
+
+func decodeObject(s string) map[string]any {
+	var m map[string]any
+	if json.Unmarshal([]byte(s), &m) != nil || m == nil {
+		m = map[string]any{}
+	}
+	return normalizeJSON(m).(map[string]any)
+}
+
+// vars are a run's guard variables (with extra artifacts and payload of an
+// event being emitted).
+func (d *runData) vars(event string, payload map[string]any, extra []submittedArtifact) guardVars {
+	v := guardVars{Context: d.context, Payload: payload, Event: event, State: d.run.State, Revision: d.run.Revision,
+		Artifacts: map[string][]map[string]any{}, Events: map[string]int64{}}
+	for _, a := range d.p.Artifacts {
+		v.Artifacts[a.Type] = []map[string]any{}
+	}
+	for _, a := range d.artifacts {
+		if _, ok := v.Artifacts[a.Type]; ok {
+			v.Artifacts[a.Type] = append(v.Artifacts[a.Type], map[string]any{"path": a.Path, "size": a.Size, "sha256": a.SHA256})
+		}
+	}
+	for _, a := range extra {
+		if _, ok := v.Artifacts[a.Type]; ok {
+			v.Artifacts[a.Type] = append(v.Artifacts[a.Type], map[string]any{"path": a.Rel, "size": a.Size, "sha256": a.SHA256})
+		}
+	}
+	for _, e := range d.p.Events {
+		v.Events[e.Name] = d.counts[e.Name]
+	}
+	return v
+}
+
+// checked is one transition with its guard's verdict.
+type checked struct {
+	t       *Transition
+	status  string
+	missing []string
+}
+
+func (d *runData) check(ctx context.Context, t *Transition, v guardVars) checked {
+	if t.Guard == "" {
+		return checked{t: t, status: GuardNone}
+	}
+	g := d.p.guards[t.Guard]
+	ok, err := g.program.eval(ctx, v)
+	if err != nil {
+		return checked{t: t, status: GuardUnsatisfied, missing: []string{fmt.Sprintf("%s: %v", g.Name, err)}}
+	}
+	if ok {
+		return checked{t: t, status: GuardSatisfied}
+	}
+	return checked{t: t, status: GuardUnsatisfied, missing: []string{guardMessage(ctx, g, v)}}
+}
+
+func guardMessage(ctx context.Context, g *Guard, v guardVars) string {
+	if g.Message != "" {
+		return g.message.render(ctx, v)
+	}
+	if g.Description != "" {
+		return g.Description
+	}
+	return g.Name
+}
+
+// guardCtx bounds a batch of guard evaluations in time (their cost limit
+// bounds each in steps).
+func guardCtx(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(ctx, 2*time.Second)
+}
+
+// GetState is get_state.
+func (s *Service) GetState(ctx context.Context, actor Actor, runID string) (*StateView, error) {
+	d, err := s.load(ctx, runID)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.withHistory(ctx, d); err != nil {
+		return nil, err
+	}
+	return d.state(ctx, actor), nil
+}
+
+func (d *runData) state(ctx context.Context, actor Actor) *StateView {
+	ctx, cancel := guardCtx(ctx)
+	defer cancel()
+	p, cur := d.p, d.run.State
+	sv := &StateView{RunID: d.run.ID, ProcessID: d.run.ProcessID, ProcessVersion: d.run.ProcessVersion, CurrentState: cur,
+		Revision: d.run.Revision, Context: json.RawMessage(d.run.Context), UpdatedAt: stamp(d.run.UpdatedAt),
+		MissingGuards: []MissingGuard{}, RequiredArtifacts: []RequiredArtifact{}, AllowedEvents: []AllowedEvent{}}
+	seenGuard := map[string]bool{}
+	for _, t := range p.Transitions {
+		if !contains(t.From, cur) || t.Guard == "" || seenGuard[t.Guard] {
+			continue
+		}
+		c := d.check(ctx, t, d.vars(t.Event, nil, nil))
+		if c.status == GuardUnsatisfied {
+			seenGuard[t.Guard] = true
+			g := p.guards[t.Guard]
+			sv.MissingGuards = append(sv.MissingGuards, MissingGuard{GuardName: g.Name, Description: g.Description,
+				CurrentStatus: strings.Join(c.missing, "; ")})
+		}
+	}
+	present := map[string]bool{}
+	for _, a := range d.artifacts {
+		present[a.Type] = true
+	}
+	if st, ok := p.states[cur]; ok {
+		for _, t := range st.RequiredArtifacts {
+			status := "missing"
+			if present[t] {
+				status = "present"
+			}
+			sv.RequiredArtifacts = append(sv.RequiredArtifacts, RequiredArtifact{Type: t, Description: p.artifacts[t].Description, Status: status})
+		}
+	}
+	for _, e := range p.Events {
+		if len(p.transitionsFrom(cur, e.Name)) == 0 || !actor.mayEmit(e.Roles) {
+			continue
+		}
+		sv.AllowedEvents = append(sv.AllowedEvents, AllowedEvent{EventName: e.Name, Description: e.Description, PayloadSchema: e.PayloadSchema})
+	}
+	return sv
+}
+
+// ListEvents is list_events. Without includeBlocked only the events the
+// caller may emit now are listed.
+func (s *Service) ListEvents(ctx context.Context, actor Actor, runID string, includeBlocked bool) (*EventsView, error) {
+	d, err := s.load(ctx, runID)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.withHistory(ctx, d); err != nil {
+		return nil, err
+	}
+	return d.events(ctx, actor, includeBlocked), nil
+}
+
+func (d *runData) events(ctx context.Context, actor Actor, includeBlocked bool) *EventsView {
+	ctx, cancel := guardCtx(ctx)
+	defer cancel()
+	p, cur := d.p, d.run.State
+	out := &EventsView{RunID: d.run.ID, CurrentState: cur, Events: []EventView{}}
+	for _, e := range p.Events {
+		ts := p.transitionsFrom(cur, e.Name)
+		ev := EventView{EventName: e.Name, Description: e.Description, PayloadSchema: e.PayloadSchema, Transitions: []TransitionView{}}
+		var reason string
+		switch {
+		case len(ts) == 0:
+			ts = p.transitionsOn(e.Name)
+			reason = d.notHere(e.Name)
+		case !actor.mayEmit(e.Roles):
+			reason = p.words().forbidden(actor.label(), e.Roles)
+		}
+		for _, t := range ts {
+			c := d.check(ctx, t, d.vars(e.Name, nil, nil))
+			ev.Transitions = append(ev.Transitions, TransitionView{ToState: t.To, Guard: t.Guard, GuardStatus: c.status, MissingRequirements: c.missing})
+		}
+		ev.IsAllowed = reason == ""
+		if !ev.IsAllowed {
+			if !includeBlocked {
+				continue
+			}
+			r := reason
+			ev.BlockedReason = &r
+		}
+		out.Events = append(out.Events, ev)
+	}
+	return out
+}
+
+// notHere says why an event cannot be emitted in the current state.
+func (d *runData) notHere(event string) string {
+	w := d.p.words()
+	if st, ok := d.p.states[d.run.State]; ok && st.Final {
+		return w.finished(d.run.State)
+	}
+	return w.onlyIn(d.p.sourcesOf(event))
+}
+
+// ---- emit_event ----------------------------------------------------------------
+
+// EmitRequest is emit_event's arguments.
+type EmitRequest struct {
+	RunID            string          `json:"run_id"`
+	EventName        string          `json:"event_name"`
+	Payload          json.RawMessage `json:"payload,omitempty"`
+	ExpectedRevision *int64          `json:"expected_revision"`
+	IdempotencyKey   string          `json:"idempotency_key"`
+	ArtifactPaths    []string        `json:"artifact_paths,omitempty"`
+}
+
+// MaxKeyLength bounds an idempotency key.
+const MaxKeyLength = 256
+
+// requestHash identifies what a key stands for: the event, its payload and
+// its artifacts. expected_revision is left out, so a client that re-read
+// the state after a lost answer and retries with the same key gets its
+// original result back.
+func requestHash(name string, payload json.RawMessage, artifacts []string) string {
+	var p any
+	_ = json.Unmarshal(payload, &p)
+	b, _ := json.Marshal(struct {
+		Event     string   `json:"event"`
+		Payload   any      `json:"payload"`
+		Artifacts []string `json:"artifacts"`
+	}{name, p, artifacts})
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
+
+// Emit is emit_event: exactly one event per idempotency key, appended only
+// when expected_revision is the run's revision. Refusals are answers
+// (success false); the error is for the router's own failures.
+func (s *Service) Emit(ctx context.Context, actor Actor, req EmitRequest) (*EmitResponse, error) {
+	fail := func(e *Error) (*EmitResponse, error) { return &EmitResponse{Success: false, Error: e}, nil }
+	switch {
+	case strings.TrimSpace(req.RunID) == "":
+		return fail(refuse(CodeInvalidRequest, "run_id is required"))
+	case strings.TrimSpace(req.EventName) == "":
+		return fail(refuse(CodeInvalidRequest, "event_name is required"))
+	case req.ExpectedRevision == nil:
+		return fail(refuse(CodeInvalidRequest, "expected_revision is required: pass the revision get_state gave"))
+	case *req.ExpectedRevision < 0:
+		return fail(refuse(CodeInvalidRequest, "expected_revision must not be negative"))
+	case strings.TrimSpace(req.IdempotencyKey) == "":
+		return fail(refuse(CodeInvalidRequest, "idempotency_key is required: a unique key for this event"))
+	case len(req.IdempotencyKey) > MaxKeyLength:
+		return fail(refuse(CodeInvalidRequest, "idempotency_key is longer than %d bytes", MaxKeyLength))
+	}
+	payloadJSON, err := objectJSON(req.Payload, "payload")
+	if err != nil {
+		var e *Error
+		if errors.As(err, &e) {
+			return fail(e)
+		}
+		return nil, err
+	}
+	hash := requestHash(req.EventName, payloadJSON, req.ArtifactPaths)
+
+	d, err := s.load(ctx, req.RunID)
+	if err != nil {
+		var e *Error
+		if errors.As(err, &e) {
+			return fail(e)
+		}
+		return nil, err
+	}
+	// A replay answers before anything else is checked: the state may have
+	// moved on since the original was accepted.
+	if prior, err := s.st.EventByKey(ctx, req.RunID, req.IdempotencyKey); err == nil {
+		return replay(prior, hash)
+	} else if !errors.Is(err, store.ErrNotFound) {
+		return nil, err
+	}
+
+	p := d.p
+	ev, ok := p.events[req.EventName]
+	if !ok {
+		return fail(refuse(CodeInvalidEvent, "Event '%s' is not defined in process %s", req.EventName, p.ID))
+	}
+	if !actor.mayEmit(ev.Roles) {
+		return fail(refuse(CodeForbidden, "%s may not emit '%s' (allowed: %s)", actor.label(), ev.Name, strings.Join(ev.Roles, ", ")))
+	}
+	payload := normalizeJSON(decodeObject(string(payloadJSON))).(map[string]any)
+	if ev.schema != nil {
+		if verrs := validatePayload(ev.schema, payloadJSON); len(verrs) > 0 {
+			return fail(&Error{Code: CodeInvalidPayload, Message: "Payload does not match the schema of '" + ev.Name + "'",
+				Details: &ErrorDetails{ValidationErrors: verrs}})
+		}
+	}
+	arts, verrs := checkArtifacts(p, d.run.Workspace, req.ArtifactPaths)
+	if len(verrs) > 0 {
+		return fail(&Error{Code: CodeInvalidPayload, Message: "Artifacts could not be accepted",
+			Details: &ErrorDetails{ValidationErrors: verrs}})
+	}
+
+	lock := s.runLock(req.RunID)
+	lock.Lock()
+	defer lock.Unlock()
+
+	expected := *req.ExpectedRevision
+	var refusal *Error
+	stored, replayed, err := s.st.AppendEvent(ctx, req.RunID, req.IdempotencyKey, hash, func(snap store.AppendSnapshot) (store.Append, error) {
+		if snap.Run.Revision != expected {
+			cur := snap.Run.Revision
+			refusal = &Error{Code: CodeRevisionConflict, Message: fmt.Sprintf("Expected revision %d, but current is %d", expected, cur),
+				Details: &ErrorDetails{CurrentRevision: &cur}}
+			return store.Append{}, refusal
+		}
+		now := &runData{run: snap.Run, p: p, context: d.context, counts: snap.Counts, artifacts: snap.Artifacts}
+		ts := p.transitionsFrom(snap.Run.State, ev.Name)
+		if len(ts) == 0 {
+			refusal = refuse(CodeInvalidEvent, "Event '%s' is not valid in state '%s'", ev.Name, snap.Run.State)
+			return store.Append{}, refusal
+		}
+		// The guards see the run as it would be with this event: its
+		// payload, its artifacts, and it counted.
+		v := now.vars(ev.Name, payload, arts)
+		v.Events[ev.Name]++
+		gctx, cancel := guardCtx(ctx)
+		defer cancel()
+		var chosen *Transition
+		var missing []string
+		for _, t := range ts {
+			c := now.check(gctx, t, v)
+			if c.status != GuardUnsatisfied {
+				chosen = t
+				break
+			}
+			for _, m := range c.missing {
+				missing = append(missing, t.Guard+": "+m)
+			}
+		}
+		if chosen == nil {
+			refusal = &Error{Code: CodeGuardFailed, Message: "Guard conditions not satisfied", Details: &ErrorDetails{MissingGuards: dedupe(missing)}}
+			return store.Append{}, refusal
+		}
+		eventID := "evt-" + uuid.NewString()
+		res := EmitResponse{Success: true, Result: &EmitResult{EventID: eventID, Accepted: true,
+			Transition: &TransitionPair{FromState: snap.Run.State, ToState: chosen.To}, NewRevision: snap.Run.Revision + 1}}
+		resJSON, err := json.Marshal(res)
+		if err != nil {
+			return store.Append{}, err
+		}
+		a := store.Append{Event: store.StateGateEvent{EventID: eventID, Name: ev.Name, Payload: string(payloadJSON),
+			Actor: actor.label(), FromState: snap.Run.State, ToState: chosen.To, Result: string(resJSON)}}
+		for _, art := range arts {
+			a.Artifacts = append(a.Artifacts, store.StateGateArtifact{Type: art.Type, Path: art.Rel, Size: art.Size, SHA256: art.SHA256})
+		}
+		return a, nil
+	})
+	var keyErr *store.KeyReusedError
+	switch {
+	case refusal != nil && errors.Is(err, refusal):
+		return fail(refusal)
+	case errors.As(err, &keyErr):
+		return replay(keyErr.Event, hash)
+	case errors.Is(err, store.ErrNotFound):
+		return fail(refuse(CodeRunNotFound, "Run '%s' not found", req.RunID))
+	case err != nil:
+		return nil, err
+	case replayed:
+		return replay(stored, hash)
+	}
+	var out EmitResponse
+	if err := json.Unmarshal([]byte(stored.Result), &out); err != nil {
+		return nil, err
+	}
+	s.emit(Change{RunID: req.RunID, Event: true})
+	return &out, nil
+}
+
+// replay answers a request whose key is taken: the original result, marked
+// IDEMPOTENT_REPLAY, or a refusal if the key stood for something else.
+func replay(prior store.StateGateEvent, hash string) (*EmitResponse, error) {
+	if prior.RequestHash != hash {
+		return &EmitResponse{Success: false, Error: &Error{Code: CodeKeyReused,
+			Message: fmt.Sprintf("Idempotency key '%s' was already used for a different request", prior.IdempotencyKey),
+			Details: &ErrorDetails{EventID: prior.EventID}}}, nil
+	}
+	var out EmitResponse
+	if err := json.Unmarshal([]byte(prior.Result), &out); err != nil {
+		return nil, fmt.Errorf("stored result of %s: %w", prior.EventID, err)
+	}
+	out.Error = &Error{Code: CodeIdempotentReplay,
+		Message: fmt.Sprintf("Already processed with idempotency key '%s': this is the original result", prior.IdempotencyKey)}
+	return &out, nil
+}
+
+func (s *Service) runLock(id string) *sync.Mutex {
+	if m, ok := s.runLocks.Load(id); ok {
+		return m.(*sync.Mutex)
+	}
+	m, _ := s.runLocks.LoadOrStore(id, &sync.Mutex{})
+	return m.(*sync.Mutex)
+}
+
+func dedupe(in []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, s := range in {
+		if !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// ---- summary and history -----------------------------------------------------
+
+// Summary is the resource stategate://runs/{run_id}/summary.
+func (s *Service) Summary(ctx context.Context, runID string) (*Summary, error) {
+	d, err := s.load(ctx, runID)
+	if err != nil {
+		return nil, err
+	}
+	events, err := s.st.Events(ctx, runID)
+	if err != nil {
+		return nil, err
+	}
+	return d.summary(events), nil
+}
+
+func (d *runData) summary(events []store.StateGateEvent) *Summary {
+	p, cur := d.p, d.run.State
+	visited := []string{p.Initial().Name}
+	for _, e := range events {
+		visited = append(visited, e.ToState)
+	}
+	done := map[string]bool{}
+	completed := []string{}
+	for _, st := range visited {
+		if st != cur && !done[st] {
+			done[st] = true
+			completed = append(completed, st)
+		}
+	}
+	remaining := []string{}
+	if st, ok := p.states[cur]; !ok || !st.Final {
+		reach := map[string]bool{cur: true}
+		queue := []string{cur}
+		for len(queue) > 0 {
+			from := queue[0]
+			queue = queue[1:]
+			for _, t := range p.Transitions {
+				if contains(t.From, from) && !reach[t.To] {
+					reach[t.To] = true
+					queue = append(queue, t.To)
+				}
+			}
+		}
+		for _, st := range p.States {
+			if reach[st.Name] && st.Name != cur && !done[st.Name] {
+				remaining = append(remaining, st.Name)
+			}
+		}
+	}
+	return &Summary{RunID: d.run.ID, Process: ProcessRef{ID: p.ID, Version: p.Version, Name: p.Name},
+		CurrentState: cur, Revision: d.run.Revision,
+		Progress:  Progress{CompletedStates: completed, CurrentState: cur, RemainingStates: remaining},
+		CreatedAt: stamp(d.run.CreatedAt), UpdatedAt: stamp(d.run.UpdatedAt)}
+}
+
+// Detail is everything about one run, for the UI and the CLI.
+func (s *Service) Detail(ctx context.Context, actor Actor, runID string) (*RunDetail, error) {
+	d, err := s.load(ctx, runID)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.withHistory(ctx, d); err != nil {
+		return nil, err
+	}
+	events, err := s.st.Events(ctx, runID)
+	if err != nil {
+		return nil, err
+	}
+	out := &RunDetail{Run: runInfo(d.run), State: d.state(ctx, actor), Events: d.events(ctx, actor, true),
+		Summary: d.summary(events), History: []HistoryEvent{}, Artifacts: []ArtifactInfo{}}
+	for _, e := range events {
+		out.History = append(out.History, HistoryEvent{Seq: e.Seq, EventID: e.EventID, EventName: e.Name,
+			Payload: json.RawMessage(e.Payload), Actor: e.Actor, FromState: e.FromState, ToState: e.ToState,
+			IdempotencyKey: e.IdempotencyKey, Time: e.CreatedAt.UTC().Format(time.RFC3339Nano)})
+	}
+	for _, a := range d.artifacts {
+		out.Artifacts = append(out.Artifacts, ArtifactInfo{EventID: a.EventID, Type: a.Type, Path: a.Path, Size: a.Size,
+			SHA256: a.SHA256, Time: a.CreatedAt.UTC().Format(time.RFC3339Nano)})
+	}
+	return out, nil
+}
+
+// listing is how a run reads in resources/list: it changes exactly when
+// the run's state, artifacts or pending guards do, so list_changed follows
+// those (seed 004) and not every revision.
+type listing struct {
+	name, description string
+	revision          int64
+}
+
+func (l listing) key() string { return l.name + "\x00" + l.description }
+
+func (s *Service) listing(ctx context.Context, runID string) (listing, error) {
+	d, err := s.load(ctx, runID)
+	if err != nil {
+		return listing{}, err
+	}
+	if err := s.withHistory(ctx, d); err != nil {
+		return listing{}, err
+	}
+	sv := d.state(ctx, Actor{})
+	var pending []string
+	for _, g := range sv.MissingGuards {
+		pending = append(pending, g.GuardName)
+	}
+	sort.Strings(pending)
+	desc := fmt.Sprintf("%s %s: state %s; artifacts %d", d.p.Name, d.p.Version, d.run.State, len(d.artifacts))
+	if len(pending) > 0 {
+		desc += "; pending guards " + strings.Join(pending, ", ")
+	}
+	return listing{name: "run " + d.run.ID + " summary", description: desc, revision: d.run.Revision}, nil
+}
