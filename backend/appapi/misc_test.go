@@ -255,9 +255,18 @@ func TestTokensSnippetsAndEndpoint(t *testing.T) {
 	if _, err := f.api.CreateToken("laptop", nil); err != nil {
 		t.Errorf("the deleted token's name: %v", err)
 	}
-	if list, _ := f.api.ListTokens(); len(list) != 2 || list[0].Name != "laptop" || list[0].RevokedAt != nil || list[1].Servers[0] != "everything" {
+	byName := map[string]TokenView{}
+	list, _ = f.api.ListTokens()
+	for _, v := range list {
+		byName[v.Name] = v
+	}
+	if len(list) != 3 || list[0].Name != "laptop" || list[0].RevokedAt != nil || len(byName["scoped"].Servers) != 1 ||
+		byName["scoped"].Servers[0] != "everything" || byName["me"].Role != "admin" {
 		t.Errorf("ListTokens after delete and create = %+v", list)
 	}
+	// An admin token reaches every server: it cannot be narrowed.
+	_, err = f.api.UpdateTokenServers("me", []string{"everything"})
+	wantErr(t, "scope of an admin token", err, "admin token")
 
 	sn, err := f.api.Snippet("cursor", "http", "")
 	if err != nil || !strings.Contains(sn, TokenPlaceholder) || !strings.Contains(sn, "http://127.0.0.1:3282/mcp") {
