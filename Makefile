@@ -29,9 +29,15 @@ LDFLAGS_VERSION = -X github.com/mcp-router/mcp-router/backend/core.Version=$$(gi
 
 build: deps
 	$(WAILS) build -m $(if $(WEBKIT_TAGS),-tags $(WEBKIT_TAGS)) -ldflags "$(LDFLAGS_VERSION)"
+	$(MAKE) weather
 
 print-goflags:
 	@echo GOFLAGS=$(GOFLAGS)
+
+# The sample MCP server of mcp_servers/weather (seed 003), beside the app.
+.PHONY: weather
+weather:
+	go build -o build/bin/weather-mcp ./mcp_servers/weather
 
 test: deps test-deps
 	$(MAKE) check-files vet test-go test-frontend test-desktop test-desktop-41 test-tray test-e2e test-ui

@@ -34,5 +34,11 @@ if [ -z "${MCPR_BIN:-}" ]; then
   GOFLAGS=${GOFLAGS:--buildvcs=false} go build ${tags:+-tags "$tags"} -o "$ROOT/test-results/ui/mcp-router" .
   export MCPR_BIN=$ROOT/test-results/ui/mcp-router
 fi
+# The sample weather server, for the chat panel's test (test/ui/chat.test.mjs).
+if [ -z "${MCPR_WEATHER_BIN:-}" ]; then
+  mkdir -p "$ROOT/test-results/ui"
+  GOFLAGS=${GOFLAGS:--buildvcs=false} go build -o "$ROOT/test-results/ui/weather-mcp" ./mcp_servers/weather
+  export MCPR_WEATHER_BIN=$ROOT/test-results/ui/weather-mcp
+fi
 
-exec node --test --test-reporter=spec test/ui/ui.test.mjs
+exec node --test --test-concurrency=1 --test-reporter=spec test/ui/ui.test.mjs test/ui/chat.test.mjs

@@ -32,9 +32,12 @@ const (
 	EventStateGateChanged = "stategate:changed"
 )
 
+// chatEvent is EventChat (chat.go) in Events.
+var chatEvent = []string{EventChat}
+
 // Events lists every event name, for the HTTP event stream and tests.
-var Events = []string{EventServersChanged, EventServerRemoved, EventConsoleLines, EventLogsAppended,
-	EventHookLog, EventToolsChanged, EventSettingsChanged, EventStateGateChanged}
+var Events = append([]string{EventServersChanged, EventServerRemoved, EventConsoleLines, EventLogsAppended,
+	EventHookLog, EventToolsChanged, EventSettingsChanged, EventStateGateChanged}, chatEvent...)
 
 // Emitter pushes an event to the UI.
 type Emitter interface {

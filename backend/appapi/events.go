@@ -171,9 +171,11 @@ func (h *hub) startSources() (stop func()) {
 	if err := a.inproc.start(a, func() { tools.add("", struct{}{}) }); err != nil {
 		a.core.Log.Warnf("UI: in-process MCP session: %v (tools:changed will not be sent)", err)
 	}
+	stopChat := a.followChat(h.emit) // chat.go
 	return func() {
 		unsubRuns()
 		unsubRunsDB()
+		stopChat()
 		unsubDB()
 		unsubUp()
 		unsubLog()

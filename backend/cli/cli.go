@@ -146,6 +146,7 @@ func (e *env) rootCommand() *cobra.Command {
 		e.tokensCommand(), e.settingsCommand(), e.snippetCommand(), e.logsCommand(),
 		e.serveCommand(), e.stdioCommand(), e.connectCommand(),
 		e.hooksCommand(), e.stategateCommand())
+	root.AddCommand(e.chatCommand()) // cmd_chat.go
 	return root
 }
 

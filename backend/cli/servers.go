@@ -26,6 +26,7 @@ func (e *env) serversCommand() *cobra.Command {
 	}
 	cmd.AddCommand(e.serversAdd(), e.serversList(), e.serversShow(), e.serversRemove(),
 		e.serversToggle("enable", true), e.serversToggle("disable", false), e.serversImport(), e.serversTest(), e.serversGate(), e.serversUpdate())
+	cmd.AddCommand(e.serversChat()) // servers_chat.go
 	return cmd
 }
 
@@ -270,6 +271,11 @@ func printServer(w io.Writer, r store.Server) {
 	fmt.Fprintf(tw, "Added:\t%s\n", r.CreatedAt.Local().Format("2006-01-02 15:04:05"))
 	if !r.Gate.IsZero() {
 		gateLines(tw, r.Gate)
+	}
+	if !r.Chat.IsZero() { // servers_chat.go
+		_ = tw.Flush()
+		fmt.Fprintln(w, "Chat:")
+		printChat(w, r.Chat)
 	}
 	_ = tw.Flush()
 }

@@ -32,6 +32,12 @@ type clientEntry struct {
 	URL      string            `json:"url"`
 	Headers  map[string]string `json:"headers"`
 	Disabled bool              `json:"disabled"`
+	// Seed 003's config format: the transport under this name, and the
+	// chat panel's per-server instructions (spec.Chat).
+	Transport           string `json:"transport"`
+	SystemInstruction   string `json:"system_instruction"`
+	ResponseInstruction string `json:"response_instruction"`
+	AutoContextTool     string `json:"auto_context_tool"`
 }
 
 // ReadClientConfig reads and parses a client config file; errors start with
@@ -140,6 +146,14 @@ func parseEntry(m member) (spec.Server, error) {
 		URL:     e.URL,
 		Headers: e.Headers,
 		Enabled: !e.Disabled,
+		Chat: spec.Chat{SystemInstruction: e.SystemInstruction, ResponseInstruction: e.ResponseInstruction,
+			AutoContextTool: e.AutoContextTool},
+	}
+	if e.Transport != "" {
+		if e.Type != "" && !strings.EqualFold(e.Type, e.Transport) {
+			return spec.Server{}, bad("type %q and transport %q disagree; keep one", e.Type, e.Transport)
+		}
+		e.Type = e.Transport
 	}
 	switch strings.ToLower(e.Type) {
 	case "":

@@ -15,6 +15,7 @@ import (
 	"github.com/sirupsen/logrus"
 
 	"github.com/mcp-router/mcp-router/backend/auth"
+	"github.com/mcp-router/mcp-router/backend/chat"
 	"github.com/mcp-router/mcp-router/backend/config"
 	"github.com/mcp-router/mcp-router/backend/gateway"
 	"github.com/mcp-router/mcp-router/backend/hook"
@@ -46,6 +47,9 @@ type Core struct {
 	// which the upstream service reaches in-process.
 	StateGate       *stategate.Service
 	StateGateServer *stategate.Server
+	// The chat panel (chat.go).
+	Chat     *chat.Service
+	ChatKeys *chat.Keys
 
 	chain []string // ids of the routers this one runs under (instance.go)
 
@@ -151,6 +155,7 @@ func Open(dataDir string, o Options) (*Core, error) {
 		Instance:   id,
 	})
 	c.Gateway = gw
+	c.openChat()
 	return c, nil
 }
 
@@ -365,6 +370,7 @@ func (c *Core) Close() error {
 			c.stopWatch()
 			<-c.watchDone
 		}
+		c.Chat.Close()
 		c.Gateway.Close()
 		c.Servers.Close()
 		c.StateGateServer.Close()

@@ -36,7 +36,8 @@ func TestDefaults(t *testing.T) {
 	}
 	want := map[string]string{"port": "3282", "listen": "127.0.0.1", "auth": "on", "separator": "__", "retention": "30", "timeout": "60",
 		"theme": "system", "language": "system", "startAtLogin": "off", "closeToTray": "on",
-		"hookTimeout": "5", "hookMemoryMB": "64"}
+		"hookTimeout": "5", "hookMemoryMB": "64",
+		"chatTools": "on", "chatMaxToolRounds": "20", "chatToolTimeout": "60"}
 	if !reflect.DeepEqual(all, want) {
 		t.Errorf("All = %v, want %v", all, want)
 	}
@@ -55,7 +56,7 @@ func TestDefaults(t *testing.T) {
 	if s.HookTimeout(ctx) != 5*time.Second || s.HookMemoryMB(ctx) != 64 {
 		t.Errorf("hook defaults wrong: hookTimeout %v hookMemoryMB %d", s.HookTimeout(ctx), s.HookMemoryMB(ctx))
 	}
-	if !reflect.DeepEqual(Keys(), []string{"auth", "closeToTray", "hookMemoryMB", "hookTimeout", "language", "listen", "port", "retention", "separator", "startAtLogin", "theme", "timeout"}) {
+	if !reflect.DeepEqual(Keys(), []string{"auth", "chatMaxToolRounds", "chatToolTimeout", "chatTools", "closeToTray", "hookMemoryMB", "hookTimeout", "language", "listen", "port", "retention", "separator", "startAtLogin", "theme", "timeout"}) {
 		t.Errorf("Keys = %v", Keys())
 	}
 	if set, _ := s.IsSet(ctx, KeyPort); set {
@@ -206,7 +207,7 @@ func TestUnknownKey(t *testing.T) {
 		func() error { _, err := s.Get(ctx, "colour"); return err }(),
 		func() error { _, err := Validate("colour", "x"); return err }(),
 	} {
-		if !errors.Is(err, ErrUnknownKey) || !strings.Contains(err.Error(), "auth, closeToTray, hookMemoryMB, hookTimeout, language, listen, port, retention, separator, startAtLogin, theme, timeout") {
+		if !errors.Is(err, ErrUnknownKey) || !strings.Contains(err.Error(), "auth, chatMaxToolRounds, chatToolTimeout, chatTools, closeToTray, hookMemoryMB, hookTimeout, language, listen, port, retention, separator, startAtLogin, theme, timeout") {
 			t.Errorf("error %v does not list the known keys", err)
 		}
 	}
@@ -372,5 +373,25 @@ func TestSetManyIsAllOrNothing(t *testing.T) {
 				t.Errorf("after SetMany: %v", after)
 			}
 		})
+	}
+}
+
+func TestChatSettings(t *testing.T) {
+	st, _ := openStore(t)
+	s := New(st)
+	ctx := context.Background()
+	if !s.ChatTools(ctx) || s.ChatMaxToolRounds(ctx) != 20 || s.ChatToolTimeout(ctx) != time.Minute {
+		t.Fatalf("defaults %v %d %v", s.ChatTools(ctx), s.ChatMaxToolRounds(ctx), s.ChatToolTimeout(ctx))
+	}
+	for key, bad := range map[string]string{KeyChatTools: "maybe", KeyChatMaxToolRounds: "0", KeyChatToolTimeout: "3601"} {
+		if err := s.Set(ctx, key, bad); !errors.Is(err, ErrInvalidValue) {
+			t.Errorf("%s=%s: %v", key, bad, err)
+		}
+	}
+	if err := s.SetMany(ctx, map[string]string{KeyChatTools: "OFF", KeyChatMaxToolRounds: "100", KeyChatToolTimeout: "5"}); err != nil {
+		t.Fatal(err)
+	}
+	if s.ChatTools(ctx) || s.ChatMaxToolRounds(ctx) != 100 || s.ChatToolTimeout(ctx) != 5*time.Second {
+		t.Fatal("not stored")
 	}
 }

@@ -73,6 +73,8 @@ type Server struct {
 	TimeoutSeconds int               `json:"timeoutSeconds,omitempty"` // 0: the timeout setting
 	DisabledTools  []string          `json:"disabledTools,omitempty" gorm:"serializer:json"`
 	Gate           Gate              `json:"gate" gorm:"serializer:json"`
+	// Chat: the chat panel's instructions and approvals (chat.go).
+	Chat Chat `json:"chat" gorm:"serializer:json"`
 }
 
 // Normalize fills defaults in place: prefix mode and the transport implied
@@ -91,6 +93,7 @@ func (s *Server) Normalize() {
 	if s.PrefixMode == "" {
 		s.PrefixMode = PrefixAlways
 	}
+	s.Chat.Trim()
 }
 
 // Validate reports the first problem with the definition as a one-line error
@@ -148,6 +151,9 @@ func (s Server) Validate() error {
 		}
 	}
 	if err := s.Gate.validate(); err != nil {
+		return bad("server %q: %v", s.Name, err)
+	}
+	if err := s.Chat.validate(); err != nil {
 		return bad("server %q: %v", s.Name, err)
 	}
 	return nil

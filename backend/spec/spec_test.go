@@ -110,3 +110,39 @@ func TestGateInitArgumentsReadTheFileEachTime(t *testing.T) {
 		}
 	}
 }
+
+func TestChatSettings(t *testing.T) {
+	base := func(c Chat) Server {
+		s := Server{Name: "w", Command: "x", Chat: c}
+		s.Normalize()
+		return s
+	}
+	for _, tt := range []struct {
+		c    Chat
+		want string
+	}{
+		{Chat{SystemInstruction: "  be brief  ", ResponseInstruction: "cite", AutoContextTool: "search", Approve: ApproveAlways}, ""},
+		{Chat{ApproveTools: []string{"delete_file"}}, ""},
+		{Chat{Approve: "sometimes"}, `chat approval "sometimes"`},
+		{Chat{AutoContextTool: "has space"}, "is not a tool name"},
+		{Chat{ApproveTools: []string{""}}, "is not a tool name"},
+		{Chat{ResponseInstruction: strings.Repeat("x", MaxInstructionBytes+1)}, "longer than"},
+	} {
+		s := base(tt.c)
+		err := s.Validate()
+		if tt.want == "" && err != nil || tt.want != "" && (err == nil || !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), tt.want)) {
+			t.Errorf("%+v: %v, want %q", tt.c, err, tt.want)
+		}
+	}
+	s := base(Chat{SystemInstruction: "  be brief \n"})
+	if s.Chat.SystemInstruction != "be brief" {
+		t.Errorf("not trimmed: %q", s.Chat.SystemInstruction)
+	}
+	c := Chat{ApproveTools: []string{"rm"}}
+	if !c.NeedsApproval("rm") || c.NeedsApproval("ls") || !(Chat{Approve: ApproveAlways}).NeedsApproval("ls") || (Chat{}).NeedsApproval("ls") {
+		t.Error("NeedsApproval")
+	}
+	if !(Chat{}).IsZero() || c.IsZero() {
+		t.Error("IsZero")
+	}
+}

@@ -24,6 +24,9 @@ var migrations = []*gormigrate.Migration{
 	// state_gate's tables; numbered apart from the others (keep it last) so
 	// that branches adding migrations side by side do not collide.
 	{ID: "0100_stategate", Migrate: migrateStategate},
+	// The chat panel's tables; numbered apart (0200) so branches adding
+	// migrations side by side do not collide.
+	{ID: "0200_chat", Migrate: migrateChat0001},
 }
 
 // MigrationIDs lists the migrations this build knows, oldest first.

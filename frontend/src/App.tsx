@@ -8,6 +8,7 @@ import { useSettings } from './stores';
 // The Servers page is in the first bundle; every other page (and Monaco,
 // through the Hooks page) loads when first opened.
 const ToolsPage = lazy(() => import('./pages/ToolsPage'));
+const ChatPage = lazy(() => import('./pages/ChatPage'));
 const HooksPage = lazy(() => import('./pages/HooksPage'));
 const LogsPage = lazy(() => import('./pages/LogsPage'));
 const ProcessesPage = lazy(() => import('./pages/ProcessesPage'));
@@ -98,6 +99,7 @@ export function App({ footer }: { footer?: ReactNode }) {
         <Suspense fallback={<PageLoading />}>
           {page === 'servers' && <ServersPage />}
           {page === 'tools' && <ToolsPage />}
+          {page === 'chat' && <ChatPage />}
           {page === 'hooks' && <HooksPage />}
           {page === 'processes' && <ProcessesPage />}
           {page === 'logs' && <LogsPage />}

@@ -26,6 +26,7 @@ import {
   toTokenView,
   toToolCallResult,
 } from './convert';
+import { createChatApi } from './chat';
 import type { ApiTransport } from './transport';
 import { EVENTS, type Api, type Unsubscribe } from './types';
 
@@ -58,6 +59,7 @@ export function createApi(t: ApiTransport): Api {
   }
 
   return {
+    ...createChatApi(call, on), // chat.ts
     listServers: () => call('ListServers', [], (r) => list(r, toServerView, 'servers')),
     getServer: (name) => call('GetServer', [name], toServerConfig),
     addServer: (cfg) => call('AddServer', [cfg], toServerView),

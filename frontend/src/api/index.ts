@@ -4,3 +4,4 @@ export { createApi } from './client';
 export type { ApiTransport } from './transport';
 export { wailsTransport, hasWailsBridge } from './wails';
 export { httpTransport, getSession, tokenStore, type Session } from './http';
+export * from './chat';

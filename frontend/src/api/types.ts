@@ -1,3 +1,4 @@
+import type { ChatApi } from './chat';
 // The shapes the UI works with, as docs/ui-api.md defines them. Values are
 // checked once at the boundary (convert.ts), so pages get exact unions.
 
@@ -339,7 +340,7 @@ export interface StateGateStatus {
 export type Unsubscribe = () => void;
 
 /** Everything the UI may ask of the Go side. Stores receive one of these. */
-export interface Api {
+export interface Api extends ChatApi {
   // Servers
   listServers(): Promise<ServerView[]>;
   getServer(name: string): Promise<ServerConfig>;
@@ -436,4 +437,5 @@ export const EVENTS = {
   toolsChanged: 'tools:changed',
   settingsChanged: 'settings:changed',
   stateGateChanged: 'stategate:changed',
+  chat: 'chat:event',
 } as const;

@@ -5,6 +5,7 @@ import { parseJSONC } from '../lib/jsonc';
 import { useServers, useSettings } from '../stores';
 import { Dialog } from './Dialog';
 import '../pages/pages.css';
+import { ServerChatFields, chatOf, cleanChat, type ServerChat } from './ServerChatFields';
 
 type Tab = 'json' | 'form' | 'import';
 
@@ -353,6 +354,7 @@ function ServerForm({ editing, onDone }: { editing?: string; onDone: () => void 
   // Open when the server's gate is on; then only the user folds it (turning
   // the gate off must not fold the fields away under the pointer).
   const [gateOpen, setGateOpen] = useState(false);
+  const [chat, setChat] = useState<ServerChat>({}); // ServerChatFields.tsx
 
   useEffect(() => {
     if (settingsStatus === 'idle') void loadSettings();
@@ -367,6 +369,7 @@ function ServerForm({ editing, onDone }: { editing?: string; onDone: () => void 
         setBase(c);
         setValues(configToForm(c));
         setGateOpen(c.gate?.enabled ?? false);
+        setChat(chatOf(c));
         setLoading(false);
       },
       (err: unknown) => {
@@ -395,9 +398,10 @@ function ServerForm({ editing, onDone }: { editing?: string; onDone: () => void 
     }
     setErrors({});
     setBusy(true);
+    const config = { ...r.config, chat: cleanChat(chat) };
     try {
-      if (editing) await update(editing, r.config);
-      else await add(r.config);
+      if (editing) await update(editing, config);
+      else await add(config);
       onDone();
     } catch (err) {
       setSubmitError(toApiError(err).message);
@@ -497,6 +501,7 @@ function ServerForm({ editing, onDone }: { editing?: string; onDone: () => void 
           {t.gateHideTools}
         </label>
       </details>
+      <ServerChatFields value={chat} onChange={setChat} />
       {submitError && (
         <p className="inline-error" role="alert" data-testid="form-submit-error">
           {submitError}

@@ -1,9 +1,11 @@
 import type { HookType, Language, LogStatus, ServerState, Theme, TokenRole } from '../api';
+import { chatEn, chatJa } from './chat';
 
 // Every string the UI shows. `ja` must provide every key `en` has; the
 // compiler checks that through the Messages type, and messages.test.ts checks
 // that no value is empty.
 export const en = {
+  ...chatEn, // chat.ts
   appName: 'MCP Router',
   navLabel: 'Main',
   navServers: 'Servers',
@@ -395,6 +397,7 @@ export const en = {
 export type Messages = typeof en;
 
 export const ja: Messages = {
+  ...chatJa, // chat.ts
   appName: 'MCP Router',
   navLabel: 'メイン',
   navServers: 'サーバー',

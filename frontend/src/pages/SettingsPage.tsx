@@ -3,6 +3,7 @@ import { LANGUAGES, THEMES, toApiError, type AppSettings, type Language, type Th
 import { LoadError } from '../components/Dialog';
 import { useMessages, type Messages } from '../i18n';
 import { useApp, useSettings, useTokens } from '../stores';
+import { ChatSettings } from '../components/ChatSettings';
 import './pages.css';
 
 interface Form {
@@ -99,6 +100,7 @@ export default function SettingsPage() {
           <Appearance settings={settings} />
           <SettingsForm settings={settings} />
           <LogFileCard />
+          <ChatSettings />
         </>
       )}
     </section>

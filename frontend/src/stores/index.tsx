@@ -2,6 +2,7 @@ import { createContext, useContext, type ReactNode } from 'react';
 import { useStore } from 'zustand';
 import type { Api } from '../api';
 import { createAppStore, type AppState, type AppStore } from './app';
+import { createChatStore, type ChatState, type ChatStore } from './chat';
 import { createHooksStore, type HooksState, type HooksStore } from './hooks';
 import { createLogsStore, type LogsState, type LogsStore } from './logs';
 import { createProcessesStore, type ProcessesState, type ProcessesStore } from './processes';
@@ -21,6 +22,7 @@ export interface Stores {
   logs: LogsStore;
   settings: SettingsStore;
   processes: ProcessesStore;
+  chat: ChatStore;
 }
 
 export function createStores(api: Api): Stores {
@@ -33,6 +35,7 @@ export function createStores(api: Api): Stores {
     logs: createLogsStore(api),
     settings: createSettingsStore(api),
     processes: createProcessesStore(api),
+    chat: createChatStore(api),
   };
 }
 
@@ -54,5 +57,6 @@ export const useTools = <T,>(select: (s: ToolsState) => T): T => useStore(useSto
 export const useHooks = <T,>(select: (s: HooksState) => T): T => useStore(useStores().hooks, select);
 export const useTokens = <T,>(select: (s: TokensState) => T): T => useStore(useStores().tokens, select);
 export const useLogs = <T,>(select: (s: LogsState) => T): T => useStore(useStores().logs, select);
+export const useChat = <T,>(select: (s: ChatState) => T): T => useStore(useStores().chat, select);
 export const useSettings = <T,>(select: (s: SettingsState) => T): T => useStore(useStores().settings, select);
 export const useProcesses = <T,>(select: (s: ProcessesState) => T): T => useStore(useStores().processes, select);

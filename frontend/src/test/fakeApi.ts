@@ -1,4 +1,5 @@
 import { vi } from 'vitest';
+import { fakeChat } from './fakeChat';
 import type {
   AggregatedTool,
   Api,
@@ -112,11 +113,13 @@ export function fakeApi(initial: ServerView[] = []) {
       };
     };
 
+  const chat = fakeChat(); // fakeChat.ts
   let settings = { ...defaultSettings };
   let hooks: HookView[] = [];
   let nextHookId = 1;
 
   const api = {
+    ...chat.api,
     listServers: vi.fn<Api['listServers']>(async () => initial),
     getServer: vi.fn<Api['getServer']>(async (name) => ({
       name,
@@ -217,6 +220,7 @@ export function fakeApi(initial: ServerView[] = []) {
 
   return {
     api,
+    chat,
     /** Delivers a `servers:changed` event to every current listener. */
     emit: (s: ServerView) => h.changed.forEach((fn) => fn(s)),
     /** Delivers a `servers:removed` event to every current listener. */
@@ -234,7 +238,7 @@ export function fakeApi(initial: ServerView[] = []) {
     listenerCount: () => h.changed.size + h.removed.size,
     reconnectListenerCount: () => h.reconnect.size,
     /** Listeners of every event. */
-    allListenerCount: () => Object.values(h).reduce((n, s) => n + s.size, 0),
+    allListenerCount: () => Object.values(h).reduce((n, s) => n + s.size, 0) + chat.chatListenerCount(),
   };
 }
 

@@ -1,0 +1,318 @@
+// The chat panel end to end in a real browser: a real `mcp-router serve`
+// (auth on), the sample weather server behind it (on the recorded JMA data,
+// served locally), and a model server that speaks OpenAI's streamed chat
+// completions, scripted here. Checks a streamed answer, a tool card, resume
+// after a reload, Stop (the model server sees the request go away) and
+// Japanese; screenshots light and dark go to test-results/screenshots/.
+//
+// Environment: MCPR_BIN (the router), MCPR_WEATHER_BIN (build/bin/weather-mcp),
+// CHROMIUM (default /usr/bin/chromium). scripts/ui-e2e.sh builds both.
+import { spawn, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+const SHOTS = path.join(ROOT, 'test-results', 'screenshots');
+const TESTDATA = path.join(ROOT, 'mcp_servers', 'weather', 'testdata');
+const BIN = process.env.MCPR_BIN;
+const WEATHER = process.env.MCPR_WEATHER_BIN;
+const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
+const MARKER_VAR = 'MCPR_TEST_MARKER';
+const marker = `ui-chat-${randomBytes(6).toString('hex')}`;
+
+for (const [file, hint] of [
+  [BIN ?? '', 'set MCPR_BIN to the built router (scripts/ui-e2e.sh does)'],
+  [WEATHER ?? '', 'set MCPR_WEATHER_BIN to build/bin/weather-mcp (scripts/ui-e2e.sh does)'],
+  [CHROMIUM, 'install chromium (scripts/install-system-deps.sh)'],
+]) {
+  if (!file || !existsSync(file)) throw new Error(`missing ${file || 'a binary'}: ${hint}`);
+}
+
+const ANSWER = 'According to the JMA, Tokyo will be sunny (晴れ) tomorrow, with a light north wind.';
+
+async function until(fn, what, timeoutMs = 20_000) {
+  const end = Date.now() + timeoutMs;
+  let last;
+  while (Date.now() < end) {
+    try {
+      const v = await fn();
+      if (v) return v;
+    } catch (err) {
+      last = err;
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`timed out waiting for ${what}${last ? `: ${last.message}` : ''}`);
+}
+
+const listen = (server) => new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server.address().port)));
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+// The JMA stand-in: the recorded files of the weather server's tests.
+function startJMA() {
+  return http.createServer((req, res) => {
+    let file;
+    if (req.url === '/bosai/common/const/area.json') file = path.join(TESTDATA, 'area.json');
+    const m = /^\/bosai\/forecast\/data\/forecast\/(\d{6})\.json$/.exec(req.url ?? '');
+    if (m) file = path.join(TESTDATA, 'forecast', `${m[1]}.json`);
+    if (!file || !existsSync(file)) {
+      res.writeHead(404);
+      res.end();
+      return;
+    }
+    res.writeHead(200, { 'Content-Type': 'application/json' });
+    res.end(readFileSync(file));
+  });
+}
+
+// The model: OpenAI's chat completions stream, scripted by the last message.
+const model = { requests: [], cancelled: 0 };
+function startModel() {
+  return http.createServer(async (req, res) => {
+    if (req.method === 'GET' && req.url.endsWith('/models')) {
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      res.end(JSON.stringify({ object: 'list', data: [{ id: 'mock-1', object: 'model' }, { id: 'mock-2', object: 'model' }] }));
+      return;
+    }
+    let raw = '';
+    for await (const chunk of req) raw += chunk;
+    const body = JSON.parse(raw);
+    model.requests.push(body);
+    const last = body.messages[body.messages.length - 1];
+    res.writeHead(200, { 'Content-Type': 'text/event-stream' });
+    let open = true;
+    res.on('close', () => {
+      if (!res.writableEnded) {
+        open = false;
+        model.cancelled++;
+      }
+    });
+    const send = (delta, finish = null) =>
+      res.write(`data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', created: 1, model: body.model, choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`);
+    const end = (prompt, completion) => {
+      res.write(`data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', created: 1, model: body.model, choices: [], usage: { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion } })}\n\n`);
+      res.end('data: [DONE]\n\n');
+    };
+    send({ role: 'assistant', content: '' });
+    if (last.role === 'user' && /weather/i.test(last.content)) {
+      send({ content: 'Let me check the forecast.' });
+      send({ tool_calls: [{ index: 0, id: 'call_w1', type: 'function', function: { name: 'weather__get_forecast', arguments: '' } }] });
+      send({ tool_calls: [{ index: 0, function: { arguments: '{"area":' } }] });
+      send({ tool_calls: [{ index: 0, function: { arguments: '"Tokyo"}' } }] });
+      send({}, 'tool_calls');
+      end(120, 18);
+    } else if (last.role === 'tool') {
+      for (const word of ANSWER.split(/(?<= )/)) {
+        if (!open) return;
+        send({ content: word });
+        await sleep(120);
+      }
+      send({}, 'stop');
+      end(260, 24);
+    } else if (/story/i.test(last.content)) {
+      for (let i = 0; open && i < 600; i++) {
+        send({ content: `word${i} ` });
+        await sleep(100);
+      }
+      if (open) res.end();
+    } else {
+      send({ content: 'ok' });
+      send({}, 'stop');
+      end(5, 1);
+    }
+  });
+}
+
+let dataDir;
+let profileDir;
+let router;
+let routerLog = '';
+let base;
+let token;
+let context;
+let page;
+let jma;
+let modelServer;
+let modelURL;
+
+function cli(args) {
+  const r = spawnSync(BIN, ['--data-dir', dataDir, ...args], { env: { ...process.env, [MARKER_VAR]: marker, MCP_ROUTER_KEY_STORE: 'file' }, encoding: 'utf8', timeout: 30_000 });
+  if (r.status !== 0) throw new Error(`mcp-router ${args.join(' ')} exited ${r.status}: ${r.stderr}`);
+  return r.stdout;
+}
+
+function markedPids() {
+  const out = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name) || Number(name) === process.pid) continue;
+    try {
+      if (readFileSync(`/proc/${name}/environ`, 'latin1').includes(`${MARKER_VAR}=${marker}`)) out.push(Number(name));
+    } catch {
+      // gone
+    }
+  }
+  return out;
+}
+
+before(async () => {
+  mkdirSync(SHOTS, { recursive: true });
+  dataDir = mkdtempSync(path.join(os.tmpdir(), 'mcpr-ui-chat-'));
+  profileDir = mkdtempSync(path.join(os.tmpdir(), 'mcpr-ui-chat-chromium-'));
+  jma = startJMA();
+  const jmaPort = await listen(jma);
+  modelServer = startModel();
+  modelURL = `http://127.0.0.1:${await listen(modelServer)}/v1`;
+  cli(['settings', 'set', 'auth', 'on']);
+  token = JSON.parse(cli(['tokens', 'create', 'e2e-ui-chat', '--admin', '--json'])).token;
+  cli(['servers', 'add', 'weather', '--env', `${MARKER_VAR}=${marker}`, '--', WEATHER, '--base-url', `http://127.0.0.1:${jmaPort}/bosai`]);
+  cli(['servers', 'chat', 'weather', '--system-instruction', 'Use the weather tools for questions about Japanese weather.']);
+
+  router = spawn(BIN, ['--data-dir', dataDir, 'serve', '--listen', `127.0.0.1:0`], {
+    env: { ...process.env, [MARKER_VAR]: marker, MCP_ROUTER_KEY_STORE: 'file' }, stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  router.stdout.on('data', (d) => (routerLog += d));
+  router.stderr.on('data', (d) => (routerLog += d));
+  const addr = await until(() => /MCP Router listening on http:\/\/([\d.:]+)\/mcp/.exec(routerLog)?.[1], 'the router to listen');
+  base = `http://${addr}`;
+
+  context = await chromium.launchPersistentContext(profileDir, {
+    executablePath: CHROMIUM,
+    headless: process.env.UI_E2E_HEADED !== '1',
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+    viewport: { width: 1280, height: 860 },
+    locale: 'en-US',
+    colorScheme: 'light',
+  });
+  page = context.pages()[0] ?? (await context.newPage());
+  page.setDefaultTimeout(30_000);
+  page.on('pageerror', (err) => console.error('page error:', err.message));
+});
+
+after(async () => {
+  await context?.close().catch(() => {});
+  if (router && router.exitCode === null) {
+    router.kill('SIGTERM');
+    await until(() => router.exitCode !== null || router.signalCode !== null, 'the router to exit', 15_000).catch(() => router.kill('SIGKILL'));
+  }
+  jma?.close();
+  modelServer?.closeAllConnections?.();
+  modelServer?.close();
+  try {
+    await until(() => markedPids().length === 0, 'marked processes to exit', 10_000);
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+    rmSync(profileDir, { recursive: true, force: true });
+  }
+});
+
+const tid = (id) => page.getByTestId(id);
+
+async function shoot(name) {
+  for (const scheme of ['light', 'dark']) {
+    await page.emulateMedia({ colorScheme: scheme });
+    await page.waitForTimeout(150);
+    await page.screenshot({ path: path.join(SHOTS, `${name}-${scheme}.png`), fullPage: true });
+  }
+  await page.emulateMedia({ colorScheme: 'light' });
+}
+
+test('the chat panel end to end', { timeout: 300_000 }, async (t) => {
+  await t.test('without a provider, the panel says how to configure one', async () => {
+    await page.goto(`${base}/ui/#chat`);
+    await tid('login-token').fill(token);
+    await tid('login-submit').click();
+    await tid('chat-page').waitFor();
+    await tid('chat-no-provider').getByText('No model provider is configured').waitFor();
+    await shoot('chat-no-provider');
+  });
+
+  await t.test('adds a provider in Settings; the key comes back masked', async () => {
+    await tid('nav-settings').click();
+    await tid('chat-provider-add').click();
+    await tid('chat-provider-name').fill('mock');
+    await tid('chat-provider-url').fill(modelURL);
+    await tid('chat-provider-model').fill('mock-1');
+    await tid('chat-provider-key').fill('sk-e2e-secret-0123456789');
+    await tid('chat-provider-save').click();
+    await tid('chat-provider-mock').getByText('sk-…6789').waitFor();
+    const html = await page.content();
+    assert.ok(!html.includes('sk-e2e-secret-0123456789'), 'the key is in the page');
+    await tid('chat-key-store').getByText(/chat-keys\.json/).waitFor();
+    await tid('chat-settings').scrollIntoViewIfNeeded();
+    await shoot('settings-chat');
+  });
+
+  let convId;
+  await t.test('streams an answer with a tool card from the weather server', async () => {
+    await tid('nav-chat').click();
+    await tid('chat-new').click();
+    await tid('chat-input').fill('What is the weather in Tokyo tomorrow?');
+    await tid('chat-input').press('Enter');
+    // The tool card appears while the turn runs.
+    const card = tid('chat-card-call_w1');
+    await card.waitFor();
+    // The answer streams: part of it is on screen before the rest.
+    const partial = await until(async () => {
+      const text = (await tid('chat-streaming').textContent().catch(() => '')) ?? '';
+      return text.length > 5 && !text.includes('north wind.') ? text : null;
+    }, 'part of the answer to stream in');
+    assert.ok(ANSWER.startsWith(partial.trim().replace(/\s+$/, '').slice(0, 10)), `streamed ${partial}`);
+    await tid('chat-msg-assistant').last().getByText(ANSWER).waitFor();
+    assert.match((await card.textContent()) ?? '', /weather · get_forecast · done/);
+    await card.locator('summary').click();
+    await card.getByText(/"area": "Tokyo"/).waitFor();
+    await card.getByText(/Forecast for 東京都 \(Tokyo\)/).waitFor();
+    await tid('chat-usage').getByText(/Conversation: 380 in \/ 42 out tokens/).waitFor();
+    // The model got the tools and the server's system instruction, and the tool's result.
+    const second = model.requests[1];
+    assert.equal(second.messages[0].role, 'system');
+    assert.match(second.messages[0].content, /Use the weather tools/);
+    assert.ok(second.tools.some((x) => x.function.name === 'weather__get_forecast'));
+    assert.match(second.messages.at(-1).content, /晴れ/);
+    convId = (await page.evaluate(() => localStorage.getItem('mcpr.chat.last'))) ?? '';
+    await card.locator('summary').click(); // folded again: the answer shows in the shot
+    await shoot('chat');
+  });
+
+  await t.test('resumes the conversation after a reload, with the last turn’s cards', async () => {
+    await page.reload();
+    await tid('chat-page').waitFor();
+    await tid(`chat-conv-${convId}`).waitFor();
+    await tid('chat-msg-user').getByText('What is the weather in Tokyo tomorrow?').waitFor();
+    await tid('chat-msg-assistant').last().getByText(ANSWER).waitFor();
+    await tid('chat-card-call_w1').waitFor();
+  });
+
+  await t.test('Stop ends a streaming answer; the model server sees it cancelled', async () => {
+    const before = model.cancelled;
+    await tid('chat-input').fill('Tell me a long story');
+    await tid('chat-send').click();
+    await until(async () => ((await tid('chat-streaming').textContent().catch(() => '')) ?? '').includes('word3'), 'the story to stream');
+    await tid('chat-stop').click();
+    await until(() => model.cancelled > before, 'the model server to see the request cancelled', 10_000);
+    await tid('chat-msg-assistant').last().getByText('Stopped.').waitFor();
+    await tid('chat-send').waitFor();
+  });
+
+  await t.test('speaks Japanese', async () => {
+    await tid('nav-settings').click();
+    await tid('setting-language').selectOption('ja');
+    await tid('nav-chat').getByText('チャット').click();
+    await page.getByRole('heading', { name: 'チャット' }).waitFor();
+    await tid('chat-new').getByText('新しい会話').waitFor();
+    await tid(`chat-conv-${convId}`).click();
+    // Only the last turn's cards are kept: that was the stopped story.
+    await tid('chat-msg-assistant').last().getByText('停止しました。').waitFor();
+    await tid('chat-send').getByText('送信').waitFor();
+    await shoot('chat-ja');
+    await tid('nav-settings').click();
+    await tid('setting-language').selectOption('en');
+  });
+});
