@@ -72,6 +72,8 @@ func (g *Gateway) rebuild() {
 	// One rebuild at a time, so an older catalog never overwrites a newer one.
 	g.rebuildMu.Lock()
 	defer g.rebuildMu.Unlock()
+	g.startup.rebuildBegins()
+	defer g.startup.rebuildEnds()
 	snap := g.snapshot()
 	sep := g.o.Separator()
 	modes := map[string]spec.PrefixMode{}

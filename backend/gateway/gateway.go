@@ -87,6 +87,8 @@ type Gateway struct {
 
 	remembered map[string][]upstream.Tool // a gated server's tools while it is down; under rebuildMu
 
+	startup *startup // which servers are starting, for calls that wait (startup.go)
+
 	kick chan struct{}
 	stop context.CancelFunc
 	done chan struct{}
@@ -116,8 +118,8 @@ func New(ups Upstreams, o Options) *Gateway {
 	g := &Gateway{ups: ups, o: o, log: o.Logger, call: newCallRegistry(),
 		tools: map[string]upstreamName{}, prompts: map[string]upstreamName{}, resources: map[string]string{},
 		templates: map[string]string{}, published: map[string]string{}, kick: make(chan struct{}, 1),
-		remembered: map[string][]upstream.Tool{},
-		subs:       subscriptions{byURI: map[string]map[string]bool{}}}
+		remembered: map[string][]upstream.Tool{}, startup: newStartup(),
+		subs: subscriptions{byURI: map[string]map[string]bool{}}}
 	g.fast.disabled.Store(os.Getenv(EnvFastPath) == "off")
 	g.gate = gate.New(gate.Options{Upstreams: ups, Publish: g.rebuild, Tools: g.toolsOf,
 		ToolsChanged: g.toolsChanged, Logger: o.Logger})
@@ -180,11 +182,19 @@ func (g *Gateway) Start() {
 	g.stop = cancel
 	g.done = make(chan struct{})
 	unsubscribe := g.ups.Subscribe(func(e upstream.Event) {
-		if e.Kind == upstream.EventConsole {
+		switch e.Kind {
+		case upstream.EventConsole:
 			return
+		case upstream.EventRemoved:
+			g.startup.follow(upstream.Status{Name: e.Server, State: upstream.StateStopped})
+		default:
+			g.startup.follow(e.Status)
 		}
 		g.Refresh()
 	})
+	for _, st := range g.ups.Statuses() {
+		g.startup.follow(st)
+	}
 	g.rebuild()
 	go func() {
 		defer close(g.done)

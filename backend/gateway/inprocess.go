@@ -46,6 +46,7 @@ func (g *Gateway) ListTools(ctx context.Context) ([]mcp.Tool, error) {
 // CallTool calls a tool by its client-facing name for ctx's caller. A tool
 // that does not exist gets the same error as over the endpoint.
 func (g *Gateway) CallTool(ctx context.Context, name string, args json.RawMessage) (*mcp.CallToolResult, error) {
+	g.awaitName(ctx, func() bool { return g.hasTool(name) })
 	g.mu.RLock()
 	un, ok := g.tools[name]
 	g.mu.RUnlock()

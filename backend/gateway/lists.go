@@ -151,6 +151,9 @@ var (
 // before mcp-go dispatches it; its error refuses the request.
 func (g *Gateway) beforeDispatch(ctx context.Context, id any, message any) error {
 	raw, ok := message.(json.RawMessage)
+	if ok {
+		g.awaitStartingFor(ctx, raw)
+	}
 	if !ok || (!bytes.Contains(raw, listMarker) && !bytes.Contains(raw, subscribeMarker)) {
 		return nil // this runs for every request on mcp-go's path: stay cheap
 	}

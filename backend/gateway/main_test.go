@@ -1,6 +1,8 @@
 package gateway
 
 import (
+	"github.com/mcp-router/mcp-router/internal/testmcp"
+
 	"bufio"
 	"context"
 	"encoding/json"
@@ -16,6 +18,7 @@ import (
 // The test binary doubles as a stdio upstream when MCPR_FAKE_MODE is set
 // (go-sdk's mcp/cmd_test.go pattern).
 func TestMain(m *testing.M) {
+	testmcp.ServeIfAsked()
 	if os.Getenv("MCPR_FAKE_MODE") == "blocker" {
 		s := server.NewMCPServer("blocker", "1", server.WithToolCapabilities(false))
 		s.AddTool(mcp.NewTool("block"), func(ctx context.Context, _ mcp.CallToolRequest) (*mcp.CallToolResult, error) {

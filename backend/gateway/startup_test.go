@@ -1,0 +1,81 @@
+package gateway
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/mcp-router/mcp-router/backend/pipeline"
+	"github.com/mcp-router/mcp-router/backend/spec"
+	"github.com/mcp-router/mcp-router/backend/upstream"
+	"github.com/mcp-router/mcp-router/internal/testmcp"
+	"github.com/mcp-router/mcp-router/internal/testpeers"
+)
+
+// A call to a tool of a server that is still starting waits for it instead
+// of being told the tool does not exist; a name no server will bring is
+// refused once the starts have ended; and with nothing starting an unknown
+// name is refused at once.
+func TestCallsWaitForServersStillStarting(t *testing.T) {
+	quick := everything(t, "quick", spec.PrefixAlways)
+	r := newRig(t, []spec.Server{quick}, rigOptions{})
+	c := connect(t, r.url, clientOptions{})
+
+	began := time.Now()
+	if _, err := call(c, "nosuch__tool", nil); err == nil {
+		t.Fatal("an unknown tool was called")
+	}
+	if took := time.Since(began); took > 2*time.Second {
+		t.Fatalf("with no server starting, an unknown tool took %v to refuse", took)
+	}
+
+	slow := testmcp.Server("slow")
+	slow.Env[testmcp.EnvDelay] = "2s"
+	slow.Normalize()
+	if err := r.ups.Sync([]spec.Server{quick, slow}); err != nil {
+		t.Fatal(err)
+	}
+	testpeers.Eventually(t, 10*time.Second, "slow starting", func() bool {
+		for _, st := range r.ups.Statuses() {
+			if st.Name == "slow" && st.State == upstream.StateStarting {
+				return true
+			}
+		}
+		return false
+	})
+
+	type answer struct {
+		res *mcp.CallToolResult
+		err error
+	}
+	overHTTP, inProcess, unknown := make(chan answer, 1), make(chan answer, 1), make(chan answer, 1)
+	go func() {
+		res, err := call(c, "slow__show", nil)
+		overHTTP <- answer{res, err}
+	}()
+	go func() {
+		ctx := pipeline.WithCaller(context.Background(), Caller{})
+		res, err := r.gw.CallTool(ctx, "slow__show", nil)
+		inProcess <- answer{res, err}
+	}()
+	go func() {
+		res, err := call(c, "nosuch__tool", nil)
+		unknown <- answer{res, err}
+	}()
+	for name, ch := range map[string]chan answer{"over HTTP": overHTTP, "in process": inProcess} {
+		a := <-ch
+		if a.err != nil || a.res.IsError {
+			t.Fatalf("%s: the call to a starting server's tool failed: %v %+v", name, a.err, a.res)
+		}
+	}
+	a := <-unknown
+	if a.err == nil || !strings.Contains(a.err.Error(), "nosuch__tool' not found") {
+		t.Fatalf("an unknown tool called while servers started: %v %+v", a.err, a.res)
+	}
+	if took := time.Since(began); took < time.Second {
+		t.Fatalf("answers came after %v; the slow server takes 2 s to start", took)
+	}
+}
