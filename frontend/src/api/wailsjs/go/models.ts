@@ -475,6 +475,148 @@ export namespace appapi {
 	    }
 	}
 	
+	export class ProcessArtifact {
+	    type: string;
+	    description: string;
+	    patterns: string[];
+	
+	    static createFrom(source: any = {}) {
+	        return new ProcessArtifact(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.type = source["type"];
+	        this.description = source["description"];
+	        this.patterns = source["patterns"];
+	    }
+	}
+	export class ProcessEvent {
+	    name: string;
+	    description: string;
+	    roles: string[];
+	    payloadSchema?: number[];
+	
+	    static createFrom(source: any = {}) {
+	        return new ProcessEvent(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.name = source["name"];
+	        this.description = source["description"];
+	        this.roles = source["roles"];
+	        this.payloadSchema = source["payloadSchema"];
+	    }
+	}
+	export class ProcessGuard {
+	    name: string;
+	    description: string;
+	    expression: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new ProcessGuard(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.name = source["name"];
+	        this.description = source["description"];
+	        this.expression = source["expression"];
+	    }
+	}
+	export class ProcessState {
+	    name: string;
+	    description: string;
+	    initial: boolean;
+	    final: boolean;
+	    requiredArtifacts: string[];
+	
+	    static createFrom(source: any = {}) {
+	        return new ProcessState(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.name = source["name"];
+	        this.description = source["description"];
+	        this.initial = source["initial"];
+	        this.final = source["final"];
+	        this.requiredArtifacts = source["requiredArtifacts"];
+	    }
+	}
+	export class ProcessTransition {
+	    from: string[];
+	    event: string;
+	    to: string;
+	    guard?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new ProcessTransition(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.from = source["from"];
+	        this.event = source["event"];
+	        this.to = source["to"];
+	        this.guard = source["guard"];
+	    }
+	}
+	export class ProcessView {
+	    file: string;
+	    id: string;
+	    version: string;
+	    name: string;
+	    description: string;
+	    source: string;
+	    states: ProcessState[];
+	    events: ProcessEvent[];
+	    guards: ProcessGuard[];
+	    transitions: ProcessTransition[];
+	    problems: stategate.Problem[];
+	    error?: string;
+	    artifacts: ProcessArtifact[];
+	
+	    static createFrom(source: any = {}) {
+	        return new ProcessView(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.file = source["file"];
+	        this.id = source["id"];
+	        this.version = source["version"];
+	        this.name = source["name"];
+	        this.description = source["description"];
+	        this.source = source["source"];
+	        this.states = this.convertValues(source["states"], ProcessState);
+	        this.events = this.convertValues(source["events"], ProcessEvent);
+	        this.guards = this.convertValues(source["guards"], ProcessGuard);
+	        this.transitions = this.convertValues(source["transitions"], ProcessTransition);
+	        this.problems = this.convertValues(source["problems"], stategate.Problem);
+	        this.error = source["error"];
+	        this.artifacts = this.convertValues(source["artifacts"], ProcessArtifact);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
 	export class ScriptProblem {
 	    line: number;
 	    column: number;
@@ -539,6 +681,24 @@ export namespace appapi {
 	        this.prefixMode = source["prefixMode"];
 	    }
 	}
+	export class StateGateStatus {
+	    added: boolean;
+	    enabled: boolean;
+	    state: string;
+	    dir: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new StateGateStatus(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.added = source["added"];
+	        this.enabled = source["enabled"];
+	        this.state = source["state"];
+	        this.dir = source["dir"];
+	    }
+	}
 	
 	export class ToolCallResult {
 	    content: any[];
@@ -558,6 +718,215 @@ export namespace appapi {
 	        this.structuredContent = source["structuredContent"];
 	        this.durationMs = source["durationMs"];
 	        this.error = source["error"];
+	    }
+	}
+
+}
+
+export namespace chat {
+	
+	export class Card {
+	    id: string;
+	    server: string;
+	    tool: string;
+	    name: string;
+	    args: string;
+	    status: string;
+	    result?: string;
+	    isError: boolean;
+	    autoContext?: boolean;
+	    startedAt: number;
+	    durationMs: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new Card(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.server = source["server"];
+	        this.tool = source["tool"];
+	        this.name = source["name"];
+	        this.args = source["args"];
+	        this.status = source["status"];
+	        this.result = source["result"];
+	        this.isError = source["isError"];
+	        this.autoContext = source["autoContext"];
+	        this.startedAt = source["startedAt"];
+	        this.durationMs = source["durationMs"];
+	    }
+	}
+	export class ConversationInput {
+	    title: string;
+	    provider: string;
+	    model: string;
+	    disabledServers: string[];
+	
+	    static createFrom(source: any = {}) {
+	        return new ConversationInput(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.title = source["title"];
+	        this.provider = source["provider"];
+	        this.model = source["model"];
+	        this.disabledServers = source["disabledServers"];
+	    }
+	}
+	export class ConversationView {
+	    id: number;
+	    title: string;
+	    provider: string;
+	    model: string;
+	    disabledServers: string[];
+	    approvedTools: string[];
+	    inputTokens: number;
+	    outputTokens: number;
+	    // Go type: time
+	    createdAt: any;
+	    // Go type: time
+	    updatedAt: any;
+	    messages: store.ChatMessage[];
+	    cards: Card[];
+	    running: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new ConversationView(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.title = source["title"];
+	        this.provider = source["provider"];
+	        this.model = source["model"];
+	        this.disabledServers = source["disabledServers"];
+	        this.approvedTools = source["approvedTools"];
+	        this.inputTokens = source["inputTokens"];
+	        this.outputTokens = source["outputTokens"];
+	        this.createdAt = this.convertValues(source["createdAt"], null);
+	        this.updatedAt = this.convertValues(source["updatedAt"], null);
+	        this.messages = this.convertValues(source["messages"], store.ChatMessage);
+	        this.cards = this.convertValues(source["cards"], Card);
+	        this.running = source["running"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class ProviderInput {
+	    name: string;
+	    kind: string;
+	    baseUrl: string;
+	    defaultModel: string;
+	    tools: string;
+	    apiKey?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new ProviderInput(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.name = source["name"];
+	        this.kind = source["kind"];
+	        this.baseUrl = source["baseUrl"];
+	        this.defaultModel = source["defaultModel"];
+	        this.tools = source["tools"];
+	        this.apiKey = source["apiKey"];
+	    }
+	}
+	export class ProviderView {
+	    id: number;
+	    name: string;
+	    kind: string;
+	    baseUrl: string;
+	    defaultModel: string;
+	    tools: string;
+	    // Go type: time
+	    createdAt: any;
+	    // Go type: time
+	    updatedAt: any;
+	    hasKey: boolean;
+	    keyMask?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new ProviderView(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.name = source["name"];
+	        this.kind = source["kind"];
+	        this.baseUrl = source["baseUrl"];
+	        this.defaultModel = source["defaultModel"];
+	        this.tools = source["tools"];
+	        this.createdAt = this.convertValues(source["createdAt"], null);
+	        this.updatedAt = this.convertValues(source["updatedAt"], null);
+	        this.hasKey = source["hasKey"];
+	        this.keyMask = source["keyMask"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class Status {
+	    configured: boolean;
+	    hint?: string;
+	    mcpEnabled: boolean;
+	    toolsSetting: boolean;
+	    keyStore: string;
+	    keyFile?: string;
+	    maxRounds: number;
+	    toolTimeoutSeconds: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new Status(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.configured = source["configured"];
+	        this.hint = source["hint"];
+	        this.mcpEnabled = source["mcpEnabled"];
+	        this.toolsSetting = source["toolsSetting"];
+	        this.keyStore = source["keyStore"];
+	        this.keyFile = source["keyFile"];
+	        this.maxRounds = source["maxRounds"];
+	        this.toolTimeoutSeconds = source["toolTimeoutSeconds"];
 	    }
 	}
 
@@ -639,6 +1008,26 @@ export namespace hook {
 
 export namespace spec {
 	
+	export class Chat {
+	    systemInstruction?: string;
+	    responseInstruction?: string;
+	    autoContextTool?: string;
+	    approve?: string;
+	    approveTools?: string[];
+	
+	    static createFrom(source: any = {}) {
+	        return new Chat(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.systemInstruction = source["systemInstruction"];
+	        this.responseInstruction = source["responseInstruction"];
+	        this.autoContextTool = source["autoContextTool"];
+	        this.approve = source["approve"];
+	        this.approveTools = source["approveTools"];
+	    }
+	}
 	export class Gate {
 	    enabled: boolean;
 	    message?: string;
@@ -677,6 +1066,7 @@ export namespace spec {
 	    timeoutSeconds?: number;
 	    disabledTools?: string[];
 	    gate: Gate;
+	    chat: Chat;
 	
 	    static createFrom(source: any = {}) {
 	        return new Server(source);
@@ -697,6 +1087,521 @@ export namespace spec {
 	        this.timeoutSeconds = source["timeoutSeconds"];
 	        this.disabledTools = source["disabledTools"];
 	        this.gate = this.convertValues(source["gate"], Gate);
+	        this.chat = this.convertValues(source["chat"], Chat);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+
+}
+
+export namespace stategate {
+	
+	export class AllowedEvent {
+	    event_name: string;
+	    description: string;
+	    payload_schema?: number[];
+	
+	    static createFrom(source: any = {}) {
+	        return new AllowedEvent(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.event_name = source["event_name"];
+	        this.description = source["description"];
+	        this.payload_schema = source["payload_schema"];
+	    }
+	}
+	export class ArtifactInfo {
+	    event_id: string;
+	    type: string;
+	    path: string;
+	    size: number;
+	    sha256: string;
+	    time: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new ArtifactInfo(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.event_id = source["event_id"];
+	        this.type = source["type"];
+	        this.path = source["path"];
+	        this.size = source["size"];
+	        this.sha256 = source["sha256"];
+	        this.time = source["time"];
+	    }
+	}
+	export class TransitionView {
+	    to_state: string;
+	    guard?: string;
+	    guard_status: string;
+	    missing_requirements?: string[];
+	
+	    static createFrom(source: any = {}) {
+	        return new TransitionView(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.to_state = source["to_state"];
+	        this.guard = source["guard"];
+	        this.guard_status = source["guard_status"];
+	        this.missing_requirements = source["missing_requirements"];
+	    }
+	}
+	export class EventView {
+	    event_name: string;
+	    description: string;
+	    payload_schema?: number[];
+	    transitions: TransitionView[];
+	    is_allowed: boolean;
+	    blocked_reason?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new EventView(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.event_name = source["event_name"];
+	        this.description = source["description"];
+	        this.payload_schema = source["payload_schema"];
+	        this.transitions = this.convertValues(source["transitions"], TransitionView);
+	        this.is_allowed = source["is_allowed"];
+	        this.blocked_reason = source["blocked_reason"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class EventsView {
+	    run_id: string;
+	    current_state: string;
+	    events: EventView[];
+	
+	    static createFrom(source: any = {}) {
+	        return new EventsView(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.run_id = source["run_id"];
+	        this.current_state = source["current_state"];
+	        this.events = this.convertValues(source["events"], EventView);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class HistoryEvent {
+	    seq: number;
+	    event_id: string;
+	    event_name: string;
+	    payload: number[];
+	    actor: string;
+	    from_state: string;
+	    to_state: string;
+	    idempotency_key: string;
+	    time: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new HistoryEvent(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.seq = source["seq"];
+	        this.event_id = source["event_id"];
+	        this.event_name = source["event_name"];
+	        this.payload = source["payload"];
+	        this.actor = source["actor"];
+	        this.from_state = source["from_state"];
+	        this.to_state = source["to_state"];
+	        this.idempotency_key = source["idempotency_key"];
+	        this.time = source["time"];
+	    }
+	}
+	export class MissingGuard {
+	    guard_name: string;
+	    description: string;
+	    current_status: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new MissingGuard(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.guard_name = source["guard_name"];
+	        this.description = source["description"];
+	        this.current_status = source["current_status"];
+	    }
+	}
+	export class Problem {
+	    line: number;
+	    column: number;
+	    path?: string;
+	    message: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Problem(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.line = source["line"];
+	        this.column = source["column"];
+	        this.path = source["path"];
+	        this.message = source["message"];
+	    }
+	}
+	export class ProcessRef {
+	    id: string;
+	    version: string;
+	    name: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new ProcessRef(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.version = source["version"];
+	        this.name = source["name"];
+	    }
+	}
+	export class Progress {
+	    completed_states: string[];
+	    current_state: string;
+	    remaining_states: string[];
+	
+	    static createFrom(source: any = {}) {
+	        return new Progress(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.completed_states = source["completed_states"];
+	        this.current_state = source["current_state"];
+	        this.remaining_states = source["remaining_states"];
+	    }
+	}
+	export class RequiredArtifact {
+	    type: string;
+	    description: string;
+	    status: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new RequiredArtifact(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.type = source["type"];
+	        this.description = source["description"];
+	        this.status = source["status"];
+	    }
+	}
+	export class Summary {
+	    run_id: string;
+	    process: ProcessRef;
+	    current_state: string;
+	    revision: number;
+	    progress: Progress;
+	    created_at: string;
+	    updated_at: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Summary(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.run_id = source["run_id"];
+	        this.process = this.convertValues(source["process"], ProcessRef);
+	        this.current_state = source["current_state"];
+	        this.revision = source["revision"];
+	        this.progress = this.convertValues(source["progress"], Progress);
+	        this.created_at = source["created_at"];
+	        this.updated_at = source["updated_at"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class StateView {
+	    run_id: string;
+	    process_id: string;
+	    process_version: string;
+	    current_state: string;
+	    revision: number;
+	    context: number[];
+	    missing_guards: MissingGuard[];
+	    required_artifacts: RequiredArtifact[];
+	    allowed_events: AllowedEvent[];
+	    updated_at: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new StateView(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.run_id = source["run_id"];
+	        this.process_id = source["process_id"];
+	        this.process_version = source["process_version"];
+	        this.current_state = source["current_state"];
+	        this.revision = source["revision"];
+	        this.context = source["context"];
+	        this.missing_guards = this.convertValues(source["missing_guards"], MissingGuard);
+	        this.required_artifacts = this.convertValues(source["required_artifacts"], RequiredArtifact);
+	        this.allowed_events = this.convertValues(source["allowed_events"], AllowedEvent);
+	        this.updated_at = source["updated_at"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class RunInfo {
+	    run_id: string;
+	    process_id: string;
+	    process_version: string;
+	    current_state: string;
+	    revision: number;
+	    context: number[];
+	    workspace: string;
+	    summary_uri: string;
+	    created_by: string;
+	    created_at: string;
+	    updated_at: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new RunInfo(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.run_id = source["run_id"];
+	        this.process_id = source["process_id"];
+	        this.process_version = source["process_version"];
+	        this.current_state = source["current_state"];
+	        this.revision = source["revision"];
+	        this.context = source["context"];
+	        this.workspace = source["workspace"];
+	        this.summary_uri = source["summary_uri"];
+	        this.created_by = source["created_by"];
+	        this.created_at = source["created_at"];
+	        this.updated_at = source["updated_at"];
+	    }
+	}
+	export class RunDetail {
+	    run: RunInfo;
+	    state?: StateView;
+	    events?: EventsView;
+	    summary?: Summary;
+	    history: HistoryEvent[];
+	    artifacts: ArtifactInfo[];
+	
+	    static createFrom(source: any = {}) {
+	        return new RunDetail(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.run = this.convertValues(source["run"], RunInfo);
+	        this.state = this.convertValues(source["state"], StateView);
+	        this.events = this.convertValues(source["events"], EventsView);
+	        this.summary = this.convertValues(source["summary"], Summary);
+	        this.history = this.convertValues(source["history"], HistoryEvent);
+	        this.artifacts = this.convertValues(source["artifacts"], ArtifactInfo);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	
+	
+	
+
+}
+
+export namespace store {
+	
+	export class ChatConversation {
+	    id: number;
+	    title: string;
+	    provider: string;
+	    model: string;
+	    disabledServers: string[];
+	    approvedTools: string[];
+	    inputTokens: number;
+	    outputTokens: number;
+	    // Go type: time
+	    createdAt: any;
+	    // Go type: time
+	    updatedAt: any;
+	
+	    static createFrom(source: any = {}) {
+	        return new ChatConversation(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.title = source["title"];
+	        this.provider = source["provider"];
+	        this.model = source["model"];
+	        this.disabledServers = source["disabledServers"];
+	        this.approvedTools = source["approvedTools"];
+	        this.inputTokens = source["inputTokens"];
+	        this.outputTokens = source["outputTokens"];
+	        this.createdAt = this.convertValues(source["createdAt"], null);
+	        this.updatedAt = this.convertValues(source["updatedAt"], null);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class ChatMessage {
+	    id: number;
+	    conversationId: number;
+	    role: string;
+	    content: string;
+	    model?: string;
+	    inputTokens: number;
+	    outputTokens: number;
+	    toolCalls: number;
+	    error?: string;
+	    // Go type: time
+	    createdAt: any;
+	
+	    static createFrom(source: any = {}) {
+	        return new ChatMessage(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.conversationId = source["conversationId"];
+	        this.role = source["role"];
+	        this.content = source["content"];
+	        this.model = source["model"];
+	        this.inputTokens = source["inputTokens"];
+	        this.outputTokens = source["outputTokens"];
+	        this.toolCalls = source["toolCalls"];
+	        this.error = source["error"];
+	        this.createdAt = this.convertValues(source["createdAt"], null);
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {

@@ -3,28 +3,53 @@
 import {spec} from '../models';
 import {appapi} from '../models';
 import {config} from '../models';
+import {store} from '../models';
+import {chat} from '../models';
+import {stategate} from '../models';
 
 export function AddServer(arg1:spec.Server):Promise<appapi.ServerView>;
 
 export function AddServersFromJSON(arg1:string):Promise<config.ImportReport>;
 
+export function ApproveChatTool(arg1:number,arg2:string,arg3:string):Promise<void>;
+
 export function CallTool(arg1:string,arg2:string):Promise<appapi.ToolCallResult>;
 
+export function ChatConversations():Promise<Array<store.ChatConversation>>;
+
+export function ChatModels(arg1:string):Promise<Array<string>>;
+
+export function ChatProviders():Promise<Array<chat.ProviderView>>;
+
+export function ChatStatus():Promise<chat.Status>;
+
 export function CheckHookScript(arg1:string):Promise<Array<appapi.ScriptProblem>>;
+
+export function CheckProcess(arg1:string):Promise<Array<stategate.Problem>>;
+
+export function CreateRun(arg1:string,arg2:string,arg3:string):Promise<stategate.RunInfo>;
 
 export function CreateToken(arg1:string,arg2:Array<string>):Promise<appapi.CreatedToken>;
 
 export function DeleteToken(arg1:string):Promise<void>;
 
+export function EnableStateGate():Promise<appapi.StateGateStatus>;
+
 export function EndpointStatus():Promise<appapi.EndpointStatus>;
 
 export function FrontendReady(arg1:string):Promise<void>;
 
+export function GetChatConversation(arg1:number):Promise<chat.ConversationView>;
+
 export function GetLog(arg1:number):Promise<appapi.LogDetail>;
+
+export function GetRun(arg1:string):Promise<stategate.RunDetail>;
 
 export function GetServer(arg1:string):Promise<spec.Server>;
 
 export function GetSettings():Promise<appapi.AppSettings>;
+
+export function GetStateGateStatus():Promise<appapi.StateGateStatus>;
 
 export function HookLogs(arg1:number):Promise<Array<string>>;
 
@@ -34,6 +59,10 @@ export function ListClientConfigs():Promise<Array<appapi.ClientConfigFile>>;
 
 export function ListHooks():Promise<Array<appapi.HookView>>;
 
+export function ListProcesses():Promise<Array<appapi.ProcessView>>;
+
+export function ListRuns(arg1:string):Promise<Array<stategate.RunInfo>>;
+
 export function ListServers():Promise<Array<appapi.ServerView>>;
 
 export function ListTokens():Promise<Array<appapi.TokenView>>;
@@ -42,11 +71,19 @@ export function ListTools():Promise<Array<appapi.AggregatedTool>>;
 
 export function LogFile():Promise<appapi.LogFileInfo>;
 
+export function NewChatConversation(arg1:chat.ConversationInput):Promise<store.ChatConversation>;
+
 export function OpenLogFolder():Promise<void>;
 
 export function QueryLogs(arg1:appapi.LogQuery):Promise<appapi.LogPage>;
 
+export function RemoveChatConversation(arg1:number):Promise<void>;
+
+export function RemoveChatProvider(arg1:string):Promise<void>;
+
 export function RemoveHook(arg1:number):Promise<void>;
+
+export function RemoveProcess(arg1:string):Promise<void>;
 
 export function RemoveServer(arg1:string):Promise<void>;
 
@@ -54,11 +91,19 @@ export function ReorderHooks(arg1:Array<number>):Promise<void>;
 
 export function RestartServer(arg1:string):Promise<void>;
 
+export function RetryChatMessage(arg1:number):Promise<void>;
+
 export function RevokeToken(arg1:string):Promise<void>;
+
+export function SaveChatProvider(arg1:chat.ProviderInput):Promise<chat.ProviderView>;
 
 export function SaveHook(arg1:appapi.HookInput):Promise<appapi.HookView>;
 
+export function SaveProcess(arg1:string,arg2:boolean):Promise<appapi.ProcessView>;
+
 export function SaveSettings(arg1:appapi.AppSettings):Promise<appapi.AppSettings>;
+
+export function SendChatMessage(arg1:number,arg2:string):Promise<void>;
 
 export function ServerConsole(arg1:string):Promise<Array<string>>;
 
@@ -76,9 +121,13 @@ export function Snippet(arg1:string,arg2:string,arg3:string):Promise<string>;
 
 export function StartServer(arg1:string):Promise<void>;
 
+export function StopChat(arg1:number):Promise<void>;
+
 export function StopServer(arg1:string):Promise<void>;
 
 export function TestHook(arg1:appapi.HookInput,arg2:string):Promise<appapi.HookTestResult>;
+
+export function UpdateChatConversation(arg1:number,arg2:chat.ConversationInput):Promise<store.ChatConversation>;
 
 export function UpdateServer(arg1:string,arg2:spec.Server):Promise<appapi.ServerView>;
 

@@ -10,12 +10,40 @@ export function AddServersFromJSON(arg1) {
   return window['go']['appapi']['API']['AddServersFromJSON'](arg1);
 }
 
+export function ApproveChatTool(arg1, arg2, arg3) {
+  return window['go']['appapi']['API']['ApproveChatTool'](arg1, arg2, arg3);
+}
+
 export function CallTool(arg1, arg2) {
   return window['go']['appapi']['API']['CallTool'](arg1, arg2);
 }
 
+export function ChatConversations() {
+  return window['go']['appapi']['API']['ChatConversations']();
+}
+
+export function ChatModels(arg1) {
+  return window['go']['appapi']['API']['ChatModels'](arg1);
+}
+
+export function ChatProviders() {
+  return window['go']['appapi']['API']['ChatProviders']();
+}
+
+export function ChatStatus() {
+  return window['go']['appapi']['API']['ChatStatus']();
+}
+
 export function CheckHookScript(arg1) {
   return window['go']['appapi']['API']['CheckHookScript'](arg1);
+}
+
+export function CheckProcess(arg1) {
+  return window['go']['appapi']['API']['CheckProcess'](arg1);
+}
+
+export function CreateRun(arg1, arg2, arg3) {
+  return window['go']['appapi']['API']['CreateRun'](arg1, arg2, arg3);
 }
 
 export function CreateToken(arg1, arg2) {
@@ -26,6 +54,10 @@ export function DeleteToken(arg1) {
   return window['go']['appapi']['API']['DeleteToken'](arg1);
 }
 
+export function EnableStateGate() {
+  return window['go']['appapi']['API']['EnableStateGate']();
+}
+
 export function EndpointStatus() {
   return window['go']['appapi']['API']['EndpointStatus']();
 }
@@ -34,8 +66,16 @@ export function FrontendReady(arg1) {
   return window['go']['appapi']['API']['FrontendReady'](arg1);
 }
 
+export function GetChatConversation(arg1) {
+  return window['go']['appapi']['API']['GetChatConversation'](arg1);
+}
+
 export function GetLog(arg1) {
   return window['go']['appapi']['API']['GetLog'](arg1);
+}
+
+export function GetRun(arg1) {
+  return window['go']['appapi']['API']['GetRun'](arg1);
 }
 
 export function GetServer(arg1) {
@@ -44,6 +84,10 @@ export function GetServer(arg1) {
 
 export function GetSettings() {
   return window['go']['appapi']['API']['GetSettings']();
+}
+
+export function GetStateGateStatus() {
+  return window['go']['appapi']['API']['GetStateGateStatus']();
 }
 
 export function HookLogs(arg1) {
@@ -62,6 +106,14 @@ export function ListHooks() {
   return window['go']['appapi']['API']['ListHooks']();
 }
 
+export function ListProcesses() {
+  return window['go']['appapi']['API']['ListProcesses']();
+}
+
+export function ListRuns(arg1) {
+  return window['go']['appapi']['API']['ListRuns'](arg1);
+}
+
 export function ListServers() {
   return window['go']['appapi']['API']['ListServers']();
 }
@@ -78,6 +130,10 @@ export function LogFile() {
   return window['go']['appapi']['API']['LogFile']();
 }
 
+export function NewChatConversation(arg1) {
+  return window['go']['appapi']['API']['NewChatConversation'](arg1);
+}
+
 export function OpenLogFolder() {
   return window['go']['appapi']['API']['OpenLogFolder']();
 }
@@ -86,8 +142,20 @@ export function QueryLogs(arg1) {
   return window['go']['appapi']['API']['QueryLogs'](arg1);
 }
 
+export function RemoveChatConversation(arg1) {
+  return window['go']['appapi']['API']['RemoveChatConversation'](arg1);
+}
+
+export function RemoveChatProvider(arg1) {
+  return window['go']['appapi']['API']['RemoveChatProvider'](arg1);
+}
+
 export function RemoveHook(arg1) {
   return window['go']['appapi']['API']['RemoveHook'](arg1);
+}
+
+export function RemoveProcess(arg1) {
+  return window['go']['appapi']['API']['RemoveProcess'](arg1);
 }
 
 export function RemoveServer(arg1) {
@@ -102,16 +170,32 @@ export function RestartServer(arg1) {
   return window['go']['appapi']['API']['RestartServer'](arg1);
 }
 
+export function RetryChatMessage(arg1) {
+  return window['go']['appapi']['API']['RetryChatMessage'](arg1);
+}
+
 export function RevokeToken(arg1) {
   return window['go']['appapi']['API']['RevokeToken'](arg1);
+}
+
+export function SaveChatProvider(arg1) {
+  return window['go']['appapi']['API']['SaveChatProvider'](arg1);
 }
 
 export function SaveHook(arg1) {
   return window['go']['appapi']['API']['SaveHook'](arg1);
 }
 
+export function SaveProcess(arg1, arg2) {
+  return window['go']['appapi']['API']['SaveProcess'](arg1, arg2);
+}
+
 export function SaveSettings(arg1) {
   return window['go']['appapi']['API']['SaveSettings'](arg1);
+}
+
+export function SendChatMessage(arg1, arg2) {
+  return window['go']['appapi']['API']['SendChatMessage'](arg1, arg2);
 }
 
 export function ServerConsole(arg1) {
@@ -146,12 +230,20 @@ export function StartServer(arg1) {
   return window['go']['appapi']['API']['StartServer'](arg1);
 }
 
+export function StopChat(arg1) {
+  return window['go']['appapi']['API']['StopChat'](arg1);
+}
+
 export function StopServer(arg1) {
   return window['go']['appapi']['API']['StopServer'](arg1);
 }
 
 export function TestHook(arg1, arg2) {
   return window['go']['appapi']['API']['TestHook'](arg1, arg2);
+}
+
+export function UpdateChatConversation(arg1, arg2) {
+  return window['go']['appapi']['API']['UpdateChatConversation'](arg1, arg2);
 }
 
 export function UpdateServer(arg1, arg2) {
