@@ -15,6 +15,8 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 	"github.com/sirupsen/logrus"
 
+	"github.com/mcp-router/mcp-router/backend/auth"
+	"github.com/mcp-router/mcp-router/backend/discovery"
 	"github.com/mcp-router/mcp-router/backend/gateway"
 	"github.com/mcp-router/mcp-router/backend/hotpath"
 )
@@ -61,13 +63,22 @@ func (c *Core) Serve(ctx context.Context, o ServeOptions) error {
 	handler := c.Gateway.HTTPHandler(func(next http.Handler) http.Handler {
 		return c.Auth.Middleware(authOn, next)
 	})
+	mux := http.NewServeMux()
+	// Public documents (docs/auth.md, docs/discovery.md): no token needed.
+	prm := gateway.GuardLocal(c.protectedResourceMetadata())
+	mux.Handle(auth.MetadataPath, prm)
+	mux.Handle("/.well-known/oauth-protected-resource", prm)
+	disc := gateway.GuardLocal(discovery.Handler(func(r *http.Request) discovery.Description { return c.describe(r, o.NoAuth) }))
+	for _, p := range []string{discovery.PathWellKnownMCP, discovery.PathWellKnownMCPJSON, discovery.PathAICatalog,
+		gateway.PathMCP + discovery.ServerCardSuffix} {
+		mux.Handle(p, disc)
+	}
 	if o.UI != nil {
-		mux := http.NewServeMux()
 		mux.Handle("/ui/", gateway.GuardLocal(o.UI))
 		mux.Handle("/ui", http.RedirectHandler("/ui/", http.StatusMovedPermanently))
-		mux.Handle("/", handler)
-		handler = mux
 	}
+	mux.Handle("/", handler)
+	handler = mux
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		err = fmt.Errorf("cannot listen on %s: %w", addr, err)
