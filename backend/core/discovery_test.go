@@ -117,3 +117,37 @@ func TestDiscoveryDocumentsServed(t *testing.T) {
 		t.Errorf("auth off: %+v", wk.Authentication)
 	}
 }
+
+// Probing the router itself from its bare address: the catalog leads to
+// the card, the card to /mcp, which answers 401 pointing at its metadata.
+func TestDiscoverTheRouterItself(t *testing.T) {
+	ep := serve(t, t.TempDir(), []spec.Server{everythingDef(t, "one")}, false)
+	base := "http://" + ep.addr
+	ctx := context.Background()
+	if err := ep.core.Settings.SetMany(ctx, map[string]string{settings.KeyPublicURL: base, settings.KeyOAuthIssuers: "https://auth.example"}); err != nil {
+		t.Fatal(err)
+	}
+	f, err := (&discovery.Prober{}).Discover(ctx, base)
+	if err != nil {
+		t.Fatalf("%v %+v", err, f.Steps)
+	}
+	if f.Endpoint != ep.url || f.Transport != "streamable-http" || !f.NeedsAuth || f.Name != CardName ||
+		len(f.AuthorizationServers) != 1 || f.AuthorizationServers[0] != "https://auth.example" ||
+		f.ResourceMetadata != base+"/.well-known/oauth-protected-resource/mcp" {
+		t.Errorf("found %+v", f)
+	}
+	if len(f.Steps) == 0 || f.Steps[0].What != "ai-catalog" || !f.Steps[0].OK || !f.Steps[1].OK || f.Steps[1].URL != ep.url+"/server-card" {
+		t.Errorf("steps %+v", f.Steps)
+	}
+
+	// With auth off it answers initialize as an MCP server.
+	open := serve(t, t.TempDir(), nil, true)
+	f, err = (&discovery.Prober{}).Discover(ctx, "http://"+open.addr)
+	if err != nil || f.Endpoint != open.url || f.NeedsAuth {
+		t.Fatalf("%v %+v", err, f)
+	}
+	last := f.Steps[len(f.Steps)-1]
+	if !strings.Contains(last.Result, "MCP server mcp-router") {
+		t.Errorf("last step %+v", last)
+	}
+}
