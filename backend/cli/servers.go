@@ -25,7 +25,7 @@ func (e *env) serversCommand() *cobra.Command {
 		RunE:  func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
 	cmd.AddCommand(e.serversAdd(), e.serversList(), e.serversShow(), e.serversRemove(),
-		e.serversToggle("enable", true), e.serversToggle("disable", false), e.serversImport(), e.serversTest(), e.serversGate(), e.serversUpdate())
+		e.serversToggle("enable", true), e.serversToggle("disable", false), e.serversImport(), e.serversTest(), e.serversGate(), e.serversUpdate(), e.serversDiscover())
 	cmd.AddCommand(e.serversChat()) // servers_chat.go
 	return cmd
 }
@@ -40,7 +40,8 @@ func (e *env) serversAdd() *cobra.Command {
 		Short: "Add an upstream server: a stdio command after --, or an HTTP/SSE URL",
 		Example: "  mcp-router servers add everything -- npx -y @modelcontextprotocol/server-everything\n" +
 			"  mcp-router servers add remote --url http://127.0.0.1:3001/mcp --header Authorization='Bearer …'\n" +
-			"  mcp-router servers add state_gate --builtin",
+			"  mcp-router servers add state_gate --builtin\n" +
+			"  mcp-router servers add docs --url https://mcp.example.com   (a bare base URL: the endpoint is discovered)",
 		RunE: func(cmd *cobra.Command, args []string) error {
 			def, err := buildServer(args, cmd.ArgsLenAtDash(), addFlags{envs, headers, cwd, url, transport, prefix, timeout, disabled})
 			if builtin {
@@ -57,6 +58,17 @@ func (e *env) serversAdd() *cobra.Command {
 				if err := guard.Check(cmd.Context(), def); err != nil {
 					return err
 				}
+				// A bare base URL: find the endpoint (servers_discover.go),
+				// and check again what the documents pointed at: a catalog
+				// may name this router.
+				if !builtin && def.URL != "" && transport == "" && bareURL(def.URL) {
+					if err := discoverFor(cmd.Context(), cmd.ErrOrStderr(), &def); err != nil {
+						return err
+					}
+					if err := guard.Check(cmd.Context(), def); err != nil {
+						return err
+					}
+				}
 				created, err := st.Servers().Create(cmd.Context(), def)
 				if err != nil {
 					return err
@@ -69,7 +81,7 @@ func (e *env) serversAdd() *cobra.Command {
 	f := cmd.Flags()
 	f.StringArrayVar(&envs, "env", nil, "environment variable KEY=VALUE for a stdio server (repeatable)")
 	f.StringVar(&cwd, "cwd", "", "working directory of a stdio server")
-	f.StringVar(&url, "url", "", "URL of an HTTP or SSE server")
+	f.StringVar(&url, "url", "", "URL of an HTTP or SSE server; a bare base URL (no path) is resolved by discovery")
 	f.StringVar(&transport, "transport", "", "http (streamable HTTP, default for --url) or sse")
 	f.StringArrayVar(&headers, "header", nil, "HTTP header KEY=VALUE sent to an HTTP/SSE server (repeatable)")
 	f.StringVar(&prefix, "prefix", string(spec.PrefixAlways), "tool name prefix: always (<server>__<tool>) or never")
