@@ -147,3 +147,48 @@ func TestServersAddDiscoveryCannotLoopToThisRouter(t *testing.T) {
 		t.Errorf("stored %+v", rows)
 	}
 }
+
+func TestServersAddPassUpstreamAuth(t *testing.T) {
+	dir := t.TempDir()
+	mustRun(t, dir, "servers", "add", "gh", "--url", "http://127.0.0.1:4999/mcp", "--pass-upstream-auth")
+	var rows []struct {
+		Name             string `json:"name"`
+		PassUpstreamAuth bool   `json:"passUpstreamAuth"`
+	}
+	if err := json.Unmarshal([]byte(mustRun(t, dir, "servers", "list", "--json")), &rows); err != nil || len(rows) != 1 || !rows[0].PassUpstreamAuth {
+		t.Fatalf("%v %+v", err, rows)
+	}
+	if out := mustRun(t, dir, "servers", "show", "gh"); !strings.Contains(out, "X-Upstream-Authorization is sent as Authorization") {
+		t.Errorf("show: %s", out)
+	}
+	mustRun(t, dir, "servers", "add", "plain", "--url", "http://127.0.0.1:4999/mcp")
+	if out := mustRun(t, dir, "servers", "show", "plain"); strings.Contains(out, "X-Upstream-Authorization") {
+		t.Errorf("off by default: %s", out)
+	}
+	// Only for HTTP/SSE servers.
+	r := run(t, dir, "", "servers", "add", "local", "--pass-upstream-auth", "--", "echo")
+	if r.code == 0 || !strings.Contains(r.stderr, "passUpstreamAuth is for http and sse servers") {
+		t.Errorf("stdio: %+v", r)
+	}
+	r = run(t, dir, "", "servers", "add", "state_gate", "--builtin", "--pass-upstream-auth")
+	if r.code != ExitUsage {
+		t.Errorf("builtin: %+v", r)
+	}
+}
+
+func TestServersUpdatePassUpstreamAuth(t *testing.T) {
+	dir := t.TempDir()
+	mustRun(t, dir, "servers", "add", "gh", "--url", "http://127.0.0.1:4999/mcp")
+	mustRun(t, dir, "servers", "update", "gh", "--pass-upstream-auth")
+	if out := mustRun(t, dir, "servers", "show", "gh"); !strings.Contains(out, "X-Upstream-Authorization") {
+		t.Errorf("on: %s", out)
+	}
+	mustRun(t, dir, "servers", "update", "gh", "--pass-upstream-auth=false")
+	if out := mustRun(t, dir, "servers", "show", "gh"); strings.Contains(out, "X-Upstream-Authorization") {
+		t.Errorf("off: %s", out)
+	}
+	mustRun(t, dir, "servers", "add", "local", "--", "echo")
+	if r := run(t, dir, "", "servers", "update", "local", "--pass-upstream-auth"); r.code != ExitUsage || !strings.Contains(r.stderr, "is for HTTP/SSE servers") {
+		t.Errorf("stdio: %+v", r)
+	}
+}

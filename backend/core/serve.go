@@ -10,6 +10,7 @@ import (
 	"log"
 	"net"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/mark3labs/mcp-go/server"
@@ -19,6 +20,7 @@ import (
 	"github.com/mcp-router/mcp-router/backend/discovery"
 	"github.com/mcp-router/mcp-router/backend/gateway"
 	"github.com/mcp-router/mcp-router/backend/hotpath"
+	"github.com/mcp-router/mcp-router/backend/upstream"
 )
 
 // ServeOptions tune Serve.
@@ -61,7 +63,7 @@ func (c *Core) Serve(ctx context.Context, o ServeOptions) error {
 	}
 	authOn := func(ctx context.Context) bool { return !o.NoAuth && c.Settings.AuthEnabled(ctx) }
 	handler := c.Gateway.HTTPHandler(func(next http.Handler) http.Handler {
-		return c.Auth.Middleware(authOn, next)
+		return c.Auth.Middleware(authOn, upstreamAuthorization(next))
 	})
 	mux := http.NewServeMux()
 	// Public documents (docs/auth.md, docs/discovery.md): no token needed.
@@ -112,6 +114,32 @@ func (c *Core) Serve(ctx context.Context, o ServeOptions) error {
 		return err
 	}
 	return nil
+}
+
+// upstreamAuthorization takes a client's X-Upstream-Authorization off the
+// request (nothing after it sees or logs the header) and puts its value in
+// the request's context, where only the transports of servers with
+// passUpstreamAuth read it, for this request's calls (docs/auth.md). It
+// runs after authentication: an unauthenticated request never gets here.
+func upstreamAuthorization(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		vals := r.Header.Values(upstream.HeaderUpstreamAuthorization)
+		if len(vals) == 0 {
+			next.ServeHTTP(w, r)
+			return
+		}
+		r.Header.Del(upstream.HeaderUpstreamAuthorization)
+		if len(vals) > 1 {
+			http.Error(w, upstream.HeaderUpstreamAuthorization+" is given more than once", http.StatusBadRequest)
+			return
+		}
+		v := strings.TrimSpace(vals[0])
+		if err := upstream.CheckClientAuthorization(v); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		next.ServeHTTP(w, r.WithContext(upstream.WithClientAuthorization(r.Context(), v)))
+	})
 }
 
 // FirstListWait bounds how long the first list request of a stdio session
