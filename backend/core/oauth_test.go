@@ -6,6 +6,9 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -196,5 +199,43 @@ func TestJWTIdentity(t *testing.T) {
 	}
 	if noScope.Allows("one") || callerFrom(auth.WithIdentity(ctx, noScope)).MayUse("one") {
 		t.Errorf("a JWT with no mcp scope reaches a server: %+v", noScope)
+	}
+}
+
+// The check of issue 19: a TypeScript SDK client with its OAuth support
+// meets the router's 401, finds the metadata and the authorization server
+// from it, logs in (authorization code + PKCE, consent scripted) and calls
+// a tool.
+func TestTSSDKClientLogsInFromThe401(t *testing.T) {
+	iss := testpeers.StartOAuthIssuer(t)
+	ep := oauthRouter(t, iss.URL)
+	root := testpeers.RepoRoot(t)
+	node := filepath.Join(root, "test", "peers", "node_modules", ".bin", "node")
+	if _, err := os.Stat(node); err != nil {
+		node = "node"
+	}
+	cmd := exec.Command(node, filepath.Join(root, "test", "peers", "oauth-client.mjs"), ep.url, "one__echo")
+	cmd.Stderr = os.Stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("oauth-client.mjs: %v %s", err, out)
+	}
+	var res struct {
+		Redirected bool     `json:"redirected"`
+		Tools      []string `json:"tools"`
+		Result     struct {
+			Content []struct {
+				Text string `json:"text"`
+			} `json:"content"`
+		} `json:"result"`
+		Error string `json:"error"`
+	}
+	if err := json.Unmarshal(out, &res); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	t.Logf("TS SDK client: %s", out)
+	if res.Error != "" || !res.Redirected || !slices.Contains(res.Tools, "one__echo") ||
+		len(res.Result.Content) == 0 || !strings.Contains(res.Result.Content[0].Text, "via oauth") {
+		t.Fatalf("TS SDK client: %s", out)
 	}
 }

@@ -13,8 +13,21 @@ import { OAuth2Server } from 'oauth2-mock-server';
 const port = Number(process.argv[2] || 0);
 const server = new OAuth2Server();
 await server.issuer.keys.generate('RS256');
+// What an authorization request asked for, by code: a real authorization
+// server grants the scope and resource (RFC 8707) asked for at /authorize;
+// the mock does not keep them, so this does.
+const granted = new Map();
+server.service.on('beforeAuthorizeRedirect', (redirect, req) => {
+  const code = redirect.url.searchParams.get('code');
+  if (code) granted.set(code, { scope: req.query.scope, resource: req.query.resource });
+});
 server.service.on('beforeTokenSigning', (token, req) => {
   const b = req.body || {};
+  if (b.grant_type === 'authorization_code' && granted.has(b.code)) {
+    const g = granted.get(b.code);
+    if (g.scope) token.payload.scope = g.scope;
+    if (g.resource) token.payload.aud = g.resource;
+  }
   if (b.resource) token.payload.aud = b.resource;
   if (b.sub) token.payload.sub = b.sub;
   if (b.test_exp_in !== undefined) {
