@@ -18,6 +18,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"strings"
 	"sync"
 	"time"
 
@@ -72,6 +73,14 @@ type Identity struct {
 	// Anonymous, whose reach the surface decides (the MCP endpoint lets it
 	// in when auth is off; see appapi for the UI).
 	Role store.Role
+	// Of a JWT access token (oauth.go): its sub, its iss and its scopes.
+	// TokenName is then SubjectPrefix + Subject.
+	Subject string
+	Issuer  string
+	Scopes  []string
+	// Scoped: Servers is the whole scope even when empty (a JWT with no
+	// mcp scope reaches no server), not "all servers".
+	Scoped bool
 }
 
 // Anonymous is the identity of every request when auth is off: no token,
@@ -94,7 +103,7 @@ func (i Identity) Label() string {
 
 // Allows reports whether the identity may use server.
 func (i Identity) Allows(server string) bool {
-	if len(i.Servers) == 0 {
+	if len(i.Servers) == 0 && !i.Scoped {
 		return true
 	}
 	for _, s := range i.Servers {
@@ -149,6 +158,13 @@ type Service struct {
 	known     map[string]store.Token // by hash: tokens found, revoked ones included
 	unknown   map[string]struct{}    // by hash: secrets with no token
 
+	oauthMu  sync.Mutex
+	oauthCfg func(ctx context.Context) OAuthConfig
+	keysMu   sync.Mutex
+	issuers  map[string]*issuerKeys // by issuer: its JWKS
+	bg       context.Context        // ends the JWKS refreshers on Close
+	stopBg   context.CancelFunc
+
 	touchMu sync.Mutex
 	touched map[string]time.Time // by token name: last write of last-used
 	closed  bool
@@ -160,8 +176,10 @@ const maxUnknown = 4096
 
 // New returns the token service of st.
 func New(st *store.Store) *Service {
+	bg, stop := context.WithCancel(context.Background())
 	return &Service{st: st, log: logrus.StandardLogger().WithField("component", "auth"), now: time.Now,
-		known: map[string]store.Token{}, unknown: map[string]struct{}{}, touched: map[string]time.Time{}}
+		known: map[string]store.Token{}, unknown: map[string]struct{}{}, touched: map[string]time.Time{},
+		issuers: map[string]*issuerKeys{}, bg: bg, stopBg: stop}
 }
 
 // SetLogger replaces the logger.
@@ -172,6 +190,7 @@ func (s *Service) Close() {
 	s.touchMu.Lock()
 	s.closed = true
 	s.touchMu.Unlock()
+	s.stopBg()
 	s.wg.Wait()
 }
 
@@ -325,12 +344,16 @@ func wellFormed(secret string) bool {
 	return true
 }
 
-// Verify returns the identity of secret. Failures wrap ErrUnauthorized and
+// Verify returns the identity of secret: an mcpr_ token, or a JWT access
+// token of a configured issuer (oauth.go). Failures wrap ErrUnauthorized and
 // ErrMissingToken, ErrInvalidToken or ErrRevokedToken; any other error is
 // the store failing.
 func (s *Service) Verify(ctx context.Context, secret string) (Identity, error) {
 	if secret == "" {
 		return Identity{}, ErrMissingToken
+	}
+	if !strings.HasPrefix(secret, SecretPrefix) && looksLikeJWT(secret) {
+		return s.verifyJWT(ctx, secret)
 	}
 	if !wellFormed(secret) {
 		return Identity{}, ErrInvalidToken

@@ -372,8 +372,13 @@ func TestMiddleware(t *testing.T) {
 		if r.hasID || r.body == "ok" {
 			t.Errorf("%s: handler ran", tc.name)
 		}
-		if got := r.header.Get("WWW-Authenticate"); got != `Bearer realm="mcp-router"` {
-			t.Errorf("%s: WWW-Authenticate %q", tc.name, got)
+		// RFC 6750 §3.1: error="invalid_token" only when a token was sent.
+		wantChallenge := `Bearer realm="mcp-router"`
+		if strings.HasPrefix(tc.msg, "unknown") || strings.HasPrefix(tc.msg, "token") {
+			wantChallenge += `, error="invalid_token", error_description="` + strings.ReplaceAll(tc.msg, `"`, "'") + `"`
+		}
+		if got := r.header.Get("WWW-Authenticate"); got != wantChallenge {
+			t.Errorf("%s: WWW-Authenticate %q, want %q", tc.name, got, wantChallenge)
 		}
 		if got := r.header.Get("Content-Type"); got != "application/json" {
 			t.Errorf("%s: Content-Type %q", tc.name, got)

@@ -30,6 +30,10 @@ func NotAdminError(id Identity) error {
 		return &notAdminError{fmt.Sprintf("token %q is limited to %s; an admin token manages every server",
 			id.TokenName, strings.Join(id.Servers, ", "))}
 	}
+	if id.Subject != "" {
+		return &notAdminError{fmt.Sprintf("the OAuth access token of %s (%s) reaches the MCP endpoint only; "+
+			"the browser UI and its API need an admin token", id.Subject, id.TokenName)}
+	}
 	return &notAdminError{fmt.Sprintf("token %q is a client token: it reaches the MCP endpoint (/mcp, /sse) only; "+
 		"the browser UI and its API need an admin token", id.TokenName)}
 }
@@ -80,6 +84,13 @@ func (s *Service) Middleware(enabled func(ctx context.Context) bool, next http.H
 		if !ok {
 			return
 		}
+		if id.Scoped && len(id.Servers) == 0 {
+			// A valid JWT that reaches no server: never an empty list.
+			msg := fmt.Sprintf("the access token of %s carries no mcp scope: ask for %s or %s<server>", id.Subject, ScopeAll, ScopeServerPrefix)
+			w.Header().Set("WWW-Authenticate", s.OAuth(ctx).challenge(r, "insufficient_scope", msg))
+			writeError(w, http.StatusForbidden, msg, "")
+			return
+		}
 		next.ServeHTTP(w, r.WithContext(WithIdentity(ctx, id)))
 	})
 }
@@ -120,7 +131,11 @@ func (s *Service) authenticate(w http.ResponseWriter, r *http.Request, hint stri
 	}
 	if err != nil {
 		if errors.Is(err, ErrUnauthorized) {
-			w.Header().Set("WWW-Authenticate", `Bearer realm="mcp-router"`)
+			code := "invalid_token"
+			if errors.Is(err, ErrMissingToken) {
+				code = "" // RFC 6750 §3.1: no error code when no credentials were sent
+			}
+			w.Header().Set("WWW-Authenticate", s.OAuth(r.Context()).challenge(r, code, err.Error()))
 			writeError(w, http.StatusUnauthorized, err.Error(), hint)
 			return Identity{}, false
 		}

@@ -25,7 +25,7 @@ func (e *env) serversCommand() *cobra.Command {
 		RunE:  func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
 	cmd.AddCommand(e.serversAdd(), e.serversList(), e.serversShow(), e.serversRemove(),
-		e.serversToggle("enable", true), e.serversToggle("disable", false), e.serversImport(), e.serversTest(), e.serversGate(), e.serversUpdate())
+		e.serversToggle("enable", true), e.serversToggle("disable", false), e.serversImport(), e.serversTest(), e.serversGate(), e.serversUpdate(), e.serversDiscover())
 	cmd.AddCommand(e.serversChat()) // servers_chat.go
 	return cmd
 }
@@ -34,15 +34,16 @@ func (e *env) serversAdd() *cobra.Command {
 	var envs, headers []string
 	var cwd, url, transport, prefix string
 	var timeout int
-	var disabled, builtin bool
+	var disabled, builtin, passAuth bool
 	cmd := &cobra.Command{
 		Use:   "add NAME (-- COMMAND [ARGS...] | --url URL | --builtin)",
 		Short: "Add an upstream server: a stdio command after --, or an HTTP/SSE URL",
 		Example: "  mcp-router servers add everything -- npx -y @modelcontextprotocol/server-everything\n" +
 			"  mcp-router servers add remote --url http://127.0.0.1:3001/mcp --header Authorization='Bearer …'\n" +
-			"  mcp-router servers add state_gate --builtin",
+			"  mcp-router servers add state_gate --builtin\n" +
+			"  mcp-router servers add docs --url https://mcp.example.com   (a bare base URL: the endpoint is discovered)",
 		RunE: func(cmd *cobra.Command, args []string) error {
-			def, err := buildServer(args, cmd.ArgsLenAtDash(), addFlags{envs, headers, cwd, url, transport, prefix, timeout, disabled})
+			def, err := buildServer(args, cmd.ArgsLenAtDash(), addFlags{envs, headers, cwd, url, transport, prefix, timeout, disabled, passAuth})
 			if builtin {
 				def, err = buildBuiltin(cmd, args, prefix, timeout, disabled)
 			}
@@ -57,6 +58,17 @@ func (e *env) serversAdd() *cobra.Command {
 				if err := guard.Check(cmd.Context(), def); err != nil {
 					return err
 				}
+				// A bare base URL: find the endpoint (servers_discover.go),
+				// and check again what the documents pointed at: a catalog
+				// may name this router.
+				if !builtin && def.URL != "" && transport == "" && bareURL(def.URL) {
+					if err := discoverFor(cmd.Context(), cmd.ErrOrStderr(), &def); err != nil {
+						return err
+					}
+					if err := guard.Check(cmd.Context(), def); err != nil {
+						return err
+					}
+				}
 				created, err := st.Servers().Create(cmd.Context(), def)
 				if err != nil {
 					return err
@@ -69,13 +81,14 @@ func (e *env) serversAdd() *cobra.Command {
 	f := cmd.Flags()
 	f.StringArrayVar(&envs, "env", nil, "environment variable KEY=VALUE for a stdio server (repeatable)")
 	f.StringVar(&cwd, "cwd", "", "working directory of a stdio server")
-	f.StringVar(&url, "url", "", "URL of an HTTP or SSE server")
+	f.StringVar(&url, "url", "", "URL of an HTTP or SSE server; a bare base URL (no path) is resolved by discovery")
 	f.StringVar(&transport, "transport", "", "http (streamable HTTP, default for --url) or sse")
 	f.StringArrayVar(&headers, "header", nil, "HTTP header KEY=VALUE sent to an HTTP/SSE server (repeatable)")
 	f.StringVar(&prefix, "prefix", string(spec.PrefixAlways), "tool name prefix: always (<server>__<tool>) or never")
 	f.IntVar(&timeout, "timeout", 0, "seconds to wait for one upstream request (default: the timeout setting)")
 	f.BoolVar(&disabled, "disabled", false, "add the server without starting it")
 	f.BoolVar(&builtin, "builtin", false, "add a server built into the router (state_gate)")
+	f.BoolVar(&passAuth, "pass-upstream-auth", false, "send a client's X-Upstream-Authorization header as this HTTP/SSE server's Authorization, on that client's calls")
 	return cmd
 }
 
@@ -85,7 +98,7 @@ func buildBuiltin(cmd *cobra.Command, args []string, prefix string, timeout int,
 	if len(args) != 1 || cmd.ArgsLenAtDash() >= 0 {
 		return spec.Server{}, usagef("servers add NAME --builtin takes only the name (built in: %s)", builtinNames())
 	}
-	for _, f := range []string{"env", "cwd", "url", "transport", "header"} {
+	for _, f := range []string{"env", "cwd", "url", "transport", "header", "pass-upstream-auth"} {
 		if cmd.Flags().Changed(f) {
 			return spec.Server{}, usagef("--%s does not apply to a built-in server", f)
 		}
@@ -111,7 +124,7 @@ type addFlags struct {
 	envs, headers               []string
 	cwd, url, transport, prefix string
 	timeout                     int
-	disabled                    bool
+	disabled, passAuth          bool
 }
 
 // buildServer turns `add` arguments into a validated definition.
@@ -130,7 +143,7 @@ func buildServer(args []string, dash int, f addFlags) (spec.Server, error) {
 		command = args[1:]
 	}
 	def := spec.Server{Name: name, Cwd: f.cwd, URL: f.url, Transport: spec.Transport(f.transport),
-		PrefixMode: spec.PrefixMode(f.prefix), TimeoutSeconds: f.timeout, Enabled: !f.disabled}
+		PrefixMode: spec.PrefixMode(f.prefix), TimeoutSeconds: f.timeout, Enabled: !f.disabled, PassUpstreamAuth: f.passAuth}
 	if f.timeout < 0 {
 		return spec.Server{}, usagef("--timeout must be a positive number of seconds (or 0: the timeout setting)")
 	}
@@ -257,6 +270,9 @@ func printServer(w io.Writer, r store.Server) {
 		fmt.Fprintf(tw, "URL:\t%s\n", r.URL)
 		for k, v := range r.Headers {
 			fmt.Fprintf(tw, "Header:\t%s: %s\n", k, v)
+		}
+		if r.PassUpstreamAuth {
+			fmt.Fprintf(tw, "Upstream auth:\ta client's X-Upstream-Authorization is sent as Authorization\n")
 		}
 	}
 	fmt.Fprintf(tw, "Prefix:\t%s\n", r.PrefixMode)

@@ -15,7 +15,7 @@ type updateFlags struct {
 	envs, unsetEnvs          []string
 	headers, unsetHeaders    []string
 	args                     []string
-	noArgs                   bool
+	noArgs, passAuth         bool
 	cwd, url, transport, pfx string
 }
 
@@ -50,7 +50,7 @@ func (e *env) serversUpdate() *cobra.Command {
 			}
 			changed := cmd.Flags().Changed
 			given := len(command) > 0
-			for _, n := range []string{"timeout", "env", "unset-env", "header", "unset-header", "arg", "no-args", "cwd", "url", "transport", "prefix"} {
+			for _, n := range []string{"timeout", "env", "unset-env", "header", "unset-header", "arg", "no-args", "cwd", "url", "transport", "prefix", "pass-upstream-auth"} {
 				given = given || changed(n)
 			}
 			if !given {
@@ -94,6 +94,7 @@ func (e *env) serversUpdate() *cobra.Command {
 	fl.StringVar(&f.url, "url", "", "URL of an HTTP or SSE server")
 	fl.StringVar(&f.transport, "transport", "", "http or sse, for a server with a URL")
 	fl.StringVar(&f.pfx, "prefix", "", "tool name prefix: always or never")
+	fl.BoolVar(&f.passAuth, "pass-upstream-auth", false, "=true: send a client's X-Upstream-Authorization as this server's Authorization; =false: stop")
 	return cmd
 }
 
@@ -109,7 +110,7 @@ func applyUpdate(def spec.Server, f updateFlags, command []string, changed func(
 			return def, usagef("--%s is for stdio servers; %s is %s", n, def.Name, kind)
 		}
 	}
-	for _, n := range []string{"header", "unset-header", "url", "transport"} {
+	for _, n := range []string{"header", "unset-header", "url", "transport", "pass-upstream-auth"} {
 		if changed(n) && stdio {
 			return def, usagef("--%s is for HTTP/SSE servers; %s is %s", n, def.Name, kind)
 		}
@@ -119,6 +120,9 @@ func applyUpdate(def spec.Server, f updateFlags, command []string, changed func(
 	}
 	if changed("arg") && (f.noArgs || len(command) > 0) || f.noArgs && len(command) > 0 {
 		return def, usagef("give the arguments one way: --arg, --no-args or after the command")
+	}
+	if changed("pass-upstream-auth") {
+		def.PassUpstreamAuth = f.passAuth
 	}
 	if changed("timeout") {
 		if f.timeout < 0 {

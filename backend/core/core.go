@@ -95,6 +95,7 @@ func Open(dataDir string, o Options) (*Core, error) {
 	c.Settings.SetLogger(o.Logger)
 	c.Auth = auth.New(st)
 	c.Auth.SetLogger(o.Logger)
+	c.Auth.SetOAuth(c.oauthConfig)
 	c.Requests = reqlog.New(st.Logs(), reqlog.Options{
 		Logger: o.Logger,
 		Retention: func() time.Duration {
@@ -181,8 +182,8 @@ func callerFrom(ctx context.Context) gateway.Caller {
 	if !ok {
 		return gateway.Caller{Name: "local"}
 	}
-	caller := gateway.Caller{Name: id.Label()}
-	if len(id.Servers) > 0 {
+	caller := gateway.Caller{Name: id.Label(), Subject: id.Subject}
+	if len(id.Servers) > 0 || id.Scoped {
 		caller.Allows = id.Allows
 	}
 	// The token's role (client, admin) is a role the caller carries: a

@@ -10,13 +10,17 @@ import (
 	"log"
 	"net"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/mark3labs/mcp-go/server"
 	"github.com/sirupsen/logrus"
 
+	"github.com/mcp-router/mcp-router/backend/auth"
+	"github.com/mcp-router/mcp-router/backend/discovery"
 	"github.com/mcp-router/mcp-router/backend/gateway"
 	"github.com/mcp-router/mcp-router/backend/hotpath"
+	"github.com/mcp-router/mcp-router/backend/upstream"
 )
 
 // ServeOptions tune Serve.
@@ -59,15 +63,24 @@ func (c *Core) Serve(ctx context.Context, o ServeOptions) error {
 	}
 	authOn := func(ctx context.Context) bool { return !o.NoAuth && c.Settings.AuthEnabled(ctx) }
 	handler := c.Gateway.HTTPHandler(func(next http.Handler) http.Handler {
-		return c.Auth.Middleware(authOn, next)
+		return c.Auth.Middleware(authOn, upstreamAuthorization(next))
 	})
+	mux := http.NewServeMux()
+	// Public documents (docs/auth.md, docs/discovery.md): no token needed.
+	prm := gateway.GuardLocal(c.protectedResourceMetadata())
+	mux.Handle(auth.MetadataPath, prm)
+	mux.Handle("/.well-known/oauth-protected-resource", prm)
+	disc := gateway.GuardLocal(discovery.Handler(func(r *http.Request) discovery.Description { return c.describe(r, o.NoAuth) }))
+	for _, p := range []string{discovery.PathWellKnownMCP, discovery.PathWellKnownMCPJSON, discovery.PathAICatalog,
+		gateway.PathMCP + discovery.ServerCardSuffix} {
+		mux.Handle(p, disc)
+	}
 	if o.UI != nil {
-		mux := http.NewServeMux()
 		mux.Handle("/ui/", gateway.GuardLocal(o.UI))
 		mux.Handle("/ui", http.RedirectHandler("/ui/", http.StatusMovedPermanently))
-		mux.Handle("/", handler)
-		handler = mux
 	}
+	mux.Handle("/", handler)
+	handler = mux
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		err = fmt.Errorf("cannot listen on %s: %w", addr, err)
@@ -101,6 +114,32 @@ func (c *Core) Serve(ctx context.Context, o ServeOptions) error {
 		return err
 	}
 	return nil
+}
+
+// upstreamAuthorization takes a client's X-Upstream-Authorization off the
+// request (nothing after it sees or logs the header) and puts its value in
+// the request's context, where only the transports of servers with
+// passUpstreamAuth read it, for this request's calls (docs/auth.md). It
+// runs after authentication: an unauthenticated request never gets here.
+func upstreamAuthorization(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		vals := r.Header.Values(upstream.HeaderUpstreamAuthorization)
+		if len(vals) == 0 {
+			next.ServeHTTP(w, r)
+			return
+		}
+		r.Header.Del(upstream.HeaderUpstreamAuthorization)
+		if len(vals) > 1 {
+			http.Error(w, upstream.HeaderUpstreamAuthorization+" is given more than once", http.StatusBadRequest)
+			return
+		}
+		v := strings.TrimSpace(vals[0])
+		if err := upstream.CheckClientAuthorization(v); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		next.ServeHTTP(w, r.WithContext(upstream.WithClientAuthorization(r.Context(), v)))
+	})
 }
 
 // FirstListWait bounds how long the first list request of a stdio session

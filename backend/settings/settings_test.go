@@ -37,7 +37,8 @@ func TestDefaults(t *testing.T) {
 	want := map[string]string{"port": "3282", "listen": "127.0.0.1", "auth": "on", "separator": "__", "retention": "30", "timeout": "60",
 		"theme": "system", "language": "system", "startAtLogin": "off", "closeToTray": "on",
 		"hookTimeout": "5", "hookMemoryMB": "64",
-		"chatTools": "on", "chatMaxToolRounds": "20", "chatToolTimeout": "60"}
+		"chatTools": "on", "chatMaxToolRounds": "20", "chatToolTimeout": "60",
+		"oauthIssuers": "", "oauthAudience": "", "publicURL": ""}
 	if !reflect.DeepEqual(all, want) {
 		t.Errorf("All = %v, want %v", all, want)
 	}
@@ -56,7 +57,7 @@ func TestDefaults(t *testing.T) {
 	if s.HookTimeout(ctx) != 5*time.Second || s.HookMemoryMB(ctx) != 64 {
 		t.Errorf("hook defaults wrong: hookTimeout %v hookMemoryMB %d", s.HookTimeout(ctx), s.HookMemoryMB(ctx))
 	}
-	if !reflect.DeepEqual(Keys(), []string{"auth", "chatMaxToolRounds", "chatToolTimeout", "chatTools", "closeToTray", "hookMemoryMB", "hookTimeout", "language", "listen", "port", "retention", "separator", "startAtLogin", "theme", "timeout"}) {
+	if !reflect.DeepEqual(Keys(), []string{"auth", "chatMaxToolRounds", "chatToolTimeout", "chatTools", "closeToTray", "hookMemoryMB", "hookTimeout", "language", "listen", "oauthAudience", "oauthIssuers", "port", "publicURL", "retention", "separator", "startAtLogin", "theme", "timeout"}) {
 		t.Errorf("Keys = %v", Keys())
 	}
 	if set, _ := s.IsSet(ctx, KeyPort); set {
@@ -207,7 +208,7 @@ func TestUnknownKey(t *testing.T) {
 		func() error { _, err := s.Get(ctx, "colour"); return err }(),
 		func() error { _, err := Validate("colour", "x"); return err }(),
 	} {
-		if !errors.Is(err, ErrUnknownKey) || !strings.Contains(err.Error(), "auth, chatMaxToolRounds, chatToolTimeout, chatTools, closeToTray, hookMemoryMB, hookTimeout, language, listen, port, retention, separator, startAtLogin, theme, timeout") {
+		if !errors.Is(err, ErrUnknownKey) || !strings.Contains(err.Error(), "auth, chatMaxToolRounds, chatToolTimeout, chatTools, closeToTray, hookMemoryMB, hookTimeout, language, listen, oauthAudience, oauthIssuers, port, publicURL, retention, separator, startAtLogin, theme, timeout") {
 			t.Errorf("error %v does not list the known keys", err)
 		}
 	}

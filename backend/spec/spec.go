@@ -60,19 +60,23 @@ var nameRe = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,47}$`)
 // Server is one upstream server definition. The gorm tags let the store
 // embed it; the package itself does not import gorm.
 type Server struct {
-	Name           string            `json:"name" gorm:"uniqueIndex;not null"`
-	Transport      Transport         `json:"transport" gorm:"not null"`
-	Command        string            `json:"command,omitempty"`
-	Args           []string          `json:"args,omitempty" gorm:"serializer:json"`
-	Env            map[string]string `json:"env,omitempty" gorm:"serializer:json"`
-	Cwd            string            `json:"cwd,omitempty"`
-	URL            string            `json:"url,omitempty"`
-	Headers        map[string]string `json:"headers,omitempty" gorm:"serializer:json"`
-	Enabled        bool              `json:"enabled"`
-	PrefixMode     PrefixMode        `json:"prefixMode"`
-	TimeoutSeconds int               `json:"timeoutSeconds,omitempty"` // 0: the timeout setting
-	DisabledTools  []string          `json:"disabledTools,omitempty" gorm:"serializer:json"`
-	Gate           Gate              `json:"gate" gorm:"serializer:json"`
+	Name      string            `json:"name" gorm:"uniqueIndex;not null"`
+	Transport Transport         `json:"transport" gorm:"not null"`
+	Command   string            `json:"command,omitempty"`
+	Args      []string          `json:"args,omitempty" gorm:"serializer:json"`
+	Env       map[string]string `json:"env,omitempty" gorm:"serializer:json"`
+	Cwd       string            `json:"cwd,omitempty"`
+	URL       string            `json:"url,omitempty"`
+	Headers   map[string]string `json:"headers,omitempty" gorm:"serializer:json"`
+	// PassUpstreamAuth: a client's X-Upstream-Authorization header is sent
+	// as this HTTP/SSE server's Authorization on that client's requests
+	// (docs/auth.md). Off by default.
+	PassUpstreamAuth bool       `json:"passUpstreamAuth,omitempty"`
+	Enabled          bool       `json:"enabled"`
+	PrefixMode       PrefixMode `json:"prefixMode"`
+	TimeoutSeconds   int        `json:"timeoutSeconds,omitempty"` // 0: the timeout setting
+	DisabledTools    []string   `json:"disabledTools,omitempty" gorm:"serializer:json"`
+	Gate             Gate       `json:"gate" gorm:"serializer:json"`
 	// Chat: the chat panel's instructions and approvals (chat.go).
 	Chat Chat `json:"chat" gorm:"serializer:json"`
 }
@@ -131,6 +135,9 @@ func (s Server) Validate() error {
 		return bad("server %q: needs a command (stdio) or a URL (http, sse)", s.Name)
 	default:
 		return bad("server %q: unknown transport %q (want stdio, http or sse)", s.Name, s.Transport)
+	}
+	if s.PassUpstreamAuth && s.Transport != HTTP && s.Transport != SSE {
+		return bad("server %q: passUpstreamAuth is for http and sse servers", s.Name)
 	}
 	switch s.PrefixMode {
 	case PrefixAlways, PrefixNever:

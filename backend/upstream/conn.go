@@ -96,7 +96,11 @@ func dial(ctx context.Context, s spec.Server, o dialOptions) (*conn, error) {
 		// notifications come back through the session it registers.
 		c.tr = transport.NewInProcessTransport(srv)
 	case spec.SSE:
-		tr, err := transport.NewSSE(s.URL, transport.WithHeaders(s.Headers), transport.WithSSELogger(quietLogger))
+		opts := []transport.ClientOption{transport.WithHeaders(s.Headers), transport.WithSSELogger(quietLogger)}
+		if s.PassUpstreamAuth {
+			opts = append(opts, transport.WithHeaderFunc(clientAuthHeaders))
+		}
+		tr, err := transport.NewSSE(s.URL, opts...)
 		if err != nil {
 			return nil, fmt.Errorf("bad URL %q: %w", s.URL, err)
 		}

@@ -51,7 +51,7 @@ func (t *streamTransport) exchange(ctx context.Context, method string, body []by
 		c.stop = context.AfterFunc(ctx, func() { _ = nc.SetDeadline(aLongTimeAgo) })
 		got := c.got.n
 		idle := !c.lastUsed.IsZero() && time.Since(c.lastUsed) >= staleAfter
-		resp, sentSession, err = t.roundTrip(c, method, body, extra)
+		resp, sentSession, err = t.roundTrip(c, t.headFor(ctx), method, body, extra)
 		answered := c.got.n > got
 		if err == nil {
 			if resp.Close {
@@ -110,12 +110,12 @@ func (b *byteCount) Read(p []byte) (int, error) {
 const maxHead = 1 << 20
 
 // roundTrip writes the request in one write and reads the answer's head.
-func (t *streamTransport) roundTrip(c *httpConn, method string, body []byte, extra string) (*http.Response, bool, error) {
+func (t *streamTransport) roundTrip(c *httpConn, head []byte, method string, body []byte, extra string) (*http.Response, bool, error) {
 	b := append(c.wbuf[:0], method...)
 	b = append(b, ' ')
 	b = append(b, t.uri...)
 	b = append(b, " HTTP/1.1\r\n"...)
-	b = append(b, t.head...)
+	b = append(b, head...)
 	switch method {
 	case http.MethodPost:
 		b = append(b, "Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\n"...)
@@ -397,7 +397,25 @@ func (t *streamTransport) deleteSession() {
 	if d, ok := ctx.Deadline(); ok {
 		_ = c.nc.SetDeadline(d)
 	}
-	if resp, _, err := t.roundTrip(c, http.MethodDelete, nil, ""); err == nil {
+	if resp, _, err := t.roundTrip(c, t.head, http.MethodDelete, nil, ""); err == nil {
 		_ = resp.Body.Close()
 	}
+}
+
+// headFor is the fixed header lines of a request made with ctx: with
+// passAuth and a client's Authorization in ctx, that value replaces the
+// configured one, for this request only.
+func (t *streamTransport) headFor(ctx context.Context) []byte {
+	if !t.passAuth {
+		return t.head
+	}
+	v, ok := clientAuthorization(ctx)
+	if !ok || CheckClientAuthorization(v) != nil {
+		return t.head
+	}
+	h := make([]byte, 0, len(t.headNoAuth)+len(v)+17)
+	h = append(h, t.headNoAuth...)
+	h = append(h, "Authorization: "...)
+	h = append(h, v...)
+	return append(h, "\r\n"...)
 }

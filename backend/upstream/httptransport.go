@@ -62,6 +62,10 @@ type streamTransport struct {
 	// head is every request's fixed header lines: Host, User-Agent and the
 	// configured headers, each "Name: value\r\n".
 	head []byte
+	// passAuth: a request whose context carries a client's Authorization
+	// (WithClientAuthorization) sends headNoAuth and that value instead.
+	passAuth   bool
+	headNoAuth []byte
 
 	session  atomic.Value // string: Mcp-Session-Id, "" until initialize answers
 	version  atomic.Value // string: Mcp-Protocol-Version, set by the client
@@ -123,18 +127,27 @@ func newHTTPTransport(s spec.Server) (transport.Interface, error) {
 		return nil, fmt.Errorf("bad URL %q: %w", s.URL, err)
 	}
 	if p, err := proxyFor(&http.Request{URL: u}); err == nil && p != nil {
-		tr, err := transport.NewStreamableHTTP(s.URL,
+		opts := []transport.StreamableHTTPCOption{}
+		if s.PassUpstreamAuth {
+			opts = append(opts, transport.WithHTTPHeaderFunc(clientAuthHeaders))
+		}
+		tr, err := transport.NewStreamableHTTP(s.URL, append(opts,
 			transport.WithHTTPHeaders(s.Headers),
 			// Without it, server-initiated requests sent on the GET stream
 			// (sampling, elicitation) are never seen.
 			transport.WithContinuousListening(),
-			transport.WithHTTPLogger(quietLogger))
+			transport.WithHTTPLogger(quietLogger))...)
 		if err != nil {
 			return nil, fmt.Errorf("bad URL %q: %w", s.URL, err)
 		}
 		return tr, nil
 	}
-	return newStreamTransport(u, s.Headers)
+	t, err := newStreamTransport(u, s.Headers)
+	if err != nil {
+		return nil, err
+	}
+	t.passAuth = s.PassUpstreamAuth
+	return t, nil
 }
 
 func newStreamTransport(u *url.URL, headers map[string]string) (*streamTransport, error) {
@@ -184,8 +197,12 @@ func newStreamTransport(u *url.URL, headers map[string]string) (*streamTransport
 	if _, ok := canon["User-Agent"]; !ok {
 		t.head = append(t.head, "User-Agent: mcp-router\r\n"...)
 	}
+	t.headNoAuth = append([]byte(nil), t.head...)
 	for _, n := range names {
 		t.head = append(t.head, n+": "+canon[n]+"\r\n"...)
+		if n != "Authorization" {
+			t.headNoAuth = append(t.headNoAuth, n+": "+canon[n]+"\r\n"...)
+		}
 	}
 	return t, nil
 }

@@ -7,9 +7,13 @@
 package testpeers
 
 import (
+	"bufio"
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"net"
+	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -178,4 +182,94 @@ func Eventually(t testing.TB, timeout time.Duration, what string, cond func() bo
 		}
 		time.Sleep(25 * time.Millisecond)
 	}
+}
+
+// OAuthIssuer is a real authorization server (oauth2-mock-server from npm,
+// run by test/peers/oauth-issuer.mjs) on a loopback port.
+type OAuthIssuer struct {
+	URL string // the issuer, http://127.0.0.1:<port>
+	cmd *exec.Cmd
+	Out *bytes.Buffer
+}
+
+// StartOAuthIssuer starts an authorization server and waits until it
+// prints its issuer URL. It stops when the test ends.
+func StartOAuthIssuer(t testing.TB) *OAuthIssuer {
+	t.Helper()
+	root := RepoRoot(t)
+	if _, err := os.Stat(filepath.Join(root, "test", "peers", "node_modules", "oauth2-mock-server", "package.json")); err != nil {
+		missing(t, "oauth2-mock-server")
+	}
+	node := filepath.Join(root, "test", "peers", "node_modules", ".bin", "node")
+	if _, err := os.Stat(node); err != nil {
+		node = "node"
+	}
+	cmd := exec.Command(node, filepath.Join(root, "test", "peers", "oauth-issuer.mjs"), strconv.Itoa(FreePort(t)))
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	iss := &OAuthIssuer{cmd: cmd, Out: &bytes.Buffer{}}
+	cmd.Stderr = iss.Out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = stdin.Close()
+		done := make(chan struct{})
+		go func() { _ = cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(5 * time.Second):
+			_ = cmd.Process.Kill()
+			<-done
+		}
+	})
+	lines := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			if u, ok := strings.CutPrefix(sc.Text(), "ISSUER "); ok {
+				lines <- u
+			}
+		}
+		close(lines)
+	}()
+	select {
+	case u, ok := <-lines:
+		if !ok {
+			t.Fatalf("oauth2-mock-server exited: %s", iss.Out.String())
+		}
+		iss.URL = u
+	case <-time.After(30 * time.Second):
+		t.Fatalf("oauth2-mock-server did not start: %s", iss.Out.String())
+	}
+	return iss
+}
+
+// Token asks the server's token endpoint for an access token (password
+// grant, so the token has a sub) with the given extra form fields (see
+// oauth-issuer.mjs: resource, scope, sub, test_exp_in, test_iss).
+func (s *OAuthIssuer) Token(t testing.TB, fields map[string]string) string {
+	t.Helper()
+	form := url.Values{"grant_type": {"password"}, "username": {"alice"}, "password": {"x"}, "client_id": {"test-client"}}
+	for k, v := range fields {
+		form.Set(k, v)
+	}
+	resp, err := http.PostForm(s.URL+"/token", form)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var body struct {
+		AccessToken string `json:"access_token"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&body); err != nil || resp.StatusCode != 200 || body.AccessToken == "" {
+		t.Fatalf("token endpoint: HTTP %d, %v", resp.StatusCode, err)
+	}
+	return body.AccessToken
 }

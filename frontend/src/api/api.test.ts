@@ -82,6 +82,25 @@ describe('createApi', () => {
     await expect(createApi(t).listServers()).rejects.toEqual(new ApiError('store: disk full'));
   });
 
+  it('reads a discovery: the Go transport names become the form\'s, nothing found has no transport', async () => {
+    const steps = [{ what: 'sse', url: 'http://h/sse', ok: true, result: 'legacy SSE' }, { what: 7, ok: 'yes' }];
+    const found = createApi(fakeTransport({ DiscoverServer: { input: 'http://h', endpoint: 'http://h/mcp', transport: 'streamable-http', steps } }).t);
+    expect(await found.discoverServer('http://h')).toEqual({
+      input: 'http://h',
+      endpoint: 'http://h/mcp',
+      transport: 'http',
+      needsAuth: false,
+      authorizationServers: [],
+      name: undefined,
+      steps: [
+        { what: 'sse', url: 'http://h/sse', ok: true, result: 'legacy SSE' },
+        { what: '', url: '', ok: false, result: '' },
+      ],
+    });
+    const none = createApi(fakeTransport({ DiscoverServer: { input: 'http://h', endpoint: '', transport: 'sse', steps: null } }).t);
+    expect(await none.discoverServer('http://h')).toMatchObject({ endpoint: undefined, transport: undefined, steps: [] });
+  });
+
   it('keeps unknown server config fields for a round trip', async () => {
     const api = createApi(fakeTransport({ GetServer: { name: 'a', transport: 'stdio', command: 'x', futureField: 7 } }).t);
     expect(await api.getServer('a')).toMatchObject({ name: 'a', command: 'x', futureField: 7, prefixMode: 'always' });

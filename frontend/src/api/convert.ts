@@ -23,6 +23,7 @@ import {
   type HookTestResult,
   type HookView,
   type ImportReport,
+  type Discovery,
   type LogFileInfo,
   type LogDetail,
   type LogPage,
@@ -157,6 +158,24 @@ export function toImportReport(raw: unknown): ImportReport {
       const s = obj(x, 'skipped server');
       return { name: str(s.name), reason: str(s.reason) };
     }, 'skipped'),
+  };
+}
+
+export function toDiscovery(raw: unknown): Discovery {
+  const r = obj(raw, 'discovery');
+  const endpoint = optStr(r.endpoint);
+  return {
+    input: str(r.input),
+    endpoint,
+    // The Go side says streamable-http or sse; the form's transports are http and sse.
+    transport: endpoint === undefined ? undefined : r.transport === 'sse' ? 'sse' : 'http',
+    needsAuth: bool(r.needsAuth),
+    authorizationServers: strings(r.authorizationServers),
+    name: optStr(r.name),
+    steps: list(r.steps, (x) => {
+      const st = obj(x, 'discovery step');
+      return { what: str(st.what), url: str(st.url), ok: bool(st.ok), result: str(st.result) };
+    }, 'steps'),
   };
 }
 

@@ -65,6 +65,25 @@ export interface ImportReport {
   skipped: { name: string; reason: string }[];
 }
 
+/** One thing discovery tried (docs/discovery.md). */
+export interface DiscoveryStep {
+  what: string;
+  url: string;
+  ok: boolean;
+  result: string;
+}
+
+/** What discovery found behind a bare base URL; endpoint undefined: nothing answered. */
+export interface Discovery {
+  input: string;
+  endpoint?: string;
+  transport?: 'http' | 'sse';
+  needsAuth: boolean;
+  authorizationServers: string[];
+  name?: string;
+  steps: DiscoveryStep[];
+}
+
 export interface ClientConfigFile {
   client: string;
   path: string;
@@ -347,6 +366,8 @@ export interface Api extends ChatApi {
   addServer(cfg: ServerConfig): Promise<ServerView>;
   updateServer(name: string, cfg: ServerConfig): Promise<ServerView>;
   addServersFromJSON(text: string): Promise<ImportReport>;
+  /** Finds the MCP endpoint behind a URL; adds nothing. */
+  discoverServer(url: string): Promise<Discovery>;
   listClientConfigs(): Promise<ClientConfigFile[]>;
   importClientConfig(path: string): Promise<ImportReport>;
   removeServer(name: string): Promise<void>;

@@ -114,6 +114,66 @@ describe('adding a server', () => {
     expect(screen.getByTestId('form-url')).toHaveValue('http://127.0.0.1:9000/sse');
   });
 
+  it('finds the endpoint behind a bare base URL, fills it in and shows what was tried', async () => {
+    const { api } = fakeApi([]);
+    api.discoverServer.mockResolvedValueOnce({
+      input: 'https://mcp.example.com',
+      endpoint: 'https://mcp.example.com/legacy/sse',
+      transport: 'sse',
+      needsAuth: true,
+      authorizationServers: ['https://auth.example.com'],
+      steps: [
+        { what: 'ai-catalog', url: 'https://mcp.example.com/.well-known/ai-catalog.json', ok: false, result: 'HTTP 404 Not Found' },
+        { what: 'sse', url: 'https://mcp.example.com/legacy/sse', ok: true, result: '401: needs authorization' },
+      ],
+    });
+    api.discoverServer.mockResolvedValueOnce({
+      input: 'https://nothing.example',
+      needsAuth: false,
+      authorizationServers: [],
+      steps: [{ what: 'streamable-http', url: 'https://nothing.example', ok: false, result: 'HTTP 404 Not Found' }],
+    });
+    api.discoverServer.mockRejectedValueOnce('"ftp://x" is not an http(s) URL');
+    renderWithApi(<ServersPage />, api);
+    const dialog = await openAdd();
+    await userEvent.click(within(dialog).getByTestId('add-tab-form'));
+    await userEvent.type(screen.getByTestId('form-name'), 'remote');
+    await userEvent.click(screen.getByTestId('form-transport-http'));
+    expect(screen.getByTestId('form-discover')).toBeDisabled();
+    await userEvent.type(screen.getByTestId('form-url'), 'https://mcp.example.com');
+    await userEvent.click(screen.getByTestId('form-discover'));
+    const result = await screen.findByTestId('discover-result');
+    expect(api.discoverServer).toHaveBeenCalledWith('https://mcp.example.com');
+    expect(result).toHaveTextContent('Found https://mcp.example.com/legacy/sse');
+    expect(result).toHaveTextContent('It needs authorization (https://auth.example.com)');
+    expect(within(result).getByTestId('discover-steps').children).toHaveLength(2);
+    expect(result).toHaveTextContent('ai-catalog https://mcp.example.com/.well-known/ai-catalog.json: HTTP 404 Not Found');
+    expect(screen.getByTestId('form-url')).toHaveValue('https://mcp.example.com/legacy/sse');
+    expect(screen.getByTestId('form-transport-sse')).toBeChecked();
+    expect(api.addServer).not.toHaveBeenCalled();
+
+    // Nothing found: the URL typed stays, the attempts are shown.
+    await userEvent.clear(screen.getByTestId('form-url'));
+    await userEvent.type(screen.getByTestId('form-url'), 'https://nothing.example');
+    await userEvent.click(screen.getByTestId('form-discover'));
+    await waitFor(() => expect(screen.getByTestId('discover-result')).toHaveTextContent('No MCP endpoint answered'));
+    expect(screen.getByTestId('form-url')).toHaveValue('https://nothing.example');
+
+    // A refusal is shown; the form keeps its input.
+    await userEvent.clear(screen.getByTestId('form-url'));
+    await userEvent.type(screen.getByTestId('form-url'), 'ftp://x');
+    await userEvent.click(screen.getByTestId('form-discover'));
+    expect(await screen.findByTestId('discover-error')).toHaveTextContent('is not an http(s) URL');
+    expect(screen.getByTestId('form-url')).toHaveValue('ftp://x');
+
+    // Saving sends what was found the first time, once put back.
+    await userEvent.clear(screen.getByTestId('form-url'));
+    await userEvent.type(screen.getByTestId('form-url'), 'https://mcp.example.com/legacy/sse');
+    await userEvent.click(screen.getByTestId('form-submit'));
+    await waitFor(() => expect(api.addServer).toHaveBeenCalled());
+    expect(api.addServer.mock.calls[0]?.[0]).toMatchObject({ name: 'remote', transport: 'sse', url: 'https://mcp.example.com/legacy/sse' });
+  });
+
   it('keeps what was pasted when switching tabs', async () => {
     const { api } = fakeApi([]);
     renderWithApi(<ServersPage />, api);

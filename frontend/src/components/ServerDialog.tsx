@@ -1,5 +1,5 @@
 import { useEffect, useState, type FormEvent } from 'react';
-import { toApiError, type ClientConfigFile, type GateConfig, type ImportReport, type ServerConfig, type Transport } from '../api';
+import { toApiError, type ClientConfigFile, type Discovery, type GateConfig, type ImportReport, type ServerConfig, type Transport } from '../api';
 import { useMessages, type Messages } from '../i18n';
 import { parseJSONC } from '../lib/jsonc';
 import { useServers, useSettings } from '../stores';
@@ -340,6 +340,10 @@ function ServerForm({ editing, onDone }: { editing?: string; onDone: () => void 
   const add = useServers((s) => s.add);
   const update = useServers((s) => s.update);
   const getConfig = useServers((s) => s.getConfig);
+  const discover = useServers((s) => s.discover);
+  const [discovering, setDiscovering] = useState(false);
+  const [discovery, setDiscovery] = useState<Discovery | null>(null);
+  const [discoverError, setDiscoverError] = useState<string | null>(null);
   const [values, setValues] = useState<FormValues>(emptyForm);
   const [base, setBase] = useState<ServerConfig | undefined>();
   const [loading, setLoading] = useState(!!editing);
@@ -386,6 +390,28 @@ function ServerForm({ editing, onDone }: { editing?: string; onDone: () => void 
   const set = <K extends keyof FormValues>(k: K, v: FormValues[K]) => {
     setValues((old) => ({ ...old, [k]: v }));
     if (errors[k]) setErrors((old) => ({ ...old, [k]: undefined }));
+  };
+
+  // "Find endpoint": discovery behind the URL typed (a bare base URL);
+  // what it finds goes into the URL and transport, what it tried is shown.
+  const findEndpoint = async () => {
+    setDiscoverError(null);
+    setDiscovery(null);
+    setDiscovering(true);
+    try {
+      const d = await discover(values.url.trim());
+      setDiscovery(d);
+      if (d.endpoint && d.transport) {
+        const endpoint = d.endpoint;
+        const transport = d.transport;
+        setValues((old) => ({ ...old, url: endpoint, transport }));
+        if (errors.url) setErrors((old) => ({ ...old, url: undefined }));
+      }
+    } catch (err) {
+      setDiscoverError(toApiError(err).message);
+    } finally {
+      setDiscovering(false);
+    }
   };
 
   const submit = async (e: FormEvent) => {
@@ -475,7 +501,34 @@ function ServerForm({ editing, onDone }: { editing?: string; onDone: () => void 
         </>
       ) : (
         <>
-          {field('url', t.fieldUrl, text('url', 'http://127.0.0.1:9000/mcp'), undefined, true)}
+          {field('url', t.fieldUrl, text('url', 'http://127.0.0.1:9000/mcp'), t.discoverHint, true)}
+          <div className="row">
+            <button type="button" onClick={() => void findEndpoint()} disabled={discovering || !values.url.trim()} data-testid="form-discover">
+              {discovering ? t.discoverBusy : t.discoverButton}
+            </button>
+          </div>
+          {discoverError && (
+            <p className="inline-error" role="alert" data-testid="discover-error">
+              {discoverError}
+            </p>
+          )}
+          {discovery && (
+            <div className="field-hint" data-testid="discover-result">
+              <p>
+                {discovery.endpoint
+                  ? t.discoverFound(discovery.endpoint, discovery.transport === 'sse' ? t.transportSse : t.transportHttp)
+                  : t.discoverNone}
+                {discovery.needsAuth && ' ' + t.discoverNeedsAuth(discovery.authorizationServers.join(', '))}
+              </p>
+              <ul data-testid="discover-steps">
+                {discovery.steps.map((st, i) => (
+                  <li key={i}>
+                    {st.ok ? '✓' : '✗'} {st.what} {st.url}: {st.result}
+                  </li>
+                ))}
+              </ul>
+            </div>
+          )}
           {field('headers', t.fieldHeaders, area('headers', 'Authorization: Bearer …'), t.fieldHeadersHint)}
         </>
       )}

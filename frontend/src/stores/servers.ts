@@ -4,6 +4,7 @@ import {
   type Api,
   type ClientConfigFile,
   type ImportReport,
+  type Discovery,
   type PrefixMode,
   type ServerConfig,
   type ServerTool,
@@ -43,6 +44,8 @@ export interface ServersState {
   add(cfg: ServerConfig): Promise<ServerView>;
   update(name: string, cfg: ServerConfig): Promise<ServerView>;
   importJSON(text: string): Promise<ImportReport>;
+  /** What discovery finds behind a URL (the Add form's "Find endpoint"). */
+  discover(url: string): Promise<Discovery>;
   clientConfigs(): Promise<ClientConfigFile[]>;
   importFile(path: string): Promise<ImportReport>;
 
@@ -82,6 +85,7 @@ type ServersApi = Pick<
   | 'addServer'
   | 'updateServer'
   | 'addServersFromJSON'
+  | 'discoverServer'
   | 'listClientConfigs'
   | 'importClientConfig'
   | 'removeServer'
@@ -184,6 +188,7 @@ export function createServersStore(api: ServersApi): ServersStore {
     clearActionError: () => set({ actionError: null }),
 
     getConfig: (name) => api.getServer(name),
+    discover: (url) => api.discoverServer(url),
     async add(cfg) {
       const view = await api.addServer(cfg);
       set({ servers: upsert(get().servers, view) });

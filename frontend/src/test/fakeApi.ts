@@ -132,6 +132,7 @@ export function fakeApi(initial: ServerView[] = []) {
     addServer: vi.fn<Api['addServer']>(async (cfg) => server(cfg.name, { transport: cfg.transport, state: 'starting' })),
     updateServer: vi.fn<Api['updateServer']>(async (_name, cfg) => server(cfg.name, { transport: cfg.transport })),
     addServersFromJSON: vi.fn<Api['addServersFromJSON']>(async () => ({ added: [], skipped: [] })),
+    discoverServer: vi.fn<Api['discoverServer']>(async (url) => ({ input: url, needsAuth: false, authorizationServers: [], steps: [] })),
     listClientConfigs: vi.fn<Api['listClientConfigs']>(async () => []),
     importClientConfig: vi.fn<Api['importClientConfig']>(async () => ({ added: [], skipped: [] })),
     removeServer: vi.fn<Api['removeServer']>(async () => {}),

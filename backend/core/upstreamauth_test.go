@@ -1,0 +1,174 @@
+package core
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/mcp-router/mcp-router/backend/config"
+	"github.com/mcp-router/mcp-router/backend/spec"
+)
+
+type authKey struct{}
+
+func digest(s string) string {
+	h := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(h[:8])
+}
+
+// echoAuthUpstream is a real streamable HTTP MCP server whose tool answers
+// with a digest of the Authorization header its request carried; every
+// Authorization it saw is kept.
+func echoAuthUpstream(t *testing.T) (url string, seen func() []string) {
+	t.Helper()
+	s := server.NewMCPServer("echo-auth", "1")
+	s.AddTool(mcp.NewTool("whoami"), func(ctx context.Context, _ mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		v, _ := ctx.Value(authKey{}).(string)
+		return mcp.NewToolResultText("auth:" + digest(v)), nil
+	})
+	h := server.NewStreamableHTTPServer(s, server.WithHTTPContextFunc(func(ctx context.Context, r *http.Request) context.Context {
+		return context.WithValue(ctx, authKey{}, r.Header.Get("Authorization"))
+	}))
+	var mu sync.Mutex
+	var all []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		all = append(all, r.Header.Get("Authorization"))
+		mu.Unlock()
+		h.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL + "/mcp", func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		return append([]string(nil), all...)
+	}
+}
+
+func clientWith(t *testing.T, url string, headers map[string]string) *client.Client {
+	t.Helper()
+	tr, err := transport.NewStreamableHTTP(url, transport.WithHTTPHeaders(headers))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := client.NewClient(tr)
+	if err := c.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	if _, err := c.Initialize(context.Background(), mcp.InitializeRequest{Params: mcp.InitializeParams{
+		ProtocolVersion: mcp.ProtocolVersion20251125, ClientInfo: mcp.Implementation{Name: "t", Version: "1"}}}); err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func whoami(t *testing.T, c *client.Client, tool string) string {
+	t.Helper()
+	res, err := c.CallTool(context.Background(), mcp.CallToolRequest{Params: mcp.CallToolParams{Name: tool}})
+	if err != nil || res.IsError {
+		t.Errorf("%s: %v %+v", tool, err, res)
+		return ""
+	}
+	return mcp.GetTextFromContent(res.Content[0])
+}
+
+// X-Upstream-Authorization reaches an upstream with passUpstreamAuth as its
+// Authorization, per client, with two clients calling at once; an upstream
+// without the flag never gets it; the router's own token never leaves.
+func TestUpstreamAuthorizationPerClient(t *testing.T) {
+	upURL, seen := echoAuthUpstream(t)
+	dir := t.TempDir()
+	configured := "Bearer configured-by-owner"
+	ep := serve(t, dir, []spec.Server{
+		{Name: "pass", Transport: spec.HTTP, URL: upURL, Headers: map[string]string{"Authorization": configured}, PassUpstreamAuth: true, Enabled: true},
+		{Name: "plain", Transport: spec.HTTP, URL: upURL, Headers: map[string]string{"Authorization": configured}, Enabled: true},
+	}, false)
+	ctx := context.Background()
+	tokA, _, _ := ep.core.Auth.Create(ctx, "alice", nil)
+	tokB, _, _ := ep.core.Auth.Create(ctx, "bob", nil)
+	tokC, _, _ := ep.core.Auth.Create(ctx, "carol", nil)
+	a := clientWith(t, ep.url, map[string]string{"Authorization": "Bearer " + tokA, "X-Upstream-Authorization": "Bearer alice-upstream-secret"})
+	b := clientWith(t, ep.url, map[string]string{"Authorization": "Bearer " + tokB, "X-Upstream-Authorization": "Bearer bob-upstream-secret"})
+	c := clientWith(t, ep.url, map[string]string{"Authorization": "Bearer " + tokC})
+
+	want := map[*client.Client]string{a: "auth:" + digest("Bearer alice-upstream-secret"), b: "auth:" + digest("Bearer bob-upstream-secret")}
+	var wg sync.WaitGroup
+	for cl, w := range want {
+		for range 4 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for range 10 {
+					if got := whoami(t, cl, "pass__whoami"); got != w {
+						t.Errorf("pass__whoami = %s, want %s", got, w)
+						return
+					}
+				}
+			}()
+		}
+	}
+	wg.Wait()
+	if got := whoami(t, c, "pass__whoami"); got != "auth:"+digest(configured) {
+		t.Errorf("a client without the header: %s, want the configured Authorization", got)
+	}
+	if got := whoami(t, a, "plain__whoami"); got != "auth:"+digest(configured) {
+		t.Errorf("a server without passUpstreamAuth got the client's value: %s", got)
+	}
+	for _, h := range seen() {
+		if strings.Contains(h, "mcpr_") {
+			t.Fatalf("the router's own token reached the upstream: %q", h)
+		}
+		switch h {
+		case configured, "Bearer alice-upstream-secret", "Bearer bob-upstream-secret":
+		default:
+			t.Errorf("the upstream got Authorization %q", h)
+		}
+	}
+
+	// Refused: too long, or given twice; the request goes no further.
+	resp, body := post(t, ep.url, initializeBody, map[string]string{"Authorization": "Bearer " + tokA, "X-Upstream-Authorization": strings.Repeat("x", 9<<10)})
+	if resp.StatusCode != 400 || !strings.Contains(body, "longer than 8 KiB") {
+		t.Errorf("long value: HTTP %d %s", resp.StatusCode, body)
+	}
+	req, _ := http.NewRequest(http.MethodPost, ep.url, strings.NewReader(string(initializeBody)))
+	req.Header.Set("Authorization", "Bearer "+tokA)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Add("X-Upstream-Authorization", "Bearer one")
+	req.Header.Add("X-Upstream-Authorization", "Bearer two")
+	if r, err := http.DefaultClient.Do(req); err != nil || r.StatusCode != 400 {
+		t.Errorf("twice: %v %v", r, err)
+	}
+	// Without a valid router token the header is never looked at: 401.
+	resp, _ = post(t, ep.url, initializeBody, map[string]string{"X-Upstream-Authorization": "Bearer alice-upstream-secret"})
+	if resp.StatusCode != 401 {
+		t.Errorf("no router token: HTTP %d", resp.StatusCode)
+	}
+
+	// Never logged: the values appear nowhere in the database.
+	if err := ep.core.Requests.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	db, err := os.ReadFile(config.DBPath(dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wal, _ := os.ReadFile(config.DBPath(dir) + "-wal")
+	for _, secret := range []string{"alice-upstream-secret", "bob-upstream-secret"} {
+		if strings.Contains(string(db), secret) || strings.Contains(string(wal), secret) {
+			t.Errorf("%s is in the database", secret)
+		}
+	}
+}

@@ -1,0 +1,13 @@
+package store
+
+import "gorm.io/gorm"
+
+// Migration 0400_server_pass_upstream_auth: servers.pass_upstream_auth
+// (spec.Server.PassUpstreamAuth), off for every existing server. Raw SQL:
+// this migration must never change.
+func migratePassUpstreamAuth(tx *gorm.DB) error {
+	if tx.Migrator().HasColumn("servers", "pass_upstream_auth") {
+		return nil
+	}
+	return tx.Exec(`ALTER TABLE servers ADD COLUMN pass_upstream_auth NUMERIC NOT NULL DEFAULT 0`).Error
+}
