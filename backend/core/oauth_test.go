@@ -43,7 +43,8 @@ func TestJWTAccessTokensFromARealAuthorizationServer(t *testing.T) {
 	ctx := context.Background()
 	metadataURL := "http://" + ep.addr + "/.well-known/oauth-protected-resource/mcp"
 
-	// The protected-resource metadata, at both places, without a token.
+	// The protected-resource metadata, at both places, without a token;
+	// public, so it never names a server (scopes: mcp:* only).
 	for _, p := range []string{"/.well-known/oauth-protected-resource/mcp", "/.well-known/oauth-protected-resource"} {
 		resp, err := http.Get("http://" + ep.addr + p)
 		if err != nil {
@@ -61,7 +62,7 @@ func TestJWTAccessTokensFromARealAuthorizationServer(t *testing.T) {
 			t.Fatalf("%s: HTTP %d %v", p, resp.StatusCode, err)
 		}
 		if md.Resource != ep.url || !slices.Equal(md.AuthorizationServers, []string{iss.URL}) ||
-			!slices.Contains(md.ScopesSupported, "mcp:*") || !slices.Contains(md.ScopesSupported, "mcp:server:one") ||
+			!slices.Equal(md.ScopesSupported, []string{"mcp:*"}) ||
 			!slices.Equal(md.BearerMethods, []string{"header"}) {
 			t.Errorf("%s: %+v", p, md)
 		}

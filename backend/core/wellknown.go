@@ -22,15 +22,13 @@ func (c *Core) oauthConfig(ctx context.Context) auth.OAuthConfig {
 
 // protectedResourceMetadata serves the router's RFC 9728 metadata: its
 // resource (the audience its tokens must carry), the accepted issuers and
-// the scopes (auth.ScopeAll and auth.ScopeServerPrefix + each server).
-// It is public: a client reads it to learn where to log in.
+// auth.ScopeAll. It is public — a client reads it to learn where to log in,
+// and through a tunnel anyone can — so it never names the router's servers
+// (their per-server scopes are accepted all the same).
 func (c *Core) protectedResourceMetadata() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		cfg := c.Auth.OAuth(r.Context())
 		scopes := []string{auth.ScopeAll}
-		for _, name := range c.Servers.Names() {
-			scopes = append(scopes, auth.ScopeServerPrefix+name)
-		}
 		md := server.ProtectedResourceMetadataConfig{
 			Resource:               cfg.Audience,
 			AuthorizationServers:   cfg.Issuers,
