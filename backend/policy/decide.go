@@ -1,0 +1,171 @@
+package policy
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"golang.org/x/time/rate"
+
+	"github.com/mcp-router/mcp-router/backend/pipeline"
+)
+
+var _ pipeline.Step = (*Policy)(nil)
+
+// input is what rules are matched against.
+type input struct {
+	client, subject      string // the token's name (or "local", "chat"); a JWT's subject
+	server, item, target string // the upstream; its own name of the tool; the router's name
+}
+
+// applies reports whether the rule's match covers the request. A rule
+// that matches tools covers tool calls (and the tools of tools/list) only.
+func (r *rule) applies(in *input, isTool bool) bool {
+	if r.hasClients && !r.clients.Match(in.client) && (in.subject == "" || !r.clients.Match(in.subject)) {
+		return false
+	}
+	if r.hasServers && !r.servers.Match(in.server) {
+		return false
+	}
+	if r.hasTools && (!isTool || !r.tools.Match(in.item) && !r.tools.Match(in.target)) {
+		return false
+	}
+	return true
+}
+
+// deniesServer reports whether the rule's servers: refuses server: a server
+// in allow passes; else one in deny is refused; with allow alone, every
+// server not in it is refused.
+func (r *rule) deniesServer(server string) bool {
+	if !r.hasServerList || r.allow.Match(server) {
+		return false
+	}
+	if r.Servers.Deny == nil {
+		return r.Servers.Allow != nil
+	}
+	return r.deny.Match(server)
+}
+
+func (r *rule) hides(in *input) bool {
+	return r.hasHide && (r.hide.Match(in.item) || r.hide.Match(in.target))
+}
+
+// Serve implements pipeline.Step: lists lose what the policy denies or
+// hides; a routed request to a denied server, a call to a hidden tool,
+// a call that needs approval and a call over a rate limit are refused;
+// the rest go on, a limited call spending its tokens as it is sent.
+func (p *Policy) Serve(ctx context.Context, r *pipeline.Request, next pipeline.Handler) (pipeline.Result, error) {
+	in := input{client: r.Caller.Name, subject: r.Caller.Subject}
+	if r.List != nil {
+		isTools := r.Method == pipeline.MethodToolsList
+		if p.anyServers || isTools && p.anyHide {
+			r.List.Keep(func(it pipeline.ListItem) bool {
+				in.server, in.item, in.target = it.Server, it.Item, it.Name
+				return p.listed(&in, isTools)
+			})
+		}
+		return next(ctx, r)
+	}
+	isTool := r.Method == pipeline.MethodToolsCall
+	in.server, in.item, in.target = r.Server, r.Item, r.Target
+	var limitedBuf [4]*rule
+	limited := limitedBuf[:0]
+	var approval *rule
+	for _, ru := range p.rules {
+		if !ru.applies(&in, isTool) {
+			continue
+		}
+		if ru.deniesServer(in.server) {
+			return pipeline.Result{}, deniedServer(r, ru)
+		}
+		if !isTool {
+			continue
+		}
+		if ru.hides(&in) {
+			return pipeline.Result{}, deniedTool(r, ru)
+		}
+		if ru.approval && approval == nil {
+			approval = ru
+		}
+		if ru.buckets != nil {
+			limited = append(limited, ru)
+		}
+	}
+	if approval != nil {
+		return pipeline.Result{}, approvalUnavailable(r, approval)
+	}
+	if len(limited) > 0 {
+		// Refuse at once when a bucket is empty; spend the tokens only as
+		// the call is sent (pipeline.WithAdmit), after the hooks, so a call
+		// a hook refuses costs none.
+		now := p.now()
+		for _, ru := range limited {
+			if wait := ru.buckets.wait(bucketKey(ru.per, &in), now); wait > 0 {
+				return pipeline.Result{}, rateLimited(r, ru, wait)
+			}
+		}
+		ctx = pipeline.WithAdmit(ctx, func() error { return p.spend(r, limited, &in) })
+	}
+	return next(ctx, r)
+}
+
+// spend takes one token from each limited rule's bucket, all or none.
+func (p *Policy) spend(r *pipeline.Request, limited []*rule, in *input) error {
+	now := p.now()
+	var resBuf [4]*rate.Reservation
+	res := resBuf[:0]
+	for _, ru := range limited {
+		rv := ru.buckets.get(bucketKey(ru.per, in)).ReserveN(now, 1)
+		if d := rv.DelayFrom(now); !rv.OK() || d > 0 {
+			rv.CancelAt(now)
+			for _, prev := range res {
+				prev.CancelAt(now)
+			}
+			return rateLimited(r, ru, d)
+		}
+		res = append(res, rv)
+	}
+	return nil
+}
+
+// listed reports whether a list candidate stays: its server is not denied
+// and, for a tool, no rule hides it.
+func (p *Policy) listed(in *input, isTool bool) bool {
+	for _, ru := range p.rules {
+		if (ru.hasServerList || isTool && ru.hasHide) && ru.applies(in, isTool) {
+			if ru.deniesServer(in.server) || isTool && ru.hides(in) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func deniedServer(r *pipeline.Request, ru *rule) *pipeline.RouteError {
+	return &pipeline.RouteError{Server: r.Server, Reason: pipeline.ReasonDenied, Code: pipeline.CodeDenied,
+		What:  fmt.Sprintf("denied by policy %q: this server is not allowed", ru.Name),
+		Extra: map[string]any{"policy": ru.Name}}
+}
+
+func deniedTool(r *pipeline.Request, ru *rule) *pipeline.RouteError {
+	return &pipeline.RouteError{Server: r.Server, Reason: pipeline.ReasonDenied, Code: pipeline.CodeDenied,
+		What:  fmt.Sprintf("denied by policy %q: tool '%s' is hidden", ru.Name, r.Target),
+		Extra: map[string]any{"policy": ru.Name}}
+}
+
+func approvalUnavailable(r *pipeline.Request, ru *rule) *pipeline.RouteError {
+	return &pipeline.RouteError{Server: r.Server, Reason: pipeline.ReasonApprovalUnavailable, Code: pipeline.CodeApproval,
+		What:  fmt.Sprintf("policy %q requires a person's approval for '%s', and this router has no way to ask one", ru.Name, r.Target),
+		Extra: map[string]any{"policy": ru.Name}}
+}
+
+func rateLimited(r *pipeline.Request, ru *rule, wait time.Duration) *pipeline.RouteError {
+	ms := (wait + time.Millisecond - 1) / time.Millisecond
+	if ms < 1 {
+		ms = 1
+	}
+	return &pipeline.RouteError{Server: r.Server, Reason: pipeline.ReasonRateLimited, Code: pipeline.CodeRateLimited,
+		What: fmt.Sprintf("rate limited by policy %q (%d calls a minute per %s); retry in %d ms",
+			ru.Name, ru.Limit.RequestsPerMinute, ru.per, ms),
+		Extra: map[string]any{"policy": ru.Name, "retryAfterMs": int64(ms)}}
+}
