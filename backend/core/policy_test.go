@@ -1,0 +1,192 @@
+package core
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client"
+
+	"github.com/mcp-router/mcp-router/backend/pipeline"
+	"github.com/mcp-router/mcp-router/backend/policy"
+	"github.com/mcp-router/mcp-router/backend/spec"
+	"github.com/mcp-router/mcp-router/backend/store"
+	"github.com/mcp-router/mcp-router/internal/testmcp"
+	"github.com/mcp-router/mcp-router/internal/testpeers"
+)
+
+// testClock is the policy's rate-limit clock, moved by the test.
+type testClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *testClock) now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
+func (c *testClock) add(d time.Duration) {
+	c.mu.Lock()
+	c.t = c.t.Add(d)
+	c.mu.Unlock()
+}
+
+// The seed's example policy, copied as it is into the data dir, through
+// the real HTTP endpoint: server-everything as "gnosis" and a test server
+// as "sophia" (both in its allow list), another as "stranger" (not).
+func TestSeedPolicyThroughTheEndpoint(t *testing.T) {
+	dir := t.TempDir()
+	seed, err := os.ReadFile(filepath.Join("..", "policy", "testdata", "seed.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, policy.FileName)
+	if err := os.WriteFile(path, seed, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	clock := &testClock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+	ep := serveWith(t, dir, []spec.Server{everythingDef(t, "gnosis"), testmcp.Server("sophia"), testmcp.Server("stranger")}, true,
+		Options{PolicyClock: clock.now})
+	if st := ep.core.Policy.Status(); !st.Active || st.Rules != 3 || st.Error != nil {
+		t.Fatalf("policy status %+v", st)
+	}
+	call := httpSession(t, ep.url)
+	id := 100
+	callTool := func(name, args string) []byte {
+		id++
+		return call(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":%q,"arguments":%s}}`, id, name, args))
+	}
+	// The same call on mcp-go's path (a _meta progress token keeps it off
+	// the fast path).
+	callSlow := func(name string) []byte {
+		id++
+		return call(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":%q,"arguments":{},"_meta":{"progressToken":"p%d"}}}`, id, name, id))
+	}
+	ok := func(body []byte) bool { return strings.Contains(string(body), `"result"`) && !strings.Contains(string(body), `"error"`) }
+
+	t.Run("servers not in allow are hidden", func(t *testing.T) {
+		tools := listTools(t, policyClient(t, ep.url))
+		if !slices.Contains(tools, "gnosis__echo") || !slices.Contains(tools, "sophia__show") || !slices.Contains(tools, "sophia__delete_note") {
+			t.Errorf("allowed tools missing from %v", tools)
+		}
+		for _, n := range tools {
+			if strings.HasPrefix(n, "stranger__") {
+				t.Errorf("%s listed", n)
+			}
+		}
+	})
+	t.Run("and refused on both paths", func(t *testing.T) {
+		for _, body := range [][]byte{callTool("stranger__show", "{}"), callSlow("stranger__show")} {
+			e := errorIn(t, body)
+			if e.Code != pipeline.CodeDenied || e.Data["reason"] != "denied" || e.Data["server"] != "stranger" || e.Data["policy"] != "allowed-servers" ||
+				!strings.HasPrefix(e.Message, "stranger: denied by policy \"allowed-servers\"") {
+				t.Errorf("error %+v", e)
+			}
+		}
+	})
+	t.Run("delete_* needs a person, and none can be asked", func(t *testing.T) {
+		e := errorIn(t, callTool("sophia__delete_note", `{"id":"n1"}`))
+		if e.Code != pipeline.CodeApproval || e.Data["reason"] != "approval_unavailable" || e.Data["policy"] != "destructive-operations-guard" {
+			t.Errorf("error %+v", e)
+		}
+	})
+	t.Run("the 61st call in a minute is refused with retryAfterMs", func(t *testing.T) {
+		for i := range 60 {
+			if b := callTool("gnosis__echo", `{"message":"hi"}`); !ok(b) {
+				t.Fatalf("call %d: %s", i+1, b)
+			}
+		}
+		for _, body := range [][]byte{callTool("gnosis__echo", `{"message":"hi"}`), callSlow("gnosis__echo")} {
+			e := errorIn(t, body)
+			ms, _ := e.Data["retryAfterMs"].(float64)
+			if e.Code != pipeline.CodeRateLimited || e.Data["reason"] != "rate_limited" || e.Data["policy"] != "rate-limit" || ms < 900 || ms > 1000 {
+				t.Errorf("61st call: %+v", e)
+			}
+		}
+		// The limit is per client and tool: another tool still passes.
+		if b := callTool("sophia__show", "{}"); !ok(b) {
+			t.Errorf("another tool: %s", b)
+		}
+		clock.add(time.Duration(1000) * time.Millisecond)
+		if b := callTool("gnosis__echo", `{"message":"hi"}`); !ok(b) {
+			t.Errorf("a second later: %s", b)
+		}
+		errorIn(t, callTool("gnosis__echo", `{"message":"hi"}`))
+	})
+	t.Run("refusals are in the request log as blocked", func(t *testing.T) {
+		if err := ep.core.Requests.Flush(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		rows, err := ep.core.Store.Logs().List(context.Background(), store.LogFilter{Status: store.StatusBlocked})
+		if err != nil {
+			t.Fatal(err)
+		}
+		blocked := map[string]int{}
+		for _, r := range rows {
+			if r.Status == store.StatusBlocked {
+				blocked[r.Target]++
+			}
+		}
+		if blocked["stranger__show"] != 2 || blocked["sophia__delete_note"] != 1 || blocked["gnosis__echo"] != 3 {
+			t.Errorf("blocked entries %v", blocked)
+		}
+	})
+	t.Run("a broken edit is reported with line:column and the old policy holds", func(t *testing.T) {
+		bad := strings.Replace(string(seed), `deny: ["*"]`, `deny: ["*"`, 1)
+		if err := os.WriteFile(path, []byte(bad), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		var st policy.Status
+		testpeers.Eventually(t, 5*time.Second, "the bad file to be seen", func() bool {
+			st = ep.core.Policy.Status()
+			return st.Error != nil
+		})
+		if p := st.Error.Problems[0]; p.Line != 19 || p.Column != 13 || !st.Active || st.Rules != 3 {
+			t.Errorf("status %+v problem %+v", st, p)
+		}
+		if e := errorIn(t, callTool("stranger__show", "{}")); e.Data["reason"] != "denied" {
+			t.Errorf("old policy not in force: %+v", e)
+		}
+	})
+	t.Run("a good edit applies to the next request", func(t *testing.T) {
+		next := "policies:\n  - name: no-notes-deleted\n    match: {tools: [\"sophia__delete_*\"]}\n    tools: {hide: [\"*\"]}\n"
+		if err := os.WriteFile(path, []byte(next), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		testpeers.Eventually(t, 5*time.Second, "the new policy", func() bool {
+			st := ep.core.Policy.Status()
+			return st.Error == nil && st.Rules == 1
+		})
+		if b := callTool("stranger__show", "{}"); !ok(b) {
+			t.Errorf("stranger after the edit: %s", b)
+		}
+		if e := errorIn(t, callTool("sophia__delete_note", "{}")); e.Data["reason"] != "denied" || e.Data["policy"] != "no-notes-deleted" {
+			t.Errorf("delete_note after the edit: %+v", e)
+		}
+		tools := listTools(t, policyClient(t, ep.url))
+		if slices.Contains(tools, "sophia__delete_note") || !slices.Contains(tools, "stranger__show") {
+			t.Errorf("tools after the edit: %v", tools)
+		}
+	})
+	t.Run("removing the file removes the policy", func(t *testing.T) {
+		if err := os.Remove(path); err != nil {
+			t.Fatal(err)
+		}
+		testpeers.Eventually(t, 5*time.Second, "no policy", func() bool { return !ep.core.Policy.Status().Active })
+		if b := callTool("sophia__delete_note", `{"id":"x"}`); !strings.Contains(string(b), "deleted x") {
+			t.Errorf("delete_note without a policy: %s", b)
+		}
+	})
+}
+
+func policyClient(t *testing.T, url string) *client.Client {
+	t.Helper()
+	c, err := mcpClient(t, url, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
