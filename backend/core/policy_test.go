@@ -65,7 +65,9 @@ func TestSeedPolicyThroughTheEndpoint(t *testing.T) {
 		id++
 		return call(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":%q,"arguments":{},"_meta":{"progressToken":"p%d"}}}`, id, name, id))
 	}
-	ok := func(body []byte) bool { return strings.Contains(string(body), `"result"`) && !strings.Contains(string(body), `"error"`) }
+	ok := func(body []byte) bool {
+		return strings.Contains(string(body), `"result"`) && !strings.Contains(string(body), `"error"`)
+	}
 
 	t.Run("servers not in allow are hidden", func(t *testing.T) {
 		tools := listTools(t, policyClient(t, ep.url))
