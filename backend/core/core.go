@@ -154,7 +154,13 @@ func Open(dataDir string, o Options) (*Core, error) {
 	})
 	// A policy file that does not load is logged and shown in the UI; the
 	// router runs without a policy until it is fixed.
-	c.Policy = policy.NewService(filepath.Join(dataDir, policy.FileName), policy.Options{Logger: o.Logger, Now: o.PolicyClock})
+	c.Policy = policy.NewService(filepath.Join(dataDir, policy.FileName), policy.Options{Logger: o.Logger, Now: o.PolicyClock,
+		// Clients re-list: the new policy may hide or show servers and tools.
+		Changed: func() {
+			if gw != nil {
+				gw.ListsChanged()
+			}
+		}})
 	_ = c.Policy.Reload()
 	gw = gateway.New(c.Servers, gateway.Options{
 		Hooks:      c.Hooks,

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/mcp-router/mcp-router/backend/pipeline"
 	"github.com/mcp-router/mcp-router/backend/policy"
@@ -154,6 +155,14 @@ func TestSeedPolicyThroughTheEndpoint(t *testing.T) {
 		}
 	})
 	t.Run("a good edit applies to the next request", func(t *testing.T) {
+		listener := policyClient(t, ep.url)
+		var mu sync.Mutex
+		var notes []string
+		listener.OnNotification(func(n mcp.JSONRPCNotification) {
+			mu.Lock()
+			notes = append(notes, n.Method)
+			mu.Unlock()
+		})
 		next := "policies:\n  - name: no-notes-deleted\n    match: {tools: [\"sophia__delete_*\"]}\n    tools: {hide: [\"*\"]}\n"
 		if err := os.WriteFile(path, []byte(next), 0o600); err != nil {
 			t.Fatal(err)
@@ -168,7 +177,12 @@ func TestSeedPolicyThroughTheEndpoint(t *testing.T) {
 		if e := errorIn(t, callTool("sophia__delete_note", "{}")); e.Data["reason"] != "denied" || e.Data["policy"] != "no-notes-deleted" {
 			t.Errorf("delete_note after the edit: %+v", e)
 		}
-		tools := listTools(t, policyClient(t, ep.url))
+		testpeers.Eventually(t, 5*time.Second, "tools/list_changed to a connected client", func() bool {
+			mu.Lock()
+			defer mu.Unlock()
+			return slices.Contains(notes, "notifications/tools/list_changed")
+		})
+		tools := listTools(t, listener)
 		if slices.Contains(tools, "sophia__delete_note") || !slices.Contains(tools, "stranger__show") {
 			t.Errorf("tools after the edit: %v", tools)
 		}

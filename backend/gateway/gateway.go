@@ -269,6 +269,16 @@ func (g *Gateway) toolsOf(serverName string) map[string]string {
 	return out
 }
 
+// ListsChanged tells every connected client that its lists may have
+// changed without the catalog changing (a new policy hides or shows
+// servers and tools): tools, prompts and resources list_changed.
+func (g *Gateway) ListsChanged() {
+	for _, m := range []mcp.MCPMethod{mcp.MethodNotificationToolsListChanged, mcp.MethodNotificationPromptsListChanged,
+		mcp.MethodNotificationResourcesListChanged} {
+		g.srv.SendNotificationToAllClients(string(m), nil)
+	}
+}
+
 // toolsChanged tells a session that its tools/list changed.
 func (g *Gateway) toolsChanged(sessionID string) {
 	if err := g.srv.SendNotificationToSpecificClient(sessionID,

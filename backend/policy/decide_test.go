@@ -381,3 +381,35 @@ func TestExplain(t *testing.T) {
 		t.Errorf("search: %+v", ex)
 	}
 }
+
+func TestChangedIsCalledWhenThePolicyInForceChanges(t *testing.T) {
+	path := filepath.Join(t.TempDir(), FileName)
+	calls := 0
+	svc := NewService(path, Options{Changed: func() { calls++ }})
+	if err := svc.Reload(); err != nil || calls != 0 {
+		t.Fatalf("no file: %v, %d calls", err, calls)
+	}
+	write := func(src string) {
+		if err := os.WriteFile(path, []byte(src), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("policies:\n  - name: a\n    tools: {hide: [x]}\n")
+	svc.Poll()
+	if calls != 1 {
+		t.Errorf("after a load: %d calls", calls)
+	}
+	write("policies: [\n")
+	svc.Poll()
+	if calls != 1 {
+		t.Errorf("a bad file changed nothing, yet %d calls", calls)
+	}
+	if err := svc.Save([]byte("policies:\n  - name: b\n    tools: {hide: [y]}\n")); err != nil || calls != 2 {
+		t.Errorf("after a save: %v, %d calls", err, calls)
+	}
+	os.Remove(path)
+	svc.Poll()
+	if calls != 3 {
+		t.Errorf("after removal: %d calls", calls)
+	}
+}

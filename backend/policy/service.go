@@ -24,6 +24,9 @@ type Options struct {
 	// Now is the rate limits' clock; default time.Now. Tests move it
 	// instead of waiting a minute.
 	Now func() time.Time
+	// Changed, if set, is called (without the service's lock) after the
+	// policy in force changed: loaded, replaced or removed.
+	Changed func()
 }
 
 // Service holds the policy in force and follows policy.yaml.
@@ -99,14 +102,26 @@ func (s *Service) Status() Status {
 // policy. A file that does not load leaves the last good policy in force;
 // the error is returned, logged and kept in Status.
 func (s *Service) Reload() error {
+	before := s.cur.Load()
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.load(true)
+	err := s.load(true)
+	s.mu.Unlock()
+	s.changed(before)
+	return err
+}
+
+// changed calls Options.Changed if the policy in force is not before.
+func (s *Service) changed(before *Policy) {
+	if s.o.Changed != nil && s.cur.Load() != before {
+		s.o.Changed()
+	}
 }
 
 // Poll reloads if the file changed since it was last read (its time,
 // size or content); changed reports whether it did.
 func (s *Service) Poll() (changed bool, err error) {
+	inForce := s.cur.Load()
+	defer s.changed(inForce) // after the unlock below
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	fi, serr := os.Stat(s.path)
@@ -209,6 +224,8 @@ func (s *Service) Save(src []byte) error {
 	if _, err := Parse(src); err != nil {
 		return err
 	}
+	before := s.cur.Load()
+	defer s.changed(before)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := writeAtomic(s.path, src); err != nil {
