@@ -7,6 +7,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -160,6 +161,12 @@ func Open(dataDir string, o Options) (*Core, error) {
 			if gw != nil {
 				gw.ListsChanged()
 			}
+		},
+		Audit: func(ctx context.Context, r policy.AuditRecord) error {
+			_, err := st.Audit().Append(ctx, store.AuditRow{Client: r.Client, Subject: r.Subject, Server: r.Server,
+				Tool: r.Tool, Target: r.Target, Policies: strings.Join(r.Policies, ","), Arguments: string(r.Arguments),
+				Status: r.Status, Result: string(r.Result), Error: r.Error}, r.Time)
+			return err
 		}})
 	_ = c.Policy.Reload()
 	gw = gateway.New(c.Servers, gateway.Options{

@@ -137,6 +137,16 @@ func TestSeedPolicyThroughTheEndpoint(t *testing.T) {
 			t.Errorf("blocked entries %v", blocked)
 		}
 	})
+	t.Run("the audit rule recorded the delete_note attempt", func(t *testing.T) {
+		var rows []store.AuditRow
+		if err := ep.core.Store.Audit().Each(context.Background(), func(r store.AuditRow) error { rows = append(rows, r); return nil }); err != nil {
+			t.Fatal(err)
+		}
+		if len(rows) != 1 || rows[0].Target != "sophia__delete_note" || rows[0].Status != "blocked" || rows[0].Arguments != `{"id":"n1"}` ||
+			rows[0].Policies != "destructive-operations-guard" || !strings.Contains(rows[0].Error, "approval") || rows[0].Client != "anonymous" {
+			t.Errorf("audit rows %+v", rows)
+		}
+	})
 	t.Run("a broken edit is reported with line:column and the old policy holds", func(t *testing.T) {
 		bad := strings.Replace(string(seed), `deny: ["*"]`, `deny: ["*"`, 1)
 		if err := os.WriteFile(path, []byte(bad), 0o600); err != nil {
@@ -205,4 +215,52 @@ func policyClient(t *testing.T, url string) *client.Client {
 		t.Fatal(err)
 	}
 	return c
+}
+
+// An audited call through the endpoint: its arguments and result in the
+// audit trail, the chain intact, and an edited row found.
+func TestAuditThroughTheEndpoint(t *testing.T) {
+	dir := t.TempDir()
+	src := "policies:\n  - name: audit-echo\n    match: {tools: [\"*__echo\"]}\n    require: {log_level: audit}\n"
+	if err := os.WriteFile(filepath.Join(dir, policy.FileName), []byte(src), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ep := serve(t, dir, []spec.Server{everythingDef(t, "everything")}, true)
+	c := policyClient(t, ep.url)
+	for _, msg := range []string{"one", "two"} {
+		if _, err := c.CallTool(context.Background(), mcp.CallToolRequest{Params: mcp.CallToolParams{Name: "everything__echo", Arguments: map[string]any{"message": msg}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Not audited: another tool.
+	if _, err := c.CallTool(context.Background(), mcp.CallToolRequest{Params: mcp.CallToolParams{Name: "everything__get-sum", Arguments: map[string]any{"a": 1, "b": 2}}}); err != nil {
+		t.Logf("get-sum: %v", err)
+	}
+	var rows []store.AuditRow
+	if err := ep.core.Store.Audit().Each(context.Background(), func(r store.AuditRow) error { rows = append(rows, r); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 2 || rows[1].Arguments != `{"message":"two"}` || !strings.Contains(rows[1].Result, "Echo: two") || rows[1].Status != "ok" ||
+		rows[1].PrevHash != rows[0].Hash {
+		t.Fatalf("audit rows %+v", rows)
+	}
+	rep, err := ep.core.Store.Audit().Verify(context.Background())
+	if err != nil || !rep.OK() || rep.Rows != 2 {
+		t.Fatalf("verify: %+v %v", rep, err)
+	}
+	// Through the store the table refuses an edit; dropping its trigger
+	// first (as someone with sqlite3 could), the edit is found.
+	if err := ep.core.Store.DB().Exec(`UPDATE policy_audit SET arguments = '{"message":"forged"}' WHERE id = 1`).Error; err == nil {
+		t.Fatal("an audit row was updated")
+	}
+	if err := ep.core.Store.DB().Exec(`DROP TRIGGER policy_audit_no_update`).Error; err != nil {
+		t.Fatal(err)
+	}
+	if err := ep.core.Store.DB().Exec(`UPDATE policy_audit SET arguments = '{"message":"forged"}' WHERE id = 1`).Error; err != nil {
+		t.Fatal(err)
+	}
+	rep, err = ep.core.Store.Audit().Verify(context.Background())
+	if err != nil || rep.OK() || !strings.Contains(strings.Join(rep.Problems, ";"), "row 1: its content does not match its hash") {
+		t.Errorf("verify after the edit: %+v %v", rep, err)
+	}
 }

@@ -2,13 +2,29 @@ package policy
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
 	"golang.org/x/time/rate"
 
+	"github.com/mcp-router/mcp-router/backend/hook"
 	"github.com/mcp-router/mcp-router/backend/pipeline"
 )
+
+// AuditRecord is one call a log_level: audit rule matched, as it ended.
+type AuditRecord struct {
+	Time            time.Time
+	Client, Subject string
+	Server          string
+	Tool, Target    string   // the upstream's own name; the name the client called
+	Policies        []string // the audit rules that matched
+	Arguments       json.RawMessage
+	Status          string // ok, error (the call failed or the tool answered isError: see Result), blocked
+	Result          json.RawMessage
+	Error           string
+}
 
 var _ pipeline.Step = (*Policy)(nil)
 
@@ -71,18 +87,23 @@ func (p *Policy) Serve(ctx context.Context, r *pipeline.Request, next pipeline.H
 	var limitedBuf [4]*rule
 	limited := limitedBuf[:0]
 	var approval *rule
+	var audits []string
+	var refusal *pipeline.RouteError
 	for _, ru := range p.rules {
 		if !ru.applies(&in, isTool) {
 			continue
 		}
-		if ru.deniesServer(in.server) {
-			return pipeline.Result{}, deniedServer(r, ru)
+		if refusal == nil && ru.deniesServer(in.server) {
+			refusal = deniedServer(r, ru)
 		}
 		if !isTool {
+			if refusal != nil {
+				break
+			}
 			continue
 		}
-		if ru.hides(&in) {
-			return pipeline.Result{}, deniedTool(r, ru)
+		if refusal == nil && ru.hides(&in) {
+			refusal = deniedTool(r, ru)
 		}
 		if ru.approval && approval == nil {
 			approval = ru
@@ -90,23 +111,65 @@ func (p *Policy) Serve(ctx context.Context, r *pipeline.Request, next pipeline.H
 		if ru.buckets != nil {
 			limited = append(limited, ru)
 		}
+		if ru.audit {
+			audits = append(audits, ru.Name)
+		}
 	}
-	if approval != nil {
-		return pipeline.Result{}, approvalUnavailable(r, approval)
+	if refusal == nil && approval != nil {
+		refusal = approvalUnavailable(r, approval)
 	}
-	if len(limited) > 0 {
+	if refusal == nil && len(limited) > 0 {
 		// Refuse at once when a bucket is empty; spend the tokens only as
 		// the call is sent (pipeline.WithAdmit), after the hooks, so a call
 		// a hook refuses costs none.
 		now := p.now()
 		for _, ru := range limited {
 			if wait := ru.buckets.wait(bucketKey(ru.per, &in), now); wait > 0 {
-				return pipeline.Result{}, rateLimited(r, ru, wait)
+				refusal = rateLimited(r, ru, wait)
+				break
 			}
 		}
-		ctx = pipeline.WithAdmit(ctx, func() error { return p.spend(r, limited, &in) })
+		if refusal == nil {
+			ctx = pipeline.WithAdmit(ctx, func() error { return p.spend(r, limited, &in) })
+		}
 	}
-	return next(ctx, r)
+	if audits == nil || p.audit == nil {
+		if refusal != nil {
+			return pipeline.Result{}, refusal
+		}
+		return next(ctx, r)
+	}
+	// An audited call: recorded with what it got, refused or not.
+	rec := AuditRecord{Time: time.Now(), Client: r.Caller.Name, Subject: r.Caller.Subject, Server: r.Server, Tool: r.Item,
+		Target: r.Target, Policies: audits, Arguments: append(json.RawMessage(nil), r.Args...)}
+	var res pipeline.Result
+	var err error
+	if refusal != nil {
+		err = refusal
+	} else {
+		res, err = next(ctx, r)
+	}
+	rec.Status = "ok"
+	var re *pipeline.RouteError
+	var b *hook.Block
+	switch {
+	case err != nil && (errors.As(err, &b) || errors.As(err, &re) && pipeline.PolicyRefusal(re.Reason)):
+		rec.Status, rec.Error = "blocked", err.Error()
+	case err != nil:
+		rec.Status, rec.Error = "error", err.Error()
+	case res.Refusal != "":
+		rec.Status, rec.Error = "blocked", res.Refusal
+	default:
+		raw, jerr := res.JSON()
+		if jerr != nil {
+			rec.Status, rec.Error = "error", jerr.Error()
+		}
+		rec.Result = raw
+	}
+	if aerr := p.audit(context.WithoutCancel(ctx), rec); aerr != nil {
+		p.log.Errorf("policy: the audit record of %s by %q was not written: %v", r.Target, r.Caller.Name, aerr)
+	}
+	return res, err
 }
 
 // spend takes one token from each limited rule's bucket, all or none.

@@ -413,3 +413,46 @@ func TestChangedIsCalledWhenThePolicyInForceChanges(t *testing.T) {
 		t.Errorf("after removal: %d calls", calls)
 	}
 }
+
+// Audit rules record each matching call as it ended: sent, refused by
+// the policy, refused by a hook; other calls are not recorded.
+func TestAuditRecords(t *testing.T) {
+	rg := newRig(t, `
+policies:
+  - name: audit-deletes
+    match: {tools: ["delete_*"]}
+    require: {log_level: audit}
+  - name: no-secret
+    servers: {deny: [secret]}
+`)
+	var mu sync.Mutex
+	var recs []AuditRecord
+	rg.svc.o.Audit = func(_ context.Context, r AuditRecord) error {
+		mu.Lock()
+		recs = append(recs, r)
+		mu.Unlock()
+		return nil
+	}
+	if err := rg.svc.Reload(); err != nil {
+		t.Fatal(err)
+	}
+	rg.block = func(r *pipeline.Request) bool { return r.Server == "hooked" }
+	ctx := pipeline.WithCaller(context.Background(), pipeline.Caller{Name: "claude", Subject: "sub"})
+	rg.chain.Serve(ctx, &pipeline.Request{Method: pipeline.MethodToolsCall, Server: "fs", Item: "delete_file", Target: "fs__delete_file", Args: []byte(`{"path":"/x"}`)})
+	rg.call("claude", "secret", "delete_all")
+	rg.call("claude", "hooked", "delete_it")
+	rg.call("claude", "fs", "read_file")
+	if len(recs) != 3 {
+		t.Fatalf("%d records: %+v", len(recs), recs)
+	}
+	if r := recs[0]; r.Status != "ok" || string(r.Arguments) != `{"path":"/x"}` || string(r.Result) != `{"content":[]}` || r.Subject != "sub" ||
+		r.Policies[0] != "audit-deletes" || r.Tool != "delete_file" || r.Target != "fs__delete_file" {
+		t.Errorf("sent: %+v", r)
+	}
+	if r := recs[1]; r.Status != "blocked" || !strings.Contains(r.Error, `denied by policy "no-secret"`) {
+		t.Errorf("denied: %+v", r)
+	}
+	if r := recs[2]; r.Status != "blocked" || !strings.Contains(r.Error, "blocked by hook") {
+		t.Errorf("hook: %+v", r)
+	}
+}

@@ -8,10 +8,12 @@
 package policy
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"time"
 
+	"github.com/sirupsen/logrus"
 	"golang.org/x/time/rate"
 )
 
@@ -25,6 +27,8 @@ type Policy struct {
 	// touch costs one loop at most.
 	anyServers, anyHide bool
 	now                 func() time.Time
+	audit               func(context.Context, AuditRecord) error // nil: audit rules record nothing
+	log                 logrus.FieldLogger
 }
 
 // Rules is the number of rules.
@@ -53,7 +57,7 @@ func compile(f File, hash string, c *checker) (*Policy, error) {
 	if c == nil {
 		c = &checker{}
 	}
-	p := &Policy{Source: f, Hash: hash, now: time.Now}
+	p := &Policy{Source: f, Hash: hash, now: time.Now, log: logrus.StandardLogger()}
 	names := map[string]int{}
 	for i, r := range f.Policies {
 		at := fmt.Sprintf("$.policies[%d]", i)

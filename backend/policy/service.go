@@ -2,6 +2,7 @@ package policy
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"errors"
 	"fmt"
@@ -27,6 +28,9 @@ type Options struct {
 	// Changed, if set, is called (without the service's lock) after the
 	// policy in force changed: loaded, replaced or removed.
 	Changed func()
+	// Audit writes the record of a call a log_level: audit rule matched
+	// (the store's audit trail); nil: such calls are not recorded.
+	Audit func(ctx context.Context, r AuditRecord) error
 }
 
 // Service holds the policy in force and follows policy.yaml.
@@ -174,7 +178,7 @@ func (s *Service) load(force bool) error {
 		s.fail(sig, fe)
 		return fe
 	}
-	p.now = s.o.Now
+	p.now, p.audit, p.log = s.o.Now, s.o.Audit, s.o.Logger
 	p.keepBuckets(s.cur.Load())
 	s.seen = sig
 	s.cur.Store(p)
