@@ -13,6 +13,8 @@ import {
   toEndpointStatus,
   toHookTestResult,
   toHookView,
+  toPolicyProblem,
+  toPolicyView,
   toImportReport,
   toLogFileInfo,
   toLogDetail,
@@ -88,6 +90,9 @@ export function createApi(t: ApiTransport): Api {
     checkHookScript: (script) => call('CheckHookScript', [script], (r) => list(r, toScriptProblem, 'problems')),
     testHook: (h, contextJSON) => call('TestHook', [h, contextJSON], toHookTestResult),
     hookLogs: (id) => call('HookLogs', [id], lines),
+    getPolicy: () => call('GetPolicy', [], toPolicyView),
+    checkPolicy: (source) => call('CheckPolicy', [source], (r) => list(r, toPolicyProblem, 'problems')),
+    savePolicy: (source) => call('SavePolicy', [source], toPolicyView),
 
     listTokens: () => call('ListTokens', [], (r) => list(r, toTokenView, 'tokens')),
     createToken: (name, servers) => call('CreateToken', [name, servers], toCreatedToken),

@@ -27,6 +27,8 @@ import {
   type LogDetail,
   type LogPage,
   type LogRow,
+  type PolicyProblem,
+  type PolicyView,
   type ScriptProblem,
   type ServerConfig,
   type ServerTool,
@@ -216,6 +218,31 @@ export function toHookView(raw: unknown): HookView {
 export function toScriptProblem(raw: unknown): ScriptProblem {
   const r = obj(raw, 'script problem');
   return { line: num(r.line) || 1, column: num(r.column) || 1, message: str(r.message) };
+}
+
+export function toPolicyProblem(raw: unknown): PolicyProblem {
+  const r = obj(raw, 'policy problem');
+  return { line: num(r.line), column: num(r.column), message: str(r.message) };
+}
+
+export function toPolicyView(raw: unknown): PolicyView {
+  const r = obj(raw, 'policy');
+  const st = obj(r.status, 'policy status');
+  const err = st.error === undefined || st.error === null ? null : obj(st.error, 'policy error');
+  const problems = err && Array.isArray(err.problems) ? err.problems.map(toPolicyProblem) : [];
+  return {
+    path: str(r.path),
+    source: typeof r.source === 'string' ? r.source : '',
+    status: {
+      path: str(st.path),
+      exists: st.exists === true,
+      active: st.active === true,
+      rules: num(st.rules),
+      loadedAt: optStr(st.loadedAt),
+      problems,
+      errorAt: optStr(st.errorAt),
+    },
+  };
 }
 
 export function toHookTestResult(raw: unknown): HookTestResult {

@@ -131,6 +131,33 @@ export interface ScriptProblem {
   message: string;
 }
 
+/** policy.yaml on the Policy page (GetPolicy). */
+export interface PolicyView {
+  path: string;
+  /** The file's text; "" when it does not exist. */
+  source: string;
+  status: PolicyStatus;
+}
+
+export interface PolicyStatus {
+  path: string;
+  exists: boolean;
+  /** A policy is in force (the file's, or the last good one). */
+  active: boolean;
+  rules: number;
+  loadedAt?: string;
+  /** The file on disk does not load: its problems. */
+  problems: PolicyProblem[];
+  errorAt?: string;
+}
+
+/** 1-based; 0 when the problem is not at one place. */
+export interface PolicyProblem {
+  line: number;
+  column: number;
+  message: string;
+}
+
 export interface HookTestResult {
   result: unknown;
   console: string[];
@@ -370,6 +397,11 @@ export interface Api extends ChatApi {
   checkHookScript(script: string): Promise<ScriptProblem[]>;
   testHook(h: HookInput, contextJSON: string): Promise<HookTestResult>;
   hookLogs(id: number): Promise<string[]>;
+  // Policy (policy.yaml)
+  getPolicy(): Promise<PolicyView>;
+  checkPolicy(source: string): Promise<PolicyProblem[]>;
+  /** Refused (nothing written) when the text does not load. */
+  savePolicy(source: string): Promise<PolicyView>;
   // Tokens / Connect
   listTokens(): Promise<TokenView[]>;
   createToken(name: string, servers: string[]): Promise<CreatedToken>;
