@@ -178,7 +178,7 @@ func (p *Policy) spend(r *pipeline.Request, limited []*rule, in *input) error {
 	var resBuf [4]*rate.Reservation
 	res := resBuf[:0]
 	for _, ru := range limited {
-		rv := ru.buckets.get(bucketKey(ru.per, in)).ReserveN(now, 1)
+		rv := ru.buckets.get(bucketKey(ru.per, in), now).ReserveN(now, 1)
 		if d := rv.DelayFrom(now); !rv.OK() || d > 0 {
 			rv.CancelAt(now)
 			for _, prev := range res {

@@ -456,3 +456,23 @@ policies:
 		t.Errorf("hook: %+v", r)
 	}
 }
+
+// Many callers (JWT subjects) do not grow a rule's buckets for ever: full
+// buckets are swept out, spent ones kept.
+func TestBucketsAreBounded(t *testing.T) {
+	rg := newRig(t, "policies:\n  - name: lim\n    limit: {requests_per_minute: 1, per: client}\n")
+	// The spent bucket of "first" must survive the sweeps.
+	if err := rg.call("first", "s", "t"); err != nil {
+		t.Fatal(err)
+	}
+	b := rg.svc.Policy().rules[0].buckets
+	for i := range 3 * maxBuckets {
+		// A caller that is checked but never sent (refused later) leaves
+		// a full bucket behind.
+		b.wait(fmt.Sprint("probe-", i), rg.clock.Now())
+	}
+	if n := b.size(); n > maxBuckets {
+		t.Errorf("%d buckets kept", n)
+	}
+	routeErr(t, rg.call("first", "s", "t"), pipeline.ReasonRateLimited)
+}
