@@ -114,7 +114,15 @@ func (e *FileError) Error() string {
 
 // Parse reads and checks a policy file's text. The error, if any, is a
 // *FileError with the line and column of each problem.
-func Parse(src []byte) (*Policy, error) {
+func Parse(src []byte) (p *Policy, err error) {
+	// go-yaml v1.19.2 panics on some malformed input (a tag on a value
+	// decoded into a list: testdata/fuzz/FuzzParse); a bad file must be an
+	// error, never a crash of the router.
+	defer func() {
+		if r := recover(); r != nil {
+			p, err = nil, &FileError{Problems: []Problem{{Message: fmt.Sprintf("the YAML parser failed on this file (%v); check its tags (!…) and structure", r)}}}
+		}
+	}()
 	if len(src) > MaxFileBytes {
 		return nil, &FileError{Problems: []Problem{{Message: fmt.Sprintf("the policy file is larger than %d bytes", MaxFileBytes)}}}
 	}
@@ -148,7 +156,7 @@ func Parse(src []byte) (*Policy, error) {
 		return nil, &FileError{Problems: []Problem{yamlProblem(err)}}
 	}
 	c := &checker{file: file}
-	p, err := compile(f, hash, c)
+	p, err = compile(f, hash, c)
 	if len(c.problems) > 0 {
 		sort.SliceStable(c.problems, func(i, j int) bool {
 			a, b := c.problems[i], c.problems[j]

@@ -84,3 +84,13 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// A file that makes the YAML library panic is a load error like any other
+// (found by FuzzParse; its input is kept in testdata/fuzz).
+func TestParserPanicIsAnError(t *testing.T) {
+	_, err := Parse([]byte("policies:\n  - match:\n     tools: !00\n00000000000:0000\n"))
+	var fe *FileError
+	if !errors.As(err, &fe) || !strings.Contains(fe.Error(), "the YAML parser failed") {
+		t.Fatalf("err = %v", err)
+	}
+}
