@@ -264,3 +264,49 @@ func TestAuditThroughTheEndpoint(t *testing.T) {
 		t.Errorf("verify after the edit: %+v %v", rep, err)
 	}
 }
+
+// A denied server's prompts and resources leave every list and are
+// refused by name, through the endpoint (server-everything has both).
+func TestDeniedServerPromptsAndResources(t *testing.T) {
+	dir := t.TempDir()
+	src := "policies:\n  - name: no-everything\n    servers: {deny: [everything]}\n"
+	if err := os.WriteFile(filepath.Join(dir, policy.FileName), []byte(src), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ep := serve(t, dir, []spec.Server{everythingDef(t, "everything"), testmcp.Server("other")}, true)
+	c := policyClient(t, ep.url)
+	ctx := context.Background()
+	// What the upstream offers, read from the router's catalog.
+	cat, err := ep.core.Servers.Catalog("everything")
+	if err != nil || len(cat.Prompts) == 0 || len(cat.Resources) == 0 {
+		t.Fatalf("server-everything's catalog: %d prompts, %d resources, %v", len(cat.Prompts), len(cat.Resources), err)
+	}
+	prompts, err := c.ListPrompts(ctx, mcp.ListPromptsRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range prompts.Prompts {
+		if strings.HasPrefix(p.Name, "everything") {
+			t.Errorf("prompt %s listed", p.Name)
+		}
+	}
+	resources, err := c.ListResources(ctx, mcp.ListResourcesRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(resources.Resources) != 0 {
+		t.Errorf("%d resources listed, e.g. %s", len(resources.Resources), resources.Resources[0].URI)
+	}
+	if tools := listTools(t, c); !slices.Contains(tools, "other__show") || slices.ContainsFunc(tools, func(n string) bool { return strings.HasPrefix(n, "everything__") }) {
+		t.Errorf("tools %v", tools)
+	}
+	call := httpSession(t, ep.url)
+	e := errorIn(t, call(fmt.Sprintf(`{"jsonrpc":"2.0","id":2,"method":"prompts/get","params":{"name":"everything__%s"}}`, cat.Prompts[0].Name)))
+	if e.Code != pipeline.CodeDenied || e.Data["reason"] != "denied" || e.Data["server"] != "everything" {
+		t.Errorf("prompts/get: %+v", e)
+	}
+	e = errorIn(t, call(fmt.Sprintf(`{"jsonrpc":"2.0","id":3,"method":"resources/read","params":{"uri":%q}}`, cat.Resources[0].URI)))
+	if e.Code != pipeline.CodeDenied || e.Data["reason"] != "denied" {
+		t.Errorf("resources/read: %+v", e)
+	}
+}
