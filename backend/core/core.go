@@ -5,6 +5,7 @@ package core
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -167,11 +168,22 @@ func Open(dataDir string, o Options) (*Core, error) {
 				Tool: r.Tool, Target: r.Target, Policies: strings.Join(r.Policies, ","), Arguments: string(r.Arguments),
 				Status: r.Status, Result: string(r.Result), Error: r.Error}, r.Time)
 			return err
+		},
+		// No approval UI yet: the calling client is asked by elicitation
+		// when it declared it.
+		Ask: func(ctx context.Context, a policy.Approval) (policy.Answer, error) {
+			ok, err := gw.AskApproval(ctx, a.Session, gateway.ApprovalRequest{Rule: a.Rule, Client: a.Client, Server: a.Server,
+				Tool: a.Tool, Target: a.Target, Arguments: string(a.Arguments)})
+			if errors.Is(err, gateway.ErrCannotElicit) {
+				return policy.Answer{}, policy.ErrCannotAsk
+			}
+			return policy.Answer{Approved: ok, By: "the client (elicitation)"}, err
 		}})
 	_ = c.Policy.Reload()
 	gw = gateway.New(c.Servers, gateway.Options{
 		Hooks:      c.Hooks,
 		Policy:     c.Policy.Current,
+		AsksClient: c.Policy.MayAsk,
 		Separator:  func() string { return c.Settings.Separator(context.Background()) },
 		CallerFrom: callerFrom,
 		RequestLog: c.Requests,

@@ -2,6 +2,7 @@ package core
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/mcp-router/mcp-router/backend/pipeline"
@@ -308,5 +310,111 @@ func TestDeniedServerPromptsAndResources(t *testing.T) {
 	e = errorIn(t, call(fmt.Sprintf(`{"jsonrpc":"2.0","id":3,"method":"resources/read","params":{"uri":%q}}`, cat.Resources[0].URI)))
 	if e.Code != pipeline.CodeDenied || e.Data["reason"] != "denied" {
 		t.Errorf("resources/read: %+v", e)
+	}
+}
+
+// elicitor answers the router's elicitation requests with action.
+type elicitor struct {
+	mu     sync.Mutex
+	action mcp.ElicitationResponseAction
+	asked  []string
+	hold   chan struct{} // set: the person never answers until it closes
+}
+
+func (e *elicitor) Elicit(ctx context.Context, req mcp.ElicitationRequest) (*mcp.ElicitationResult, error) {
+	e.mu.Lock()
+	e.asked = append(e.asked, req.Params.Message)
+	hold, action := e.hold, e.action
+	e.mu.Unlock()
+	if hold != nil {
+		select {
+		case <-hold:
+		case <-ctx.Done():
+		}
+		return nil, errors.New("no answer")
+	}
+	return &mcp.ElicitationResult{ElicitationResponse: mcp.ElicitationResponse{Action: action}}, nil
+}
+
+// Human approval through the endpoint: a client that declared elicitation
+// is asked, and its accept runs the call, its decline refuses it; a client
+// that did not declare it gets approval_unavailable.
+func TestApprovalByElicitation(t *testing.T) {
+	dir := t.TempDir()
+	src := "policies:\n  - name: guard\n    match: {tools: [\"delete_*\"]}\n    require: {human_approval: true, log_level: audit}\n"
+	if err := os.WriteFile(filepath.Join(dir, policy.FileName), []byte(src), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ep := serve(t, dir, []spec.Server{testmcp.Server("notes")}, true)
+	el := &elicitor{action: mcp.ElicitationResponseActionAccept}
+	// No GET stream: the question must come on the call's own stream.
+	tr, err := transport.NewStreamableHTTP(ep.url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := client.NewClient(tr, client.WithElicitationHandler(el))
+	ctx := context.Background()
+	if err := c.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	if _, err := c.Initialize(ctx, mcp.InitializeRequest{Params: mcp.InitializeParams{ProtocolVersion: mcp.ProtocolVersion20251125,
+		ClientInfo: mcp.Implementation{Name: "t", Version: "1"}, Capabilities: mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapability{}}}}); err != nil {
+		t.Fatal(err)
+	}
+	del := func(c *client.Client, id string, meta bool) (*mcp.CallToolResult, error) {
+		cctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+		defer cancel()
+		req := mcp.CallToolRequest{Params: mcp.CallToolParams{Name: "notes__delete_note", Arguments: map[string]any{"id": id}}}
+		if meta { // mcp-go's path rather than the fast path
+			req.Params.Meta = &mcp.Meta{ProgressToken: "p-" + id}
+		}
+		return c.CallTool(cctx, req)
+	}
+	for _, meta := range []bool{false, true} {
+		res, err := del(c, fmt.Sprint("a", meta), meta)
+		if err != nil || len(res.Content) == 0 || res.Content[0].(mcp.TextContent).Text != fmt.Sprint("deleted a", meta) {
+			t.Fatalf("accepted (meta %v): %+v %v", meta, res, err)
+		}
+	}
+	el.mu.Lock()
+	if len(el.asked) != 2 || !strings.Contains(el.asked[0], `policy "guard"`) || !strings.Contains(el.asked[0], `{"id":"afalse"}`) {
+		t.Errorf("asked %q", el.asked)
+	}
+	el.action = mcp.ElicitationResponseActionDecline
+	el.mu.Unlock()
+	for _, meta := range []bool{false, true} {
+		if _, err := del(c, "b", meta); err == nil || !strings.Contains(err.Error(), "denied by the client (elicitation)") {
+			t.Errorf("declined (meta %v): %v", meta, err)
+		}
+	}
+	// Over raw HTTP the refusal has the unified shape.
+	plain := httpSession(t, ep.url)
+	e := errorIn(t, plain(`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"notes__delete_note","arguments":{}}}`))
+	if e.Code != pipeline.CodeApproval || e.Data["reason"] != "approval_unavailable" {
+		t.Errorf("a client without elicitation: %+v", e)
+	}
+	// Every decision is in the audit trail.
+	var rows []store.AuditRow
+	ep.core.Store.Audit().Each(ctx, func(r store.AuditRow) error { rows = append(rows, r); return nil })
+	var statuses []string
+	for _, r := range rows {
+		statuses = append(statuses, r.Status)
+	}
+	if fmt.Sprint(statuses) != "[ok ok blocked blocked blocked]" || !strings.Contains(rows[2].Error, "denied by the client") {
+		t.Errorf("audit %v %+v", statuses, rows)
+	}
+	// Nobody answers: refused when the rule's timeout ends.
+	if err := ep.core.Policy.Save([]byte(strings.Replace(src, "log_level: audit", "approval_timeout_seconds: 1", 1))); err != nil {
+		t.Fatal(err)
+	}
+	hold := make(chan struct{})
+	defer close(hold)
+	el.mu.Lock()
+	el.hold = hold
+	el.mu.Unlock()
+	_, err = del(c, "c", false)
+	if err == nil || !strings.Contains(err.Error(), `policy "guard": nobody approved 'notes__delete_note' within 1s`) {
+		t.Errorf("timeout: %v", err)
 	}
 }

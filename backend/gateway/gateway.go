@@ -38,6 +38,10 @@ type Options struct {
 	// Policy is the policy in force, asked per request (pipeline.PolicyStep);
 	// default none.
 	Policy func() pipeline.Step
+	// AsksClient reports whether the policy may ask the calling client
+	// (elicitation, for a human approval) about this tool call; such calls
+	// of a client that declared elicitation take mcp-go's path. nil: never.
+	AsksClient func(c Caller, server, item, target string) bool
 	// SessionIdleTTL ends streamable HTTP sessions idle this long (idle.go);
 	// default DefaultSessionIdleTTL, negative: never.
 	SessionIdleTTL time.Duration

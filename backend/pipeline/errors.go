@@ -37,6 +37,10 @@ const (
 	// CodeApproval: the policy wants a person to approve the call, and none
 	// can be asked.
 	CodeApproval = -32007
+	// CodeApprovalDenied: the person asked refused the call.
+	CodeApprovalDenied = -32008
+	// CodeApprovalTimeout: nobody answered within the rule's timeout.
+	CodeApprovalTimeout = -32009
 )
 
 // Reasons, the data.reason member of a routing or upstream error.
@@ -58,13 +62,15 @@ const (
 	ReasonDenied              = "denied"               // CodeDenied
 	ReasonRateLimited         = "rate_limited"         // CodeRateLimited, with data.retryAfterMs
 	ReasonApprovalUnavailable = "approval_unavailable" // CodeApproval
+	ReasonApprovalDenied      = "approval_denied"      // CodeApprovalDenied
+	ReasonApprovalTimeout     = "approval_timeout"     // CodeApprovalTimeout
 )
 
 // PolicyRefusal reports whether reason is one of the policy's refusals
 // (the request log records them as blocked).
 func PolicyRefusal(reason string) bool {
 	switch reason {
-	case ReasonDenied, ReasonRateLimited, ReasonApprovalUnavailable:
+	case ReasonDenied, ReasonRateLimited, ReasonApprovalUnavailable, ReasonApprovalDenied, ReasonApprovalTimeout:
 		return true
 	}
 	return false

@@ -115,9 +115,6 @@ func (p *Policy) Serve(ctx context.Context, r *pipeline.Request, next pipeline.H
 			audits = append(audits, ru.Name)
 		}
 	}
-	if refusal == nil && approval != nil {
-		refusal = approvalUnavailable(r, approval)
-	}
 	if refusal == nil && len(limited) > 0 {
 		// Refuse at once when a bucket is empty; spend the tokens only as
 		// the call is sent (pipeline.WithAdmit), after the hooks, so a call
@@ -131,6 +128,18 @@ func (p *Policy) Serve(ctx context.Context, r *pipeline.Request, next pipeline.H
 		}
 		if refusal == nil {
 			ctx = pipeline.WithAdmit(ctx, func() error { return p.spend(r, limited, &in) })
+		}
+	}
+	// A person is asked last: never about a call the policy refuses anyway.
+	// The wait comes before the upstream request, so it does not count
+	// against the upstream's timeout.
+	if refusal == nil && approval != nil {
+		if err := p.approve(ctx, r, approval); err != nil {
+			var re *pipeline.RouteError
+			if !errors.As(err, &re) {
+				return pipeline.Result{}, err
+			}
+			refusal = re
 		}
 	}
 	if audits == nil || p.audit == nil {
@@ -218,7 +227,7 @@ func deniedTool(r *pipeline.Request, ru *rule) *pipeline.RouteError {
 
 func approvalUnavailable(r *pipeline.Request, ru *rule) *pipeline.RouteError {
 	return &pipeline.RouteError{Server: r.Server, Reason: pipeline.ReasonApprovalUnavailable, Code: pipeline.CodeApproval,
-		What:  fmt.Sprintf("policy %q requires a person's approval for '%s', and this router has no way to ask one", ru.Name, r.Target),
+		What:  fmt.Sprintf("policy %q requires a person's approval for '%s', and nobody can be asked (the client did not declare elicitation)", ru.Name, r.Target),
 		Extra: map[string]any{"policy": ru.Name}}
 }
 

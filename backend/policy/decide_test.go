@@ -476,3 +476,68 @@ func TestBucketsAreBounded(t *testing.T) {
 	}
 	routeErr(t, rg.call("first", "s", "t"), pipeline.ReasonRateLimited)
 }
+
+// A human_approval rule asks (Options.Ask) and the answer decides; a
+// timeout, a client cancelling and nobody to ask each refuse in their own
+// words; a call the policy refuses anyway never bothers a person.
+func TestApproval(t *testing.T) {
+	rg := newRig(t, `
+policies:
+  - name: guard
+    match: {tools: ["delete_*"]}
+    require: {human_approval: true, approval_timeout_seconds: 1}
+  - name: no-secret
+    servers: {deny: [secret]}
+`)
+	var mu sync.Mutex
+	var asked []Approval
+	answer := func(ctx context.Context, a Approval) (Answer, error) {
+		return Answer{Approved: true, By: "tester"}, nil
+	}
+	rg.svc.o.Ask = func(ctx context.Context, a Approval) (Answer, error) {
+		mu.Lock()
+		asked = append(asked, a)
+		mu.Unlock()
+		return answer(ctx, a)
+	}
+	if err := rg.svc.Reload(); err != nil {
+		t.Fatal(err)
+	}
+	if err := rg.call("claude", "fs", "delete_file"); err != nil || len(rg.sent) != 1 {
+		t.Fatalf("approved: %v, %d sent", err, len(rg.sent))
+	}
+	if a := asked[0]; a.Rule != "guard" || a.Client != "claude" || a.Target != "fs__delete_file" || a.Tool != "delete_file" {
+		t.Errorf("asked %+v", a)
+	}
+	answer = func(context.Context, Approval) (Answer, error) { return Answer{Approved: false, By: "tester"}, nil }
+	re := routeErr(t, rg.call("claude", "fs", "delete_file"), pipeline.ReasonApprovalDenied)
+	if re.Code != pipeline.CodeApprovalDenied || re.Data()["decidedBy"] != "tester" || !strings.Contains(re.Error(), "denied by tester") {
+		t.Errorf("denied: %v %v", re, re.Data())
+	}
+	answer = func(ctx context.Context, _ Approval) (Answer, error) { <-ctx.Done(); return Answer{}, ctx.Err() }
+	re = routeErr(t, rg.call("claude", "fs", "delete_file"), pipeline.ReasonApprovalTimeout)
+	if re.Code != pipeline.CodeApprovalTimeout || !strings.Contains(re.Error(), "within 1s") {
+		t.Errorf("timeout: %v", re)
+	}
+	// The client cancels while the person thinks: withdrawn, reported as
+	// cancelled.
+	ctx, cancel := context.WithCancel(pipeline.WithCaller(context.Background(), pipeline.Caller{Name: "claude"}))
+	answer = func(actx context.Context, _ Approval) (Answer, error) {
+		cancel()
+		<-actx.Done()
+		return Answer{}, actx.Err()
+	}
+	_, err := rg.chain.Serve(ctx, &pipeline.Request{Method: pipeline.MethodToolsCall, Server: "fs", Item: "delete_x", Target: "fs__delete_x"})
+	routeErr(t, err, pipeline.ReasonCancelled)
+	answer = func(context.Context, Approval) (Answer, error) { return Answer{}, ErrCannotAsk }
+	routeErr(t, rg.call("claude", "fs", "delete_file"), pipeline.ReasonApprovalUnavailable)
+	// Refused anyway: nobody asked.
+	n := len(asked)
+	routeErr(t, rg.call("claude", "secret", "delete_all"), pipeline.ReasonDenied)
+	if len(asked) != n {
+		t.Error("a person was asked about a call the policy refuses anyway")
+	}
+	if len(rg.sent) != 1 {
+		t.Errorf("%d calls sent", len(rg.sent))
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/goccy/go-yaml"
 	"github.com/goccy/go-yaml/ast"
@@ -46,7 +47,13 @@ type Match struct {
 type Require struct {
 	HumanApproval bool   `yaml:"human_approval,omitempty" json:"human_approval,omitempty"`
 	LogLevel      string `yaml:"log_level,omitempty" json:"log_level,omitempty"`
+	// ApprovalTimeoutSeconds bounds the wait for a person (default 60).
+	ApprovalTimeoutSeconds int `yaml:"approval_timeout_seconds,omitempty" json:"approval_timeout_seconds,omitempty"`
 }
+
+// DefaultApprovalTimeout is how long a call waits for a person's answer
+// when its rule does not say.
+const DefaultApprovalTimeout = 60 * time.Second
 
 // Limit is a rate limit on matching tool calls.
 type Limit struct {

@@ -49,6 +49,8 @@ func TestBadFiles(t *testing.T) {
 		{"bad log level", "policies:\n  - name: a\n    require: {log_level: verbose}\n", "3:26: log_level is \"verbose\""},
 		{"empty list", "policies:\n  - name: a\n    match: {tools: []}\n    limit: {requests_per_minute: 5}\n", "3:20: an empty list"},
 		{"wrong type", "policies:\n  - name: a\n    limit: {requests_per_minute: many}\n", "3:34: cannot unmarshal"},
+		{"timeout without approval", "policies:\n  - name: a\n    require: {log_level: audit, approval_timeout_seconds: 5}\n", "3:59: approval_timeout_seconds without human_approval"},
+		{"timeout too long", "policies:\n  - name: a\n    require: {human_approval: true, approval_timeout_seconds: 7200}\n", "3:63: approval_timeout_seconds is 7200"},
 		{"not a mapping", "- a\n- b\n", "1:1: the policy file is a mapping"},
 		{"duplicate key", "policies:\n  - name: a\n    name: b\n    tools: {hide: [x]}\n", "3:5:"},
 	} {

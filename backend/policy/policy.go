@@ -27,7 +27,8 @@ type Policy struct {
 	// touch costs one loop at most.
 	anyServers, anyHide bool
 	now                 func() time.Time
-	audit               func(context.Context, AuditRecord) error // nil: audit rules record nothing
+	audit               func(context.Context, AuditRecord) error        // nil: audit rules record nothing
+	ask                 func(context.Context, Approval) (Answer, error) // nil: nobody can be asked
 	log                 logrus.FieldLogger
 }
 
@@ -44,6 +45,7 @@ type rule struct {
 	allow, deny, hide       globs
 	hasServerList, hasHide  bool
 	approval, audit         bool
+	approvalTimeout         time.Duration
 	limit                   rate.Limit
 	burst                   int
 	per                     string
@@ -88,6 +90,15 @@ func compile(f File, hash string, c *checker) (*Policy, error) {
 				cr.audit = true
 			default:
 				c.fail(at+".require.log_level", "log_level is %q; the one level is \"audit\"", r.Require.LogLevel)
+			}
+			cr.approvalTimeout = DefaultApprovalTimeout
+			if t := r.Require.ApprovalTimeoutSeconds; t != 0 {
+				if !cr.approval {
+					c.fail(at+".require.approval_timeout_seconds", "approval_timeout_seconds without human_approval: true")
+				} else if t < 1 || t > 3600 {
+					c.fail(at+".require.approval_timeout_seconds", "approval_timeout_seconds is %d; it is 1 to 3600", t)
+				}
+				cr.approvalTimeout = time.Duration(t) * time.Second
 			}
 			if !cr.approval && r.Require.LogLevel == "" {
 				c.fail(at+".require", "require: asks for nothing; set human_approval: true or log_level: audit")

@@ -31,6 +31,11 @@ type Options struct {
 	// Audit writes the record of a call a log_level: audit rule matched
 	// (the store's audit trail); nil: such calls are not recorded.
 	Audit func(ctx context.Context, r AuditRecord) error
+	// Ask asks a person to approve a call a human_approval rule matched,
+	// and waits for the answer until ctx ends (the rule's timeout, or the
+	// client cancelling). ErrCannotAsk: nobody can be asked. nil: as
+	// ErrCannotAsk for every call.
+	Ask func(ctx context.Context, a Approval) (Answer, error)
 }
 
 // Service holds the policy in force and follows policy.yaml.
@@ -178,7 +183,7 @@ func (s *Service) load(force bool) error {
 		s.fail(sig, fe)
 		return fe
 	}
-	p.now, p.audit, p.log = s.o.Now, s.o.Audit, s.o.Logger
+	p.now, p.audit, p.ask, p.log = s.o.Now, s.o.Audit, s.o.Ask, s.o.Logger
 	p.keepBuckets(s.cur.Load())
 	s.seen = sig
 	s.cur.Store(p)
