@@ -1,6 +1,7 @@
 package appapi
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"strings"
@@ -66,5 +67,39 @@ func TestPolicyOverTheUIAPI(t *testing.T) {
 	v = get()
 	if !v.Status.Active || v.Status.Rules != 1 || v.Status.Error == nil || v.Status.Error.Problems[0].Line != 3 || v.Status.ErrorAt.IsZero() {
 		t.Errorf("after a bad edit: %+v", v.Status)
+	}
+}
+
+// The audit trail over the UI API: a call the UI makes under an audit rule
+// is listed, newest first, and the chain verifies.
+func TestAuditOverTheUIAPI(t *testing.T) {
+	h := newHTTPFixture(t, nil)
+	arg, _ := json.Marshal([]string{"policies:\n  - name: audit-all\n    require: {log_level: audit}\n"})
+	if r := h.call(t, "SavePolicy", h.token, string(arg)); r.code != 200 {
+		t.Fatalf("SavePolicy: %d %s", r.code, r.body)
+	}
+	h.c.WaitStarted(context.Background())
+	h.c.Gateway.Rebuild()
+	for _, msg := range []string{"one", "two", "three"} {
+		r := h.call(t, "CallTool", h.token, `["everything__echo", "{\"message\":\"`+msg+`\"}"]`)
+		if r.code != 200 || strings.Contains(r.body, `"error"`) {
+			t.Fatalf("CallTool: %d %s", r.code, r.body)
+		}
+	}
+	r := h.call(t, "AuditRows", h.token, "[0, 2]")
+	var page AuditPage
+	if r.code != 200 || json.Unmarshal([]byte(r.body), &page) != nil {
+		t.Fatalf("AuditRows: %d %s", r.code, r.body)
+	}
+	if len(page.Rows) != 2 || page.Rows[0].ID != 3 || page.Rows[0].Client != "ui" || page.Rows[0].Arguments != `{"message":"three"}` || page.Before != 2 {
+		t.Errorf("first page %+v", page)
+	}
+	r = h.call(t, "AuditRows", h.token, "[2, 2]")
+	if json.Unmarshal([]byte(r.body), &page) != nil || len(page.Rows) != 1 || page.Rows[0].ID != 1 || page.Before != 0 {
+		t.Errorf("second page %s", r.body)
+	}
+	r = h.call(t, "VerifyAudit", h.token, "[]")
+	if r.code != 200 || !strings.Contains(r.body, `"rows":3`) || !strings.Contains(r.body, `"problems":[]`) {
+		t.Errorf("VerifyAudit: %d %s", r.code, r.body)
 	}
 }

@@ -162,3 +162,20 @@ func (a AuditRepo) Verify(ctx context.Context) (AuditReport, error) {
 	}
 	return rep, nil
 }
+
+// Page returns up to limit rows older than beforeID (0: the newest),
+// newest first.
+func (a AuditRepo) Page(ctx context.Context, beforeID uint64, limit int) ([]AuditRow, error) {
+	if limit <= 0 || limit > 500 {
+		limit = 100
+	}
+	q := a.db.WithContext(ctx).Order("id DESC").Limit(limit)
+	if beforeID > 0 {
+		q = q.Where("id < ?", beforeID)
+	}
+	var rows []AuditRow
+	if err := q.Find(&rows).Error; err != nil {
+		return nil, err
+	}
+	return rows, nil
+}

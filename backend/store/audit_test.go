@@ -109,3 +109,16 @@ func TestAuditConcurrentAppends(t *testing.T) {
 		t.Errorf("%+v", rep)
 	}
 }
+
+func TestAuditPage(t *testing.T) {
+	s, _ := openTest(t)
+	appendRows(t, s, 7)
+	rows, err := s.Audit().Page(context.Background(), 0, 3)
+	if err != nil || len(rows) != 3 || rows[0].ID != 7 || rows[2].ID != 5 {
+		t.Fatalf("first page %v %v", rows, err)
+	}
+	rows, err = s.Audit().Page(context.Background(), 5, 10)
+	if err != nil || len(rows) != 4 || rows[0].ID != 4 || rows[3].ID != 1 {
+		t.Fatalf("second page %v %v", rows, err)
+	}
+}
