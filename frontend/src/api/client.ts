@@ -13,6 +13,8 @@ import {
   toEndpointStatus,
   toHookTestResult,
   toHookView,
+  toAuditPage,
+  toAuditReport,
   toPolicyProblem,
   toPolicyView,
   toImportReport,
@@ -93,6 +95,8 @@ export function createApi(t: ApiTransport): Api {
     getPolicy: () => call('GetPolicy', [], toPolicyView),
     checkPolicy: (source) => call('CheckPolicy', [source], (r) => list(r, toPolicyProblem, 'problems')),
     savePolicy: (source) => call('SavePolicy', [source], toPolicyView),
+    auditRows: (before, limit) => call('AuditRows', [before, limit], toAuditPage),
+    verifyAudit: () => call('VerifyAudit', [], toAuditReport),
 
     listTokens: () => call('ListTokens', [], (r) => list(r, toTokenView, 'tokens')),
     createToken: (name, servers) => call('CreateToken', [name, servers], toCreatedToken),

@@ -10,6 +10,9 @@ import {
   TRANSPORTS,
   type AggregatedTool,
   type AppSettings,
+  type AuditPage,
+  type AuditReport,
+  type AuditRow,
   type ClientConfigFile,
   type ContentBlock,
   type DefinitionProblem,
@@ -243,6 +246,38 @@ export function toPolicyView(raw: unknown): PolicyView {
       errorAt: optStr(st.errorAt),
     },
   };
+}
+
+const AUDIT_STATUSES = ['ok', 'error', 'blocked'] as const;
+
+export function toAuditRow(raw: unknown): AuditRow {
+  const r = obj(raw, 'audit row');
+  return {
+    id: num(r.id),
+    time: str(r.time),
+    client: str(r.client),
+    subject: optStr(r.subject),
+    server: str(r.server),
+    tool: str(r.tool),
+    target: str(r.target),
+    policies: str(r.policies),
+    arguments: str(r.arguments),
+    status: oneOf(AUDIT_STATUSES, r.status, 'audit row status'),
+    result: optStr(r.result),
+    error: optStr(r.error),
+    prevHash: str(r.prevHash),
+    hash: str(r.hash),
+  };
+}
+
+export function toAuditPage(raw: unknown): AuditPage {
+  const r = obj(raw, 'audit page');
+  return { rows: Array.isArray(r.rows) ? r.rows.map(toAuditRow) : [], before: num(r.before) };
+}
+
+export function toAuditReport(raw: unknown): AuditReport {
+  const r = obj(raw, 'audit report');
+  return { rows: num(r.rows), head: str(r.head), problems: strings(r.problems) };
 }
 
 export function toHookTestResult(raw: unknown): HookTestResult {

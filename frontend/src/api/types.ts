@@ -158,6 +158,36 @@ export interface PolicyProblem {
   message: string;
 }
 
+/** One call an audit rule recorded (AuditRows). */
+export interface AuditRow {
+  id: number;
+  time: string;
+  client: string;
+  subject?: string;
+  server: string;
+  tool: string;
+  target: string;
+  policies: string;
+  arguments: string;
+  status: 'ok' | 'error' | 'blocked';
+  result?: string;
+  error?: string;
+  prevHash: string;
+  hash: string;
+}
+
+export interface AuditPage {
+  rows: AuditRow[];
+  /** The next (older) page's cursor; 0 at the end. */
+  before: number;
+}
+
+export interface AuditReport {
+  rows: number;
+  head: string;
+  problems: string[];
+}
+
 export interface HookTestResult {
   result: unknown;
   console: string[];
@@ -402,6 +432,8 @@ export interface Api extends ChatApi {
   checkPolicy(source: string): Promise<PolicyProblem[]>;
   /** Refused (nothing written) when the text does not load. */
   savePolicy(source: string): Promise<PolicyView>;
+  auditRows(before: number, limit: number): Promise<AuditPage>;
+  verifyAudit(): Promise<AuditReport>;
   // Tokens / Connect
   listTokens(): Promise<TokenView[]>;
   createToken(name: string, servers: string[]): Promise<CreatedToken>;

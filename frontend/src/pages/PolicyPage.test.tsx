@@ -1,7 +1,7 @@
 import { screen, waitFor } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { describe, expect, it, vi } from 'vitest';
-import { ApiError } from '../api';
+import { ApiError, type AuditRow } from '../api';
 import type { CodeEditorProps } from '../components/CodeEditor';
 import { fakeApi, policyView } from '../test/fakeApi';
 import { renderWithApi } from '../test/render';
@@ -86,5 +86,46 @@ describe('PolicyPage', () => {
     api.getPolicy.mockRejectedValue(new ApiError('boom'));
     renderWithApi(<PolicyPage />, api);
     expect(await screen.findByText('Could not load the policy')).toBeInTheDocument();
+  });
+});
+
+describe('PolicyPage audit trail', () => {
+  const row = (id: number, over: Partial<AuditRow> = {}): AuditRow => ({
+    id,
+    time: '2026-01-01T00:00:00Z',
+    client: 'claude',
+    server: 'fs',
+    tool: 'delete_file',
+    target: 'fs__delete_file',
+    policies: 'guard',
+    arguments: `{"id":${id}}`,
+    status: 'ok',
+    prevHash: 'p',
+    hash: 'h',
+    ...over,
+  });
+
+  it('lists audited calls newest first, pages to older ones, and verifies the chain', async () => {
+    const { api } = fakeApi();
+    api.getPolicy.mockResolvedValue(policyView(GOOD));
+    api.auditRows.mockImplementation(async (before) =>
+      before === 0 ? { rows: [row(3), row(2, { status: 'blocked', error: 'denied' })], before: 2 } : { rows: [row(1)], before: 0 },
+    );
+    api.verifyAudit.mockResolvedValueOnce({ rows: 3, head: 'abcdef0123456789abcdef', problems: [] });
+    renderWithApi(<PolicyPage />, api);
+    expect(await screen.findByTestId('audit-row-3')).toHaveTextContent('fs__delete_file');
+    expect(screen.getByTestId('audit-row-2')).toHaveTextContent('blocked');
+    expect(api.auditRows).toHaveBeenCalledWith(0, 50);
+    await userEvent.click(screen.getByTestId('audit-older'));
+    expect(await screen.findByTestId('audit-row-1')).toHaveTextContent('{"id":1}');
+    expect(api.auditRows).toHaveBeenLastCalledWith(2, 50);
+    expect(screen.queryByTestId('audit-older')).not.toBeInTheDocument();
+    await userEvent.click(screen.getByTestId('audit-verify'));
+    expect(await screen.findByTestId('audit-report')).toHaveTextContent('Intact: 3 rows, head abcdef0123456789…');
+
+    api.verifyAudit.mockResolvedValueOnce({ rows: 2, head: 'x', problems: ['rows 2 to 2 are missing (deleted)'] });
+    await userEvent.click(screen.getByTestId('audit-verify'));
+    await waitFor(() => expect(screen.getByTestId('audit-report')).toHaveTextContent('tampered with'));
+    expect(screen.getByTestId('audit-report')).toHaveTextContent('rows 2 to 2 are missing (deleted)');
   });
 });

@@ -1,5 +1,5 @@
-import { lazy, Suspense, useEffect, useState } from 'react';
-import { toApiError, type PolicyProblem, type PolicyView } from '../api';
+import { lazy, Suspense, useCallback, useEffect, useState } from 'react';
+import { toApiError, type AuditReport, type AuditRow, type PolicyProblem, type PolicyView } from '../api';
 import { LoadError } from '../components/Dialog';
 import { useMessages } from '../i18n';
 import { useIsDark } from '../lib/theme';
@@ -80,6 +80,7 @@ export default function PolicyPage() {
           <PolicyEditor key={generation} view={view} />
         </>
       )}
+      {status === 'ready' && <AuditPanel key={generation} />}
     </section>
   );
 }
@@ -204,6 +205,115 @@ function PolicyEditor({ view }: { view: PolicyView }) {
           {busy && <span className="spinner" />} {t.save}
         </button>
       </div>
+    </div>
+  );
+}
+
+const AUDIT_PAGE = 50;
+
+function AuditPanel() {
+  const t = useMessages();
+  const auditPage = usePolicy((s) => s.auditPage);
+  const verifyAudit = usePolicy((s) => s.verifyAudit);
+  const [rows, setRows] = useState<AuditRow[]>([]);
+  const [before, setBefore] = useState(0);
+  const [loaded, setLoaded] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const [report, setReport] = useState<AuditReport | null>(null);
+  const [busy, setBusy] = useState(false);
+
+  const more = useCallback(
+    async (cursor: number) => {
+      setError(null);
+      try {
+        const page = await auditPage(cursor, AUDIT_PAGE);
+        setRows((old) => (cursor === 0 ? page.rows : [...old, ...page.rows]));
+        setBefore(page.before);
+        setLoaded(true);
+      } catch (err) {
+        setError(toApiError(err).message);
+      }
+    },
+    [auditPage],
+  );
+  useEffect(() => {
+    void more(0);
+  }, [more]);
+
+  async function verify() {
+    setBusy(true);
+    setError(null);
+    try {
+      setReport(await verifyAudit());
+    } catch (err) {
+      setError(toApiError(err).message);
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <div className="card" data-testid="audit-panel">
+      <div className="row">
+        <h2>{t.auditTitle}</h2>
+        <span className="grow" />
+        <button type="button" disabled={busy} onClick={() => void verify()} data-testid="audit-verify">
+          {busy && <span className="spinner" />} {t.auditVerify}
+        </button>
+      </div>
+      <p className="muted">{t.auditSummary}</p>
+      {error && <LoadError title={t.auditLoadFailed} message={error} retry={() => void more(0)} />}
+      {report &&
+        (report.problems.length === 0 ? (
+          <p className="muted" role="status" data-testid="audit-report">
+            {t.auditIntact(report.rows, report.head)}
+          </p>
+        ) : (
+          <div className="inline-error" role="alert" data-testid="audit-report">
+            <p>{t.auditTampered}</p>
+            <ul className="problems">
+              {report.problems.map((p, i) => (
+                <li key={i}>{p}</li>
+              ))}
+            </ul>
+          </div>
+        ))}
+      {loaded && rows.length === 0 && <p className="muted">{t.auditEmpty}</p>}
+      {rows.length > 0 && (
+        <table className="data" data-testid="audit-rows">
+          <thead>
+            <tr>
+              <th>#</th>
+              <th>{t.auditColTime}</th>
+              <th>{t.auditColClient}</th>
+              <th>{t.auditColTool}</th>
+              <th>{t.auditColStatus}</th>
+              <th>{t.auditColPolicies}</th>
+              <th>{t.auditColArguments}</th>
+            </tr>
+          </thead>
+          <tbody>
+            {rows.map((r) => (
+              <tr key={r.id} data-testid={`audit-row-${r.id}`} title={r.error ?? r.result ?? ''}>
+                <td>{r.id}</td>
+                <td>{new Date(r.time).toLocaleString()}</td>
+                <td>{r.subject ? `${r.client} (${r.subject})` : r.client}</td>
+                <td>{r.target}</td>
+                <td>{r.status}</td>
+                <td>{r.policies}</td>
+                <td>
+                  <code>{r.arguments.length > 200 ? `${r.arguments.slice(0, 200)}…` : r.arguments}</code>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      {before > 0 && (
+        <button type="button" onClick={() => void more(before)} data-testid="audit-older">
+          {t.auditOlder}
+        </button>
+      )}
     </div>
   );
 }

@@ -1,5 +1,5 @@
 import { createStore, type StoreApi } from 'zustand/vanilla';
-import { toApiError, type Api, type PolicyProblem, type PolicyView } from '../api';
+import { toApiError, type Api, type AuditPage, type AuditReport, type PolicyProblem, type PolicyView } from '../api';
 import type { LoadStatus } from './servers';
 
 export interface PolicyState {
@@ -10,11 +10,13 @@ export interface PolicyState {
   check(source: string): Promise<PolicyProblem[]>;
   /** Saves; throws to the editor, which keeps the text. */
   save(source: string): Promise<PolicyView>;
+  auditPage(before: number, limit: number): Promise<AuditPage>;
+  verifyAudit(): Promise<AuditReport>;
 }
 
 export type PolicyStore = StoreApi<PolicyState>;
 
-type PolicyApi = Pick<Api, 'getPolicy' | 'checkPolicy' | 'savePolicy'>;
+type PolicyApi = Pick<Api, 'getPolicy' | 'checkPolicy' | 'savePolicy' | 'auditRows' | 'verifyAudit'>;
 
 export function createPolicyStore(api: PolicyApi): PolicyStore {
   let seq = 0;
@@ -33,6 +35,8 @@ export function createPolicyStore(api: PolicyApi): PolicyStore {
       }
     },
     check: (source) => api.checkPolicy(source),
+    auditPage: (before, limit) => api.auditRows(before, limit),
+    verifyAudit: () => api.verifyAudit(),
     async save(source) {
       const view = await api.savePolicy(source);
       ++seq;

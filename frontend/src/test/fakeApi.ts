@@ -159,6 +159,8 @@ export function fakeApi(initial: ServerView[] = []) {
     getPolicy: vi.fn<Api['getPolicy']>(async () => policyView('')),
     checkPolicy: vi.fn<Api['checkPolicy']>(async () => []),
     savePolicy: vi.fn<Api['savePolicy']>(async (source) => policyView(source)),
+    auditRows: vi.fn<Api['auditRows']>(async () => ({ rows: [], before: 0 })),
+    verifyAudit: vi.fn<Api['verifyAudit']>(async () => ({ rows: 0, head: '0'.repeat(64), problems: [] })),
 
     listHooks: vi.fn<Api['listHooks']>(async () => hooks),
     saveHook: vi.fn<Api['saveHook']>(async (input) => {
