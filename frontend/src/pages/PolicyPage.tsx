@@ -2,6 +2,7 @@ import { lazy, Suspense, useCallback, useEffect, useState } from 'react';
 import { toApiError, type AuditReport, type AuditRow, type PolicyProblem, type PolicyView } from '../api';
 import { LoadError } from '../components/Dialog';
 import { useMessages } from '../i18n';
+import { POLICY_MODEL_PATH } from '../lib/policyCompletion';
 import { useIsDark } from '../lib/theme';
 import { useApp, usePolicy, useSettings } from '../stores';
 import './pages.css';
@@ -178,6 +179,7 @@ function PolicyEditor({ view }: { view: PolicyView }) {
             height={420}
             label={t.policySource}
             testId="policy-source"
+            path={POLICY_MODEL_PATH}
             onSave={() => void submit()}
           />
         </Suspense>
