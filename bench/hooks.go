@@ -48,6 +48,7 @@ type hookRouter struct {
 	dir     string
 	scripts []string
 	check   string // a substring the echo result must hold, if set
+	policy  string // policy.yaml's text, if any (policy.go)
 }
 
 func hookRouters() []hookRouter {
@@ -59,6 +60,7 @@ func hookRouters() []hookRouter {
 		{label: labelEarly1, dir: "early-1", scripts: []string{earlyHook}},
 		{label: labelEarly10, dir: "early-10", scripts: ten},
 		{label: labelModifying, dir: "modifying-1", scripts: []string{modifyingHook}, check: echoMessage + "!"},
+		{label: labelPolicy100, dir: "policy-100", policy: policy100(), check: echoMessage},
 	}
 }
 
@@ -88,6 +90,14 @@ func startHookRouters(ctx context.Context, p *procs, root, everything, upURL, to
 		if err := checkHooks(ctx, self, dir, len(hr.scripts)); err != nil {
 			return nil, fmt.Errorf("%s: %w", hr.label, err)
 		}
+		if hr.policy != "" {
+			if err := os.WriteFile(filepath.Join(dir, "policy.yaml"), []byte(hr.policy), 0o600); err != nil {
+				return nil, err
+			}
+			if out, err := cliRun(ctx, self, dir, "policy", "check"); err != nil || !strings.Contains(string(out), "ok, 100 rules") {
+				return nil, fmt.Errorf("%s: policy check: %v %.200s", hr.label, err, out)
+			}
+		}
 		_, url, err := p.routerServe(ctx, hr.label, dir, true, "")
 		if err != nil {
 			return nil, err
@@ -107,7 +117,7 @@ func startHookRouters(ctx context.Context, p *procs, root, everything, upURL, to
 				return nil, fmt.Errorf("%s: %w", hr.label, err)
 			}
 			if !strings.Contains(string(res), hr.check) {
-				return nil, fmt.Errorf("%s: the hook did not run: the echo answered %.200s", hr.label, res)
+				return nil, fmt.Errorf("%s: the echo answered %.200s, want %q in it", hr.label, res, hr.check)
 			}
 		}
 		paths = append(paths, &path{label: hr.label, s: s, tool: tool})

@@ -145,7 +145,7 @@ func (e *env) rootCommand() *cobra.Command {
 	root.AddCommand(e.serversCommand(), e.versionCommand(),
 		e.tokensCommand(), e.settingsCommand(), e.snippetCommand(), e.logsCommand(),
 		e.serveCommand(), e.stdioCommand(), e.connectCommand(),
-		e.hooksCommand(), e.stategateCommand())
+		e.hooksCommand(), e.stategateCommand(), e.policyCommand(), e.auditCommand())
 	root.AddCommand(e.chatCommand()) // cmd_chat.go
 	return root
 }

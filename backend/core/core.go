@@ -5,7 +5,10 @@ package core
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -20,6 +23,7 @@ import (
 	"github.com/mcp-router/mcp-router/backend/gateway"
 	"github.com/mcp-router/mcp-router/backend/hook"
 	"github.com/mcp-router/mcp-router/backend/pipeline"
+	"github.com/mcp-router/mcp-router/backend/policy"
 	"github.com/mcp-router/mcp-router/backend/reqlog"
 	"github.com/mcp-router/mcp-router/backend/settings"
 	"github.com/mcp-router/mcp-router/backend/spec"
@@ -42,7 +46,10 @@ type Core struct {
 	Servers  *upstream.Service
 	Gateway  *gateway.Gateway
 	Hooks    *hook.Service
-	Log      logrus.FieldLogger
+	// Policy is policy.yaml in the data dir, followed while Run's watch
+	// runs (docs/policy.md).
+	Policy *policy.Service
+	Log    logrus.FieldLogger
 	// StateGate is the state_gate engine; StateGateServer its MCP face,
 	// which the upstream service reaches in-process.
 	StateGate       *stategate.Service
@@ -77,6 +84,8 @@ type Options struct {
 	// closes, never): the desktop app takes the login shell's environment
 	// there, without holding up its window. Its ctx ends at Close.
 	BeforeServers func(ctx context.Context)
+	// PolicyClock is the policy's rate-limit clock; default time.Now.
+	PolicyClock func() time.Time
 }
 
 // Open opens the store in dataDir and builds the services. It starts no
@@ -146,8 +155,36 @@ func Open(dataDir string, o Options) (*Core, error) {
 			return hook.Limits{Timeout: c.Settings.HookTimeout(ctx), MaxMemory: int64(c.Settings.HookMemoryMB(ctx)) << 20}
 		},
 	})
+	// A policy file that does not load is logged and shown in the UI; the
+	// router runs without a policy until it is fixed.
+	c.Policy = policy.NewService(filepath.Join(dataDir, policy.FileName), policy.Options{Logger: o.Logger, Now: o.PolicyClock,
+		// Clients re-list: the new policy may hide or show servers and tools.
+		Changed: func() {
+			if gw != nil {
+				gw.ListsChanged()
+			}
+		},
+		Audit: func(ctx context.Context, r policy.AuditRecord) error {
+			_, err := st.Audit().Append(ctx, store.AuditRow{Client: r.Client, Subject: r.Subject, Server: r.Server,
+				Tool: r.Tool, Target: r.Target, Policies: strings.Join(r.Policies, ","), Arguments: string(r.Arguments),
+				Status: r.Status, Result: string(r.Result), Error: r.Error}, r.Time)
+			return err
+		},
+		// No approval UI yet: the calling client is asked by elicitation
+		// when it declared it.
+		Ask: func(ctx context.Context, a policy.Approval) (policy.Answer, error) {
+			ok, err := gw.AskApproval(ctx, a.Session, gateway.ApprovalRequest{Rule: a.Rule, Client: a.Client, Server: a.Server,
+				Tool: a.Tool, Target: a.Target, Arguments: string(a.Arguments)})
+			if errors.Is(err, gateway.ErrCannotElicit) {
+				return policy.Answer{}, policy.ErrCannotAsk
+			}
+			return policy.Answer{Approved: ok, By: "the client (elicitation)"}, err
+		}})
+	_ = c.Policy.Reload()
 	gw = gateway.New(c.Servers, gateway.Options{
 		Hooks:      c.Hooks,
+		Policy:     c.Policy.Current,
+		AsksClient: c.Policy.MayAsk,
 		Separator:  func() string { return c.Settings.Separator(context.Background()) },
 		CallerFrom: callerFrom,
 		RequestLog: c.Requests,
@@ -299,6 +336,9 @@ func (c *Core) watch(ctx context.Context, interval time.Duration, last int64) {
 			return
 		case <-t.C:
 		}
+		// policy.yaml changed on disk: the next request sees it (a bad
+		// edit is logged and the last good policy stays).
+		_, _ = c.Policy.Poll()
 		revs, err := c.Store.Revisions(ctx)
 		if err != nil {
 			continue

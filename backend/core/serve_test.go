@@ -29,7 +29,12 @@ type endpoint struct {
 
 func serve(t *testing.T, dataDir string, defs []spec.Server, noAuth bool) *endpoint {
 	t.Helper()
-	c, err := Open(dataDir, Options{})
+	return serveWith(t, dataDir, defs, noAuth, Options{})
+}
+
+func serveWith(t *testing.T, dataDir string, defs []spec.Server, noAuth bool, o Options) *endpoint {
+	t.Helper()
+	c, err := Open(dataDir, o)
 	if err != nil {
 		t.Fatal(err)
 	}

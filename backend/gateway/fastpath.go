@@ -258,6 +258,12 @@ func (g *Gateway) serveFast(w http.ResponseWriter, r *http.Request, s server.Cli
 	if declares(s, "elicitation") && !g.stdioUpstream(un.Server) {
 		return false
 	}
+	// So does the policy's question to the client (human approval): only
+	// mcp-go's path writes it on the POST's stream, which a client reads
+	// whether or not it holds a GET stream.
+	if g.o.AsksClient != nil && declares(s, "elicitation") && g.o.AsksClient(g.o.CallerFrom(r.Context()), un.Server, un.Item, m.Params.Name) {
+		return false
+	}
 	g.fast.served.Add(1)
 	key := s.SessionID() + "\x00" + string(m.ID)
 	ctx, cancel := context.WithCancel(r.Context())

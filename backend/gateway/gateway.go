@@ -38,6 +38,10 @@ type Options struct {
 	// Policy is the policy in force, asked per request (pipeline.PolicyStep);
 	// default none.
 	Policy func() pipeline.Step
+	// AsksClient reports whether the policy may ask the calling client
+	// (elicitation, for a human approval) about this tool call; such calls
+	// of a client that declared elicitation take mcp-go's path. nil: never.
+	AsksClient func(c Caller, server, item, target string) bool
 	// SessionIdleTTL ends streamable HTTP sessions idle this long (idle.go);
 	// default DefaultSessionIdleTTL, negative: never.
 	SessionIdleTTL time.Duration
@@ -267,6 +271,16 @@ func (g *Gateway) toolsOf(serverName string) map[string]string {
 		}
 	}
 	return out
+}
+
+// ListsChanged tells every connected client that its lists may have
+// changed without the catalog changing (a new policy hides or shows
+// servers and tools): tools, prompts and resources list_changed.
+func (g *Gateway) ListsChanged() {
+	for _, m := range []mcp.MCPMethod{mcp.MethodNotificationToolsListChanged, mcp.MethodNotificationPromptsListChanged,
+		mcp.MethodNotificationResourcesListChanged} {
+		g.srv.SendNotificationToAllClients(string(m), nil)
+	}
 }
 
 // toolsChanged tells a session that its tools/list changed.

@@ -29,6 +29,18 @@ const (
 	// CodeLocked: the server is behind an activate gate this client has not
 	// passed (or must pass again after the upstream reconnected).
 	CodeLocked = -32004
+	// CodeDenied: the policy refuses the request (policy.yaml).
+	CodeDenied = -32005
+	// CodeRateLimited: a rate limit of the policy is spent; data.retryAfterMs
+	// says when the next call may pass.
+	CodeRateLimited = -32006
+	// CodeApproval: the policy wants a person to approve the call, and none
+	// can be asked.
+	CodeApproval = -32007
+	// CodeApprovalDenied: the person asked refused the call.
+	CodeApprovalDenied = -32008
+	// CodeApprovalTimeout: nobody answered within the rule's timeout.
+	CodeApprovalTimeout = -32009
 )
 
 // Reasons, the data.reason member of a routing or upstream error.
@@ -45,7 +57,24 @@ const (
 	// -32002 (-32602 on the 2026-07-28 revision, as MCP asks): no resource
 	// by that URI for this caller
 	ReasonUnknownResource = "unknown_resource"
+	// The policy's refusals (backend/policy, docs/policy.md); data.policy
+	// names the rule.
+	ReasonDenied              = "denied"               // CodeDenied
+	ReasonRateLimited         = "rate_limited"         // CodeRateLimited, with data.retryAfterMs
+	ReasonApprovalUnavailable = "approval_unavailable" // CodeApproval
+	ReasonApprovalDenied      = "approval_denied"      // CodeApprovalDenied
+	ReasonApprovalTimeout     = "approval_timeout"     // CodeApprovalTimeout
 )
+
+// PolicyRefusal reports whether reason is one of the policy's refusals
+// (the request log records them as blocked).
+func PolicyRefusal(reason string) bool {
+	switch reason {
+	case ReasonDenied, ReasonRateLimited, ReasonApprovalUnavailable, ReasonApprovalDenied, ReasonApprovalTimeout:
+		return true
+	}
+	return false
+}
 
 // RouterServer names the router itself in errors no upstream is behind
 // (an unknown tool).
@@ -62,7 +91,10 @@ type RouteError struct {
 	Code   int
 	// UpstreamData is the data member of the server's own JSON-RPC error.
 	UpstreamData any
-	Err          error
+	// Extra adds members to data (a policy refusal's policy and
+	// retryAfterMs); it never replaces server or reason.
+	Extra map[string]any
+	Err   error
 }
 
 func (e *RouteError) Error() string { return e.Server + ": " + e.What }
@@ -70,7 +102,11 @@ func (e *RouteError) Unwrap() error { return e.Err }
 
 // Data is the data member of the JSON-RPC error.
 func (e *RouteError) Data() map[string]any {
-	d := map[string]any{"server": e.Server, "reason": e.Reason}
+	d := make(map[string]any, 2+len(e.Extra))
+	for k, v := range e.Extra {
+		d[k] = v
+	}
+	d["server"], d["reason"] = e.Server, e.Reason
 	if e.UpstreamData != nil {
 		d["upstream"] = e.UpstreamData
 	}

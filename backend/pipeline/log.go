@@ -47,6 +47,9 @@ func (s Log) Serve(ctx context.Context, r *Request, next Handler) (Result, error
 			e.Status = store.StatusBlocked
 		}
 		var re *RouteError
+		if errors.As(err, &re) && PolicyRefusal(re.Reason) {
+			e.Status = store.StatusBlocked
+		}
 		if errors.As(err, &re) && re.Reason != ReasonUnknownTool && re.Reason != ReasonUnknownPrompt &&
 			re.Reason != ReasonUnknownResource && re.Server != "" {
 			e.Server = re.Server

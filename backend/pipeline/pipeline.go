@@ -184,9 +184,10 @@ type Chain struct {
 
 // New builds the chain from its steps and send, the upstream request.
 // The log step is outermost, so it records what the client gets whichever
-// step answered; the others run in Order.
+// step answered; the others run in Order. What steps asked to run just
+// before the request goes upstream (WithAdmit) runs after the last step.
 func New(s Steps, send Handler) *Chain {
-	h := send
+	h := admitted(send)
 	for _, st := range []Step{s.Hooks, s.Policy, s.Gate, s.Identity, s.Log} {
 		if st == nil {
 			continue

@@ -27,6 +27,8 @@ var migrations = []*gormigrate.Migration{
 	// The chat panel's tables; numbered apart (0200) so branches adding
 	// migrations side by side do not collide.
 	{ID: "0200_chat", Migrate: migrateChat0001},
+	// The policy's audit trail (0300: numbered apart, see above).
+	{ID: "0300_policy_audit", Migrate: migratePolicyAudit},
 	// A server's passUpstreamAuth (issue 19); numbered apart (0400).
 	{ID: "0400_server_pass_upstream_auth", Migrate: migratePassUpstreamAuth},
 }

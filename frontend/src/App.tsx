@@ -10,6 +10,7 @@ import { useSettings } from './stores';
 const ToolsPage = lazy(() => import('./pages/ToolsPage'));
 const ChatPage = lazy(() => import('./pages/ChatPage'));
 const HooksPage = lazy(() => import('./pages/HooksPage'));
+const PolicyPage = lazy(() => import('./pages/PolicyPage'));
 const LogsPage = lazy(() => import('./pages/LogsPage'));
 const ProcessesPage = lazy(() => import('./pages/ProcessesPage'));
 const ConnectPage = lazy(() => import('./pages/ConnectPage'));
@@ -101,6 +102,7 @@ export function App({ footer }: { footer?: ReactNode }) {
           {page === 'tools' && <ToolsPage />}
           {page === 'chat' && <ChatPage />}
           {page === 'hooks' && <HooksPage />}
+          {page === 'policy' && <PolicyPage />}
           {page === 'processes' && <ProcessesPage />}
           {page === 'logs' && <LogsPage />}
           {page === 'connect' && <ConnectPage />}

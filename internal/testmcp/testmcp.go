@@ -99,5 +99,10 @@ func newServer() *server.MCPServer {
 				return nil, ctx.Err()
 			}
 		})
+	// A tool whose name a policy's delete_* glob matches.
+	s.AddTool(mcp.NewTool("delete_note", mcp.WithDescription("pretends to delete a note"), mcp.WithString("id")),
+		func(_ context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return mcp.NewToolResultText("deleted " + req.GetString("id", "")), nil
+		})
 	return s
 }

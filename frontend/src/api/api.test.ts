@@ -34,6 +34,29 @@ describe('createApi', () => {
     expect(await old.getSettings()).toMatchObject({ hookTimeoutSeconds: 5, hookMemoryMB: 64 });
   });
 
+  it('reads the policy as Go sends it: the load error\'s problems, nil lists empty', async () => {
+    const f = fakeTransport({
+      GetPolicy: {
+        path: '/d/policy.yaml',
+        source: 'policies: [\n',
+        status: {
+          path: '/d/policy.yaml', exists: true, active: true, rules: 3, loadedAt: '2026-01-01T00:00:00Z',
+          error: { path: '/d/policy.yaml', problems: [{ line: 1, column: 11, message: "sequence end token ']' not found" }] },
+          errorAt: '2026-01-01T00:01:00Z',
+        },
+      },
+      CheckPolicy: null,
+    });
+    const api = createApi(f.t);
+    const v = await api.getPolicy();
+    expect(v.status).toEqual({
+      path: '/d/policy.yaml', exists: true, active: true, rules: 3, loadedAt: '2026-01-01T00:00:00Z',
+      problems: [{ line: 1, column: 11, message: "sequence end token ']' not found" }], errorAt: '2026-01-01T00:01:00Z',
+    });
+    expect(await api.checkPolicy('x')).toEqual([]);
+    expect(f.calls.at(-1)).toEqual(['CheckPolicy', ['x']]);
+  });
+
   it('calls Go methods by name with positional arguments', async () => {
     const f = fakeTransport({ CallTool: { content: [{ type: 'text', text: 'hi' }], isError: false, durationMs: 2 } });
     const api = createApi(f.t);

@@ -10,6 +10,9 @@ import {
   TRANSPORTS,
   type AggregatedTool,
   type AppSettings,
+  type AuditPage,
+  type AuditReport,
+  type AuditRow,
   type ClientConfigFile,
   type ContentBlock,
   type DefinitionProblem,
@@ -28,6 +31,8 @@ import {
   type LogDetail,
   type LogPage,
   type LogRow,
+  type PolicyProblem,
+  type PolicyView,
   type ScriptProblem,
   type ServerConfig,
   type ServerTool,
@@ -235,6 +240,63 @@ export function toHookView(raw: unknown): HookView {
 export function toScriptProblem(raw: unknown): ScriptProblem {
   const r = obj(raw, 'script problem');
   return { line: num(r.line) || 1, column: num(r.column) || 1, message: str(r.message) };
+}
+
+export function toPolicyProblem(raw: unknown): PolicyProblem {
+  const r = obj(raw, 'policy problem');
+  return { line: num(r.line), column: num(r.column), message: str(r.message) };
+}
+
+export function toPolicyView(raw: unknown): PolicyView {
+  const r = obj(raw, 'policy');
+  const st = obj(r.status, 'policy status');
+  const err = st.error === undefined || st.error === null ? null : obj(st.error, 'policy error');
+  const problems = err && Array.isArray(err.problems) ? err.problems.map(toPolicyProblem) : [];
+  return {
+    path: str(r.path),
+    source: typeof r.source === 'string' ? r.source : '',
+    status: {
+      path: str(st.path),
+      exists: st.exists === true,
+      active: st.active === true,
+      rules: num(st.rules),
+      loadedAt: optStr(st.loadedAt),
+      problems,
+      errorAt: optStr(st.errorAt),
+    },
+  };
+}
+
+const AUDIT_STATUSES = ['ok', 'error', 'blocked'] as const;
+
+export function toAuditRow(raw: unknown): AuditRow {
+  const r = obj(raw, 'audit row');
+  return {
+    id: num(r.id),
+    time: str(r.time),
+    client: str(r.client),
+    subject: optStr(r.subject),
+    server: str(r.server),
+    tool: str(r.tool),
+    target: str(r.target),
+    policies: str(r.policies),
+    arguments: str(r.arguments),
+    status: oneOf(AUDIT_STATUSES, r.status, 'audit row status'),
+    result: optStr(r.result),
+    error: optStr(r.error),
+    prevHash: str(r.prevHash),
+    hash: str(r.hash),
+  };
+}
+
+export function toAuditPage(raw: unknown): AuditPage {
+  const r = obj(raw, 'audit page');
+  return { rows: Array.isArray(r.rows) ? r.rows.map(toAuditRow) : [], before: num(r.before) };
+}
+
+export function toAuditReport(raw: unknown): AuditReport {
+  const r = obj(raw, 'audit report');
+  return { rows: num(r.rows), head: str(r.head), problems: strings(r.problems) };
 }
 
 export function toHookTestResult(raw: unknown): HookTestResult {

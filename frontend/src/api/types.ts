@@ -150,6 +150,63 @@ export interface ScriptProblem {
   message: string;
 }
 
+/** policy.yaml on the Policy page (GetPolicy). */
+export interface PolicyView {
+  path: string;
+  /** The file's text; "" when it does not exist. */
+  source: string;
+  status: PolicyStatus;
+}
+
+export interface PolicyStatus {
+  path: string;
+  exists: boolean;
+  /** A policy is in force (the file's, or the last good one). */
+  active: boolean;
+  rules: number;
+  loadedAt?: string;
+  /** The file on disk does not load: its problems. */
+  problems: PolicyProblem[];
+  errorAt?: string;
+}
+
+/** 1-based; 0 when the problem is not at one place. */
+export interface PolicyProblem {
+  line: number;
+  column: number;
+  message: string;
+}
+
+/** One call an audit rule recorded (AuditRows). */
+export interface AuditRow {
+  id: number;
+  time: string;
+  client: string;
+  subject?: string;
+  server: string;
+  tool: string;
+  target: string;
+  policies: string;
+  arguments: string;
+  status: 'ok' | 'error' | 'blocked';
+  result?: string;
+  error?: string;
+  prevHash: string;
+  hash: string;
+}
+
+export interface AuditPage {
+  rows: AuditRow[];
+  /** The next (older) page's cursor; 0 at the end. */
+  before: number;
+}
+
+export interface AuditReport {
+  rows: number;
+  head: string;
+  problems: string[];
+}
+
 export interface HookTestResult {
   result: unknown;
   console: string[];
@@ -391,6 +448,13 @@ export interface Api extends ChatApi {
   checkHookScript(script: string): Promise<ScriptProblem[]>;
   testHook(h: HookInput, contextJSON: string): Promise<HookTestResult>;
   hookLogs(id: number): Promise<string[]>;
+  // Policy (policy.yaml)
+  getPolicy(): Promise<PolicyView>;
+  checkPolicy(source: string): Promise<PolicyProblem[]>;
+  /** Refused (nothing written) when the text does not load. */
+  savePolicy(source: string): Promise<PolicyView>;
+  auditRows(before: number, limit: number): Promise<AuditPage>;
+  verifyAudit(): Promise<AuditReport>;
   // Tokens / Connect
   listTokens(): Promise<TokenView[]>;
   createToken(name: string, servers: string[]): Promise<CreatedToken>;

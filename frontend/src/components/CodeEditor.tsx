@@ -16,9 +16,11 @@ export interface CodeEditorProps {
   testId?: string;
   /** Ctrl/Cmd+S inside the editor. */
   onSave?: () => void;
+  /** The model's path (a file:// URI's path), for language features keyed on it. */
+  path?: string;
 }
 
-export default function CodeEditor({ value, onChange, language, problems, dark, height = 320, label, testId, onSave }: CodeEditorProps) {
+export default function CodeEditor({ value, onChange, language, problems, dark, height = 320, label, testId, onSave, path }: CodeEditorProps) {
   const editorRef = useRef<Parameters<OnMount>[0] | null>(null);
   const saveRef = useRef(onSave);
   saveRef.current = onSave;
@@ -45,6 +47,7 @@ export default function CodeEditor({ value, onChange, language, problems, dark, 
       <Editor
         height={height}
         language={language}
+        path={path ? `file://${path}` : undefined}
         // Uncontrolled: a controlled value can arrive a render late while
         // typing fast and undo keystrokes. The editor is remounted for each
         // hook (its parent is keyed), so the first value is the only one.

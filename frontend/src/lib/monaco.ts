@@ -8,6 +8,7 @@ import EditorWorker from 'monaco-editor/editor/editor.worker.js?worker';
 import JsonWorker from 'monaco-editor/languages/features/json/json.worker.js?worker';
 import TsWorker from 'monaco-editor/languages/features/typescript/ts.worker.js?worker';
 import { HOOK_CONTEXT_DTS } from './hookContext';
+import { policyKeysAt, POLICY_MODEL_PATH } from './policyCompletion';
 
 self.MonacoEnvironment = {
   getWorker(_id: string, label: string) {
@@ -32,6 +33,26 @@ js.setDiagnosticsOptions({
   diagnosticCodesToIgnore: [1108],
 });
 js.addExtraLib(HOOK_CONTEXT_DTS, 'file:///mcp-router/hook-context.d.ts');
+
+// policy.yaml's keys, where they may go (only in the Policy page's model).
+monaco.languages.registerCompletionItemProvider('yaml', {
+  provideCompletionItems(model, position) {
+    if (model.uri.path !== POLICY_MODEL_PATH) return { suggestions: [] };
+    const before = model.getValueInRange({ startLineNumber: 1, startColumn: 1, endLineNumber: position.lineNumber, endColumn: position.column });
+    const word = model.getWordUntilPosition(position);
+    const range = { startLineNumber: position.lineNumber, endLineNumber: position.lineNumber, startColumn: word.startColumn, endColumn: word.endColumn };
+    const childIndent = ' '.repeat(word.startColumn - 1 + 2);
+    return {
+      suggestions: Object.entries(policyKeysAt(before)).map(([key, d]) => ({
+        label: key,
+        kind: monaco.languages.CompletionItemKind.Property,
+        documentation: d.doc,
+        insertText: d.keys ? `${key}:\n${childIndent}` : d.items ? `${key}:\n  - name: ` : `${key}: ${d.value ?? ''}`,
+        range,
+      })),
+    };
+  },
+});
 
 loader.config({ monaco });
 

@@ -5,6 +5,7 @@ import { createAppStore, type AppState, type AppStore } from './app';
 import { createChatStore, type ChatState, type ChatStore } from './chat';
 import { createHooksStore, type HooksState, type HooksStore } from './hooks';
 import { createLogsStore, type LogsState, type LogsStore } from './logs';
+import { createPolicyStore, type PolicyState, type PolicyStore } from './policy';
 import { createProcessesStore, type ProcessesState, type ProcessesStore } from './processes';
 import { createServersStore, type ServersState, type ServersStore } from './servers';
 import { createSettingsStore, type SettingsState, type SettingsStore } from './settings';
@@ -22,6 +23,7 @@ export interface Stores {
   logs: LogsStore;
   settings: SettingsStore;
   processes: ProcessesStore;
+  policy: PolicyStore;
   chat: ChatStore;
 }
 
@@ -35,6 +37,7 @@ export function createStores(api: Api): Stores {
     logs: createLogsStore(api),
     settings: createSettingsStore(api),
     processes: createProcessesStore(api),
+    policy: createPolicyStore(api),
     chat: createChatStore(api),
   };
 }
@@ -59,4 +62,5 @@ export const useTokens = <T,>(select: (s: TokensState) => T): T => useStore(useS
 export const useLogs = <T,>(select: (s: LogsState) => T): T => useStore(useStores().logs, select);
 export const useChat = <T,>(select: (s: ChatState) => T): T => useStore(useStores().chat, select);
 export const useSettings = <T,>(select: (s: SettingsState) => T): T => useStore(useStores().settings, select);
+export const usePolicy = <T,>(select: (s: PolicyState) => T): T => useStore(useStores().policy, select);
 export const useProcesses = <T,>(select: (s: ProcessesState) => T): T => useStore(useStores().processes, select);

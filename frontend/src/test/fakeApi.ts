@@ -6,6 +6,7 @@ import type {
   AppSettings,
   HookView,
   LogRow,
+  PolicyView,
   ServerConfig,
   ServerTool,
   ServerView,
@@ -24,6 +25,14 @@ export function server(name: string, over: Partial<ServerView> = {}): ServerView
     target: `npx -y ${name}`,
     prefixMode: 'always',
     ...over,
+  };
+}
+
+export function policyView(source: string, over: Partial<PolicyView['status']> = {}): PolicyView {
+  return {
+    path: '/data/policy.yaml',
+    source,
+    status: { path: '/data/policy.yaml', exists: source !== '', active: source !== '', rules: source ? 1 : 0, problems: [], ...over },
   };
 }
 
@@ -147,6 +156,12 @@ export function fakeApi(initial: ServerView[] = []) {
 
     listTools: vi.fn<Api['listTools']>(async () => []),
     callTool: vi.fn<Api['callTool']>(async () => ({ content: [], isError: false, durationMs: 1 })),
+
+    getPolicy: vi.fn<Api['getPolicy']>(async () => policyView('')),
+    checkPolicy: vi.fn<Api['checkPolicy']>(async () => []),
+    savePolicy: vi.fn<Api['savePolicy']>(async (source) => policyView(source)),
+    auditRows: vi.fn<Api['auditRows']>(async () => ({ rows: [], before: 0 })),
+    verifyAudit: vi.fn<Api['verifyAudit']>(async () => ({ rows: 0, head: '0'.repeat(64), problems: [] })),
 
     listHooks: vi.fn<Api['listHooks']>(async () => hooks),
     saveHook: vi.fn<Api['saveHook']>(async (input) => {

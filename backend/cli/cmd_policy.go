@@ -1,0 +1,213 @@
+package cli
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/mcp-router/mcp-router/backend/policy"
+	"github.com/mcp-router/mcp-router/backend/settings"
+	"github.com/mcp-router/mcp-router/backend/store"
+)
+
+func (e *env) policyCommand() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "policy",
+		Short: "Check policy.yaml and explain what it does to a call (docs/policy.md)",
+		Args:  cobra.NoArgs,
+		RunE:  func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
+	}
+	cmd.AddCommand(e.policyCheck(), e.policyExplain())
+	return cmd
+}
+
+// policyPath is FILE, or policy.yaml in the data dir.
+func (e *env) policyPath(args []string) (string, bool, error) {
+	if len(args) == 1 {
+		return args[0], true, nil
+	}
+	dir, err := e.resolveDataDir()
+	if err != nil {
+		return "", false, err
+	}
+	return filepath.Join(dir, policy.FileName), false, nil
+}
+
+// loadPolicy reads and parses the file; a missing default file is no
+// policy (nil, nil). Problems are printed to w, one "FILE:LINE:COL:
+// message" a line.
+func loadPolicy(path string, explicit bool, w io.Writer) (*policy.Policy, error) {
+	src, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) && !explicit {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	p, err := policy.Parse(src)
+	var fe *policy.FileError
+	if errors.As(err, &fe) {
+		fe.Path = path
+		fmt.Fprintln(w, fe.Error())
+		return nil, fmt.Errorf("%s does not load (%d problem%s)", path, len(fe.Problems), plural(len(fe.Problems)))
+	}
+	return p, err
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+func (e *env) policyCheck() *cobra.Command {
+	return &cobra.Command{
+		Use:   "check [FILE]",
+		Short: "Check a policy file (default: policy.yaml in the data dir); problems are printed as FILE:LINE:COLUMN: message",
+		Args:  cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			path, explicit, err := e.policyPath(args)
+			if err != nil {
+				return err
+			}
+			p, err := loadPolicy(path, explicit, cmd.OutOrStdout())
+			if err != nil {
+				return err
+			}
+			if p == nil {
+				fmt.Fprintf(cmd.OutOrStdout(), "%s does not exist: the router runs without a policy\n", path)
+				return nil
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "%s: ok, %d rule%s\n", path, p.Rules(), plural(p.Rules()))
+			return nil
+		},
+	}
+}
+
+func (e *env) policyExplain() *cobra.Command {
+	var client, subject, server, toolName, args, file string
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "explain --client NAME --tool TOOL [--server S] [--args JSON]",
+		Short: "Print which rules match a tool call and what the policy decides",
+		Long: "Print which rules of the policy match a call of TOOL by the client NAME (a token's name,\n" +
+			"\"local\" in stdio mode, \"chat\" for the chat panel) and the decision. TOOL is the router's name\n" +
+			"(<server><separator><tool>) or, with --server, the server's own tool name. Rate limits are\n" +
+			"shown, not spent.",
+		Example: "  mcp-router policy explain --client claude --tool github__delete_repo\n" +
+			"  mcp-router policy explain --client ci --subject build-bot --server fs --tool write_file --args '{\"path\":\"/tmp/x\"}'",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if client == "" || toolName == "" {
+				return usagef("policy explain needs --client and --tool")
+			}
+			if args != "" {
+				var obj map[string]any
+				if err := json.Unmarshal([]byte(args), &obj); err != nil {
+					return usagef("--args is not a JSON object: %v", err)
+				}
+			}
+			var pathArgs []string
+			if file != "" {
+				pathArgs = []string{file}
+			}
+			path, explicit, err := e.policyPath(pathArgs)
+			if err != nil {
+				return err
+			}
+			p, err := loadPolicy(path, explicit, cmd.ErrOrStderr())
+			if err != nil {
+				return err
+			}
+			q := policy.Query{Client: client, Subject: subject, Server: server, Tool: toolName}
+			sep, err := e.separator(cmd)
+			if err != nil {
+				return err
+			}
+			if server != "" {
+				q.Target = server + sep + toolName
+			} else {
+				s, t, ok := strings.Cut(toolName, sep)
+				if !ok {
+					return usagef("--tool %q has no server part (separator %q): give --server or the router's name", toolName, sep)
+				}
+				q.Server, q.Tool, q.Target = s, t, toolName
+			}
+			var ex policy.Explanation
+			if p == nil {
+				ex = policy.Explanation{Decision: "allow", Why: "there is no policy file", Listed: true, Matches: []policy.RuleMatch{}}
+			} else {
+				ex = p.Explain(q)
+			}
+			out := cmd.OutOrStdout()
+			if asJSON {
+				enc := json.NewEncoder(out)
+				enc.SetIndent("", "  ")
+				return enc.Encode(struct {
+					Policy string       `json:"policy"`
+					Query  policy.Query `json:"query"`
+					policy.Explanation
+				}{path, q, ex})
+			}
+			if p == nil {
+				fmt.Fprintf(out, "policy: %s does not exist\n", path)
+			} else {
+				fmt.Fprintf(out, "policy: %s (%d rule%s)\n", path, p.Rules(), plural(p.Rules()))
+			}
+			who := fmt.Sprintf("%q", client)
+			if subject != "" {
+				who += fmt.Sprintf(" (subject %q)", subject)
+			}
+			fmt.Fprintf(out, "call: client %s, server %q, tool %q (%s)\n", who, q.Server, q.Tool, q.Target)
+			if len(ex.Matches) == 0 {
+				fmt.Fprintln(out, "matching rules: none")
+			} else {
+				fmt.Fprintln(out, "matching rules:")
+				for _, m := range ex.Matches {
+					fmt.Fprintf(out, "  %s: %s\n", m.Rule, strings.Join(m.Effects, "; "))
+				}
+			}
+			decision := ex.Decision
+			if ex.Rule != "" {
+				decision += fmt.Sprintf(" (policy %q)", ex.Rule)
+			}
+			fmt.Fprintf(out, "decision: %s: %s\n", decision, ex.Why)
+			listed := "yes"
+			if !ex.Listed {
+				listed = "no"
+			}
+			fmt.Fprintf(out, "in tools/list: %s\n", listed)
+			if args != "" {
+				fmt.Fprintln(out, "arguments: valid JSON; no rule looks at arguments (an audit rule records them)")
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&client, "client", "", "the client: a token's name")
+	f.StringVar(&subject, "subject", "", "the subject of the client's JWT, if it presents one")
+	f.StringVar(&server, "server", "", "the server (then --tool is the server's own tool name)")
+	f.StringVar(&toolName, "tool", "", "the tool: the router's name, or the server's own name with --server")
+	f.StringVar(&args, "args", "", "the call's arguments as a JSON object")
+	f.StringVar(&file, "file", "", "a policy file to explain instead of the data dir's")
+	f.BoolVar(&asJSON, "json", false, "print the explanation as JSON")
+	return cmd
+}
+
+// separator is the tool name separator setting.
+func (e *env) separator(cmd *cobra.Command) (string, error) {
+	sep := ""
+	err := e.withStore(func(st *store.Store) error {
+		sep = settings.New(st).Separator(cmd.Context())
+		return nil
+	})
+	return sep, err
+}
