@@ -52,6 +52,38 @@ export namespace appapi {
 	        this.hookMemoryMB = source["hookMemoryMB"];
 	    }
 	}
+	export class AuditPage {
+	    rows: store.AuditRow[];
+	    before: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new AuditPage(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.rows = this.convertValues(source["rows"], store.AuditRow);
+	        this.before = source["before"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
 	export class ClientConfigFile {
 	    client: string;
 	    path: string;
@@ -475,6 +507,40 @@ export namespace appapi {
 	    }
 	}
 	
+	export class PolicyView {
+	    path: string;
+	    source: string;
+	    status: policy.Status;
+	
+	    static createFrom(source: any = {}) {
+	        return new PolicyView(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.path = source["path"];
+	        this.source = source["source"];
+	        this.status = this.convertValues(source["status"], policy.Status);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
 	export class ProcessArtifact {
 	    type: string;
 	    description: string;
@@ -983,6 +1049,79 @@ export namespace config {
 
 }
 
+export namespace discovery {
+	
+	export class Step {
+	    what: string;
+	    url: string;
+	    ok: boolean;
+	    result: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Step(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.what = source["what"];
+	        this.url = source["url"];
+	        this.ok = source["ok"];
+	        this.result = source["result"];
+	    }
+	}
+	export class Found {
+	    input: string;
+	    endpoint?: string;
+	    transport?: string;
+	    needsAuth?: boolean;
+	    resourceMetadata?: string;
+	    authorizationServers?: string[];
+	    name?: string;
+	    title?: string;
+	    version?: string;
+	    mcpVersion?: string;
+	    steps: Step[];
+	
+	    static createFrom(source: any = {}) {
+	        return new Found(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.input = source["input"];
+	        this.endpoint = source["endpoint"];
+	        this.transport = source["transport"];
+	        this.needsAuth = source["needsAuth"];
+	        this.resourceMetadata = source["resourceMetadata"];
+	        this.authorizationServers = source["authorizationServers"];
+	        this.name = source["name"];
+	        this.title = source["title"];
+	        this.version = source["version"];
+	        this.mcpVersion = source["mcpVersion"];
+	        this.steps = this.convertValues(source["steps"], Step);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+
+}
+
 export namespace hook {
 	
 	export class Block {
@@ -1002,6 +1141,106 @@ export namespace hook {
 	        this.message = source["message"];
 	        this.code = source["code"];
 	    }
+	}
+
+}
+
+export namespace policy {
+	
+	export class Problem {
+	    line: number;
+	    column: number;
+	    message: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Problem(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.line = source["line"];
+	        this.column = source["column"];
+	        this.message = source["message"];
+	    }
+	}
+	export class FileError {
+	    path?: string;
+	    problems: Problem[];
+	
+	    static createFrom(source: any = {}) {
+	        return new FileError(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.path = source["path"];
+	        this.problems = this.convertValues(source["problems"], Problem);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	
+	export class Status {
+	    path: string;
+	    exists: boolean;
+	    active: boolean;
+	    rules: number;
+	    hash?: string;
+	    // Go type: time
+	    loadedAt: any;
+	    error?: FileError;
+	    // Go type: time
+	    errorAt: any;
+	
+	    static createFrom(source: any = {}) {
+	        return new Status(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.path = source["path"];
+	        this.exists = source["exists"];
+	        this.active = source["active"];
+	        this.rules = source["rules"];
+	        this.hash = source["hash"];
+	        this.loadedAt = this.convertValues(source["loadedAt"], null);
+	        this.error = this.convertValues(source["error"], FileError);
+	        this.errorAt = this.convertValues(source["errorAt"], null);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
 	}
 
 }
@@ -1061,6 +1300,7 @@ export namespace spec {
 	    cwd?: string;
 	    url?: string;
 	    headers?: Record<string, string>;
+	    passUpstreamAuth?: boolean;
 	    enabled: boolean;
 	    prefixMode: string;
 	    timeoutSeconds?: number;
@@ -1082,6 +1322,7 @@ export namespace spec {
 	        this.cwd = source["cwd"];
 	        this.url = source["url"];
 	        this.headers = source["headers"];
+	        this.passUpstreamAuth = source["passUpstreamAuth"];
 	        this.enabled = source["enabled"];
 	        this.prefixMode = source["prefixMode"];
 	        this.timeoutSeconds = source["timeoutSeconds"];
@@ -1523,6 +1764,60 @@ export namespace stategate {
 
 export namespace store {
 	
+	export class AuditReport {
+	    rows: number;
+	    head: string;
+	    problems: string[];
+	
+	    static createFrom(source: any = {}) {
+	        return new AuditReport(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.rows = source["rows"];
+	        this.head = source["head"];
+	        this.problems = source["problems"];
+	    }
+	}
+	export class AuditRow {
+	    id: number;
+	    time: string;
+	    client: string;
+	    subject?: string;
+	    server: string;
+	    tool: string;
+	    target: string;
+	    policies: string;
+	    arguments: string;
+	    status: string;
+	    result?: string;
+	    error?: string;
+	    prevHash: string;
+	    hash: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new AuditRow(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.time = source["time"];
+	        this.client = source["client"];
+	        this.subject = source["subject"];
+	        this.server = source["server"];
+	        this.tool = source["tool"];
+	        this.target = source["target"];
+	        this.policies = source["policies"];
+	        this.arguments = source["arguments"];
+	        this.status = source["status"];
+	        this.result = source["result"];
+	        this.error = source["error"];
+	        this.prevHash = source["prevHash"];
+	        this.hash = source["hash"];
+	    }
+	}
 	export class ChatConversation {
 	    id: number;
 	    title: string;

@@ -5,13 +5,17 @@ import {appapi} from '../models';
 import {config} from '../models';
 import {store} from '../models';
 import {chat} from '../models';
+import {policy} from '../models';
 import {stategate} from '../models';
+import {discovery} from '../models';
 
 export function AddServer(arg1:spec.Server):Promise<appapi.ServerView>;
 
 export function AddServersFromJSON(arg1:string):Promise<config.ImportReport>;
 
 export function ApproveChatTool(arg1:number,arg2:string,arg3:string):Promise<void>;
+
+export function AuditRows(arg1:number,arg2:number):Promise<appapi.AuditPage>;
 
 export function CallTool(arg1:string,arg2:string):Promise<appapi.ToolCallResult>;
 
@@ -25,6 +29,8 @@ export function ChatStatus():Promise<chat.Status>;
 
 export function CheckHookScript(arg1:string):Promise<Array<appapi.ScriptProblem>>;
 
+export function CheckPolicy(arg1:string):Promise<Array<policy.Problem>>;
+
 export function CheckProcess(arg1:string):Promise<Array<stategate.Problem>>;
 
 export function CreateRun(arg1:string,arg2:string,arg3:string):Promise<stategate.RunInfo>;
@@ -32,6 +38,8 @@ export function CreateRun(arg1:string,arg2:string,arg3:string):Promise<stategate
 export function CreateToken(arg1:string,arg2:Array<string>):Promise<appapi.CreatedToken>;
 
 export function DeleteToken(arg1:string):Promise<void>;
+
+export function DiscoverServer(arg1:string):Promise<discovery.Found>;
 
 export function EnableStateGate():Promise<appapi.StateGateStatus>;
 
@@ -42,6 +50,8 @@ export function FrontendReady(arg1:string):Promise<void>;
 export function GetChatConversation(arg1:number):Promise<chat.ConversationView>;
 
 export function GetLog(arg1:number):Promise<appapi.LogDetail>;
+
+export function GetPolicy():Promise<appapi.PolicyView>;
 
 export function GetRun(arg1:string):Promise<stategate.RunDetail>;
 
@@ -99,6 +109,8 @@ export function SaveChatProvider(arg1:chat.ProviderInput):Promise<chat.ProviderV
 
 export function SaveHook(arg1:appapi.HookInput):Promise<appapi.HookView>;
 
+export function SavePolicy(arg1:string):Promise<appapi.PolicyView>;
+
 export function SaveProcess(arg1:string,arg2:boolean):Promise<appapi.ProcessView>;
 
 export function SaveSettings(arg1:appapi.AppSettings):Promise<appapi.AppSettings>;
@@ -132,3 +144,5 @@ export function UpdateChatConversation(arg1:number,arg2:chat.ConversationInput):
 export function UpdateServer(arg1:string,arg2:spec.Server):Promise<appapi.ServerView>;
 
 export function UpdateTokenServers(arg1:string,arg2:Array<string>):Promise<appapi.TokenView>;
+
+export function VerifyAudit():Promise<store.AuditReport>;

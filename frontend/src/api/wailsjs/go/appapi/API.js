@@ -14,6 +14,10 @@ export function ApproveChatTool(arg1, arg2, arg3) {
   return window['go']['appapi']['API']['ApproveChatTool'](arg1, arg2, arg3);
 }
 
+export function AuditRows(arg1, arg2) {
+  return window['go']['appapi']['API']['AuditRows'](arg1, arg2);
+}
+
 export function CallTool(arg1, arg2) {
   return window['go']['appapi']['API']['CallTool'](arg1, arg2);
 }
@@ -38,6 +42,10 @@ export function CheckHookScript(arg1) {
   return window['go']['appapi']['API']['CheckHookScript'](arg1);
 }
 
+export function CheckPolicy(arg1) {
+  return window['go']['appapi']['API']['CheckPolicy'](arg1);
+}
+
 export function CheckProcess(arg1) {
   return window['go']['appapi']['API']['CheckProcess'](arg1);
 }
@@ -52,6 +60,10 @@ export function CreateToken(arg1, arg2) {
 
 export function DeleteToken(arg1) {
   return window['go']['appapi']['API']['DeleteToken'](arg1);
+}
+
+export function DiscoverServer(arg1) {
+  return window['go']['appapi']['API']['DiscoverServer'](arg1);
 }
 
 export function EnableStateGate() {
@@ -72,6 +84,10 @@ export function GetChatConversation(arg1) {
 
 export function GetLog(arg1) {
   return window['go']['appapi']['API']['GetLog'](arg1);
+}
+
+export function GetPolicy() {
+  return window['go']['appapi']['API']['GetPolicy']();
 }
 
 export function GetRun(arg1) {
@@ -186,6 +202,10 @@ export function SaveHook(arg1) {
   return window['go']['appapi']['API']['SaveHook'](arg1);
 }
 
+export function SavePolicy(arg1) {
+  return window['go']['appapi']['API']['SavePolicy'](arg1);
+}
+
 export function SaveProcess(arg1, arg2) {
   return window['go']['appapi']['API']['SaveProcess'](arg1, arg2);
 }
@@ -252,4 +272,8 @@ export function UpdateServer(arg1, arg2) {
 
 export function UpdateTokenServers(arg1, arg2) {
   return window['go']['appapi']['API']['UpdateTokenServers'](arg1, arg2);
+}
+
+export function VerifyAudit() {
+  return window['go']['appapi']['API']['VerifyAudit']();
 }
