@@ -122,7 +122,10 @@ func TestWithdrawn(t *testing.T) {
 	var wg sync.WaitGroup
 	wg.Add(1)
 	var err error
-	go func() { defer wg.Done(); _, err = b.Ask(ctx, Request{Client: "c", Tool: "t", Arguments: json.RawMessage("not json")}) }()
+	go func() {
+		defer wg.Done()
+		_, err = b.Ask(ctx, Request{Client: "c", Tool: "t", Arguments: json.RawMessage("not json")})
+	}()
 	p := waitPending(t, b, 1)[0]
 	if string(p.Arguments) != "{}" {
 		t.Errorf("bad arguments shown as %s", p.Arguments)
