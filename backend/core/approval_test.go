@@ -12,6 +12,7 @@ import (
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
+	logtest "github.com/sirupsen/logrus/hooks/test"
 
 	"github.com/mcp-router/mcp-router/backend/approval"
 	"github.com/mcp-router/mcp-router/backend/pipeline"
@@ -96,7 +97,8 @@ func TestApprovalInTheUI(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, policy.FileName), []byte(src), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	ep := serve(t, dir, []spec.Server{testmcp.Server("notes")}, true)
+	logger, logs := logtest.NewNullLogger()
+	ep := serveWith(t, dir, []spec.Server{testmcp.Server("notes")}, true, Options{Logger: logger})
 	b := ep.core.Approvals
 
 	// No UI, a client without elicitation: nobody can be asked.
@@ -196,5 +198,20 @@ func TestApprovalInTheUI(t *testing.T) {
 
 	if err := b.Decide("gone", approval.Approve); !errors.Is(err, approval.ErrUnknown) {
 		t.Errorf("decide an unknown id: %v", err)
+	}
+	// Every decision is in the router's log with who decided.
+	var decided []string
+	for _, e := range logs.AllEntries() {
+		for _, who := range []string{"approved by the UI", "denied by the UI", "withdrawn: the client cancelled", "denied by timeout",
+			"approved by the always-allow rule (set in the UI)"} {
+			if strings.Contains(e.Message, who) {
+				decided = append(decided, who)
+			}
+		}
+	}
+	want := []string{"approved by the UI", "denied by the UI", "withdrawn: the client cancelled", "denied by timeout",
+		"approved by the UI", "approved by the always-allow rule (set in the UI)"}
+	if strings.Join(decided, "|") != strings.Join(want, "|") {
+		t.Errorf("logged decisions %q, want %q", decided, want)
 	}
 }
