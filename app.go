@@ -105,7 +105,7 @@ func (d *desktop) quitOnSignal() {
 	}()
 }
 
-// show brings the window back from the tray.
+// show brings the window back from the tray, or to front.
 func (d *desktop) show() {
 	if ctx := d.wailsCtx(); ctx != nil {
 		runtime.WindowShow(ctx)
@@ -140,12 +140,27 @@ func (d *desktop) beforeClose(ctx context.Context) (prevent bool) {
 	return true
 }
 
-// trayRefresher updates the tray's status line on server events, and its
-// language when the settings change.
-type trayRefresher struct{ t *tray.Tray }
+// trayRefresher updates the tray's status line on server events and
+// approvals (the count of calls waiting), its language when the settings
+// change, and brings the window to front when a call starts waiting for
+// approval. It is an observer: the window, not the tray, is the UI that
+// answers approvals.
+type trayRefresher struct {
+	t       *tray.Tray
+	d       *desktop
+	waiting *atomic.Int64 // calls pending as of the last approvals:changed
+}
 
-func (r trayRefresher) Emit(event string, _ any) {
+func (trayRefresher) Observer() {}
+
+func (r trayRefresher) Emit(event string, data any) {
 	switch event {
+	case appapi.EventApprovalsChanged:
+		l, _ := data.([]appapi.PendingApproval)
+		if n := int64(len(l)); r.waiting.Swap(n) < n {
+			r.d.show() // a new call waits: bring the window to front
+		}
+		r.t.Refresh()
 	case appapi.EventServersChanged, appapi.EventServerRemoved:
 		r.t.Refresh()
 	case appapi.EventSettingsChanged:
@@ -164,7 +179,7 @@ func runDesktop(ctx context.Context, c *core.Core, api *appapi.API) error {
 	d.tray = tray.Start(tray.Options{Icon: appIcon, Status: func() string { return tray.RouterStatus(c, lang()) },
 		Language: lang, OnOpen: d.show, OnQuit: d.quit, Logf: logrus.Infof})
 	defer d.tray.Stop()
-	detachTray := appapi.Attach(api, trayRefresher{d.tray})
+	detachTray := appapi.Attach(api, trayRefresher{t: d.tray, d: d, waiting: new(atomic.Int64)})
 	defer detachTray()
 	stop := context.AfterFunc(ctx, d.quitOnSignal)
 	defer stop()

@@ -5,6 +5,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcp-router/mcp-router/backend/approval"
 	"github.com/mcp-router/mcp-router/backend/hook"
 	"github.com/mcp-router/mcp-router/backend/stategate"
 	"github.com/mcp-router/mcp-router/backend/store"
@@ -32,13 +33,14 @@ type hub struct {
 	sinkMu sync.RWMutex
 	sinks  map[int]Emitter
 	nextID int
+	uis    map[int]func() // detach from the approval broker, per UI sink
 
 	lifeMu sync.Mutex // serializes starting and stopping the sources
 	stop   func()     // stops the sources; nil when not running
 	closed bool
 }
 
-func newHub(a *API) *hub { return &hub{a: a, sinks: map[int]Emitter{}} }
+func newHub(a *API) *hub { return &hub{a: a, sinks: map[int]Emitter{}, uis: map[int]func(){}} }
 
 func (h *hub) add(em Emitter) func() {
 	h.lifeMu.Lock()
@@ -55,6 +57,11 @@ func (h *hub) add(em Emitter) func() {
 	if first && h.stop == nil {
 		h.stop = h.startSources()
 	}
+	// A window or a browser tab is where a person answers approvals; an
+	// observer (the tray) is not.
+	if _, obs := em.(Observer); !obs {
+		h.uis[id] = h.a.core.Approvals.AttachUI()
+	}
 	var once sync.Once
 	return func() { once.Do(func() { h.remove(id) }) }
 }
@@ -66,6 +73,10 @@ func (h *hub) remove(id int) {
 	delete(h.sinks, id)
 	last := len(h.sinks) == 0
 	h.sinkMu.Unlock()
+	if detach, ok := h.uis[id]; ok {
+		detach()
+		delete(h.uis, id)
+	}
 	if last && h.stop != nil {
 		h.stop()
 		h.stop = nil
@@ -83,6 +94,10 @@ func (h *hub) close() {
 	h.sinkMu.Lock()
 	h.sinks = map[int]Emitter{}
 	h.sinkMu.Unlock()
+	for id, detach := range h.uis {
+		detach()
+		delete(h.uis, id)
+	}
 }
 
 // emit sends one event to every attached emitter.
@@ -172,7 +187,9 @@ func (h *hub) startSources() (stop func()) {
 		a.core.Log.Warnf("UI: in-process MCP session: %v (tools:changed will not be sent)", err)
 	}
 	stopChat := a.followChat(h.emit) // chat.go
+	unsubApprovals := a.core.Approvals.Subscribe(func(l []approval.Pending) { h.emit(EventApprovalsChanged, l) })
 	return func() {
+		unsubApprovals()
 		unsubRuns()
 		unsubRunsDB()
 		stopChat()

@@ -17,6 +17,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 	"github.com/sirupsen/logrus"
 
+	"github.com/mcp-router/mcp-router/backend/approval"
 	"github.com/mcp-router/mcp-router/backend/auth"
 	"github.com/mcp-router/mcp-router/backend/chat"
 	"github.com/mcp-router/mcp-router/backend/config"
@@ -41,11 +42,13 @@ type Core struct {
 	Instance string // this router's instance id (config.InstanceID), announced in initialize results
 	Store    *store.Store
 	Settings *settings.Settings
-	Auth     *auth.Service
-	Requests *reqlog.Writer
-	Servers  *upstream.Service
-	Gateway  *gateway.Gateway
-	Hooks    *hook.Service
+	// Approvals: the calls waiting for a person in the UI (issue 18).
+	Approvals *approval.Broker
+	Auth      *auth.Service
+	Requests  *reqlog.Writer
+	Servers   *upstream.Service
+	Gateway   *gateway.Gateway
+	Hooks     *hook.Service
 	// Policy is policy.yaml in the data dir, followed while Run's watch
 	// runs (docs/policy.md).
 	Policy *policy.Service
@@ -157,6 +160,7 @@ func Open(dataDir string, o Options) (*Core, error) {
 	})
 	// A policy file that does not load is logged and shown in the UI; the
 	// router runs without a policy until it is fixed.
+	c.Approvals = approval.New()
 	c.Policy = policy.NewService(filepath.Join(dataDir, policy.FileName), policy.Options{Logger: o.Logger, Now: o.PolicyClock,
 		// Clients re-list: the new policy may hide or show servers and tools.
 		Changed: func() {
@@ -170,16 +174,23 @@ func Open(dataDir string, o Options) (*Core, error) {
 				Status: r.Status, Result: string(r.Result), Error: r.Error}, r.Time)
 			return err
 		},
-		// No approval UI yet: the calling client is asked by elicitation
-		// when it declared it.
+		// Who is asked: the UI when one is attached (c.Approvals), else the
+		// calling client by elicitation when it declared it, else nobody.
 		Ask: func(ctx context.Context, a policy.Approval) (policy.Answer, error) {
+			ans, err := c.Approvals.Ask(ctx, approval.Request{Rule: a.Rule, Client: a.Client, Subject: a.Subject, Server: a.Server,
+				Tool: a.Tool, Target: a.Target, Arguments: a.Arguments})
+			if !errors.Is(err, approval.ErrNoUI) {
+				return policy.Answer{Approved: ans.Approved, By: ans.By}, err
+			}
 			ok, err := gw.AskApproval(ctx, a.Session, gateway.ApprovalRequest{Rule: a.Rule, Client: a.Client, Server: a.Server,
 				Tool: a.Tool, Target: a.Target, Arguments: string(a.Arguments)})
 			if errors.Is(err, gateway.ErrCannotElicit) {
 				return policy.Answer{}, policy.ErrCannotAsk
 			}
 			return policy.Answer{Approved: ok, By: "the client (elicitation)"}, err
-		}})
+		},
+		ApprovalTimeout: func() time.Duration { return c.Settings.ApprovalTimeout(context.Background()) },
+	})
 	_ = c.Policy.Reload()
 	gw = gateway.New(c.Servers, gateway.Options{
 		Hooks:      c.Hooks,

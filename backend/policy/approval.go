@@ -39,7 +39,16 @@ func (p *Policy) approve(ctx context.Context, r *pipeline.Request, ru *rule) err
 	if p.ask == nil {
 		return approvalUnavailable(r, ru)
 	}
-	actx, cancel := context.WithTimeout(ctx, ru.approvalTimeout)
+	timeout := ru.approvalTimeout
+	if timeout <= 0 {
+		timeout = DefaultApprovalTimeout
+		if p.approvalTimeout != nil {
+			if t := p.approvalTimeout(); t > 0 {
+				timeout = t
+			}
+		}
+	}
+	actx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	start := time.Now()
 	ans, err := p.ask(actx, Approval{Rule: ru.Name, Client: r.Caller.Name, Subject: r.Caller.Subject, Server: r.Server,
@@ -52,9 +61,9 @@ func (p *Policy) approve(ctx context.Context, r *pipeline.Request, ru *rule) err
 		p.log.Infof("policy: approval of %s for %q withdrawn: the client cancelled the call", r.Target, r.Caller.Name)
 		return pipeline.Upstream(r.Server, ctx.Err())
 	case actx.Err() != nil:
-		p.log.Infof("policy: approval of %s for %q (policy %q) timed out after %v", r.Target, r.Caller.Name, ru.Name, ru.approvalTimeout)
+		p.log.Infof("policy: %s for %q (policy %q) denied by timeout: nobody answered within %v", r.Target, r.Caller.Name, ru.Name, timeout)
 		return &pipeline.RouteError{Server: r.Server, Reason: pipeline.ReasonApprovalTimeout, Code: pipeline.CodeApprovalTimeout,
-			What:  fmt.Sprintf("policy %q: nobody approved '%s' within %v", ru.Name, r.Target, ru.approvalTimeout),
+			What:  fmt.Sprintf("policy %q: nobody approved '%s' within %v", ru.Name, r.Target, timeout),
 			Extra: map[string]any{"policy": ru.Name}}
 	case err != nil:
 		p.log.Warnf("policy: could not ask for the approval of %s for %q: %v", r.Target, r.Caller.Name, err)

@@ -227,7 +227,7 @@ func deniedTool(r *pipeline.Request, ru *rule) *pipeline.RouteError {
 
 func approvalUnavailable(r *pipeline.Request, ru *rule) *pipeline.RouteError {
 	return &pipeline.RouteError{Server: r.Server, Reason: pipeline.ReasonApprovalUnavailable, Code: pipeline.CodeApproval,
-		What:  fmt.Sprintf("policy %q requires a person's approval for '%s', and nobody can be asked (the client did not declare elicitation)", ru.Name, r.Target),
+		What:  fmt.Sprintf("policy %q requires a person's approval for '%s', and nobody can be asked (no UI is open and the client did not declare elicitation)", ru.Name, r.Target),
 		Extra: map[string]any{"policy": ru.Name}}
 }
 

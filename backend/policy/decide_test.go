@@ -541,3 +541,49 @@ policies:
 		t.Errorf("%d calls sent", len(rg.sent))
 	}
 }
+
+// A rule without approval_timeout_seconds waits as long as
+// Options.ApprovalTimeout says (the approvalTimeoutSeconds setting), read
+// at each call; a rule's own timeout wins.
+func TestApprovalTimeoutFromTheSetting(t *testing.T) {
+	rg := newRig(t, `
+policies:
+  - name: guard
+    match: {tools: ["delete_*"]}
+    require: {human_approval: true}
+  - name: quick
+    match: {tools: ["drop_*"]}
+    require: {human_approval: true, approval_timeout_seconds: 5}
+`)
+	setting := 2 * time.Hour
+	rg.svc.o.ApprovalTimeout = func() time.Duration { return setting }
+	var left time.Duration
+	rg.svc.o.Ask = func(ctx context.Context, a Approval) (Answer, error) {
+		d, ok := ctx.Deadline()
+		if !ok {
+			t.Fatal("asked without a deadline")
+		}
+		left = time.Until(d)
+		return Answer{Approved: true, By: "tester"}, nil
+	}
+	if err := rg.svc.Reload(); err != nil {
+		t.Fatal(err)
+	}
+	if err := rg.call("claude", "fs", "delete_file"); err != nil || left <= time.Hour || left > 2*time.Hour {
+		t.Errorf("setting 2h: err %v, deadline in %v", err, left)
+	}
+	setting = 3 * time.Hour // read at each call, no reload
+	if err := rg.call("claude", "fs", "delete_file"); err != nil || left <= 2*time.Hour || left > 3*time.Hour {
+		t.Errorf("setting 3h: err %v, deadline in %v", err, left)
+	}
+	if err := rg.call("claude", "fs", "drop_table"); err != nil || left > 5*time.Second {
+		t.Errorf("rule's 5s: err %v, deadline in %v", err, left)
+	}
+	rg.svc.o.ApprovalTimeout = nil
+	if err := rg.svc.Reload(); err != nil {
+		t.Fatal(err)
+	}
+	if err := rg.call("claude", "fs", "delete_file"); err != nil || left > DefaultApprovalTimeout || left < DefaultApprovalTimeout-10*time.Second {
+		t.Errorf("no setting: err %v, deadline in %v", err, left)
+	}
+}

@@ -67,7 +67,7 @@ func (p *Policy) Explain(q Query) Explanation {
 				m.Effects = append(m.Effects, "requires human approval")
 				if ex.Decision == "allow" || ex.Decision == "limit" {
 					ex.Decision, ex.Rule, ex.Why = "approval", ru.Name,
-						"a person must approve the call (the client is asked by elicitation if it declared it; otherwise refused as approval_unavailable)"
+						"a person must approve the call (asked in the UI when one is open, else the client by elicitation if it declared it; otherwise refused as approval_unavailable)"
 				}
 			}
 			if ru.audit {

@@ -47,7 +47,8 @@ type Match struct {
 type Require struct {
 	HumanApproval bool   `yaml:"human_approval,omitempty" json:"human_approval,omitempty"`
 	LogLevel      string `yaml:"log_level,omitempty" json:"log_level,omitempty"`
-	// ApprovalTimeoutSeconds bounds the wait for a person (default 60).
+	// ApprovalTimeoutSeconds bounds the wait for a person (0: the
+	// approvalTimeoutSeconds setting, default 60).
 	ApprovalTimeoutSeconds int `yaml:"approval_timeout_seconds,omitempty" json:"approval_timeout_seconds,omitempty"`
 }
 

@@ -29,6 +29,7 @@ type Policy struct {
 	now                 func() time.Time
 	audit               func(context.Context, AuditRecord) error        // nil: audit rules record nothing
 	ask                 func(context.Context, Approval) (Answer, error) // nil: nobody can be asked
+	approvalTimeout     func() time.Duration                            // for rules that set none
 	log                 logrus.FieldLogger
 }
 
@@ -91,7 +92,7 @@ func compile(f File, hash string, c *checker) (*Policy, error) {
 			default:
 				c.fail(at+".require.log_level", "log_level is %q; the one level is \"audit\"", r.Require.LogLevel)
 			}
-			cr.approvalTimeout = DefaultApprovalTimeout
+			// 0: the approvalTimeoutSeconds setting, read when asking.
 			if t := r.Require.ApprovalTimeoutSeconds; t != 0 {
 				if !cr.approval {
 					c.fail(at+".require.approval_timeout_seconds", "approval_timeout_seconds without human_approval: true")

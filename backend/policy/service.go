@@ -36,6 +36,10 @@ type Options struct {
 	// client cancelling). ErrCannotAsk: nobody can be asked. nil: as
 	// ErrCannotAsk for every call.
 	Ask func(ctx context.Context, a Approval) (Answer, error)
+	// ApprovalTimeout is the wait for a rule without
+	// approval_timeout_seconds (the approvalTimeoutSeconds setting); nil:
+	// DefaultApprovalTimeout.
+	ApprovalTimeout func() time.Duration
 }
 
 // Service holds the policy in force and follows policy.yaml.
@@ -184,6 +188,7 @@ func (s *Service) load(force bool) error {
 		return fe
 	}
 	p.now, p.audit, p.ask, p.log = s.o.Now, s.o.Audit, s.o.Ask, s.o.Logger
+	p.approvalTimeout = s.o.ApprovalTimeout
 	p.keepBuckets(s.cur.Load())
 	s.seen = sig
 	s.cur.Store(p)

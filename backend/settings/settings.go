@@ -35,6 +35,10 @@ const (
 	KeyRetention = "retention"
 	KeyTimeout   = "timeout"
 
+	// KeyApprovalTimeout: how long a call waits for a person's approval
+	// when its policy rule sets no approval_timeout_seconds.
+	KeyApprovalTimeout = "approvalTimeoutSeconds"
+
 	// Limits of one hook run.
 	KeyHookTimeout  = "hookTimeout"
 	KeyHookMemoryMB = "hookMemoryMB"
@@ -53,8 +57,10 @@ const (
 	DefaultSeparator     = "__"
 	DefaultRetentionDays = 30
 	DefaultTimeout       = 60
-	DefaultHookTimeout   = 5  // seconds
-	DefaultHookMemoryMB  = 64 // megabytes
+	DefaultHookTimeout   = 5 // seconds
+	// DefaultApprovalTimeout is in seconds.
+	DefaultApprovalTimeout = 60
+	DefaultHookMemoryMB    = 64 // megabytes
 
 	// SeparatorChars are the characters a separator may be made of.
 	SeparatorChars = "_-."
@@ -84,6 +90,8 @@ type Def struct {
 
 // defs is ordered by key.
 var defs = []Def{
+	{Key: KeyApprovalTimeout, Default: strconv.Itoa(DefaultApprovalTimeout), Allowed: "a whole number of seconds from 1 to 3600",
+		Help: "how long a call waits for a person's approval when its policy rule sets no approval_timeout_seconds", check: intRange(1, 3600)},
 	{Key: KeyAuth, Default: "on", Allowed: "on or off",
 		Help: "require a bearer token on the HTTP endpoint", check: checkOnOff, warn: warnAuth},
 	{Key: KeyCloseToTray, Default: "on", Allowed: "on or off",
@@ -460,6 +468,12 @@ func (s *Settings) CloseToTray(ctx context.Context) bool { return s.valid(ctx, K
 // HookTimeout is how long one hook run may take.
 func (s *Settings) HookTimeout(ctx context.Context) time.Duration {
 	return time.Duration(s.validInt(ctx, KeyHookTimeout)) * time.Second
+}
+
+// ApprovalTimeout is how long a call waits for a person's approval when
+// its policy rule does not say.
+func (s *Settings) ApprovalTimeout(ctx context.Context) time.Duration {
+	return time.Duration(s.validInt(ctx, KeyApprovalTimeout)) * time.Second
 }
 
 // HookMemoryMB is how many megabytes one hook run may hold.

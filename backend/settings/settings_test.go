@@ -36,7 +36,7 @@ func TestDefaults(t *testing.T) {
 	}
 	want := map[string]string{"port": "3282", "listen": "127.0.0.1", "auth": "on", "separator": "__", "retention": "30", "timeout": "60",
 		"theme": "system", "language": "system", "startAtLogin": "off", "closeToTray": "on",
-		"hookTimeout": "5", "hookMemoryMB": "64",
+		"hookTimeout": "5", "hookMemoryMB": "64", "approvalTimeoutSeconds": "60",
 		"chatTools": "on", "chatMaxToolRounds": "20", "chatToolTimeout": "60",
 		"oauthIssuers": "", "oauthAudience": "", "publicURL": ""}
 	if !reflect.DeepEqual(all, want) {
@@ -54,10 +54,13 @@ func TestDefaults(t *testing.T) {
 	if got := s.EndpointURL(ctx); got != "http://127.0.0.1:3282/mcp" {
 		t.Errorf("EndpointURL = %s", got)
 	}
+	if s.ApprovalTimeout(ctx) != time.Minute {
+		t.Errorf("approvalTimeoutSeconds default = %v", s.ApprovalTimeout(ctx))
+	}
 	if s.HookTimeout(ctx) != 5*time.Second || s.HookMemoryMB(ctx) != 64 {
 		t.Errorf("hook defaults wrong: hookTimeout %v hookMemoryMB %d", s.HookTimeout(ctx), s.HookMemoryMB(ctx))
 	}
-	if !reflect.DeepEqual(Keys(), []string{"auth", "chatMaxToolRounds", "chatToolTimeout", "chatTools", "closeToTray", "hookMemoryMB", "hookTimeout", "language", "listen", "oauthAudience", "oauthIssuers", "port", "publicURL", "retention", "separator", "startAtLogin", "theme", "timeout"}) {
+	if !reflect.DeepEqual(Keys(), []string{"approvalTimeoutSeconds", "auth", "chatMaxToolRounds", "chatToolTimeout", "chatTools", "closeToTray", "hookMemoryMB", "hookTimeout", "language", "listen", "oauthAudience", "oauthIssuers", "port", "publicURL", "retention", "separator", "startAtLogin", "theme", "timeout"}) {
 		t.Errorf("Keys = %v", Keys())
 	}
 	if set, _ := s.IsSet(ctx, KeyPort); set {
@@ -71,6 +74,11 @@ func TestValidateEveryKey(t *testing.T) {
 		want       string // normalized; "" means the value is rejected
 	}{
 		{"port", "3282", "3282"},
+		{"approvalTimeoutSeconds", "1", "1"},
+		{"approvalTimeoutSeconds", "3600", "3600"},
+		{"approvalTimeoutSeconds", "0", ""},
+		{"approvalTimeoutSeconds", "3601", ""},
+		{"approvalTimeoutSeconds", "1m", ""},
 		{"port", "1", "1"},
 		{"port", "65535", "65535"},
 		{"port", " 8080 ", "8080"},

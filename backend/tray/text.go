@@ -14,6 +14,9 @@ type Text struct {
 	EndpointOff    string
 	EndpointDown   func(err string) string
 	ServersSummary func(running, enabled int) string
+	// ApprovalsWaiting leads the status while tool calls wait for a
+	// person's approval in the window.
+	ApprovalsWaiting func(n int) string
 }
 
 var texts = map[string]Text{
@@ -24,14 +27,21 @@ var texts = map[string]Text{
 		EndpointOff:    "Endpoint not running",
 		EndpointDown:   func(err string) string { return "Endpoint down: " + err },
 		ServersSummary: func(r, e int) string { return fmt.Sprintf("%d of %d servers running", r, e) },
+		ApprovalsWaiting: func(n int) string {
+			if n == 1 {
+				return "1 call waiting for approval"
+			}
+			return fmt.Sprintf("%d calls waiting for approval", n)
+		},
 	},
 	"ja": {
 		Open: "ウィンドウを開く", OpenTip: "MCP Router のウィンドウを表示します",
 		Quit: "終了", QuitTip: "ルーターとすべてのサーバーを止めて終了します",
-		RouterOn:       func(url string) string { return "ルーター: " + url },
-		EndpointOff:    "エンドポイント停止中",
-		EndpointDown:   func(err string) string { return "エンドポイント停止: " + err },
-		ServersSummary: func(r, e int) string { return fmt.Sprintf("サーバー %d 台中 %d 台が実行中", e, r) },
+		RouterOn:         func(url string) string { return "ルーター: " + url },
+		EndpointOff:      "エンドポイント停止中",
+		EndpointDown:     func(err string) string { return "エンドポイント停止: " + err },
+		ServersSummary:   func(r, e int) string { return fmt.Sprintf("サーバー %d 台中 %d 台が実行中", e, r) },
+		ApprovalsWaiting: func(n int) string { return fmt.Sprintf("承認待ちの呼び出し %d 件", n) },
 	},
 }
 

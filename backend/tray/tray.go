@@ -208,9 +208,14 @@ func noWatcher() string {
 }
 
 // RouterStatus is the status line for c in lang:
-// "Router on http://127.0.0.1:3282/mcp · 2 of 3 servers running".
+// "Router on http://127.0.0.1:3282/mcp · 2 of 3 servers running", led by
+// "1 call waiting for approval · " while calls wait in the window.
 func RouterStatus(c *core.Core, lang string) string {
 	text := Texts(lang)
+	lead := ""
+	if n := len(c.Approvals.Pending()); n > 0 {
+		lead = text.ApprovalsWaiting(n) + " · "
+	}
 	running, enabled := 0, 0
 	for _, st := range c.Servers.Statuses() {
 		if st.Enabled {
@@ -228,7 +233,7 @@ func RouterStatus(c *core.Core, lang string) string {
 	case ep.Err != "":
 		where = text.EndpointDown(ep.Err)
 	}
-	return where + " · " + text.ServersSummary(running, enabled)
+	return lead + where + " · " + text.ServersSummary(running, enabled)
 }
 
 // Icon is data (a PNG) at tray size: 64 px, wrapped in an ICO on Windows,

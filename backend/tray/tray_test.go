@@ -277,7 +277,9 @@ func TestLanguageAndTexts(t *testing.T) {
 		}
 	}
 	if en, ja := Texts("en"), Texts("ja"); en.Open != LabelOpen || ja.Open == en.Open || ja.ServersSummary(2, 3) != "サーバー 3 台中 2 台が実行中" ||
-		en.ServersSummary(2, 3) != "2 of 3 servers running" || Texts("fr").Quit != LabelQuit {
+		en.ServersSummary(2, 3) != "2 of 3 servers running" || Texts("fr").Quit != LabelQuit ||
+		en.ApprovalsWaiting(1) != "1 call waiting for approval" || en.ApprovalsWaiting(2) != "2 calls waiting for approval" ||
+		ja.ApprovalsWaiting(2) != "承認待ちの呼び出し 2 件" {
 		t.Errorf("texts: %+v %+v", en, ja)
 	}
 }

@@ -1,5 +1,6 @@
 import { lazy, Suspense, useEffect, useState, type ReactNode } from 'react';
 import { AppShell, PAGES, type Page } from './components/AppShell';
+import { ApprovalsPanel } from './components/ApprovalsPanel';
 import { I18nProvider, resolveLocale, useMessages } from './i18n';
 import { ServersPage } from './pages/ServersPage';
 import type { Language, Theme } from './api';
@@ -109,6 +110,7 @@ export function App({ footer }: { footer?: ReactNode }) {
           {page === 'settings' && <SettingsPage />}
         </Suspense>
       </AppShell>
+      <ApprovalsPanel />
     </I18nProvider>
   );
 }

@@ -5,3 +5,4 @@ export type { ApiTransport } from './transport';
 export { wailsTransport, hasWailsBridge } from './wails';
 export { httpTransport, getSession, tokenStore, type Session } from './http';
 export * from './chat';
+export * from './approvals';

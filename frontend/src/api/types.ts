@@ -1,3 +1,4 @@
+import type { ApprovalsApi } from './approvals';
 import type { ChatApi } from './chat';
 // The shapes the UI works with, as docs/ui-api.md defines them. Values are
 // checked once at the boundary (convert.ts), so pages get exact unions.
@@ -416,7 +417,7 @@ export interface StateGateStatus {
 export type Unsubscribe = () => void;
 
 /** Everything the UI may ask of the Go side. Stores receive one of these. */
-export interface Api extends ChatApi {
+export interface Api extends ChatApi, ApprovalsApi {
   // Servers
   listServers(): Promise<ServerView[]>;
   getServer(name: string): Promise<ServerConfig>;
@@ -523,4 +524,5 @@ export const EVENTS = {
   settingsChanged: 'settings:changed',
   stateGateChanged: 'stategate:changed',
   chat: 'chat:event',
+  approvals: 'approvals:changed',
 } as const;

@@ -31,7 +31,7 @@ export const RULE_KEYS: Record<string, KeyDoc> = {
     doc: 'What a matching tool call needs.',
     keys: {
       human_approval: { doc: 'A person must approve the call (the client is asked by elicitation).', value: 'true' },
-      approval_timeout_seconds: { doc: 'How long the call waits for the answer (1–3600, default 60).', value: '60' },
+      approval_timeout_seconds: { doc: 'How long the call waits for the answer (1–3600; default: the approvalTimeoutSeconds setting, 60 unless changed).', value: '60' },
       log_level: { doc: 'audit: record the call in the hash-chained audit trail.', value: 'audit' },
     },
   },

@@ -2,6 +2,7 @@ import { createContext, useContext, type ReactNode } from 'react';
 import { useStore } from 'zustand';
 import type { Api } from '../api';
 import { createAppStore, type AppState, type AppStore } from './app';
+import { createApprovalsStore, type ApprovalsState, type ApprovalsStore } from './approvals';
 import { createChatStore, type ChatState, type ChatStore } from './chat';
 import { createHooksStore, type HooksState, type HooksStore } from './hooks';
 import { createLogsStore, type LogsState, type LogsStore } from './logs';
@@ -25,6 +26,7 @@ export interface Stores {
   processes: ProcessesStore;
   policy: PolicyStore;
   chat: ChatStore;
+  approvals: ApprovalsStore;
 }
 
 export function createStores(api: Api): Stores {
@@ -39,6 +41,7 @@ export function createStores(api: Api): Stores {
     processes: createProcessesStore(api),
     policy: createPolicyStore(api),
     chat: createChatStore(api),
+    approvals: createApprovalsStore(api),
   };
 }
 
@@ -60,6 +63,7 @@ export const useTools = <T,>(select: (s: ToolsState) => T): T => useStore(useSto
 export const useHooks = <T,>(select: (s: HooksState) => T): T => useStore(useStores().hooks, select);
 export const useTokens = <T,>(select: (s: TokensState) => T): T => useStore(useStores().tokens, select);
 export const useLogs = <T,>(select: (s: LogsState) => T): T => useStore(useStores().logs, select);
+export const useApprovals = <T,>(select: (s: ApprovalsState) => T): T => useStore(useStores().approvals, select);
 export const useChat = <T,>(select: (s: ChatState) => T): T => useStore(useStores().chat, select);
 export const useSettings = <T,>(select: (s: SettingsState) => T): T => useStore(useStores().settings, select);
 export const usePolicy = <T,>(select: (s: PolicyState) => T): T => useStore(useStores().policy, select);

@@ -1,6 +1,7 @@
 import { vi } from 'vitest';
 import { fakeChat } from './fakeChat';
 import type {
+  PendingApproval,
   AggregatedTool,
   Api,
   AppSettings,
@@ -112,6 +113,7 @@ export function fakeApi(initial: ServerView[] = []) {
     settings: new Set() as Handlers<AppSettings>,
     reconnect: new Set() as Handlers<void>,
     stategate: new Set() as Handlers<void>,
+    approvals: new Set() as Handlers<PendingApproval[]>,
   };
   const sub =
     <T>(set: Handlers<T>) =>
@@ -231,6 +233,9 @@ export function fakeApi(initial: ServerView[] = []) {
     onToolsChanged: vi.fn<Api['onToolsChanged']>((fn) => sub(h.tools)(() => fn())),
     onSettingsChanged: vi.fn<Api['onSettingsChanged']>(sub(h.settings)),
     onStateGateChanged: vi.fn<Api['onStateGateChanged']>((fn) => sub(h.stategate)(() => fn())),
+    pendingApprovals: vi.fn<Api['pendingApprovals']>(async () => []),
+    decideApproval: vi.fn<Api['decideApproval']>(async () => undefined),
+    onApprovalsChanged: vi.fn<Api['onApprovalsChanged']>((fn) => sub(h.approvals)(fn)),
     onReconnect: vi.fn<Api['onReconnect']>((fn) => sub(h.reconnect)(() => fn())),
   } satisfies Api;
 
@@ -250,6 +255,8 @@ export function fakeApi(initial: ServerView[] = []) {
     reconnect: () => h.reconnect.forEach((fn) => fn()),
     /** Delivers a `stategate:changed` event. */
     stateGateChanged: () => h.stategate.forEach((fn) => fn()),
+    /** Delivers an `approvals:changed` event with the whole pending list. */
+    approvalsChanged: (l: PendingApproval[]) => h.approvals.forEach((fn) => fn(l)),
     /** Listeners of servers:changed and servers:removed (what the servers store holds). */
     listenerCount: () => h.changed.size + h.removed.size,
     reconnectListenerCount: () => h.reconnect.size,
