@@ -279,6 +279,9 @@ func (c *Core) Run(ctx context.Context, interval time.Duration) error {
 	if err := c.Hooks.Reload(ctx); err != nil {
 		return fmt.Errorf("load hooks: %w", err)
 	}
+	if c.beforeServers != nil {
+		c.Gateway.HoldForServers()
+	}
 	c.Gateway.Start()
 	wctx, cancel := context.WithCancel(context.Background())
 	c.stopWatch = cancel
@@ -288,6 +291,7 @@ func (c *Core) Run(ctx context.Context, interval time.Duration) error {
 		return nil
 	}
 	go func() {
+		defer c.Gateway.ServersLoaded()
 		c.beforeServers(wctx)
 		if wctx.Err() != nil {
 			close(c.watchDone)
@@ -296,6 +300,7 @@ func (c *Core) Run(ctx context.Context, interval time.Duration) error {
 		if err := c.SyncServers(wctx); err != nil {
 			c.Log.Errorf("start the servers: %v", err)
 		}
+		c.Gateway.ServersLoaded()
 		c.watch(wctx, interval, startRev)
 	}()
 	return nil

@@ -29,6 +29,7 @@ const startupWaitLimit = 2 * time.Minute
 // been rebuilt, for the calls that wait.
 type startup struct {
 	mu       sync.Mutex
+	holding  bool // the servers are not loaded yet (HoldForServers)
 	starting map[string]bool
 	begun    uint64        // rebuilds begun
 	ended    uint64        // rebuilds ended
@@ -75,11 +76,31 @@ func (s *startup) rebuildEnds() {
 	s.mu.Unlock()
 }
 
-// anyStarting reports whether a server is starting now.
+// anyStarting reports whether a server is starting now, or the servers
+// are yet to be loaded.
 func (s *startup) anyStarting() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return len(s.starting) > 0
+	return s.holding || len(s.starting) > 0
+}
+
+// HoldForServers makes calls to unknown names wait as if servers were
+// starting, for a router that publishes its endpoint before it has loaded
+// its servers (the desktop app reads the login shell's PATH first); call
+// ServersLoaded once they are synced, whether that worked or not.
+func (g *Gateway) HoldForServers() {
+	g.startup.mu.Lock()
+	g.startup.holding = true
+	g.startup.broadcast()
+	g.startup.mu.Unlock()
+}
+
+// ServersLoaded ends HoldForServers.
+func (g *Gateway) ServersLoaded() {
+	g.startup.mu.Lock()
+	g.startup.holding = false
+	g.startup.broadcast()
+	g.startup.mu.Unlock()
 }
 
 // awaitName waits, while servers are starting, until known reports true or
@@ -95,7 +116,7 @@ func (g *Gateway) awaitName(ctx context.Context, known func() bool) {
 	for {
 		s := g.startup
 		s.mu.Lock()
-		starting, ended, changed := len(s.starting) > 0, s.ended, s.changed
+		starting, ended, changed := s.holding || len(s.starting) > 0, s.ended, s.changed
 		if !starting && settleAfter == 0 {
 			// The last start ended: the rebuild its event asked for may not
 			// have begun yet, so ask for one and wait until it is published.

@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -77,5 +78,40 @@ func TestCallsWaitForServersStillStarting(t *testing.T) {
 	}
 	if took := time.Since(began); took < time.Second {
 		t.Fatalf("answers came after %v; the slow server takes 2 s to start", took)
+	}
+}
+
+// A router that publishes its endpoint before loading its servers holds
+// calls to unknown names until they are loaded, then answers them; and a
+// server is "starting" as soon as Sync returns, before its supervisor runs.
+func TestCallsWaitForServersNotYetLoaded(t *testing.T) {
+	r := newRig(t, nil, rigOptions{})
+	c := connect(t, r.url, clientOptions{})
+	r.gw.HoldForServers()
+	answered := make(chan error, 1)
+	go func() {
+		res, err := call(c, "late__echo", map[string]any{"message": "held"})
+		if err == nil && (res.IsError || !strings.Contains(text(res), "held")) {
+			err = fmt.Errorf("answered %+v", res)
+		}
+		answered <- err
+	}()
+	select {
+	case err := <-answered:
+		t.Fatalf("answered while the servers were not loaded: %v", err)
+	case <-time.After(300 * time.Millisecond): // only a window for a wrong early answer
+	}
+	late := everything(t, "late", spec.PrefixAlways)
+	if err := r.ups.Sync([]spec.Server{late}); err != nil {
+		t.Fatal(err)
+	}
+	for _, st := range r.ups.Statuses() {
+		if st.Name == "late" && st.State != upstream.StateStarting && st.State != upstream.StateRunning {
+			t.Errorf("right after Sync late is %s, want starting", st.State)
+		}
+	}
+	r.gw.ServersLoaded()
+	if err := <-answered; err != nil {
+		t.Fatalf("the held call: %v", err)
 	}
 }

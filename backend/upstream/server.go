@@ -81,6 +81,14 @@ func (m *managed) start() {
 	m.done = make(chan struct{})
 	done := m.done
 	m.mu.Unlock()
+	// Starting from now, not from when the goroutine gets to it: whoever
+	// reads the statuses right after Sync (the gateway, deciding whether a
+	// call to an unknown tool should wait) must see it.
+	m.update(func(st *Status) {
+		if st.State != StateRestarting {
+			st.State = StateStarting
+		}
+	})
 	go m.run(ctx, done)
 }
 
