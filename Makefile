@@ -18,6 +18,8 @@ GOSDK_VERSION := v1.8.0
 WAILS := $(TOOLS)/wails
 NFPM_VERSION := v2.45.2
 NFPM := $(TOOLS)/nfpm
+ACTIONLINT_VERSION := v1.7.12
+ACTIONLINT := $(TOOLS)/actionlint
 APP := build/bin/mcp-router
 RESULTS := $(CURDIR)/test-results
 
@@ -42,7 +44,7 @@ weather:
 	go build -o build/bin/weather-mcp ./mcp_servers/weather
 
 test: deps test-deps
-	$(MAKE) check-files vet test-go test-frontend test-desktop test-desktop-41 test-tray test-e2e test-ui test-dist
+	$(MAKE) check-files vet test-go test-frontend test-desktop test-desktop-41 test-tray test-e2e test-ui test-dist test-workflows
 
 deps: system-deps wails frontend-deps
 
@@ -75,6 +77,14 @@ dist: deps $(NFPM)
 # (scripts/test-dist.sh).
 test-dist: deps $(NFPM) test-deps
 	WAILS=$(WAILS) NFPM=$(NFPM) scripts/test-dist.sh $(RESULTS)/dist
+
+# The release workflow cannot run here: actionlint (a real parser of GitHub
+# Actions workflows, from the Go module proxy) checks its syntax and expressions.
+.PHONY: test-workflows
+test-workflows: $(ACTIONLINT)
+	$(ACTIONLINT) .github/workflows/*.yml
+$(ACTIONLINT):
+	GOBIN=$(TOOLS) go install github.com/rhysd/actionlint/cmd/actionlint@$(ACTIONLINT_VERSION)
 # ---- end dist -----------------------------------------------------------------
 
 # Real MCP peers the integration tests talk to.
