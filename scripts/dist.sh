@@ -24,9 +24,14 @@ DIST=${DIST:-dist}
 CONVERT=/usr/bin/convert # /usr/local/bin/convert on the dev machines is a stand-in
 VERSION=${VERSION:-$(git describe --tags --always --dirty 2>/dev/null || echo dev)}
 # Package managers want a version starting with a digit: v1.2.3 -> 1.2.3,
-# a bare commit -> 0.1.0~git<commit> (0.1.0 is wails.json's productVersion).
-if [[ $VERSION =~ ^v?([0-9].*)$ ]]; then
-  PKGVER=${BASH_REMATCH[1]//-/\~}
+# v1.2.3-4-gabc -> 1.2.3+4.gabc, v1.2.3-rc1 -> 1.2.3~rc1,
+# anything else (a bare commit, which may start with a digit too) ->
+# 0.1.0~git<commit> (0.1.0 is wails.json's productVersion).
+if [[ $VERSION =~ ^v?([0-9]+\.[0-9]+[^-]*)-([0-9]+)-g([0-9a-f]+)(-dirty)?$ ]]; then
+  # commits after a tag sort after it: v1.2.3-4-gabc -> 1.2.3+4.gabc
+  PKGVER="${BASH_REMATCH[1]}+${BASH_REMATCH[2]}.g${BASH_REMATCH[3]}${BASH_REMATCH[4]:+.dirty}"
+elif [[ $VERSION =~ ^v?([0-9]+\.[0-9]+.*)$ ]]; then
+  PKGVER=${BASH_REMATCH[1]//-/\~} # v1.2.3-rc1 -> 1.2.3~rc1, before 1.2.3
 else
   PKGVER="0.1.0~git${VERSION//-/.}"
 fi
