@@ -77,7 +77,7 @@ headless() { # headless OS ARCH
     -o "$stage/$name/$exe" . || fail "go build $os/$arch"
   cp README.md "$stage/$name/"
   if [[ $os == windows ]]; then
-    (cd "$stage" && zip -qr "$OLDPWD/$DIST/$name.zip" "$name")
+    (cd "$stage" && zip -qr "$DIST/$name.zip" "$name")
     log "$DIST/$name.zip"
   else
     tar -C "$stage" -czf "$DIST/$name.tar.gz" "$name"
@@ -167,6 +167,7 @@ windows_desktop() { # windows_desktop ARCH
 parts=("$@")
 ((${#parts[@]})) || parts=(deb-4.0 deb-4.1 windows-amd64 windows-arm64 headless)
 mkdir -p "$DIST"
+DIST=$(realpath "$DIST")
 for part in "${parts[@]}"; do
   case $part in
     deb-4.0 | deb-4.1) linux_desktop "${part#deb-}" ;;
