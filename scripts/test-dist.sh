@@ -179,6 +179,12 @@ pids+=($!)
 wait_mcp "$hport" || { cat "$OUT/headless.log"; fail "headless serve did not answer initialize"; }
 session=$(sed -n 's/^[Mm]cp-[Ss]ession-[Ii]d: *\([^\r]*\).*/\1/p' "$scratch/h")
 mcp "$hport" '{"jsonrpc":"2.0","method":"notifications/initialized"}' "$session" >/dev/null
+# Until the upstream has started and its tools are listed (30 s at most).
+deadline=$((SECONDS + 30))
+until mcp "$hport" '{"jsonrpc":"2.0","id":3,"method":"tools/list"}' "$session" | grep -q '"everything__echo"'; do
+  ((SECONDS < deadline)) || { cat "$OUT/headless.log"; fail "headless: everything__echo never listed"; }
+  sleep 0.3
+done
 answer=$(mcp "$hport" '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"everything__echo","arguments":{"message":"mcpr-dist"}}}' "$session")
 result=$(grep '"id":2,' <<<"$answer" || true)
 grep -qF '"text":"Echo: mcpr-dist"' <<<"$result" || { cat "$OUT/headless.log"; fail "headless tools/call answered: $answer"; }
