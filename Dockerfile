@@ -5,8 +5,11 @@ WORKDIR /src
 COPY go.mod go.sum ./
 RUN go mod download
 COPY . .
-# nogui leaves out the desktop window: no GTK or WebKit in the image.
-RUN CGO_ENABLED=1 go build -tags nogui -trimpath -ldflags "-s -w" -o /out/mcp-router .
+# nogui leaves out the desktop window: no GTK or WebKit in the image. Pure Go
+# (modernc SQLite, docs/data.md): a static binary, as in the headless archives.
+ARG VERSION=dev
+RUN CGO_ENABLED=0 go build -tags nogui -trimpath \
+    -ldflags "-s -w -X github.com/mcp-router/mcp-router/backend/core.Version=${VERSION}" -o /out/mcp-router .
 
 FROM debian:bookworm-slim
 # Node.js and npm so upstreams started with npx work inside the container.
@@ -14,6 +17,13 @@ RUN apt-get update \
  && apt-get install -y --no-install-recommends ca-certificates nodejs npm \
  && rm -rf /var/lib/apt/lists/*
 COPY --from=build /out/mcp-router /usr/local/bin/mcp-router
+# Not root: the data dir on the host stays the user's (docker-compose.yml runs
+# the container as the host user; 1000 here is the default). Gate init files
+# (docs/gate.md) are read from /init, a mounted folder: point
+# --init-arg-file at /init/<file>.
+RUN useradd --uid 1000 --create-home --home-dir /home/mcp mcp \
+ && mkdir -p /data /init && chown mcp:mcp /data /init
+USER 1000:1000
 ENV MCP_ROUTER_DATA_DIR=/data
 VOLUME /data
 ENTRYPOINT ["mcp-router"]

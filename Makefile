@@ -16,6 +16,10 @@ export GOFLAGS = $(BASE_GOFLAGS)$(if $(WEBKIT_TAGS), -tags=$(WEBKIT_TAGS))
 WAILS_VERSION := v2.15.0
 GOSDK_VERSION := v1.8.0
 WAILS := $(TOOLS)/wails
+NFPM_VERSION := v2.45.2
+NFPM := $(TOOLS)/nfpm
+ACTIONLINT_VERSION := v1.7.12
+ACTIONLINT := $(TOOLS)/actionlint
 APP := build/bin/mcp-router
 RESULTS := $(CURDIR)/test-results
 
@@ -40,7 +44,7 @@ weather:
 	go build -o build/bin/weather-mcp ./mcp_servers/weather
 
 test: deps test-deps
-	$(MAKE) check-files vet test-go test-frontend test-desktop test-desktop-41 test-tray test-e2e test-ui
+	$(MAKE) check-files vet test-go test-frontend test-desktop test-desktop-41 test-tray test-e2e test-ui test-dist test-workflows
 
 deps: system-deps wails frontend-deps
 
@@ -56,6 +60,32 @@ frontend-deps: frontend/node_modules/.package-lock.json
 frontend/node_modules/.package-lock.json: frontend/package-lock.json
 	cd frontend && npm ci --no-audit --no-fund
 	@touch $@
+
+# nfpm builds the .deb and .rpm of make dist (docs/install.md).
+$(NFPM):
+	GOBIN=$(TOOLS) go install github.com/goreleaser/nfpm/v2/cmd/nfpm@$(NFPM_VERSION)
+
+# ---- dist (owned by scripts/dist.sh; see docs/install.md) --------------------
+# Everything a user downloads, into dist/ with SHA256SUMS. Sign the Windows
+# files with MCPR_SIGN_CERT=cert.pem MCPR_SIGN_KEY=key.pem [MCPR_SIGN_PASS=...].
+.PHONY: dist test-dist
+dist: deps $(NFPM)
+	WAILS=$(WAILS) NFPM=$(NFPM) scripts/dist.sh
+
+# Builds one .deb, one Windows exe + installer and one headless archive into
+# a scratch dist dir, installs the .deb with apt and checks them all
+# (scripts/test-dist.sh).
+test-dist: deps $(NFPM) test-deps
+	WAILS=$(WAILS) NFPM=$(NFPM) scripts/test-dist.sh $(RESULTS)/dist
+
+# The release workflow cannot run here: actionlint (a real parser of GitHub
+# Actions workflows, from the Go module proxy) checks its syntax and expressions.
+.PHONY: test-workflows
+test-workflows: $(ACTIONLINT)
+	$(ACTIONLINT) .github/workflows/*.yml
+$(ACTIONLINT):
+	GOBIN=$(TOOLS) go install github.com/rhysd/actionlint/cmd/actionlint@$(ACTIONLINT_VERSION)
+# ---- end dist -----------------------------------------------------------------
 
 # Real MCP peers the integration tests talk to.
 test-deps: test/peers/node_modules/.package-lock.json $(TOOLS)/everything-server

@@ -23,13 +23,13 @@ func TestDockerImageCommandWithoutDocker(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"-tags nogui", `ENV MCP_ROUTER_DATA_DIR=/data`, `ENTRYPOINT ["mcp-router"]`, `CMD ["stdio"]`} {
+	for _, want := range []string{"-tags nogui", "CGO_ENABLED=0", "USER 1000:1000", "mkdir -p /data /init", `ENV MCP_ROUTER_DATA_DIR=/data`, `ENTRYPOINT ["mcp-router"]`, `CMD ["stdio"]`} {
 		if !strings.Contains(string(dockerfile), want) {
 			t.Fatalf("Dockerfile no longer has %q; update this test with it", want)
 		}
 	}
 	compose, _ := os.ReadFile("docker-compose.yml")
-	for _, want := range []string{"network_mode: host", "stdin_open: true", `command: ["stdio"]`, ":/data"} {
+	for _, want := range []string{"network_mode: host", "stdin_open: true", `command: ["stdio"]`, ":/data", ":/init:ro", `user: "${UID:-1000}:${GID:-1000}"`} {
 		if !strings.Contains(string(compose), want) {
 			t.Fatalf("docker-compose.yml no longer has %q", want)
 		}

@@ -16,7 +16,8 @@ set -euo pipefail
 PACKAGES=(build-essential pkg-config libgtk-3-dev
   xvfb xauth xdotool imagemagick chromium fonts-noto-color-emoji fonts-dejavu-core
   dbus-daemon x11-utils libglib2.0-bin curl # the tray tests: a private session bus, xwininfo, gdbus
-  fonts-noto-cjk) # Japanese in the window and the UI screenshots (without it: empty boxes)
+  fonts-noto-cjk # Japanese in the window and the UI screenshots (without it: empty boxes)
+  nsis osslsigncode) # make dist: the Windows installer and its signature
 
 installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
 

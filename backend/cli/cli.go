@@ -126,6 +126,7 @@ func (e *env) rootCommand() *cobra.Command {
 		Long: "MCP Router runs your MCP servers, aggregates their tools, resources and prompts behind one\n" +
 			"endpoint and lets you control every request. Run without a command to open the desktop app.",
 		Args:          cobra.NoArgs,
+		Version:       core.Version, // --version, as the version command
 		SilenceErrors: true,
 		SilenceUsage:  true,
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
@@ -141,6 +142,7 @@ func (e *env) rootCommand() *cobra.Command {
 	}
 	root.PersistentFlags().StringVar(&e.dataDir, "data-dir", "", "data directory (default $MCP_ROUTER_DATA_DIR, else the user config dir)")
 	root.PersistentFlags().StringVar(&e.logLevel, "log-level", "info", "log level: debug, info, warn, error")
+	root.SetVersionTemplate("mcp-router {{.Version}}\n")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	root.AddCommand(e.serversCommand(), e.versionCommand(),
 		e.tokensCommand(), e.settingsCommand(), e.snippetCommand(), e.logsCommand(),

@@ -10,7 +10,9 @@ import (
 	"log"
 	"net"
 	"net/http"
+	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/mark3labs/mcp-go/server"
@@ -84,6 +86,9 @@ func (c *Core) Serve(ctx context.Context, o ServeOptions) error {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		err = fmt.Errorf("cannot listen on %s: %w", addr, err)
+		if errors.Is(err, syscall.EADDRINUSE) {
+			err = fmt.Errorf("%w%s", err, heldBy(addr))
+		}
 		c.setEndpoint(EndpointState{Err: err.Error()})
 		return err
 	}
@@ -295,4 +300,19 @@ func isListRequest(line []byte) bool {
 		return true
 	}
 	return false
+}
+
+// heldBy says which process holds addr's port: " (held by pid 123
+// (mcp-router); is MCP Router already running?)", or a hint without the
+// process where the platform does not tell.
+func heldBy(addr string) string {
+	_, p, err := net.SplitHostPort(addr)
+	port, err2 := strconv.Atoi(p)
+	if err != nil || err2 != nil {
+		return ""
+	}
+	if who := portHolder(port); who != "" {
+		return " (held by " + who + "; is MCP Router already running?)"
+	}
+	return " (another process holds the port; is MCP Router already running?)"
 }

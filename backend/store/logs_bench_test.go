@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"path/filepath"
+	"strconv"
 	"testing"
 	"time"
 )
@@ -30,5 +31,52 @@ func BenchmarkLogInsert(b *testing.B) {
 		if err := st.Logs().Insert(ctx, entries); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// BenchmarkLogQuery100k is the Logs page's first screen (newest 200 of one
+// client's calls) over 100,000 rows.
+func BenchmarkLogQuery100k(b *testing.B) {
+	st, err := Open(filepath.Join(b.TempDir(), "bench.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer st.Close()
+	ctx := context.Background()
+	clients := []string{"laptop", "ui", "ci", "anonymous"}
+	base := time.Now().Add(-48 * time.Hour)
+	batch := make([]RequestLog, 0, 5000)
+	for i := 0; i < 100_000; i++ {
+		batch = append(batch, RequestLog{Time: base.Add(time.Duration(i) * time.Second), Client: clients[i%len(clients)],
+			Server: "everything", Method: "tools/call", Target: "echo", DurationMs: 1, Status: StatusOK,
+			Request: `{"message":"mcpr-bench"}`})
+		if len(batch) == cap(batch) {
+			if err := st.Logs().Insert(ctx, batch); err != nil {
+				b.Fatal(err)
+			}
+			batch = batch[:0]
+		}
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for n := 0; n < b.N; n++ {
+		got, err := st.Logs().List(ctx, LogFilter{Client: "ci", Limit: 200})
+		if err != nil || len(got) != 200 {
+			b.Fatalf("List: %d rows, %v", len(got), err)
+		}
+	}
+}
+
+// BenchmarkOpenMigrate is a first start: create the file and run every
+// migration.
+func BenchmarkOpenMigrate(b *testing.B) {
+	dir := b.TempDir()
+	b.ReportAllocs()
+	for n := 0; n < b.N; n++ {
+		st, err := Open(filepath.Join(dir, "bench"+strconv.Itoa(n)+".db"))
+		if err != nil {
+			b.Fatal(err)
+		}
+		st.Close()
 	}
 }

@@ -15,9 +15,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/mattn/go-sqlite3"
 	"github.com/sirupsen/logrus"
-	"gorm.io/driver/sqlite"
 	"gorm.io/gorm"
 	"gorm.io/gorm/logger"
 )
@@ -79,14 +77,8 @@ func Open(path string) (*Store, error) {
 // (_busy_timeout in dsn) and how long Open retries a busy database.
 const busyTimeout = 5 * time.Second
 
-// isBusy reports SQLITE_BUSY ("database is locked").
-func isBusy(err error) bool {
-	var se sqlite3.Error
-	return errors.As(err, &se) && se.Code == sqlite3.ErrBusy
-}
-
 func open(abs string) (*Store, error) {
-	db, err := gorm.Open(sqlite.Open(dsn(abs)), &gorm.Config{
+	db, err := gorm.Open(dialector(dsn(abs)), &gorm.Config{
 		Logger:         newGormLogger(logrus.StandardLogger()),
 		TranslateError: true,
 		// UTC everywhere keeps stored timestamps comparable as text.

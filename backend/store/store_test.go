@@ -118,7 +118,7 @@ func TestOpenV1Fixture(t *testing.T) {
 		t.Fatal(err)
 	}
 	path := filepath.Join(t.TempDir(), "v1.db")
-	raw, err := sql.Open("sqlite3", path)
+	raw, err := sql.Open(driverName, path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -266,7 +266,7 @@ func TestOpenRefusesNewerDatabase(t *testing.T) {
 		}
 	}
 
-	raw, err := sql.Open("sqlite3", path)
+	raw, err := sql.Open(driverName, path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -415,7 +415,7 @@ func TestOpenV3FixtureKeepsTokensAsClientTokens(t *testing.T) {
 		t.Fatal(err)
 	}
 	path := filepath.Join(t.TempDir(), "v3.db")
-	raw, err := sql.Open("sqlite3", path)
+	raw, err := sql.Open(driverName, path)
 	if err != nil {
 		t.Fatal(err)
 	}
