@@ -59,6 +59,13 @@ const abilitiesPolicy = `abilities:
     server: calc
     tool: no-such-tool
     input_schema: {type: object}
+  - name: calc__echo
+    permission: write
+    server: notes
+    tool: delete_note
+    input_schema: {type: object}
+    arguments:
+      id: {const: everything}
 policies:
   - name: writes-need-a-person
     match: {permissions: [write]}
@@ -174,6 +181,9 @@ func TestAbilitiesThroughTheEndpoint(t *testing.T) {
 		if !slices.Contains(names, "calc__get-sum") || !slices.Contains(names, "notes__delete_note") {
 			t.Errorf("the backend tools are still listed as themselves: %v", names)
 		}
+		if n := strings.Count(strings.Join(names, " ")+" ", "calc__echo "); n != 1 {
+			t.Errorf("calc__echo listed %d times: %v", n, names)
+		}
 		body := string(rpc(call, "tools/list", "{}"))
 		if !strings.Contains(body, `"Adds x and y (y is 100 when left out)"`) || !strings.Contains(body, `"required":["x"]`) {
 			t.Errorf("sum's description and input schema: %s", body)
@@ -185,6 +195,10 @@ func TestAbilitiesThroughTheEndpoint(t *testing.T) {
 		}
 		if got := resultText(t, callTool(call, "sum", `{"x":2}`)); !strings.Contains(got, "102") {
 			t.Errorf("sum 2 with y's default 100: %q", got)
+		}
+		// An ability named like an upstream tool loses to it.
+		if got := resultText(t, callTool(call, "calc__echo", `{"message":"upstream"}`)); !strings.Contains(got, "Echo: upstream") {
+			t.Errorf("calc__echo is the upstream's: %q", got)
 		}
 		if got := resultText(t, callTool(call, "greet", `{"message":"ignored"}`)); !strings.Contains(got, "fixed words") || strings.Contains(got, "ignored") {
 			t.Errorf("greet sends its const: %q", got)
@@ -230,6 +244,18 @@ func TestAbilitiesThroughTheEndpoint(t *testing.T) {
 		// sum calls went through the chain.
 		if n["sum"] != 3 || n["greet"] != 1 {
 			t.Errorf("calls of calc logged by target: %v", n)
+		}
+	})
+	t.Run("in-process calls (chat panel, UI) map and check the same way", func(t *testing.T) {
+		res, err := ep.core.Gateway.CallTool(ctx, "sum", json.RawMessage(`{"x":3}`))
+		if err != nil || len(res.Content) == 0 || !strings.Contains(fmt.Sprint(res.Content[0]), "103") {
+			t.Errorf("in-process sum: %+v %v", res, err)
+		}
+		if _, err := ep.core.Gateway.CallTool(ctx, "sum", json.RawMessage(`{"x":"3"}`)); err == nil || !strings.Contains(err.Error(), "invalid arguments for sum") {
+			t.Errorf("in-process invalid sum: %v", err)
+		}
+		if _, err := ep.core.Gateway.CallTool(ctx, "drop_note", json.RawMessage(`{"title":"n"}`)); err == nil || !strings.Contains(err.Error(), "writes-need-a-person") {
+			t.Errorf("in-process drop_note: %v", err)
 		}
 	})
 	t.Run("a write ability needs a person (match.permissions)", func(t *testing.T) {
