@@ -166,6 +166,7 @@ func Open(dataDir string, o Options) (*Core, error) {
 		Changed: func() {
 			if gw != nil {
 				gw.ListsChanged()
+				gw.Refresh() // its abilities may have changed
 			}
 		},
 		Audit: func(ctx context.Context, r policy.AuditRecord) error {
@@ -196,6 +197,7 @@ func Open(dataDir string, o Options) (*Core, error) {
 		Hooks:      c.Hooks,
 		Policy:     c.Policy.Current,
 		AsksClient: c.Policy.MayAsk,
+		Abilities:  c.abilities,
 		Separator:  func() string { return c.Settings.Separator(context.Background()) },
 		CallerFrom: callerFrom,
 		RequestLog: c.Requests,
@@ -438,4 +440,14 @@ func (c *Core) Close() error {
 		err = c.Store.Close()
 	})
 	return err
+}
+
+// abilities are the policy's abilities as the gateway publishes them.
+func (c *Core) abilities() []gateway.Ability {
+	var out []gateway.Ability
+	for _, a := range c.Policy.Policy().Abilities() {
+		out = append(out, gateway.Ability{Name: a.Name, Description: a.Description, InputSchema: a.Schema,
+			Permission: a.Permission, Server: a.Server, Tool: a.Tool, Prepare: a.Prepare})
+	}
+	return out
 }

@@ -134,6 +134,7 @@ func (g *Gateway) rebuild() {
 			taskOnly[final] = true
 		}
 	}
+	abilities, abilitySig := g.publishAbilities(snap, toolNames, &tools, &toolList)
 	var prompts []server.ServerPrompt
 	var promptList []listed[mcp.Prompt]
 	for final, un := range promptNames {
@@ -190,14 +191,14 @@ func (g *Gateway) rebuild() {
 
 	g.gate.Publish(gates)
 	g.mu.Lock()
-	g.tools, g.prompts, g.taskOnly = toolNames, promptNames, taskOnly
+	g.tools, g.prompts, g.taskOnly, g.abilities = toolNames, promptNames, taskOnly, abilities
 	g.resources, g.templates, g.templateRoutes = resourceOwners, templateOwners, templateRoutes
 	g.catalog = catalogLists{tools: sortListed(toolList), prompts: sortListed(promptList),
 		resources: sortListed(resourceList), templates: sortListed(templateList)}
 	collisions := append(append(toolCollisions, promptCollisions...), resourceCollisions...)
 	g.collisions = collisions
 	changed := map[string]bool{
-		"tools":     g.swapSignature("tools", signTools(toolNames, toolRaw, sep)),
+		"tools":     g.swapSignature("tools", signTools(toolNames, toolRaw, sep)+abilitySig),
 		"prompts":   g.swapSignature("prompts", signPrompts(promptNames, promptRaw)),
 		"resources": g.swapSignature("resources", signResources(snap)),
 	}

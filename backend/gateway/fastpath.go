@@ -249,8 +249,10 @@ func (g *Gateway) serveFast(w http.ResponseWriter, r *http.Request, s server.Cli
 	g.mu.RLock()
 	un, ok := g.tools[m.Params.Name]
 	taskOnly := g.taskOnly[m.Params.Name]
+	_, ability := g.abilities[m.Params.Name]
 	g.mu.RUnlock()
-	if !ok || taskOnly || un.Item == gate.ActivateItem {
+	// An ability's arguments are checked and mapped on mcp-go's path.
+	if !ok || taskOnly || ability || un.Item == gate.ActivateItem {
 		return false
 	}
 	// An elicitation from an HTTP or SSE upstream may go on the POST's own

@@ -45,6 +45,9 @@ type Options struct {
 	// SessionIdleTTL ends streamable HTTP sessions idle this long (idle.go);
 	// default DefaultSessionIdleTTL, negative: never.
 	SessionIdleTTL time.Duration
+	// Abilities are the virtual tools of the policy in force (abilities.go);
+	// nil: none. Call Refresh when they change.
+	Abilities func() []Ability
 	// Instance is the router's instance id, announced in initialize results
 	// (instance.go); "" announces none.
 	Instance string
@@ -81,6 +84,7 @@ type Gateway struct {
 	mu             sync.RWMutex
 	tools          map[string]upstreamName // client-facing name → upstream tool
 	taskOnly       map[string]bool         // tools that need task augmentation (mcp-go's path answers them)
+	abilities      map[string]Ability      // client-facing name → ability (its route is in tools)
 	prompts        map[string]upstreamName
 	resources      map[string]string // URI → server
 	templates      map[string]string // URI template → server

@@ -36,7 +36,7 @@ func (g *Gateway) callTool(un upstreamName) server.ToolHandlerFunc {
 	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		r := &pipeline.Request{Method: pipeline.MethodToolsCall, Client: clientOf(ctx, req.Params.Meta),
 			Server: un.Server, Item: un.Item, Target: req.Params.Name, Meta: req.Params.Meta,
-			Decode: decodeCallTool}
+			Permission: permissionOf(ctx), Decode: decodeCallTool}
 		// A client that sends "arguments": null means none; the field is
 		// optional, and some servers reject null where they accept absence.
 		if args := req.Params.RawArguments; len(args) > 0 && string(args) != "null" {

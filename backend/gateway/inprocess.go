@@ -49,12 +49,18 @@ func (g *Gateway) CallTool(ctx context.Context, name string, args json.RawMessag
 	g.awaitName(ctx, func() bool { return g.hasTool(name) })
 	g.mu.RLock()
 	un, ok := g.tools[name]
+	ab, isAbility := g.abilities[name]
 	g.mu.RUnlock()
 	if !ok {
 		return nil, pipeline.UnknownTool(name)
 	}
 	r := &pipeline.Request{Method: pipeline.MethodToolsCall, Server: un.Server, Item: un.Item, Target: name,
 		Args: args, Decode: decodeCallTool}
+	if isAbility {
+		if err := ab.prepare(r); err != nil {
+			return nil, err
+		}
+	}
 	res, err := g.chain.Serve(ctx, r)
 	if err != nil {
 		return nil, pipeline.Unlogged(err)

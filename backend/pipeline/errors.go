@@ -45,13 +45,16 @@ const (
 
 // Reasons, the data.reason member of a routing or upstream error.
 const (
-	ReasonUnknownTool   = "unknown_tool"   // -32602: no tool by that name for this caller
-	ReasonServerDown    = "server_down"    // CodeServerDown
-	ReasonTimeout       = "timeout"        // CodeTimeout
-	ReasonUpstreamError = "upstream_error" // the server answered with a JSON-RPC error: its own code
-	ReasonBadResponse   = "bad_response"   // CodeBadResponse
-	ReasonCancelled     = "cancelled"      // -32603: the call was cancelled before its answer
-	ReasonLocked        = "locked"         // CodeLocked: activate the server first
+	ReasonUnknownTool = "unknown_tool" // -32602: no tool by that name for this caller
+	// ReasonInvalidArguments: -32602, an ability's arguments do not fit
+	// its input_schema (data.errors says how).
+	ReasonInvalidArguments = "invalid_arguments"
+	ReasonServerDown       = "server_down"    // CodeServerDown
+	ReasonTimeout          = "timeout"        // CodeTimeout
+	ReasonUpstreamError    = "upstream_error" // the server answered with a JSON-RPC error: its own code
+	ReasonBadResponse      = "bad_response"   // CodeBadResponse
+	ReasonCancelled        = "cancelled"      // -32603: the call was cancelled before its answer
+	ReasonLocked           = "locked"         // CodeLocked: activate the server first
 	// -32602: no prompt by that name for this caller
 	ReasonUnknownPrompt = "unknown_prompt"
 	// -32002 (-32602 on the 2026-07-28 revision, as MCP asks): no resource

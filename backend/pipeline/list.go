@@ -12,6 +12,9 @@ type ListItem struct {
 	Server string // the upstream it belongs to
 	Item   string // the upstream's own name (tool, prompt), URI or URI template; "" for a server
 	Name   string // the client-facing name
+	// Permission is an ability's permission (read, write); "" for
+	// everything else (docs/policy.md, abilities).
+	Permission string
 }
 
 // Keep narrows the candidates to those keep accepts, in place.

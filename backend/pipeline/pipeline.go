@@ -109,6 +109,9 @@ type Request struct {
 	// tool or prompt (the URI for resource methods), and the name the
 	// client used, for errors and the log.
 	Server, Item, Target string
+	// Permission is set when Target is an ability (a virtual tool of
+	// policy.yaml routed to Server's Item): its permission, read or write.
+	Permission string
 	// Args are the arguments of a tools/call or prompts/get as the client
 	// sent them (nil: none).
 	Args json.RawMessage

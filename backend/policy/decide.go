@@ -32,6 +32,7 @@ var _ pipeline.Step = (*Policy)(nil)
 type input struct {
 	client, subject      string // the token's name (or "local", "chat"); a JWT's subject
 	server, item, target string // the upstream; its own name of the tool; the router's name
+	permission           string // an ability's permission; "" for other requests
 }
 
 // applies reports whether the rule's match covers the request. A rule
@@ -41,6 +42,9 @@ func (r *rule) applies(in *input, isTool bool) bool {
 		return false
 	}
 	if r.hasServers && !r.servers.Match(in.server) {
+		return false
+	}
+	if r.hasPermissions && (!isTool || !r.permissions[in.permission]) {
 		return false
 	}
 	if r.hasTools && (!isTool || !r.tools.Match(in.item) && !r.tools.Match(in.target)) {
@@ -76,14 +80,14 @@ func (p *Policy) Serve(ctx context.Context, r *pipeline.Request, next pipeline.H
 		isTools := r.Method == pipeline.MethodToolsList
 		if p.anyServers || isTools && p.anyHide {
 			r.List.Keep(func(it pipeline.ListItem) bool {
-				in.server, in.item, in.target = it.Server, it.Item, it.Name
+				in.server, in.item, in.target, in.permission = it.Server, it.Item, it.Name, it.Permission
 				return p.listed(&in, isTools)
 			})
 		}
 		return next(ctx, r)
 	}
 	isTool := r.Method == pipeline.MethodToolsCall
-	in.server, in.item, in.target = r.Server, r.Item, r.Target
+	in.server, in.item, in.target, in.permission = r.Server, r.Item, r.Target, r.Permission
 	var limitedBuf [4]*rule
 	limited := limitedBuf[:0]
 	var approval *rule

@@ -23,6 +23,8 @@ const MaxFileBytes = 1 << 20
 // File is policy.yaml as written (docs/policy.md; docs/policy.schema.json).
 type File struct {
 	Policies []Rule `yaml:"policies" json:"policies"`
+	// Abilities are virtual tools routed to an upstream tool (abilities.go).
+	Abilities []AbilitySpec `yaml:"abilities,omitempty" json:"abilities,omitempty"`
 }
 
 // Rule is one entry of policies.
@@ -41,6 +43,9 @@ type Match struct {
 	Tools   []string `yaml:"tools,omitempty" json:"tools,omitempty"`
 	Servers []string `yaml:"servers,omitempty" json:"servers,omitempty"`
 	Clients []string `yaml:"clients,omitempty" json:"clients,omitempty"`
+	// Permissions matches abilities by their permission (read, write);
+	// a rule with it applies to ability calls only.
+	Permissions []string `yaml:"permissions,omitempty" json:"permissions,omitempty"`
 }
 
 // Require is what a matching tool call needs.

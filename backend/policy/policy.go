@@ -20,9 +20,10 @@ import (
 // Policy is a loaded policy file. It is immutable; a reload builds a new
 // one (which takes over the rate-limit buckets of unchanged rules).
 type Policy struct {
-	Source File   // the file as parsed
-	Hash   string // SHA-256 of the file's bytes, hex
-	rules  []*rule
+	Source    File   // the file as parsed
+	Hash      string // SHA-256 of the file's bytes, hex
+	rules     []*rule
+	abilities []*Ability
 	// any* say whether some rule has that part, so a request no rule can
 	// touch costs one loop at most.
 	anyServers, anyHide bool
@@ -43,6 +44,8 @@ type rule struct {
 	tools, servers, clients globs
 	hasTools, hasServers    bool
 	hasClients              bool
+	permissions             map[string]bool // match.permissions
+	hasPermissions          bool
 	allow, deny, hide       globs
 	hasServerList, hasHide  bool
 	approval, audit         bool
@@ -79,8 +82,20 @@ func compile(f File, hash string, c *checker) (*Policy, error) {
 			cr.tools, cr.hasTools = globList(c, at+".match.tools", r.Match.Tools)
 			cr.servers, cr.hasServers = globList(c, at+".match.servers", r.Match.Servers)
 			cr.clients, cr.hasClients = globList(c, at+".match.clients", r.Match.Clients)
-			if r.Match.Tools == nil && r.Match.Servers == nil && r.Match.Clients == nil {
-				c.fail(at+".match", "match: is empty; give tools:, servers: or clients:, or leave match: out to apply to every request")
+			if r.Match.Permissions != nil {
+				cr.hasPermissions, cr.permissions = true, map[string]bool{}
+				if len(r.Match.Permissions) == 0 {
+					c.fail(at+".match.permissions", "an empty list matches nothing; leave the key out instead")
+				}
+				for j, perm := range r.Match.Permissions {
+					if perm != PermissionRead && perm != PermissionWrite {
+						c.fail(fmt.Sprintf("%s.match.permissions[%d]", at, j), "permission %q: it is read or write", perm)
+					}
+					cr.permissions[perm] = true
+				}
+			}
+			if r.Match.Tools == nil && r.Match.Servers == nil && r.Match.Clients == nil && r.Match.Permissions == nil {
+				c.fail(at+".match", "match: is empty; give tools:, servers:, clients: or permissions:, or leave match: out to apply to every request")
 			}
 		}
 		if r.Require != nil {
@@ -145,6 +160,7 @@ func compile(f File, hash string, c *checker) (*Policy, error) {
 		}
 		p.rules = append(p.rules, cr)
 	}
+	p.abilities = compileAbilities(c, f.Abilities)
 	if len(c.problems) > 0 {
 		return nil, &FileError{Problems: c.problems}
 	}

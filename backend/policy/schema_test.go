@@ -43,7 +43,7 @@ func TestSchemaAgreesWithTheLoader(t *testing.T) {
 		}
 		return sch.Validate(inst)
 	}
-	good := []string{seedSource(t), hundredRules(),
+	good := []string{seedSource(t), hundredRules(), abilitiesSource,
 		"policies:\n  - name: a\n    match: {clients: [ci-*], servers: [fs]}\n    limit: {requests_per_minute: 5, per: server}\n    tools: {hide: [x]}\n"}
 	for _, src := range good {
 		if _, err := Parse([]byte(src)); err != nil {
@@ -64,6 +64,14 @@ func TestSchemaAgreesWithTheLoader(t *testing.T) {
 		"policies:\n  - name: a\n    match: {tools: []}\n    limit: {requests_per_minute: 5}\n",
 		"policies:\n  - name: a\n    servers: {}\n",
 		"policies:\n  - name: a\n    tools: {hide: ['']}\n",
+		"policies:\n  - name: a\n    match: {permissions: [admin]}\n    require: {human_approval: true}\n",
+		"abilities:\n  - name: a\n    permission: read\n    server: s\n    tool: t\n    input_schema: {type: object}\n    colour: red\n",
+		"abilities:\n  - name: a\n    permission: admin\n    server: s\n    tool: t\n    input_schema: {type: object}\n",
+		"abilities:\n  - name: a\n    permission: read\n    server: s\n    tool: t\n    input_schema: {type: string}\n",
+		"abilities:\n  - name: a\n    permission: read\n    input_schema: {type: object}\n",
+		"abilities:\n  - name: a b\n    permission: read\n    server: s\n    tool: t\n    input_schema: {type: object}\n",
+		"abilities:\n  - name: a\n    permission: read\n    server: s\n    tool: t\n    input_schema: {type: object, properties: {x: {}}}\n    arguments:\n      p: {from: x, const: 1}\n",
+		"abilities:\n  - name: a\n    permission: read\n    server: s\n    tool: t\n    input_schema: {type: object}\n    arguments:\n      p: {}\n",
 	}
 	for _, src := range bad {
 		if _, err := Parse([]byte(src)); err == nil {
