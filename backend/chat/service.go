@@ -545,7 +545,11 @@ func (s *Service) end(id uint, ts *turnState) {
 // turn runs in its own goroutine until the answer is stored.
 func (s *Service) turn(ts *turnState, conv store.ChatConversation) {
 	id := conv.ID
-	defer s.end(id, ts)
+	// The turn ends before its done event goes out: whoever reacts to done
+	// by sending the next message must find the conversation free.
+	var endOnce sync.Once
+	finish := func() { endOnce.Do(func() { s.end(id, ts) }) }
+	defer finish()
 	emit := func(e TurnEvent) {
 		e.Conversation = id
 		if e.Type == "" {
@@ -576,6 +580,7 @@ func (s *Service) turn(ts *turnState, conv store.ChatConversation) {
 		s.log.Warnf("store the answer of conversation %d: %v", id, serr)
 		stored = msg
 	}
+	finish()
 	emit(TurnEvent{Type: EventDone, Message: &stored, Error: errText})
 }
 

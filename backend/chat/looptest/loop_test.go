@@ -765,3 +765,28 @@ func (f *fakeRouter) CallTool(_ context.Context, name string, _ json.RawMessage)
 func (f *fakeRouter) ToolRoute(name string) (string, string, bool) {
 	return "fs", strings.TrimPrefix(name, "fs."), name == f.name
 }
+
+// When the done event goes out the conversation is free: a UI that sends
+// the next message as soon as it sees done is never told a turn is running.
+func TestDoneMeansTheConversationIsFree(t *testing.T) {
+	r := newRig(t, rigOptions{}, chattest.Step{Text: []string{"first"}})
+	id := r.conversation(t)
+	runningAtDone := make(chan bool, 1)
+	t.Cleanup(r.c.Chat.Subscribe(func(e chat.TurnEvent) {
+		if e.Type == chat.EventDone && e.Conversation == id {
+			v, err := r.c.Chat.Conversation(context.Background(), id)
+			runningAtDone <- err != nil || v.Running
+		}
+	}))
+	if err := r.c.Chat.Send(context.Background(), id, "hello"); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case running := <-runningAtDone:
+		if running {
+			t.Fatal("the conversation still had a running turn when its done event went out")
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("no done event")
+	}
+}
