@@ -1,17 +1,18 @@
 /// <reference types="node" />
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { policyKeysAt, ROOT_KEYS, RULE_KEYS, type KeyDoc } from './policyCompletion';
+import { ABILITY_KEYS, policyKeysAt, ROOT_KEYS, RULE_KEYS, type KeyDoc } from './policyCompletion';
 
 const keys = (before: string) => Object.keys(policyKeysAt(before)).sort();
 
 describe('policyKeysAt', () => {
   it('offers the keys of the place the cursor is in', () => {
-    expect(keys('')).toEqual(['policies']);
+    expect(keys('')).toEqual(['abilities', 'policies']);
+    expect(keys('abilities:\n  - name: sum\n    ')).toEqual(Object.keys(ABILITY_KEYS).sort());
     expect(keys('policies:\n  - ')).toEqual(Object.keys(RULE_KEYS).sort());
     expect(keys('policies:\n  - na')).toEqual(Object.keys(RULE_KEYS).sort());
     expect(keys('policies:\n  - name: a\n    ')).toEqual(Object.keys(RULE_KEYS).sort());
-    expect(keys('policies:\n  - name: a\n    match:\n      ')).toEqual(['clients', 'servers', 'tools']);
+    expect(keys('policies:\n  - name: a\n    match:\n      ')).toEqual(['clients', 'permissions', 'servers', 'tools']);
     expect(keys('policies:\n  - name: a\n    match:\n      tools: ["x"]\n    limit:\n      ')).toEqual(['per', 'requests_per_minute']);
     expect(keys('policies:\n  - name: a\n    require:\n      human_approval: true\n      ')).toEqual([
       'approval_timeout_seconds',
@@ -34,6 +35,7 @@ describe('policyKeysAt', () => {
     const rule = schema.$defs.rule.properties;
     expect(Object.keys(ROOT_KEYS).sort()).toEqual(Object.keys(schema.properties).sort());
     expect(Object.keys(RULE_KEYS).sort()).toEqual(Object.keys(rule).sort());
+    expect(Object.keys(ABILITY_KEYS).sort()).toEqual(Object.keys(schema.$defs.ability.properties).sort());
     for (const [k, d] of Object.entries(RULE_KEYS) as [string, KeyDoc][]) {
       const props = rule[k].properties;
       expect(Object.keys(d.keys ?? {}).sort(), k).toEqual(Object.keys(props ?? {}).sort());

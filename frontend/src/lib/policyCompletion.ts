@@ -25,12 +25,13 @@ export const RULE_KEYS: Record<string, KeyDoc> = {
       tools: globs('Tool calls whose tool matches the upstream name or the router name (<server><separator><tool>).'),
       servers: globs('Requests to a server whose name matches.'),
       clients: globs('Requests from a client whose token name or JWT subject matches.'),
+      permissions: { doc: 'Ability calls (and listed abilities) whose permission is in the list: read, write. A rule with permissions applies to abilities only.', value: '["write"]' },
     },
   },
   require: {
     doc: 'What a matching tool call needs.',
     keys: {
-      human_approval: { doc: 'A person must approve the call (the client is asked by elicitation).', value: 'true' },
+      human_approval: { doc: 'A person must approve the call: the desktop window or browser UI is asked first, else the client by elicitation.', value: 'true' },
       approval_timeout_seconds: { doc: 'How long the call waits for the answer (1–3600; default: the approvalTimeoutSeconds setting, 60 unless changed).', value: '60' },
       log_level: { doc: 'audit: record the call in the hash-chained audit trail.', value: 'audit' },
     },
@@ -52,8 +53,19 @@ export const RULE_KEYS: Record<string, KeyDoc> = {
   },
 };
 
+export const ABILITY_KEYS: Record<string, KeyDoc> = {
+  name: { doc: "The tool's name in tools/list; unique among abilities.", value: '""' },
+  description: { doc: 'What the tool does, for the model.', value: '""' },
+  input_schema: { doc: "A JSON Schema of type object: the ability's inputSchema; calls that do not fit it are refused.", value: '' },
+  permission: { doc: 'read or write; policy rules match it with match.permissions.', value: 'read' },
+  server: { doc: 'The upstream server of the backend tool.', value: '""' },
+  tool: { doc: "The backend tool: its upstream's own name.", value: '""' },
+  arguments: { doc: "The backend tool's arguments: each {from: <input field>, default: …} or {const: …}.", value: '' },
+};
+
 export const ROOT_KEYS: Record<string, KeyDoc> = {
   policies: { doc: 'The rules.', items: RULE_KEYS },
+  abilities: { doc: 'Virtual tools: listed under their own name, checked against input_schema, sent as a call of the backend tool.', items: ABILITY_KEYS },
 };
 
 interface Line {
