@@ -789,6 +789,61 @@ export namespace appapi {
 
 }
 
+export namespace approval {
+	
+	export class Pending {
+	    id: string;
+	    rule: string;
+	    client: string;
+	    subject?: string;
+	    server: string;
+	    tool: string;
+	    target: string;
+	    arguments: number[];
+	    // Go type: time
+	    askedAt: any;
+	    // Go type: time
+	    deadline: any;
+	
+	    static createFrom(source: any = {}) {
+	        return new Pending(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.rule = source["rule"];
+	        this.client = source["client"];
+	        this.subject = source["subject"];
+	        this.server = source["server"];
+	        this.tool = source["tool"];
+	        this.target = source["target"];
+	        this.arguments = source["arguments"];
+	        this.askedAt = this.convertValues(source["askedAt"], null);
+	        this.deadline = this.convertValues(source["deadline"], null);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+
+}
+
 export namespace chat {
 	
 	export class Card {

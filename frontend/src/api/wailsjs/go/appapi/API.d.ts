@@ -8,6 +8,7 @@ import {chat} from '../models';
 import {policy} from '../models';
 import {stategate} from '../models';
 import {discovery} from '../models';
+import {approval} from '../models';
 
 export function AddServer(arg1:spec.Server):Promise<appapi.ServerView>;
 
@@ -36,6 +37,8 @@ export function CheckProcess(arg1:string):Promise<Array<stategate.Problem>>;
 export function CreateRun(arg1:string,arg2:string,arg3:string):Promise<stategate.RunInfo>;
 
 export function CreateToken(arg1:string,arg2:Array<string>):Promise<appapi.CreatedToken>;
+
+export function DecideApproval(arg1:string,arg2:string):Promise<void>;
 
 export function DeleteToken(arg1:string):Promise<void>;
 
@@ -84,6 +87,8 @@ export function LogFile():Promise<appapi.LogFileInfo>;
 export function NewChatConversation(arg1:chat.ConversationInput):Promise<store.ChatConversation>;
 
 export function OpenLogFolder():Promise<void>;
+
+export function PendingApprovals():Promise<Array<approval.Pending>>;
 
 export function QueryLogs(arg1:appapi.LogQuery):Promise<appapi.LogPage>;
 

@@ -58,6 +58,10 @@ export function CreateToken(arg1, arg2) {
   return window['go']['appapi']['API']['CreateToken'](arg1, arg2);
 }
 
+export function DecideApproval(arg1, arg2) {
+  return window['go']['appapi']['API']['DecideApproval'](arg1, arg2);
+}
+
 export function DeleteToken(arg1) {
   return window['go']['appapi']['API']['DeleteToken'](arg1);
 }
@@ -152,6 +156,10 @@ export function NewChatConversation(arg1) {
 
 export function OpenLogFolder() {
   return window['go']['appapi']['API']['OpenLogFolder']();
+}
+
+export function PendingApprovals() {
+  return window['go']['appapi']['API']['PendingApprovals']();
 }
 
 export function QueryLogs(arg1) {
