@@ -1,8 +1,9 @@
 package main
 
 import (
-	"fmt"
 	"strings"
+
+	"github.com/mcp-router/mcp-router/backend/policy/policytest"
 )
 
 // Policy overhead (issue 18): one more `serve --no-auth` router whose only
@@ -16,18 +17,7 @@ const labelPolicy100 = "router HTTP → stdio + 100-rule policy"
 func policy100() string {
 	var b strings.Builder
 	b.WriteString("policies:\n")
-	for i := range 97 {
-		switch i % 4 {
-		case 0:
-			fmt.Fprintf(&b, "  - name: r%d\n    match: {tools: [\"delete_%d_*\", \"*_drop%d\"]}\n    require: {human_approval: true}\n", i, i, i)
-		case 1:
-			fmt.Fprintf(&b, "  - name: r%d\n    match: {clients: [\"bot-%d-*\"]}\n    servers: {allow: [\"s%d\"], deny: [\"*\"]}\n", i, i, i)
-		case 2:
-			fmt.Fprintf(&b, "  - name: r%d\n    match: {servers: [\"srv%d\"], tools: [\"t?%d\"]}\n    limit: {requests_per_minute: 10}\n", i, i, i)
-		case 3:
-			fmt.Fprintf(&b, "  - name: r%d\n    match: {servers: [\"x[0-9]%d\"]}\n    tools: {hide: [\"debug_*\"]}\n", i, i)
-		}
-	}
+	policytest.WriteOtherRules(&b, 97)
 	b.WriteString("  - name: everything-allowed\n    servers: {allow: [\"everything*\"], deny: [\"*\"]}\n")
 	b.WriteString("  - name: no-debug\n    tools: {hide: [\"debug_*\"]}\n")
 	b.WriteString("  - name: big-limit\n    match: {tools: [\"*\"]}\n    limit: {requests_per_minute: 1000000000}\n")

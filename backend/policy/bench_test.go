@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/mcp-router/mcp-router/backend/pipeline"
+	"github.com/mcp-router/mcp-router/backend/policy/policytest"
 )
 
 // hundredRules is a 100-rule policy: rules matching other clients,
@@ -15,18 +16,7 @@ import (
 func hundredRules() string {
 	var b strings.Builder
 	b.WriteString("policies:\n")
-	for i := range 96 {
-		switch i % 4 {
-		case 0:
-			fmt.Fprintf(&b, "  - name: r%d\n    match: {tools: [\"delete_%d_*\", \"*_drop%d\"]}\n    require: {human_approval: true}\n", i, i, i)
-		case 1:
-			fmt.Fprintf(&b, "  - name: r%d\n    match: {clients: [\"bot-%d-*\"]}\n    servers: {allow: [\"s%d\"], deny: [\"*\"]}\n", i, i, i)
-		case 2:
-			fmt.Fprintf(&b, "  - name: r%d\n    match: {servers: [\"srv%d\"], tools: [\"t?%d\"]}\n    limit: {requests_per_minute: 10}\n", i, i, i)
-		case 3:
-			fmt.Fprintf(&b, "  - name: r%d\n    match: {servers: [\"x[0-9]%d\"]}\n    tools: {hide: [\"debug_*\"]}\n", i, i)
-		}
-	}
+	policytest.WriteOtherRules(&b, 96)
 	b.WriteString("  - name: everything-allowed\n    servers: {allow: [\"everything\", \"s*\"], deny: [\"*\"]}\n")
 	b.WriteString("  - name: no-debug\n    tools: {hide: [\"debug_*\"]}\n")
 	b.WriteString("  - name: audit-echo\n    match: {tools: [\"*__echo\"]}\n    require: {log_level: audit}\n")
