@@ -7,70 +7,16 @@
 //
 // Environment: MCPR_BIN (the router), MCPR_WEATHER_BIN (build/bin/weather-mcp),
 // CHROMIUM (default /usr/bin/chromium). scripts/ui-e2e.sh builds both.
-import { spawn, spawnSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import http from 'node:http';
-import os from 'node:os';
-import path from 'node:path';
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
+import { Harness, listen, requireFiles, shoot as shootPage, startJMA, until } from './helpers.mjs';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
-const SHOTS = path.join(ROOT, 'test-results', 'screenshots');
-const TESTDATA = path.join(ROOT, 'mcp_servers', 'weather', 'testdata');
-const BIN = process.env.MCPR_BIN;
 const WEATHER = process.env.MCPR_WEATHER_BIN;
-const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
-const MARKER_VAR = 'MCPR_TEST_MARKER';
-const marker = `ui-chat-${randomBytes(6).toString('hex')}`;
-
-for (const [file, hint] of [
-  [BIN ?? '', 'set MCPR_BIN to the built router (scripts/ui-e2e.sh does)'],
-  [WEATHER ?? '', 'set MCPR_WEATHER_BIN to build/bin/weather-mcp (scripts/ui-e2e.sh does)'],
-  [CHROMIUM, 'install chromium (scripts/install-system-deps.sh)'],
-]) {
-  if (!file || !existsSync(file)) throw new Error(`missing ${file || 'a binary'}: ${hint}`);
-}
+requireFiles([[WEATHER ?? '', 'set MCPR_WEATHER_BIN to build/bin/weather-mcp (scripts/ui-e2e.sh does)']]);
 
 const ANSWER = 'According to the JMA, Tokyo will be sunny (晴れ) tomorrow, with a light north wind.';
-
-async function until(fn, what, timeoutMs = 20_000) {
-  const end = Date.now() + timeoutMs;
-  let last;
-  while (Date.now() < end) {
-    try {
-      const v = await fn();
-      if (v) return v;
-    } catch (err) {
-      last = err;
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`timed out waiting for ${what}${last ? `: ${last.message}` : ''}`);
-}
-
-const listen = (server) => new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server.address().port)));
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-
-// The JMA stand-in: the recorded files of the weather server's tests.
-function startJMA() {
-  return http.createServer((req, res) => {
-    let file;
-    if (req.url === '/bosai/common/const/area.json') file = path.join(TESTDATA, 'area.json');
-    const m = /^\/bosai\/forecast\/data\/forecast\/(\d{6})\.json$/.exec(req.url ?? '');
-    if (m) file = path.join(TESTDATA, 'forecast', `${m[1]}.json`);
-    if (!file || !existsSync(file)) {
-      res.writeHead(404);
-      res.end();
-      return;
-    }
-    res.writeHead(200, { 'Content-Type': 'application/json' });
-    res.end(readFileSync(file));
-  });
-}
 
 // The model: OpenAI's chat completions stream, scripted by the last message.
 const model = { requests: [], cancelled: 0 };
@@ -130,98 +76,37 @@ function startModel() {
   });
 }
 
-let dataDir;
-let profileDir;
-let router;
-let routerLog = '';
+let h;
 let base;
 let token;
-let context;
 let page;
 let jma;
 let modelServer;
 let modelURL;
 
-function cli(args) {
-  const r = spawnSync(BIN, ['--data-dir', dataDir, ...args], { env: { ...process.env, [MARKER_VAR]: marker, MCP_ROUTER_KEY_STORE: 'file' }, encoding: 'utf8', timeout: 30_000 });
-  if (r.status !== 0) throw new Error(`mcp-router ${args.join(' ')} exited ${r.status}: ${r.stderr}`);
-  return r.stdout;
-}
-
-function markedPids() {
-  const out = [];
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name) || Number(name) === process.pid) continue;
-    try {
-      if (readFileSync(`/proc/${name}/environ`, 'latin1').includes(`${MARKER_VAR}=${marker}`)) out.push(Number(name));
-    } catch {
-      // gone
-    }
-  }
-  return out;
-}
-
 before(async () => {
-  mkdirSync(SHOTS, { recursive: true });
-  dataDir = mkdtempSync(path.join(os.tmpdir(), 'mcpr-ui-chat-'));
-  profileDir = mkdtempSync(path.join(os.tmpdir(), 'mcpr-ui-chat-chromium-'));
+  h = new Harness('ui-chat');
   jma = startJMA();
   const jmaPort = await listen(jma);
   modelServer = startModel();
   modelURL = `http://127.0.0.1:${await listen(modelServer)}/v1`;
-  cli(['settings', 'set', 'auth', 'on']);
-  token = JSON.parse(cli(['tokens', 'create', 'e2e-ui-chat', '--admin', '--json'])).token;
-  cli(['servers', 'add', 'weather', '--env', `${MARKER_VAR}=${marker}`, '--', WEATHER, '--base-url', `http://127.0.0.1:${jmaPort}/bosai`]);
-  cli(['servers', 'chat', 'weather', '--system-instruction', 'Use the weather tools for questions about Japanese weather.']);
-
-  router = spawn(BIN, ['--data-dir', dataDir, 'serve', '--listen', `127.0.0.1:0`], {
-    env: { ...process.env, [MARKER_VAR]: marker, MCP_ROUTER_KEY_STORE: 'file' }, stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  router.stdout.on('data', (d) => (routerLog += d));
-  router.stderr.on('data', (d) => (routerLog += d));
-  const addr = await until(() => /MCP Router listening on http:\/\/([\d.:]+)\/mcp/.exec(routerLog)?.[1], 'the router to listen');
-  base = `http://${addr}`;
-
-  context = await chromium.launchPersistentContext(profileDir, {
-    executablePath: CHROMIUM,
-    headless: process.env.UI_E2E_HEADED !== '1',
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-    viewport: { width: 1280, height: 860 },
-    locale: 'en-US',
-    colorScheme: 'light',
-  });
-  page = context.pages()[0] ?? (await context.newPage());
-  page.setDefaultTimeout(30_000);
-  page.on('pageerror', (err) => console.error('page error:', err.message));
+  h.cli(['settings', 'set', 'auth', 'on']);
+  token = JSON.parse(h.cli(['tokens', 'create', 'e2e-ui-chat', '--admin', '--json'])).token;
+  h.cli(['servers', 'add', 'weather', '--env', h.markerEnv, '--', WEATHER, '--base-url', `http://127.0.0.1:${jmaPort}/bosai`]);
+  h.cli(['servers', 'chat', 'weather', '--system-instruction', 'Use the weather tools for questions about Japanese weather.']);
+  base = await h.startRouter();
+  page = await h.openPage();
 });
 
 after(async () => {
-  await context?.close().catch(() => {});
-  if (router && router.exitCode === null) {
-    router.kill('SIGTERM');
-    await until(() => router.exitCode !== null || router.signalCode !== null, 'the router to exit', 15_000).catch(() => router.kill('SIGKILL'));
-  }
   jma?.close();
   modelServer?.closeAllConnections?.();
   modelServer?.close();
-  try {
-    await until(() => markedPids().length === 0, 'marked processes to exit', 10_000);
-  } finally {
-    rmSync(dataDir, { recursive: true, force: true });
-    rmSync(profileDir, { recursive: true, force: true });
-  }
+  await h?.stop();
 });
 
 const tid = (id) => page.getByTestId(id);
-
-async function shoot(name) {
-  for (const scheme of ['light', 'dark']) {
-    await page.emulateMedia({ colorScheme: scheme });
-    await page.waitForTimeout(150);
-    await page.screenshot({ path: path.join(SHOTS, `${name}-${scheme}.png`), fullPage: true });
-  }
-  await page.emulateMedia({ colorScheme: 'light' });
-}
+const shoot = (name) => shootPage(page, name);
 
 test('the chat panel end to end', { timeout: 300_000 }, async (t) => {
   await t.test('without a provider, the panel says how to configure one', async () => {

