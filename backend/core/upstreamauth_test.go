@@ -104,6 +104,26 @@ func clientWith(t *testing.T, url string, headers map[string]string) *client.Cli
 	return c
 }
 
+// sseClientWith is clientWith over the legacy SSE transport: headers go
+// with the GET stream and with every POST.
+func sseClientWith(t *testing.T, url string, headers map[string]string) *client.Client {
+	t.Helper()
+	tr, err := transport.NewSSE(url, transport.WithHeaders(headers))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := client.NewClient(tr)
+	if err := c.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	if _, err := c.Initialize(context.Background(), mcp.InitializeRequest{Params: mcp.InitializeParams{
+		ProtocolVersion: mcp.ProtocolVersion20241105, ClientInfo: mcp.Implementation{Name: "t", Version: "1"}}}); err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
 func whoami(t *testing.T, c *client.Client, tool string) string {
 	t.Helper()
 	res, err := c.CallTool(context.Background(), mcp.CallToolRequest{Params: mcp.CallToolParams{Name: tool}})
@@ -204,8 +224,10 @@ func TestUpstreamAuthorizationPerClient(t *testing.T) {
 }
 
 // The same over a legacy SSE upstream: each client's value goes with the
-// POST of its own calls, with two clients calling at once; the stream
-// (GET /sse) and the connection's own requests use the configured header.
+// POST of its own calls, with three clients calling at once (two on
+// streamable HTTP, one on the router's own legacy SSE endpoint); the
+// stream (GET /sse) and the connection's own requests use the configured
+// header.
 func TestUpstreamAuthorizationPerClientOverSSE(t *testing.T) {
 	upURL, seen := echoAuthSSEUpstream(t)
 	configured := "Bearer configured-by-owner"
@@ -220,8 +242,13 @@ func TestUpstreamAuthorizationPerClientOverSSE(t *testing.T) {
 	a := clientWith(t, ep.url, map[string]string{"Authorization": "Bearer " + tokA, "X-Upstream-Authorization": "Bearer alice-upstream-secret"})
 	b := clientWith(t, ep.url, map[string]string{"Authorization": "Bearer " + tokB, "X-Upstream-Authorization": "Bearer bob-upstream-secret"})
 	c := clientWith(t, ep.url, map[string]string{"Authorization": "Bearer " + tokC})
+	// A third client reaches the router itself over legacy SSE (/sse and
+	// /message): its value travels on its POSTs to the router.
+	tokD, _, _ := ep.core.Auth.Create(ctx, "dave", nil)
+	d := sseClientWith(t, "http://"+ep.addr+"/sse", map[string]string{"Authorization": "Bearer " + tokD, "X-Upstream-Authorization": "Bearer dave-upstream-secret"})
 
-	want := map[*client.Client]string{a: "auth:" + digest("Bearer alice-upstream-secret"), b: "auth:" + digest("Bearer bob-upstream-secret")}
+	want := map[*client.Client]string{a: "auth:" + digest("Bearer alice-upstream-secret"), b: "auth:" + digest("Bearer bob-upstream-secret"),
+		d: "auth:" + digest("Bearer dave-upstream-secret")}
 	var wg sync.WaitGroup
 	for cl, w := range want {
 		for range 4 {
@@ -254,7 +281,7 @@ func TestUpstreamAuthorizationPerClientOverSSE(t *testing.T) {
 		switch {
 		case method == http.MethodGet && h != configured:
 			t.Errorf("the stream was opened with Authorization %q, want the configured one", h)
-		case h == "Bearer alice-upstream-secret" || h == "Bearer bob-upstream-secret":
+		case h == "Bearer alice-upstream-secret" || h == "Bearer bob-upstream-secret" || h == "Bearer dave-upstream-secret":
 			if method != http.MethodPost || path != "/message" {
 				t.Errorf("a client's value went with %s %s", method, path)
 			}
@@ -263,7 +290,7 @@ func TestUpstreamAuthorizationPerClientOverSSE(t *testing.T) {
 			t.Errorf("the upstream got Authorization %q on %s %s", h, method, path)
 		}
 	}
-	if clientPosts != 80 {
-		t.Errorf("%d POSTs carried a client's value, want 80 (the calls of a and b)", clientPosts)
+	if clientPosts != 120 {
+		t.Errorf("%d POSTs carried a client's value, want 120 (the calls of a, b and d)", clientPosts)
 	}
 }
