@@ -1,8 +1,10 @@
 package appapi
 
 import (
+	"encoding/json"
 	"errors"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -230,5 +232,54 @@ func TestStopServerCancelsASlowStartAndBatchesItsConsole(t *testing.T) {
 	testpeers.Eventually(t, 5*time.Second, "a stopped event", func() bool { return f.rec.lastState("slow") == "stopped" })
 	if cons, _ := f.api.ServerConsole("slow"); len(cons) != 1000 || cons[0] != "line 1" {
 		t.Errorf("ServerConsole = %d lines", len(cons))
+	}
+}
+
+// passUpstreamAuth through the browser UI's API, as the server form sends
+// it: stored on add, kept by an edit that sends it back, cleared by one
+// that leaves it out, refused for a stdio server with the stored one left
+// as it was.
+func TestPassUpstreamAuthThroughTheUIAPI(t *testing.T) {
+	h := newHTTPFixture(t, nil)
+	get := func() map[string]any {
+		t.Helper()
+		r := h.call(t, "GetServer", h.token, `["gh"]`)
+		var cfg map[string]any
+		if r.code != 200 || json.Unmarshal([]byte(r.body), &cfg) != nil {
+			t.Fatalf("GetServer: %d %s", r.code, r.body)
+		}
+		return cfg
+	}
+	add := `[{"name":"gh","transport":"http","url":"http://127.0.0.1:1/mcp","enabled":false,"prefixMode":"always","passUpstreamAuth":true}]`
+	if r := h.call(t, "AddServer", h.token, add); r.code != 200 {
+		t.Fatalf("AddServer: %d %s", r.code, r.body)
+	}
+	cfg := get()
+	if cfg["passUpstreamAuth"] != true {
+		t.Fatalf("stored %v", cfg)
+	}
+	// An edit of another field sends the whole config back: kept.
+	cfg["headers"] = map[string]string{"X-Team": "a"}
+	if r := h.call(t, "UpdateServer", h.token, mustJSON(t, []any{"gh", cfg})); r.code != 200 {
+		t.Fatalf("UpdateServer: %d %s", r.code, r.body)
+	}
+	if got := get(); got["passUpstreamAuth"] != true {
+		t.Errorf("after an edit: %v", got)
+	}
+	// Turned into a stdio server with the flag still on: refused, nothing changed.
+	stdio := map[string]any{"name": "gh", "transport": "stdio", "command": "node", "enabled": false, "prefixMode": "always", "passUpstreamAuth": true}
+	if r := h.call(t, "UpdateServer", h.token, mustJSON(t, []any{"gh", stdio})); r.code == 200 || !strings.Contains(errorOf(t, r), "passUpstreamAuth is for http and sse servers") {
+		t.Errorf("stdio with the flag: %d %s", r.code, r.body)
+	}
+	if got := get(); got["transport"] != "http" || got["passUpstreamAuth"] != true {
+		t.Errorf("after a refused edit: %v", got)
+	}
+	// Unticked: the form leaves the field out.
+	delete(cfg, "passUpstreamAuth")
+	if r := h.call(t, "UpdateServer", h.token, mustJSON(t, []any{"gh", cfg})); r.code != 200 {
+		t.Fatalf("UpdateServer: %d %s", r.code, r.body)
+	}
+	if got := get(); got["passUpstreamAuth"] != nil {
+		t.Errorf("after unticking: %v", got)
 	}
 }

@@ -18,6 +18,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -78,9 +79,13 @@ type Identity struct {
 	Subject string
 	Issuer  string
 	Scopes  []string
-	// Scoped: Servers is the whole scope even when empty (a JWT with no
-	// mcp scope reaches no server), not "all servers".
+	// Scoped: Servers (and Tools) are the whole scope even when empty (a
+	// JWT with no mcp scope reaches no server), not "all servers".
 	Scoped bool
+	// Tools are the single tools a JWT's mcp:tool:<server>/<tool> scopes
+	// reach on servers it does not reach whole: server → the upstream's
+	// own tool names. Only a Scoped identity has them.
+	Tools map[string][]string
 }
 
 // Anonymous is the identity of every request when auth is off: no token,
@@ -112,6 +117,18 @@ func (i Identity) Allows(server string) bool {
 		}
 	}
 	return false
+}
+
+// AllowsTool reports whether the identity may call tool (the upstream's
+// own name) of server: the whole server, or that one tool.
+func (i Identity) AllowsTool(server, tool string) bool {
+	return i.Allows(server) || slices.Contains(i.Tools[server], tool)
+}
+
+// ReachesNothing reports whether a scoped identity reaches no server and
+// no tool at all.
+func (i Identity) ReachesNothing() bool {
+	return i.Scoped && len(i.Servers) == 0 && len(i.Tools) == 0
 }
 
 // Errors. Every Verify failure wraps ErrUnauthorized and one of the three

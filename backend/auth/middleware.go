@@ -84,9 +84,10 @@ func (s *Service) Middleware(enabled func(ctx context.Context) bool, next http.H
 		if !ok {
 			return
 		}
-		if id.Scoped && len(id.Servers) == 0 {
+		if id.ReachesNothing() {
 			// A valid JWT that reaches no server: never an empty list.
-			msg := fmt.Sprintf("the access token of %s carries no mcp scope: ask for %s or %s<server>", id.Subject, ScopeAll, ScopeServerPrefix)
+			msg := fmt.Sprintf("the access token of %s carries no mcp scope: ask for %s, %s<server> or %s<server>/<tool>",
+				id.Subject, ScopeAll, ScopeServerPrefix, ScopeToolPrefix)
 			w.Header().Set("WWW-Authenticate", s.OAuth(ctx).challenge(r, "insufficient_scope", msg))
 			writeError(w, http.StatusForbidden, msg, "")
 			return

@@ -22,10 +22,13 @@ import (
 // tokens the endpoint accepts JWT access tokens signed by a configured
 // issuer, for the router's resource URL.
 //
-// Scopes map to servers:
+// Scopes map to servers and tools:
 //
-//	mcp:*              every server
-//	mcp:server:<name>  the server <name>
+//	mcp:*                      every server
+//	mcp:server:<name>          the server <name>
+//	mcp:tool:<server>/<tool>   one tool of a server, by the upstream's own
+//	                           name (split at the first '/': a server name
+//	                           never holds one)
 //
 // A JWT with none of these is valid but reaches nothing: the endpoint
 // answers it 403 insufficient_scope. A JWT caller is always a client, never
@@ -33,6 +36,7 @@ import (
 const (
 	ScopeAll          = "mcp:*"
 	ScopeServerPrefix = "mcp:server:"
+	ScopeToolPrefix   = "mcp:tool:"
 )
 
 // Leeway is the clock skew allowed on exp, nbf and iat.
@@ -208,8 +212,33 @@ func (s *Service) verifyJWT(ctx context.Context, raw string) (Identity, error) {
 		if name, ok := strings.CutPrefix(sc, ScopeServerPrefix); ok && name != "" && !slices.Contains(id.Servers, name) {
 			id.Servers = append(id.Servers, name)
 		}
+		if server, tool, ok := parseToolScope(sc); ok && !slices.Contains(id.Tools[server], tool) {
+			if id.Tools == nil {
+				id.Tools = map[string][]string{}
+			}
+			id.Tools[server] = append(id.Tools[server], tool)
+		}
+	}
+	if !id.Scoped {
+		id.Tools = nil // mcp:* reaches every tool
 	}
 	return id, nil
+}
+
+// parseToolScope reads mcp:tool:<server>/<tool>. The server is what comes
+// before the first '/' (server names hold none); the tool, the upstream's
+// own name, is the rest and may hold more. Either part empty: not a tool
+// scope.
+func parseToolScope(sc string) (server, tool string, ok bool) {
+	rest, ok := strings.CutPrefix(sc, ScopeToolPrefix)
+	if !ok {
+		return "", "", false
+	}
+	server, tool, ok = strings.Cut(rest, "/")
+	if !ok || server == "" || tool == "" {
+		return "", "", false
+	}
+	return server, tool, true
 }
 
 // issuerKeyfunc returns the keyfunc of issuer, discovering its JWKS on

@@ -132,6 +132,7 @@ func TestBadInputIsOneLineAndChangesNothing(t *testing.T) {
 	malformed := write("malformed.json", "{\n  \"mcpServers\": {\n    \"a\": {\"command\": \"x\" \"args\": []}\n  }\n}")
 	halfBad := write("halfbad.json", `{"mcpServers": {"good": {"command": "x"}, "bad": {"url": "ftp://nope"}}}`)
 	noKey := write("nokey.json", `{"something": {}}`)
+	stdioPass := write("stdiopass.json", `{"mcpServers": {"new": {"command": "x", "passUpstreamAuth": true}}}`)
 
 	cases := []struct {
 		name string
@@ -159,6 +160,8 @@ func TestBadInputIsOneLineAndChangesNothing(t *testing.T) {
 		{"malformed JSON", []string{"servers", "import", malformed}, "line 3, column", ExitError},
 		{"one bad entry", []string{"servers", "import", halfBad}, "bad", ExitError},
 		{"no servers key", []string{"servers", "import", noKey}, "mcpServers", ExitError},
+		{"passUpstreamAuth on a stdio entry", []string{"servers", "import", stdioPass}, "passUpstreamAuth is for http and sse servers", ExitError},
+		{"export unknown server", []string{"servers", "export", "nope"}, `no server named "nope"`, ExitError},
 		{"missing file", []string{"servers", "import", filepath.Join(files, "absent.json")}, "no such file", ExitError},
 		{"unknown subcommand", []string{"servers", "frobnicate"}, "", ExitUsage},
 		{"unknown flag", []string{"servers", "list", "--yaml"}, "unknown flag", ExitUsage},

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -26,7 +27,8 @@ func (e *env) serversCommand() *cobra.Command {
 	}
 	cmd.AddCommand(e.serversAdd(), e.serversList(), e.serversShow(), e.serversRemove(),
 		e.serversToggle("enable", true), e.serversToggle("disable", false), e.serversImport(), e.serversTest(), e.serversGate(), e.serversUpdate(), e.serversDiscover())
-	cmd.AddCommand(e.serversChat()) // servers_chat.go
+	cmd.AddCommand(e.serversChat())   // servers_chat.go
+	cmd.AddCommand(e.serversExport()) // servers_export.go
 	return cmd
 }
 
@@ -362,9 +364,22 @@ func (e *env) serversImport() *cobra.Command {
 					return nil
 				}
 				fmt.Fprintf(cmd.OutOrStdout(), "imported %d server(s): %s\n", len(report.Added), strings.Join(report.Added, ", "))
+				noteUpstreamAuth(cmd.ErrOrStderr(), defs, report.Added)
 				return nil
 			})
 		},
+	}
+}
+
+// noteUpstreamAuth says which imported servers take a client's
+// X-Upstream-Authorization: a file from elsewhere turned it on, and the
+// value a client sends goes to every such server it calls.
+func noteUpstreamAuth(w io.Writer, defs []spec.Server, added []string) {
+	for _, d := range defs {
+		if d.PassUpstreamAuth && slices.Contains(added, d.Name) {
+			fmt.Fprintf(w, "note: %s has passUpstreamAuth on: a client's X-Upstream-Authorization is sent to %s on that client's calls (turn off: servers update %s --pass-upstream-auth=false)\n",
+				d.Name, d.URL, d.Name)
+		}
 	}
 }
 

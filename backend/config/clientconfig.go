@@ -38,6 +38,9 @@ type clientEntry struct {
 	SystemInstruction   string `json:"system_instruction"`
 	ResponseInstruction string `json:"response_instruction"`
 	AutoContextTool     string `json:"auto_context_tool"`
+	// The router's own: an HTTP/SSE server that takes a client's
+	// X-Upstream-Authorization (docs/auth.md); `servers export` writes it.
+	PassUpstreamAuth bool `json:"passUpstreamAuth"`
 }
 
 // ReadClientConfig reads and parses a client config file; errors start with
@@ -146,6 +149,8 @@ func parseEntry(m member) (spec.Server, error) {
 		URL:     e.URL,
 		Headers: e.Headers,
 		Enabled: !e.Disabled,
+		// Validate refuses it on a stdio server, with the entry's position.
+		PassUpstreamAuth: e.PassUpstreamAuth,
 		Chat: spec.Chat{SystemInstruction: e.SystemInstruction, ResponseInstruction: e.ResponseInstruction,
 			AutoContextTool: e.AutoContextTool},
 	}

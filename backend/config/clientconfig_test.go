@@ -169,6 +169,8 @@ func TestParseClientConfigErrors(t *testing.T) {
 		{"no command no url", `{"mcpServers": {"a": {"args": ["x"]}}}`, []string{`server "a"`, "command"}, true},
 		{"stdio with url", `{"mcpServers": {"a": {"type": "stdio", "url": "http://h"}}}`, []string{`server "a": a stdio server needs a command`}, true},
 		{"duplicate entry", "{\"mcpServers\": {\n\"a\": {\"command\": \"x\"},\n\"a\": {\"command\": \"y\"}}}", []string{`line 3, column 6`, `"a" is defined more than once`}, true},
+		{"passUpstreamAuth on stdio", "{\"mcpServers\": {\n\"a\": {\"command\": \"x\", \"passUpstreamAuth\": true}}}", []string{"line 2, column 6", `server "a": passUpstreamAuth is for http and sse servers`}, true},
+		{"passUpstreamAuth not a bool", `{"mcpServers": {"a": {"url": "http://h/mcp", "passUpstreamAuth": "yes"}}}`, []string{`server "a": "passUpstreamAuth" must be true or false`}, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -21,6 +21,7 @@ import (
 	"github.com/mcp-router/mcp-router/backend/auth"
 	"github.com/mcp-router/mcp-router/backend/chat"
 	"github.com/mcp-router/mcp-router/backend/config"
+	"github.com/mcp-router/mcp-router/backend/gate"
 	"github.com/mcp-router/mcp-router/backend/gateway"
 	"github.com/mcp-router/mcp-router/backend/hook"
 	"github.com/mcp-router/mcp-router/backend/pipeline"
@@ -235,6 +236,13 @@ func callerFrom(ctx context.Context) gateway.Caller {
 	caller := gateway.Caller{Name: id.Label(), Subject: id.Subject}
 	if len(id.Servers) > 0 || id.Scoped {
 		caller.Allows = id.Allows
+	}
+	if len(id.Tools) > 0 {
+		// A tool scope on a gated server also reaches its activate tool:
+		// without it the tool could never be unlocked.
+		caller.AllowsTool = func(server, item string) bool {
+			return id.AllowsTool(server, item) || item == gate.ActivateItem && len(id.Tools[server]) > 0
+		}
 	}
 	// The token's role (client, admin) is a role the caller carries: a
 	// state_gate event may be kept to it (roles: [admin]).

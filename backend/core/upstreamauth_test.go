@@ -56,6 +56,36 @@ func echoAuthUpstream(t *testing.T) (url string, seen func() []string) {
 	}
 }
 
+// echoAuthSSEUpstream is echoAuthUpstream over legacy SSE (GET /sse for
+// the stream, POST /message for each request): its tool answers with a
+// digest of the Authorization of the POST that carried the call.
+func echoAuthSSEUpstream(t *testing.T) (url string, seen func() []string) {
+	t.Helper()
+	s := server.NewMCPServer("echo-auth-sse", "1")
+	s.AddTool(mcp.NewTool("whoami"), func(ctx context.Context, _ mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		v, _ := ctx.Value(authKey{}).(string)
+		return mcp.NewToolResultText("auth:" + digest(v)), nil
+	})
+	h := server.NewSSEServer(s, server.WithSSEEndpoint("/sse"), server.WithMessageEndpoint("/message"),
+		server.WithSSEContextFunc(func(ctx context.Context, r *http.Request) context.Context {
+			return context.WithValue(ctx, authKey{}, r.Header.Get("Authorization"))
+		}))
+	var mu sync.Mutex
+	var all []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		all = append(all, r.Method+" "+r.URL.Path+" "+r.Header.Get("Authorization"))
+		mu.Unlock()
+		h.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL + "/sse", func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		return append([]string(nil), all...)
+	}
+}
+
 func clientWith(t *testing.T, url string, headers map[string]string) *client.Client {
 	t.Helper()
 	tr, err := transport.NewStreamableHTTP(url, transport.WithHTTPHeaders(headers))
@@ -69,6 +99,26 @@ func clientWith(t *testing.T, url string, headers map[string]string) *client.Cli
 	t.Cleanup(func() { c.Close() })
 	if _, err := c.Initialize(context.Background(), mcp.InitializeRequest{Params: mcp.InitializeParams{
 		ProtocolVersion: mcp.ProtocolVersion20251125, ClientInfo: mcp.Implementation{Name: "t", Version: "1"}}}); err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// sseClientWith is clientWith over the legacy SSE transport: headers go
+// with the GET stream and with every POST.
+func sseClientWith(t *testing.T, url string, headers map[string]string) *client.Client {
+	t.Helper()
+	tr, err := transport.NewSSE(url, transport.WithHeaders(headers))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := client.NewClient(tr)
+	if err := c.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	if _, err := c.Initialize(context.Background(), mcp.InitializeRequest{Params: mcp.InitializeParams{
+		ProtocolVersion: mcp.ProtocolVersion20241105, ClientInfo: mcp.Implementation{Name: "t", Version: "1"}}}); err != nil {
 		t.Fatal(err)
 	}
 	return c
@@ -170,5 +220,77 @@ func TestUpstreamAuthorizationPerClient(t *testing.T) {
 		if strings.Contains(string(db), secret) || strings.Contains(string(wal), secret) {
 			t.Errorf("%s is in the database", secret)
 		}
+	}
+}
+
+// The same over a legacy SSE upstream: each client's value goes with the
+// POST of its own calls, with three clients calling at once (two on
+// streamable HTTP, one on the router's own legacy SSE endpoint); the
+// stream (GET /sse) and the connection's own requests use the configured
+// header.
+func TestUpstreamAuthorizationPerClientOverSSE(t *testing.T) {
+	upURL, seen := echoAuthSSEUpstream(t)
+	configured := "Bearer configured-by-owner"
+	ep := serve(t, t.TempDir(), []spec.Server{
+		{Name: "pass", Transport: spec.SSE, URL: upURL, Headers: map[string]string{"Authorization": configured}, PassUpstreamAuth: true, Enabled: true},
+		{Name: "plain", Transport: spec.SSE, URL: upURL, Headers: map[string]string{"Authorization": configured}, Enabled: true},
+	}, false)
+	ctx := context.Background()
+	tokA, _, _ := ep.core.Auth.Create(ctx, "alice", nil)
+	tokB, _, _ := ep.core.Auth.Create(ctx, "bob", nil)
+	tokC, _, _ := ep.core.Auth.Create(ctx, "carol", nil)
+	a := clientWith(t, ep.url, map[string]string{"Authorization": "Bearer " + tokA, "X-Upstream-Authorization": "Bearer alice-upstream-secret"})
+	b := clientWith(t, ep.url, map[string]string{"Authorization": "Bearer " + tokB, "X-Upstream-Authorization": "Bearer bob-upstream-secret"})
+	c := clientWith(t, ep.url, map[string]string{"Authorization": "Bearer " + tokC})
+	// A third client reaches the router itself over legacy SSE (/sse and
+	// /message): its value travels on its POSTs to the router.
+	tokD, _, _ := ep.core.Auth.Create(ctx, "dave", nil)
+	d := sseClientWith(t, "http://"+ep.addr+"/sse", map[string]string{"Authorization": "Bearer " + tokD, "X-Upstream-Authorization": "Bearer dave-upstream-secret"})
+
+	want := map[*client.Client]string{a: "auth:" + digest("Bearer alice-upstream-secret"), b: "auth:" + digest("Bearer bob-upstream-secret"),
+		d: "auth:" + digest("Bearer dave-upstream-secret")}
+	var wg sync.WaitGroup
+	for cl, w := range want {
+		for range 4 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for range 10 {
+					if got := whoami(t, cl, "pass__whoami"); got != w {
+						t.Errorf("pass__whoami over SSE = %s, want %s", got, w)
+						return
+					}
+				}
+			}()
+		}
+	}
+	wg.Wait()
+	if got := whoami(t, c, "pass__whoami"); got != "auth:"+digest(configured) {
+		t.Errorf("a client without the header: %s, want the configured Authorization", got)
+	}
+	if got := whoami(t, a, "plain__whoami"); got != "auth:"+digest(configured) {
+		t.Errorf("an SSE server without passUpstreamAuth got the client's value: %s", got)
+	}
+	clientPosts := 0
+	for _, line := range seen() {
+		method, rest, _ := strings.Cut(line, " ")
+		path, h, _ := strings.Cut(rest, " ")
+		if strings.Contains(h, "mcpr_") {
+			t.Fatalf("the router's own token reached the upstream: %q", line)
+		}
+		switch {
+		case method == http.MethodGet && h != configured:
+			t.Errorf("the stream was opened with Authorization %q, want the configured one", h)
+		case h == "Bearer alice-upstream-secret" || h == "Bearer bob-upstream-secret" || h == "Bearer dave-upstream-secret":
+			if method != http.MethodPost || path != "/message" {
+				t.Errorf("a client's value went with %s %s", method, path)
+			}
+			clientPosts++
+		case h != configured:
+			t.Errorf("the upstream got Authorization %q on %s %s", h, method, path)
+		}
+	}
+	if clientPosts != 120 {
+		t.Errorf("%d POSTs carried a client's value, want 120 (the calls of a, b and d)", clientPosts)
 	}
 }

@@ -4,7 +4,7 @@ import "context"
 
 // Identity is the first step: it names the caller (from the identity the
 // transport's authentication put in the context) and keeps it to the
-// servers its token may use. A request for something outside the scope
+// servers (or single tools) its token may use. A request for something outside the scope
 // reads exactly as one for something that does not exist.
 type Identity struct {
 	CallerFrom func(ctx context.Context) Caller // nil: anonymous, every server
@@ -29,7 +29,19 @@ func (s Identity) Serve(ctx context.Context, r *Request, next Handler) (Result, 
 	ctx = WithCaller(ctx, r.Caller)
 	if r.List != nil {
 		if r.Caller.Allows != nil {
-			r.List.Keep(func(it ListItem) bool { return r.Caller.MayUse(it.Server) })
+			// A single-tool scope lists that tool (an ability routed to it
+			// too), never the server's prompts or resources, and does not
+			// carry logging/setLevel to the server.
+			tools := r.Method == MethodToolsList
+			r.List.Keep(func(it ListItem) bool {
+				return r.Caller.MayUse(it.Server) || tools && r.Caller.MayCall(it.Server, it.Item)
+			})
+		}
+		return next(ctx, r)
+	}
+	if r.Method == MethodToolsCall {
+		if !r.Caller.MayCall(r.Server, r.Item) {
+			return Result{}, NotFound(r)
 		}
 		return next(ctx, r)
 	}

@@ -63,6 +63,10 @@ func Passes(method string) bool {
 type Caller struct {
 	Name   string
 	Allows func(server string) bool // nil: every server
+	// AllowsTool reaches single tools (item: the upstream's own name) of
+	// servers Allows refuses; nil: none. A JWT's mcp:tool:<server>/<tool>
+	// scopes (docs/auth.md).
+	AllowsTool func(server, item string) bool
 	// Subject is the subject of a JWT the caller presented ("" for none);
 	// Roles are the roles the caller's credential carries. A built-in
 	// server (state_gate) matches them against what a process allows.
@@ -81,6 +85,12 @@ func CallerOf(ctx context.Context) (Caller, bool) {
 
 // MayUse reports whether the caller's scope includes server.
 func (c Caller) MayUse(server string) bool { return c.Allows == nil || c.Allows(server) }
+
+// MayCall reports whether the caller's scope includes the tool item (the
+// upstream's own name) of server: the whole server, or that one tool.
+func (c Caller) MayCall(server, item string) bool {
+	return c.MayUse(server) || c.AllowsTool != nil && c.AllowsTool(server, item)
+}
 
 // Client is the connection a request came on.
 type Client struct {

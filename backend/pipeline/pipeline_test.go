@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -168,6 +169,50 @@ func TestIdentityKeepsTheCallerToItsScope(t *testing.T) {
 	}
 	if got := r.List.Items; len(got) != 2 || got[0].Name != "a" || got[1].Name != "c" {
 		t.Fatalf("candidates %+v, want a and c", got)
+	}
+}
+
+// A single-tool scope (AllowsTool) reaches that tool of a server only: not
+// a prompt or resource that happens to share its name, not the server's
+// other tools, not logging/setLevel.
+func TestIdentityKeepsASingleToolScopeToItsTool(t *testing.T) {
+	oneTool := func(context.Context) Caller {
+		return Caller{Name: "oauth:dora", Allows: func(string) bool { return false },
+			AllowsTool: func(s, item string) bool { return s == "srv" && item == "echo" }}
+	}
+	sent := 0
+	c := New(Steps{Identity: Identity{CallerFrom: oneTool}}, func(_ context.Context, r *Request) (Result, error) {
+		sent++
+		return Result{Raw: json.RawMessage(`{}`)}, nil
+	})
+	for _, tc := range []struct{ method, item string }{
+		{MethodToolsCall, "other"}, {MethodPromptsGet, "echo"}, {MethodResourcesRead, "echo"}, {MethodSubscribe, "echo"},
+		{MethodComplete, "echo"},
+	} {
+		if _, err := c.Serve(context.Background(), &Request{Method: tc.method, Server: "srv", Item: tc.item, Target: "srv__" + tc.item}); err == nil {
+			t.Errorf("%s %s passed with a scope of srv/echo", tc.method, tc.item)
+		}
+	}
+	if sent != 0 {
+		t.Fatalf("send ran %d times for requests out of scope", sent)
+	}
+	if _, err := c.Serve(context.Background(), &Request{Method: MethodToolsCall, Server: "srv", Item: "echo", Target: "srv__echo"}); err != nil || sent != 1 {
+		t.Fatalf("the scoped tool: err %v, sent %d", err, sent)
+	}
+	lists := map[string][]string{MethodToolsList: {"echo"}, MethodPromptsList: nil, MethodResourcesList: nil, MethodSetLevel: nil}
+	for method, want := range lists {
+		r := &Request{Method: method, List: &List{Items: []ListItem{{Server: "srv", Item: "echo", Name: "echo"},
+			{Server: "srv", Item: "other", Name: "other"}, {Server: "srv", Name: ""}, {Server: "x", Item: "echo", Name: "x-echo"}}}}
+		if _, err := c.Serve(context.Background(), r); err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, it := range r.List.Items {
+			got = append(got, it.Name)
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("%s kept %v, want %v", method, got, want)
+		}
 	}
 }
 

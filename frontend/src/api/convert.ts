@@ -133,6 +133,7 @@ export function toServerConfig(raw: unknown): ServerConfig {
     timeoutSeconds: typeof r.timeoutSeconds === 'number' ? r.timeoutSeconds : undefined,
     disabledTools: r.disabledTools == null ? undefined : strings(r.disabledTools),
     gate: r.gate == null ? undefined : toGateConfig(r.gate),
+    passUpstreamAuth: r.passUpstreamAuth === true ? true : undefined,
   };
 }
 

@@ -45,6 +45,8 @@ export interface ServerConfig {
   timeoutSeconds?: number;
   disabledTools?: string[];
   gate?: GateConfig;
+  /** HTTP/SSE only: a client's X-Upstream-Authorization is sent as this server's Authorization. */
+  passUpstreamAuth?: boolean;
   [extra: string]: unknown;
 }
 

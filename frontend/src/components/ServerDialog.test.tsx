@@ -275,6 +275,53 @@ describe('adding a server', () => {
     });
   });
 
+  it('offers passUpstreamAuth for HTTP and SSE servers only and sends it when ticked', async () => {
+    const { api } = fakeApi([]);
+    renderWithApi(<ServersPage />, api);
+    await openAdd();
+    await userEvent.click(screen.getByTestId('add-tab-form'));
+    await userEvent.type(screen.getByTestId('form-name'), 'gh');
+    expect(screen.queryByTestId('form-passUpstreamAuth')).not.toBeInTheDocument(); // stdio
+    await userEvent.click(screen.getByTestId('form-transport-http'));
+    const box = screen.getByTestId('form-passUpstreamAuth');
+    expect(box).not.toBeChecked();
+    expect(screen.getByText(/X-Upstream-Authorization reaches this server/)).toBeInTheDocument();
+    await userEvent.click(box);
+    await userEvent.type(screen.getByTestId('form-url'), 'https://api.example.com/mcp');
+    await userEvent.click(screen.getByTestId('form-submit'));
+    await waitFor(() => expect(api.addServer).toHaveBeenCalled());
+    expect(api.addServer.mock.calls[0]?.[0]).toMatchObject({ name: 'gh', transport: 'http', url: 'https://api.example.com/mcp', passUpstreamAuth: true });
+  });
+
+  it('edits passUpstreamAuth: shown ticked, cleared when unticked or when the server becomes stdio', async () => {
+    const { api } = fakeApi([server('gh')]);
+    const loaded = { name: 'gh', transport: 'sse' as const, url: 'https://api.example.com/sse', enabled: true, prefixMode: 'always' as const, passUpstreamAuth: true };
+    api.getServer.mockResolvedValue(loaded);
+    renderWithApi(<ServersPage />, api);
+    await userEvent.click(await screen.findByTestId('server-edit-gh'));
+    expect(await screen.findByTestId('form-passUpstreamAuth')).toBeChecked();
+    // Saved unchanged: kept.
+    await userEvent.click(screen.getByTestId('form-submit'));
+    await waitFor(() => expect(api.updateServer).toHaveBeenCalledTimes(1));
+    expect(api.updateServer.mock.calls[0]?.[1]).toMatchObject({ passUpstreamAuth: true });
+
+    await userEvent.click(await screen.findByTestId('server-edit-gh'));
+    await userEvent.click(await screen.findByTestId('form-passUpstreamAuth'));
+    await userEvent.click(screen.getByTestId('form-submit'));
+    await waitFor(() => expect(api.updateServer).toHaveBeenCalledTimes(2));
+    expect(api.updateServer.mock.calls[1]?.[1].passUpstreamAuth).toBeUndefined();
+
+    await userEvent.click(await screen.findByTestId('server-edit-gh'));
+    expect(await screen.findByTestId('form-passUpstreamAuth')).toBeChecked();
+    await userEvent.click(screen.getByTestId('form-transport-stdio'));
+    await userEvent.type(screen.getByTestId('form-command'), 'node');
+    await userEvent.click(screen.getByTestId('form-submit'));
+    await waitFor(() => expect(api.updateServer).toHaveBeenCalledTimes(3));
+    const cfg = api.updateServer.mock.calls[2]![1];
+    expect(cfg.transport).toBe('stdio');
+    expect(cfg.passUpstreamAuth).toBeUndefined();
+  });
+
   it('sends a timeout of its own, and no gate when none is set', async () => {
     const { api } = fakeApi([]);
     renderWithApi(<ServersPage />, api);

@@ -33,6 +33,8 @@ export interface FormValues {
   gateInitArgFiles: string;
   gateOverviewTool: string;
   gateHideTools: boolean;
+  /** HTTP/SSE only: a client's X-Upstream-Authorization goes upstream (docs/auth.md). */
+  passUpstreamAuth: boolean;
 }
 
 export type FormErrors = Partial<Record<keyof FormValues, string>>;
@@ -55,6 +57,7 @@ export const emptyForm: FormValues = {
   gateInitArgFiles: '',
   gateOverviewTool: '',
   gateHideTools: false,
+  passUpstreamAuth: false,
 };
 
 export function configToForm(c: ServerConfig): FormValues {
@@ -82,6 +85,7 @@ export function configToForm(c: ServerConfig): FormValues {
       .join('\n'),
     gateOverviewTool: c.gate?.overviewTool ?? '',
     gateHideTools: c.gate?.hideTools ?? false,
+    passUpstreamAuth: c.passUpstreamAuth === true,
   };
 }
 
@@ -178,6 +182,7 @@ export function validateForm(
     cfg.cwd = v.cwd.trim() || undefined;
     delete cfg.url;
     delete cfg.headers;
+    delete cfg.passUpstreamAuth; // the router refuses it for stdio servers
   } else {
     const url = v.url.trim();
     if (!url) errors.url = t.errUrlRequired;
@@ -193,6 +198,8 @@ export function validateForm(
     if (headers.bad !== null) errors.headers = t.errHeaderLine(headers.bad);
     cfg.url = url;
     cfg.headers = headers.map;
+    if (v.passUpstreamAuth) cfg.passUpstreamAuth = true;
+    else delete cfg.passUpstreamAuth;
     delete cfg.command;
     delete cfg.args;
     delete cfg.env;
@@ -530,6 +537,16 @@ function ServerForm({ editing, onDone }: { editing?: string; onDone: () => void 
             </div>
           )}
           {field('headers', t.fieldHeaders, area('headers', 'Authorization: Bearer …'), t.fieldHeadersHint)}
+          <label className="check">
+            <input
+              type="checkbox"
+              checked={values.passUpstreamAuth}
+              onChange={(e) => set('passUpstreamAuth', e.target.checked)}
+              data-testid="form-passUpstreamAuth"
+            />
+            {t.fieldPassUpstreamAuth}
+          </label>
+          <p className="field-hint">{t.fieldPassUpstreamAuthHint}</p>
         </>
       )}
       {field('timeout', t.fieldTimeout, text('timeout', String(settingTimeout)), t.fieldTimeoutHint(settingTimeout))}

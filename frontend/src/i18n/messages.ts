@@ -122,6 +122,9 @@ export const en = {
   fieldUrl: 'URL',
   fieldHeaders: 'Headers',
   fieldHeadersHint: 'Name: value, one per line.',
+  fieldPassUpstreamAuth: 'Pass the client\'s X-Upstream-Authorization',
+  fieldPassUpstreamAuthHint:
+    'A client that sends X-Upstream-Authorization reaches this server with that value as its Authorization, for its own calls only; its router token is never forwarded. Off: the server never sees it.',
   discoverHint: 'The endpoint itself, or a base URL such as https://mcp.example.com and Find endpoint.',
   discoverButton: 'Find endpoint',
   discoverBusy: 'Looking…',
@@ -555,6 +558,9 @@ export const ja: Messages = {
   fieldUrl: 'URL',
   fieldHeaders: 'ヘッダー',
   fieldHeadersHint: '名前: 値 を 1 行に 1 つずつ。',
+  fieldPassUpstreamAuth: 'クライアントの X-Upstream-Authorization を渡す',
+  fieldPassUpstreamAuthHint:
+    'X-Upstream-Authorization を送ったクライアントの呼び出しに限り、その値をこのサーバーへの Authorization として送ります。ルーター用のトークンは転送しません。オフならサーバーには届きません。',
   discoverHint: 'エンドポイントそのもの、または https://mcp.example.com のようなベース URL を入れて「エンドポイントを探す」。',
   discoverButton: 'エンドポイントを探す',
   discoverBusy: '探しています…',
