@@ -10,6 +10,8 @@
 #   - installs the .deb with apt, checks the binary on PATH, the desktop entry
 #     and the icons, starts the installed app under Xvfb (window, /mcp
 #     answers), removes the package and checks the user's data dir is intact;
+#   - installs the .rpm with rpm into an empty root, checks its files,
+#     Requires and version, removes it with the data dir left alone;
 #   - checks the exe and installer are PE files of the right machine and that
 #     osslsigncode verifies their signatures;
 #   - runs the headless binary from an empty directory, checks it links no
@@ -142,6 +144,26 @@ installed_here=""
 after=$(cd "$data" && find . -type f | sort)
 [[ -n $before && $before == "$after" ]] || fail "the data dir changed on uninstall: before [$before] after [$after]"
 log "removed the package; the data dir $data is still there: $(tr '\n' ' ' <<<"$after")"
+
+# ---- the .rpm, installed with rpm into a root of its own ---------------------
+# No rpm-based system here: Debian's rpm installs the package into an empty
+# root (--nodeps: that root has no GTK; the host's libraries run the binary),
+# which shows its files, its Requires and that `rpm -e` leaves data alone.
+rpmroot=$scratch/rpmroot
+mkdir -p "$rpmroot"
+rpm --root "$rpmroot" --initdb
+reqs=$(rpm -qpR "$rpm" 2>/dev/null | tr '\n' ' ')
+[[ $reqs == *"webkit2gtk$line"* && $reqs == *gtk3* ]] || fail "the .rpm's Requires ($reqs) lacks webkit2gtk$line or gtk3"
+rpm -i --root "$rpmroot" --nodeps "$rpm" 2>"$OUT/rpm-install.log" || { cat "$OUT/rpm-install.log"; fail "rpm -i $rpm"; }
+for f in usr/bin/mcp-router usr/share/applications/mcp-router.desktop usr/share/icons/hicolor/512x512/apps/mcp-router.png; do
+  [[ -s $rpmroot/$f ]] || fail "the .rpm did not install /$f"
+done
+[[ $("$rpmroot/usr/bin/mcp-router" --version) == "$v" ]] || fail "the .rpm's binary says another version than the .deb's"
+mkdir -p "$rpmroot/home/user/.config/mcp-router" && echo keep >"$rpmroot/home/user/.config/mcp-router/mcp-router.db"
+rpm -e --root "$rpmroot" mcp-router 2>"$OUT/rpm-remove.log" || { cat "$OUT/rpm-remove.log"; fail "rpm -e"; }
+[[ ! -e $rpmroot/usr/bin/mcp-router && $(cat "$rpmroot/home/user/.config/mcp-router/mcp-router.db") == keep ]] ||
+  fail "rpm -e left the binary or touched the data dir"
+log "installed $(basename "$rpm") with rpm into $rpmroot (Requires: $reqs), ran --version, removed it; data left alone"
 
 # ---- Windows exe and installer ----------------------------------------------
 # pe_machine FILE: the COFF machine field, e.g. 8664 (x86-64), aa64 (arm64), 014c (i386).
