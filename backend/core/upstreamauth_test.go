@@ -154,28 +154,7 @@ func TestUpstreamAuthorizationPerClient(t *testing.T) {
 	c := clientWith(t, ep.url, map[string]string{"Authorization": "Bearer " + tokC})
 
 	want := map[*client.Client]string{a: "auth:" + digest("Bearer alice-upstream-secret"), b: "auth:" + digest("Bearer bob-upstream-secret")}
-	var wg sync.WaitGroup
-	for cl, w := range want {
-		for range 4 {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for range 10 {
-					if got := whoami(t, cl, "pass__whoami"); got != w {
-						t.Errorf("pass__whoami = %s, want %s", got, w)
-						return
-					}
-				}
-			}()
-		}
-	}
-	wg.Wait()
-	if got := whoami(t, c, "pass__whoami"); got != "auth:"+digest(configured) {
-		t.Errorf("a client without the header: %s, want the configured Authorization", got)
-	}
-	if got := whoami(t, a, "plain__whoami"); got != "auth:"+digest(configured) {
-		t.Errorf("a server without passUpstreamAuth got the client's value: %s", got)
-	}
+	callsSeeTheirOwnValue(t, want, a, c, configured)
 	for _, h := range seen() {
 		if strings.Contains(h, "mcpr_") {
 			t.Fatalf("the router's own token reached the upstream: %q", h)
@@ -249,28 +228,7 @@ func TestUpstreamAuthorizationPerClientOverSSE(t *testing.T) {
 
 	want := map[*client.Client]string{a: "auth:" + digest("Bearer alice-upstream-secret"), b: "auth:" + digest("Bearer bob-upstream-secret"),
 		d: "auth:" + digest("Bearer dave-upstream-secret")}
-	var wg sync.WaitGroup
-	for cl, w := range want {
-		for range 4 {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for range 10 {
-					if got := whoami(t, cl, "pass__whoami"); got != w {
-						t.Errorf("pass__whoami over SSE = %s, want %s", got, w)
-						return
-					}
-				}
-			}()
-		}
-	}
-	wg.Wait()
-	if got := whoami(t, c, "pass__whoami"); got != "auth:"+digest(configured) {
-		t.Errorf("a client without the header: %s, want the configured Authorization", got)
-	}
-	if got := whoami(t, a, "plain__whoami"); got != "auth:"+digest(configured) {
-		t.Errorf("an SSE server without passUpstreamAuth got the client's value: %s", got)
-	}
+	callsSeeTheirOwnValue(t, want, a, c, configured)
 	clientPosts := 0
 	for _, line := range seen() {
 		method, rest, _ := strings.Cut(line, " ")
@@ -292,5 +250,36 @@ func TestUpstreamAuthorizationPerClientOverSSE(t *testing.T) {
 	}
 	if clientPosts != 120 {
 		t.Errorf("%d POSTs carried a client's value, want 120 (the calls of a, b and d)", clientPosts)
+	}
+}
+
+// callsSeeTheirOwnValue has each client in want call pass__whoami 40 times
+// (4 at once) and expect its own value upstream; then a client without the
+// header (bare) must get the configured Authorization on pass, and a
+// client with one (withHeader) the configured one on plain, which does not
+// pass it on.
+func callsSeeTheirOwnValue(t *testing.T, want map[*client.Client]string, withHeader, bare *client.Client, configured string) {
+	t.Helper()
+	var wg sync.WaitGroup
+	for cl, w := range want {
+		for range 4 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for range 10 {
+					if got := whoami(t, cl, "pass__whoami"); got != w {
+						t.Errorf("pass__whoami = %s, want %s", got, w)
+						return
+					}
+				}
+			}()
+		}
+	}
+	wg.Wait()
+	if got := whoami(t, bare, "pass__whoami"); got != "auth:"+digest(configured) {
+		t.Errorf("a client without the header: %s, want the configured Authorization", got)
+	}
+	if got := whoami(t, withHeader, "plain__whoami"); got != "auth:"+digest(configured) {
+		t.Errorf("a server without passUpstreamAuth got the client's value: %s", got)
 	}
 }
