@@ -24,8 +24,11 @@ var ErrUpdateChecksOff = errors.New("update checks are off: turn on \"Check for 
 
 // AboutInfo is the About section.
 type AboutInfo struct {
-	Version         string `json:"version"` // as `mcp-router --version` prints it
-	CheckForUpdates bool   `json:"checkForUpdates"`
+	Version string `json:"version"` // as `mcp-router --version` prints it
+	// DevBuild: the version is not a release (dev, a bare commit, commits
+	// after a tag, -dirty).
+	DevBuild        bool `json:"devBuild"`
+	CheckForUpdates bool `json:"checkForUpdates"`
 	// LastCheck is the last successful check of this process, if any.
 	LastCheck *update.Result `json:"lastCheck"`
 }
@@ -40,7 +43,7 @@ func (a *API) about(ctx context.Context) AboutInfo {
 	a.updates.mu.Lock()
 	last := a.updates.last
 	a.updates.mu.Unlock()
-	return AboutInfo{Version: core.Version, CheckForUpdates: a.core.Settings.CheckForUpdates(ctx), LastCheck: last}
+	return AboutInfo{Version: core.Version, DevBuild: update.ParseVersion(core.Version).Dev, CheckForUpdates: a.core.Settings.CheckForUpdates(ctx), LastCheck: last}
 }
 
 // About returns the running version, whether update checks are on and the

@@ -57,7 +57,8 @@ func TestAboutAndUpdateChecks(t *testing.T) {
 	f.api.opts.Updates = &update.Checker{API: rel.srv.URL, Current: "v0.3.2"}
 
 	info, err := f.api.About()
-	if err != nil || info.Version != core.Version || info.CheckForUpdates || info.LastCheck != nil {
+	if err != nil || info.Version != core.Version || info.DevBuild != update.ParseVersion(core.Version).Dev ||
+		info.CheckForUpdates || info.LastCheck != nil {
 		t.Fatalf("About on a new router: %+v, %v", info, err)
 	}
 	// Off by default: the page opening asks nothing.

@@ -240,6 +240,11 @@ func githubMessage(body []byte) string {
 }
 
 func offline(host string, err error) error {
+	// url.Error repeats the method and the URL: the cause is enough.
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		err = ue.Err
+	}
 	var ne net.Error
 	if errors.As(err, &ne) && ne.Timeout() {
 		return fmt.Errorf("%w (%s did not answer within the time allowed): %v", ErrOffline, host, err)

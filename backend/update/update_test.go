@@ -214,7 +214,7 @@ func TestCheckOffline(t *testing.T) {
 	addr := l.Addr().String()
 	_ = l.Close()
 	_, err = (&Checker{API: "http://" + addr, Current: "v0.3.0"}).Check(context.Background())
-	if !errors.Is(err, ErrOffline) || !strings.Contains(err.Error(), addr) {
+	if !errors.Is(err, ErrOffline) || !strings.Contains(err.Error(), addr) || strings.Contains(err.Error(), "Get ") {
 		t.Errorf("error %v", err)
 	}
 	// An answer that never comes, with a short client timeout.

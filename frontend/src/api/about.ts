@@ -22,6 +22,8 @@ export interface UpdateCheck {
 
 export interface AboutInfo {
   version: string;
+  /** The version is not a release (dev, a bare commit, commits after a tag, -dirty). */
+  devBuild: boolean;
   checkForUpdates: boolean;
   lastCheck: UpdateCheck | null;
 }
@@ -64,6 +66,7 @@ export function toAboutInfo(raw: unknown): AboutInfo {
   const r = obj(raw, 'about');
   return {
     version: s(r.version),
+    devBuild: r.devBuild === true,
     checkForUpdates: r.checkForUpdates === true,
     lastCheck: r.lastCheck == null ? null : toUpdateCheck(r.lastCheck),
   };

@@ -16,6 +16,7 @@ describe('AboutSection', () => {
     renderWithApi(<AboutSection />, api);
     expect(await screen.findByTestId('about-version')).toHaveTextContent('v0.3.2');
     expect(screen.getByTestId('about-check-toggle')).not.toBeChecked();
+    expect(screen.queryByTestId('about-dev-build')).toBeNull();
     await waitFor(() => expect(api.about).toHaveBeenCalled());
     expect(api.checkForUpdates).not.toHaveBeenCalled();
     expect(screen.queryByTestId('about-result')).toBeNull();
@@ -57,13 +58,16 @@ describe('AboutSection', () => {
     expect(screen.queryByTestId('about-release-link')).toBeNull();
   });
 
-  it('says a development build is one', async () => {
+  it('says a development build is one, before any check', async () => {
     const { api } = fakeApi();
+    api.about.mockResolvedValueOnce({ version: '10c99cd', devBuild: true, checkForUpdates: false, lastCheck: null });
     api.checkForUpdates.mockResolvedValueOnce(updateCheck({ current: 'v0.4.0-3-g1a2b3c4-dirty', newer: false, devBuild: true }));
     renderWithApi(<AboutSection />, api);
-    await userEvent.click(await screen.findByTestId('about-check-now'));
+    expect(await screen.findByTestId('about-dev-build')).toHaveTextContent('(development build)');
+    expect(screen.getByTestId('about-version')).toHaveTextContent('10c99cd');
+    expect(screen.queryByTestId('about-result')).toBeNull();
+    await userEvent.click(screen.getByTestId('about-check-now'));
     expect(await screen.findByTestId('about-result')).toHaveTextContent('This is a development build; the latest release is v0.4.0.');
-    expect(screen.getByText(/development build\)/)).toBeInTheDocument();
   });
 
   it('shows why a check failed and keeps the toggle usable', async () => {
@@ -115,12 +119,12 @@ describe('AboutSection', () => {
       async call(method, args) {
         calls.push([method, args]);
         if (method === 'CheckForUpdates') return updateCheck();
-        return { version: 'v0.3.2', checkForUpdates: args[0] === true, lastCheck: null };
+        return { version: 'v0.3.2', devBuild: false, checkForUpdates: args[0] === true, lastCheck: null };
       },
       on: () => () => {},
     };
     const api = createApi(t);
-    expect(await api.about()).toEqual({ version: 'v0.3.2', checkForUpdates: false, lastCheck: null });
+    expect(await api.about()).toEqual({ version: 'v0.3.2', devBuild: false, checkForUpdates: false, lastCheck: null });
     expect((await api.setCheckForUpdates(true)).checkForUpdates).toBe(true);
     expect((await api.checkForUpdates(true)).latest).toBe('v0.4.0');
     expect(calls).toEqual([

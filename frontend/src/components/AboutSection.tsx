@@ -29,7 +29,7 @@ export function AboutSection() {
       <p>
         {t.aboutVersion}{' '}
         <code data-testid="about-version">{info?.version ?? '…'}</code>
-        {check?.devBuild && <span className="muted"> ({t.aboutDevBuild})</span>}
+        {(info?.devBuild || check?.devBuild) && <span className="muted" data-testid="about-dev-build"> ({t.aboutDevBuild})</span>}
       </p>
       <label className="check setting-check">
         <input

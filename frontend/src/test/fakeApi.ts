@@ -144,7 +144,7 @@ export function fakeApi(initial: ServerView[] = []) {
 
   const chat = fakeChat(); // fakeChat.ts
   let settings = { ...defaultSettings };
-  let about: AboutInfo = { version: 'v0.3.2', checkForUpdates: false, lastCheck: null };
+  let about: AboutInfo = { version: 'v0.3.2', devBuild: false, checkForUpdates: false, lastCheck: null };
   let hooks: HookView[] = [];
   let nextHookId = 1;
 
