@@ -95,8 +95,13 @@ test/peers/node_modules/.package-lock.json: test/peers/package-lock.json
 $(TOOLS)/everything-server:
 	GOBIN=$(TOOLS) go install github.com/modelcontextprotocol/go-sdk/conformance/everything-server@$(GOSDK_VERSION)
 
+# Windows (docs/install.md): everything but the Linux-only bench vets there
+# too, and the upstream tests, with their Windows-only ones, compile; they
+# run in the Windows job of .github/workflows/windows.yml.
 vet:
 	go vet ./...
+	GOOS=windows go vet ./backend/... ./internal/... .
+	GOOS=windows go test -c -o /dev/null ./backend/upstream/
 
 # No tracked file over 1 MiB unless allowed in the script (scripts/largefiles_test.go tests it).
 check-files:

@@ -4,7 +4,9 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
 	_ "embed"
+	"encoding/hex"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -105,6 +107,25 @@ func (d *desktop) quitOnSignal() {
 	}()
 }
 
+// current is the running desktop, for showDesktop.
+var current atomic.Pointer[desktop]
+
+// showDesktop brings the window forward when the app is launched again for
+// the same data directory (cli.Options.ShowDesktop, package single).
+func showDesktop() {
+	if d := current.Load(); d != nil {
+		d.show()
+	}
+}
+
+// instanceID names the app to Wails' single-instance lock: one per data
+// directory, as package single's claim, so apps on other data directories
+// (tests, a second profile) run side by side.
+func instanceID(dataDir string) string {
+	sum := sha256.Sum256([]byte(dataDir))
+	return "io.mcp-router.desktop." + hex.EncodeToString(sum[:6])
+}
+
 // show brings the window back from the tray, or to front.
 func (d *desktop) show() {
 	if ctx := d.wailsCtx(); ctx != nil {
@@ -174,6 +195,8 @@ func (r trayRefresher) Emit(event string, data any) {
 // runDesktop shows the window until the user quits or ctx ends.
 func runDesktop(ctx context.Context, c *core.Core, api *appapi.API) error {
 	d := &desktop{api: api, core: c, done: ctx.Done(), ended: make(chan struct{})}
+	current.Store(d)
+	defer current.Store(nil)
 	// The tray follows the UI's language setting (system, en, ja).
 	lang := func() string { return tray.Language(c.Settings.Language(context.Background())) }
 	d.tray = tray.Start(tray.Options{Icon: appIcon, Status: func() string { return tray.RouterStatus(c, lang()) },
@@ -196,5 +219,12 @@ func runDesktop(ctx context.Context, c *core.Core, api *appapi.API) error {
 		OnShutdown:       d.shutdown,
 		OnBeforeClose:    d.beforeClose,
 		Bind:             []interface{}{api},
+		// Package single (cli) already sends a second launch for this
+		// data directory back before it opens anything; Wails' lock
+		// catches two launches racing past that check.
+		SingleInstanceLock: &options.SingleInstanceLock{
+			UniqueId:               instanceID(c.DataDir),
+			OnSecondInstanceLaunch: func(options.SecondInstanceData) { d.show() },
+		},
 	})
 }

@@ -32,7 +32,9 @@ func main() {
 		// The app and serve run on one P (package hotpath).
 		TuneRuntime: func() { hotpath.Setup() },
 		// A GUI launch gets the login shell's PATH (nvm, Homebrew, …).
-		UserEnv: shellenv.ForGUI}
+		UserEnv: shellenv.ForGUI,
+		// A second launch brings this window forward (package single).
+		ShowDesktop: showDesktop}
 	code := cli.Main(ctx, os.Args[1:], o)
 	stop()
 	os.Exit(code)

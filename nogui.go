@@ -15,5 +15,8 @@ import (
 // every other command works as usual, without GTK or WebKit.
 var runDesktop func(ctx context.Context, c *core.Core, api *appapi.API) error
 
+// showDesktop: no window to show.
+var showDesktop func()
+
 // uiAssets is nil without a frontend: /ui/ answers 404 saying so.
 var uiAssets fs.FS

@@ -10,7 +10,8 @@
 # imagemagick. With SMOKE_UPSTREAM set to an MCP server binary taking a
 # "stdio" argument (server-everything), the app also gets that server, and the
 # test checks the app starts it and leaves no process of it behind after
-# SIGTERM. SMOKE_READY_TIMEOUT overrides the 30 s wait for the ready line
+# SIGTERM. A second launch with the same data dir must exit 0 at once and
+# leave the first app, and its one window, running. SMOKE_READY_TIMEOUT overrides the 30 s wait for the ready line
 # (a cold first start of WebKit can be slow on a busy machine). Exits non-zero
 # with a reason, and prints the app's log, on any failure.
 set -euo pipefail
@@ -93,6 +94,26 @@ inside_x() {
   awk -v sd="$sd" -v min="$MIN_STDDEV" 'BEGIN { exit !(sd > min) }' ||
     fail "screenshot $shot looks blank (standard deviation $sd <= $MIN_STDDEV)"
   echo "desktop-smoke: screenshot $shot (standard deviation $sd)"
+
+  # Single instance (docs/install.md#single-instance): a second launch for
+  # the same data dir brings the first window forward and exits 0 before it
+  # opens anything; the first keeps running, with one window.
+  local second_rc=0
+  MCP_ROUTER_DATA_DIR="$data" timeout "$EXIT_TIMEOUT" "$bin" >"$out/second.log" 2>&1 || second_rc=$?
+  [[ $second_rc == 0 ]] || fail "a second launch exited with status $second_rc: $(cat "$out/second.log")"
+  grep -qF "MCP Router is already running for $data (pid $pid)" "$out/second.log" ||
+    fail "a second launch did not name the running app (pid $pid): $(cat "$out/second.log")"
+  deadline=$((SECONDS + EXIT_TIMEOUT))
+  until grep -qF 'launched again: bringing the window forward' "$log"; do
+    ((SECONDS < deadline)) || fail "the running app was not asked to bring its window forward"
+    sleep 0.1
+  done
+  kill -0 "$pid" 2>/dev/null || fail "the first app exited after the second launch"
+  local after
+  after=$(xdotool search --name "^${WINDOW_NAME}\$" || true)
+  [[ $(wc -l <<<"$after") == $(wc -l <<<"$wids") ]] ||
+    fail "windows named '$WINDOW_NAME' after the second launch: ${after//$'\n'/, } (before: ${wids//$'\n'/, })"
+  echo "desktop-smoke: a second launch exited 0 and brought the first window forward"
 
   kill -TERM "$pid"
   deadline=$((SECONDS + EXIT_TIMEOUT))

@@ -15,6 +15,7 @@ import (
 
 	"github.com/mcp-router/mcp-router/backend/core"
 	"github.com/mcp-router/mcp-router/backend/spec"
+	"github.com/mcp-router/mcp-router/backend/update"
 	"github.com/mcp-router/mcp-router/backend/upstream"
 )
 
@@ -59,6 +60,9 @@ type Options struct {
 	LogFile string
 	// OpenPath shows a folder in the file manager; default the OS's opener.
 	OpenPath func(path string) error
+	// Updates asks for the latest release (about.go); nil: the project's
+	// GitHub Releases, compared with core.Version.
+	Updates *update.Checker
 }
 
 // API is the UI-facing facade over a running Core. Every exported method is
@@ -75,6 +79,8 @@ type API struct {
 	sentMu sync.Mutex // the settings last sent in settings:changed
 	sent   AppSettings
 	sentOK bool
+
+	updates updateCache // about.go
 }
 
 // New returns the facade. Call Attach to receive events.
@@ -90,6 +96,9 @@ func New(c *core.Core, o Options) *API {
 	}
 	if o.OpenPath == nil {
 		o.OpenPath = openPath
+	}
+	if o.Updates == nil {
+		o.Updates = &update.Checker{Current: core.Version}
 	}
 	a := &API{core: c, opts: o}
 	a.hub = newHub(a)

@@ -20,6 +20,7 @@ import (
 	"github.com/mcp-router/mcp-router/backend/applog"
 	"github.com/mcp-router/mcp-router/backend/config"
 	"github.com/mcp-router/mcp-router/backend/core"
+	"github.com/mcp-router/mcp-router/backend/single"
 	"github.com/mcp-router/mcp-router/backend/store"
 )
 
@@ -56,6 +57,10 @@ type Options struct {
 	// environment the user's shell would have (PATH from the login shell;
 	// main passes shellenv.ForGUI) and names what it changed. Nil in tests.
 	UserEnv func(ctx context.Context) ([]string, error)
+	// ShowDesktop brings the desktop window forward; it is called when the
+	// app is launched again for the same data directory (package single),
+	// which then exits. Nil: the second launch only exits.
+	ShowDesktop func()
 }
 
 // usageError marks errors in how the command was called (exit 2).
@@ -191,6 +196,22 @@ func (e *env) runDesktop(ctx context.Context) error {
 	if e.opts.RunDesktop == nil {
 		return errors.New("this build has no desktop UI; see `mcp-router --help` for the commands it has")
 	}
+	// One desktop app per data directory: a second launch brings the
+	// first one's window forward and exits before it opens anything.
+	dir, err := e.resolveDataDir()
+	if err != nil {
+		return err
+	}
+	hold, err := single.Claim(dir, e.showDesktop)
+	var running *single.Running
+	if errors.As(err, &running) {
+		fmt.Fprintln(e.opts.Stdout, running.Error())
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	defer hold.Close()
 	e.tuneRuntime()
 	logFile := e.openLogFile()
 	if logFile != "" {
@@ -223,6 +244,13 @@ func (e *env) runDesktop(ctx context.Context) error {
 		defer func() { stopServe(); <-served }()
 		return e.opts.RunDesktop(ctx, c, api)
 	})
+}
+
+func (e *env) showDesktop() {
+	logrus.Info("the app was launched again: bringing the window forward")
+	if e.opts.ShowDesktop != nil {
+		e.opts.ShowDesktop()
+	}
 }
 
 // newAPI is the UI facade of this process. Without a desktop UI there is

@@ -8,7 +8,6 @@ import (
 	"io"
 	"net/http"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -170,7 +169,7 @@ func TestRoutingErrorsOverStdioAndHTTP(t *testing.T) {
 			}
 		}(id)
 		time.Sleep(500 * time.Millisecond)
-		_ = syscall.Kill(st.PID, syscall.SIGKILL)
+		_ = testpeers.KillProcess(st.PID)
 		select {
 		case body := <-answers:
 			got := errorIn(t, body)

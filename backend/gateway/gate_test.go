@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -248,7 +247,7 @@ func TestGateAfterUpstreamLossAsksForActivateAgain(t *testing.T) {
 	echoOK(t, a, "before the loss")
 
 	st, _ := r.ups.Status("ev")
-	_ = syscall.Kill(st.PID, syscall.SIGKILL)
+	_ = testpeers.KillProcess(st.PID)
 	// [unlocked, disconnected], whether the supervisor has reconnected yet
 	// or not: the new connection has not been activated.
 	refusedWith(t, a, "ev__echo", "upstream disconnected — call ev__activate again")
@@ -357,7 +356,7 @@ func TestGateConcurrentActivationsShareOneConnection(t *testing.T) {
 
 	// Ten at once racing the supervisor's own reconnect after a loss.
 	st, _ := r.ups.Status("ev")
-	_ = syscall.Kill(st.PID, syscall.SIGKILL)
+	_ = testpeers.KillProcess(st.PID)
 	testpeers.Eventually(t, 10*time.Second, "the killed upstream to be gone", func() bool {
 		for _, pid := range testpeers.ProcessesWithMarker(mark) {
 			if pid == st.PID {
@@ -481,7 +480,7 @@ func TestGateActivateReconnectsADownServerAtOnce(t *testing.T) {
 	a, _ := connectFull(t, r.url, nil)
 	activate(t, a)
 	st, _ := r.ups.Status("ev")
-	_ = syscall.Kill(st.PID, syscall.SIGKILL)
+	_ = testpeers.KillProcess(st.PID)
 	testpeers.Eventually(t, 10*time.Second, "ev to wait out its backoff", func() bool {
 		now, _ := r.ups.Status("ev")
 		return now.State == upstream.StateRestarting

@@ -10,7 +10,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
@@ -551,7 +550,7 @@ func TestUpstreamKilledMidCallGivesAnErrorNotAHang(t *testing.T) {
 		errs <- err
 	}()
 	time.Sleep(500 * time.Millisecond)
-	_ = syscall.Kill(st.PID, syscall.SIGKILL)
+	_ = testpeers.KillProcess(st.PID)
 	select {
 	case err := <-errs:
 		if err == nil || !strings.Contains(err.Error(), "everything: ") {

@@ -37,7 +37,7 @@ func TestDefaults(t *testing.T) {
 	want := map[string]string{"port": "3282", "listen": "127.0.0.1", "auth": "on", "separator": "__", "retention": "30", "timeout": "60",
 		"theme": "system", "language": "system", "startAtLogin": "off", "closeToTray": "on",
 		"hookTimeout": "5", "hookMemoryMB": "64", "approvalTimeoutSeconds": "60",
-		"chatTools": "on", "chatMaxToolRounds": "20", "chatToolTimeout": "60",
+		"chatTools": "on", "chatMaxToolRounds": "20", "chatToolTimeout": "60", "checkForUpdates": "off",
 		"oauthIssuers": "", "oauthAudience": "", "publicURL": ""}
 	if !reflect.DeepEqual(all, want) {
 		t.Errorf("All = %v, want %v", all, want)
@@ -60,7 +60,7 @@ func TestDefaults(t *testing.T) {
 	if s.HookTimeout(ctx) != 5*time.Second || s.HookMemoryMB(ctx) != 64 {
 		t.Errorf("hook defaults wrong: hookTimeout %v hookMemoryMB %d", s.HookTimeout(ctx), s.HookMemoryMB(ctx))
 	}
-	if !reflect.DeepEqual(Keys(), []string{"approvalTimeoutSeconds", "auth", "chatMaxToolRounds", "chatToolTimeout", "chatTools", "closeToTray", "hookMemoryMB", "hookTimeout", "language", "listen", "oauthAudience", "oauthIssuers", "port", "publicURL", "retention", "separator", "startAtLogin", "theme", "timeout"}) {
+	if !reflect.DeepEqual(Keys(), []string{"approvalTimeoutSeconds", "auth", "chatMaxToolRounds", "chatToolTimeout", "chatTools", "checkForUpdates", "closeToTray", "hookMemoryMB", "hookTimeout", "language", "listen", "oauthAudience", "oauthIssuers", "port", "publicURL", "retention", "separator", "startAtLogin", "theme", "timeout"}) {
 		t.Errorf("Keys = %v", Keys())
 	}
 	if set, _ := s.IsSet(ctx, KeyPort); set {
@@ -216,7 +216,7 @@ func TestUnknownKey(t *testing.T) {
 		func() error { _, err := s.Get(ctx, "colour"); return err }(),
 		func() error { _, err := Validate("colour", "x"); return err }(),
 	} {
-		if !errors.Is(err, ErrUnknownKey) || !strings.Contains(err.Error(), "auth, chatMaxToolRounds, chatToolTimeout, chatTools, closeToTray, hookMemoryMB, hookTimeout, language, listen, oauthAudience, oauthIssuers, port, publicURL, retention, separator, startAtLogin, theme, timeout") {
+		if !errors.Is(err, ErrUnknownKey) || !strings.Contains(err.Error(), "auth, chatMaxToolRounds, chatToolTimeout, chatTools, checkForUpdates, closeToTray, hookMemoryMB, hookTimeout, language, listen, oauthAudience, oauthIssuers, port, publicURL, retention, separator, startAtLogin, theme, timeout") {
 			t.Errorf("error %v does not list the known keys", err)
 		}
 	}
@@ -402,5 +402,23 @@ func TestChatSettings(t *testing.T) {
 	}
 	if s.ChatTools(ctx) || s.ChatMaxToolRounds(ctx) != 100 || s.ChatToolTimeout(ctx) != 5*time.Second {
 		t.Fatal("not stored")
+	}
+}
+
+func TestCheckForUpdatesSetting(t *testing.T) {
+	st, _ := openStore(t)
+	s := New(st)
+	ctx := context.Background()
+	if s.CheckForUpdates(ctx) {
+		t.Fatal("update checks on by default")
+	}
+	if err := s.Set(ctx, KeyCheckForUpdates, "daily"); !errors.Is(err, ErrInvalidValue) || !strings.Contains(err.Error(), "want on or off") {
+		t.Errorf("checkForUpdates=daily: %v", err)
+	}
+	if s.CheckForUpdates(ctx) {
+		t.Error("a refused value was stored")
+	}
+	if err := s.Set(ctx, KeyCheckForUpdates, "ON"); err != nil || !s.CheckForUpdates(ctx) {
+		t.Errorf("checkForUpdates=ON: %v, stored %v", err, s.CheckForUpdates(ctx))
 	}
 }

@@ -3,7 +3,6 @@ package upstream
 import (
 	"context"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -27,7 +26,7 @@ func TestConnectCutsTheBackoffAndSharesOneConnection(t *testing.T) {
 		t.Fatalf("first connection numbered %d, want 1", first.Connection)
 	}
 	perServer := len(testpeers.ProcessesWithMarker(mark))
-	_ = syscall.Kill(first.PID, syscall.SIGKILL)
+	_ = testpeers.KillProcess(first.PID)
 	waitState(t, s, "ev", StateRestarting, 10*time.Second)
 
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)

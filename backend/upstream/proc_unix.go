@@ -18,23 +18,33 @@ func setProcAttrs(cmd *exec.Cmd) {
 	setDeathSignal(cmd.SysProcAttr)
 }
 
-// signalGroup sends sig to the child's process group; a group that is already
-// gone is not an error.
-func signalGroup(pid int, sig syscall.Signal) error {
-	if pid <= 0 {
+// procGroup is the child's process group; its id is the child's pid.
+type procGroup struct{ pid int }
+
+func newProcGroup(cmd *exec.Cmd) (procGroup, error) {
+	return procGroup{pid: cmd.Process.Pid}, nil
+}
+
+// signal sends sig to the group; a group that is already gone is not an
+// error.
+func (g procGroup) signal(sig syscall.Signal) error {
+	if g.pid <= 0 {
 		return nil
 	}
-	err := syscall.Kill(-pid, sig)
+	err := syscall.Kill(-g.pid, sig)
 	if errors.Is(err, syscall.ESRCH) {
 		return nil
 	}
 	return err
 }
 
-func terminateGroup(pid int) error { return signalGroup(pid, syscall.SIGTERM) }
-func killGroup(pid int) error      { return signalGroup(pid, syscall.SIGKILL) }
+func (g procGroup) terminate() error { return g.signal(syscall.SIGTERM) }
+func (g procGroup) kill() error      { return g.signal(syscall.SIGKILL) }
 
-// groupAlive reports whether any process of the group still exists.
-func groupAlive(pid int) bool {
-	return pid > 0 && syscall.Kill(-pid, 0) == nil
+// alive reports whether any process of the group still exists.
+func (g procGroup) alive() bool {
+	return g.pid > 0 && syscall.Kill(-g.pid, 0) == nil
 }
+
+// close: a process group holds no resource of the router's.
+func (g procGroup) close() {}

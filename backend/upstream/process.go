@@ -26,6 +26,7 @@ type process struct {
 	stdout  *os.File // our read end of the child's stdout
 	exited  chan struct{}
 	drained chan struct{} // closed when stderr reached EOF
+	group   procGroup     // the child and everything it spawns
 	waitErr error
 }
 
@@ -68,8 +69,17 @@ func startProcess(s spec.Server, console *Console, extraEnv []string) (*process,
 	}
 	// The child holds its own copies now; keeping ours open would hide EOF.
 	closeAll(inR, outW, errW)
+	group, err := newProcGroup(cmd)
+	if err != nil {
+		// The child never ran a line of its own (Windows starts it
+		// suspended until it is in its job): end it and report.
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		closeAll(inW, outR, errR)
+		return nil, fmt.Errorf("start %q: %w", s.Command, err)
+	}
 
-	p := &process{cmd: cmd, stdin: inW, stdout: outR, exited: make(chan struct{}), drained: make(chan struct{})}
+	p := &process{cmd: cmd, stdin: inW, stdout: outR, group: group, exited: make(chan struct{}), drained: make(chan struct{})}
 	go func() {
 		defer close(p.drained)
 		console.drain(errR)
@@ -100,23 +110,26 @@ func (p *process) exitReason() string {
 }
 
 // stop ends the process the polite way first: close stdin and wait, then
-// SIGTERM the group, then SIGKILL it. Whatever the leader did, the rest of
-// its group is cleaned up too, so no grandchild (npx's node) is orphaned.
+// SIGTERM the group, then SIGKILL it (on Windows, where a console-less
+// process has no SIGTERM, the job is terminated after the stdin grace).
+// Whatever the leader did, the rest of its group is cleaned up too, so no
+// grandchild (npx's node) is orphaned.
 func (p *process) stop() {
 	_ = p.stdin.Close()
-	pid := p.pid()
+	g := p.group
 	select {
 	case <-p.exited:
 	case <-time.After(stdinGrace):
-		_ = terminateGroup(pid)
+		_ = g.terminate()
 		select {
 		case <-p.exited:
 		case <-time.After(termGrace):
-			_ = killGroup(pid)
+			_ = g.kill()
 			<-p.exited
 		}
 	}
-	p.reapGroup(pid)
+	reapGroup(g)
+	g.close()
 	_ = p.stdout.Close()
 	// The last stderr lines explain a crash: let them reach the console
 	// before the caller reads it. A grandchild holding the pipe open
@@ -128,16 +141,16 @@ func (p *process) stop() {
 }
 
 // reapGroup ends group members that outlived the leader.
-func (p *process) reapGroup(pid int) {
-	if !groupAlive(pid) {
+func reapGroup(g procGroup) {
+	if !g.alive() {
 		return
 	}
-	_ = terminateGroup(pid)
+	_ = g.terminate()
 	deadline := time.Now().Add(termGrace)
-	for groupAlive(pid) && time.Now().Before(deadline) {
+	for g.alive() && time.Now().Before(deadline) {
 		time.Sleep(20 * time.Millisecond)
 	}
-	if groupAlive(pid) {
-		_ = killGroup(pid)
+	if g.alive() {
+		_ = g.kill()
 	}
 }

@@ -9,7 +9,6 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -142,7 +141,7 @@ func TestStdioRestartsAfterSIGKILL(t *testing.T) {
 	_ = s.Sync([]spec.Server{everythingStdio(t, "everything", mark)})
 	first := waitState(t, s, "everything", StateRunning, 30*time.Second)
 
-	if err := syscall.Kill(first.PID, syscall.SIGKILL); err != nil {
+	if err := testpeers.KillProcess(first.PID); err != nil {
 		t.Fatal(err)
 	}
 	var st Status

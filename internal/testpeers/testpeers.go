@@ -273,3 +273,13 @@ func (s *OAuthIssuer) Token(t testing.TB, fields map[string]string) string {
 	}
 	return body.AccessToken
 }
+
+// KillProcess ends one process at once (SIGKILL on Unix, TerminateProcess on
+// Windows), as a crash would: its children are not signalled.
+func KillProcess(pid int) error {
+	p, err := os.FindProcess(pid)
+	if err != nil {
+		return err
+	}
+	return p.Kill()
+}

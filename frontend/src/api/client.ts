@@ -31,6 +31,7 @@ import {
   toTokenView,
   toToolCallResult,
 } from './convert';
+import { createAboutApi } from './about';
 import { createApprovalsApi } from './approvals';
 import { createChatApi } from './chat';
 import type { ApiTransport } from './transport';
@@ -67,6 +68,7 @@ export function createApi(t: ApiTransport): Api {
   return {
     ...createChatApi(call, on), // chat.ts
     ...createApprovalsApi(call, on), // approvals.ts
+    ...createAboutApi(call), // about.ts
     listServers: () => call('ListServers', [], (r) => list(r, toServerView, 'servers')),
     getServer: (name) => call('GetServer', [name], toServerConfig),
     addServer: (cfg) => call('AddServer', [cfg], toServerView),

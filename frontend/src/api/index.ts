@@ -6,3 +6,4 @@ export { wailsTransport, hasWailsBridge } from './wails';
 export { httpTransport, getSession, tokenStore, type Session } from './http';
 export * from './chat';
 export * from './approvals';
+export * from './about';

@@ -1,3 +1,4 @@
+import type { AboutApi } from './about';
 import type { ApprovalsApi } from './approvals';
 import type { ChatApi } from './chat';
 // The shapes the UI works with, as docs/ui-api.md defines them. Values are
@@ -419,7 +420,7 @@ export interface StateGateStatus {
 export type Unsubscribe = () => void;
 
 /** Everything the UI may ask of the Go side. Stores receive one of these. */
-export interface Api extends ChatApi, ApprovalsApi {
+export interface Api extends ChatApi, ApprovalsApi, AboutApi {
   // Servers
   listServers(): Promise<ServerView[]>;
   getServer(name: string): Promise<ServerConfig>;

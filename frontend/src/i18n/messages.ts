@@ -1,4 +1,5 @@
 import type { HookType, Language, LogStatus, ServerState, Theme, TokenRole } from '../api';
+import { aboutEn, aboutJa } from './about';
 import { chatEn, chatJa } from './chat';
 
 // Every string the UI shows. `ja` must provide every key `en` has; the
@@ -6,6 +7,7 @@ import { chatEn, chatJa } from './chat';
 // that no value is empty.
 export const en = {
   ...chatEn, // chat.ts
+  ...aboutEn, // about.ts
   appName: 'MCP Router',
   navLabel: 'Main',
   navServers: 'Servers',
@@ -446,6 +448,7 @@ export type Messages = typeof en;
 
 export const ja: Messages = {
   ...chatJa, // chat.ts
+  ...aboutJa, // about.ts
   appName: 'MCP Router',
   navLabel: 'メイン',
   navServers: 'サーバー',

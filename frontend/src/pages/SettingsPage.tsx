@@ -4,6 +4,7 @@ import { LoadError } from '../components/Dialog';
 import { useMessages, type Messages } from '../i18n';
 import { useApp, useSettings, useTokens } from '../stores';
 import { ChatSettings } from '../components/ChatSettings';
+import { AboutSection } from '../components/AboutSection';
 import './pages.css';
 
 interface Form {
@@ -101,6 +102,7 @@ export default function SettingsPage() {
           <SettingsForm settings={settings} />
           <LogFileCard />
           <ChatSettings />
+          <AboutSection />
         </>
       )}
     </section>

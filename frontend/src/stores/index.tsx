@@ -1,6 +1,7 @@
 import { createContext, useContext, type ReactNode } from 'react';
 import { useStore } from 'zustand';
 import type { Api } from '../api';
+import { createAboutStore, type AboutState, type AboutStore } from './about';
 import { createAppStore, type AppState, type AppStore } from './app';
 import { createApprovalsStore, type ApprovalsState, type ApprovalsStore } from './approvals';
 import { createChatStore, type ChatState, type ChatStore } from './chat';
@@ -27,6 +28,7 @@ export interface Stores {
   policy: PolicyStore;
   chat: ChatStore;
   approvals: ApprovalsStore;
+  about: AboutStore;
 }
 
 export function createStores(api: Api): Stores {
@@ -42,6 +44,7 @@ export function createStores(api: Api): Stores {
     policy: createPolicyStore(api),
     chat: createChatStore(api),
     approvals: createApprovalsStore(api),
+    about: createAboutStore(api),
   };
 }
 
@@ -67,4 +70,5 @@ export const useApprovals = <T,>(select: (s: ApprovalsState) => T): T => useStor
 export const useChat = <T,>(select: (s: ChatState) => T): T => useStore(useStores().chat, select);
 export const useSettings = <T,>(select: (s: SettingsState) => T): T => useStore(useStores().settings, select);
 export const usePolicy = <T,>(select: (s: PolicyState) => T): T => useStore(useStores().policy, select);
+export const useAbout = <T,>(select: (s: AboutState) => T): T => useStore(useStores().about, select);
 export const useProcesses = <T,>(select: (s: ProcessesState) => T): T => useStore(useStores().processes, select);

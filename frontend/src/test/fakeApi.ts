@@ -1,6 +1,7 @@
 import { vi } from 'vitest';
 import { fakeChat } from './fakeChat';
 import type {
+  AboutInfo,
   PendingApproval,
   AggregatedTool,
   Api,
@@ -12,7 +13,24 @@ import type {
   ServerTool,
   ServerView,
   TokenView,
+  UpdateCheck,
 } from '../api';
+
+/** A check finding v0.4.0 while v0.3.2 runs (backend/update/testdata/latest.json). */
+export function updateCheck(over: Partial<UpdateCheck> = {}): UpdateCheck {
+  return {
+    current: 'v0.3.2',
+    latest: 'v0.4.0',
+    newer: true,
+    devBuild: false,
+    url: 'https://github.com/mcp-router/mcp-router/releases/tag/v0.4.0',
+    name: 'v0.4.0',
+    notes: "## What's Changed\n* Settings: About section with update check",
+    publishedAt: '2026-11-20T09:31:02Z',
+    checkedAt: '2026-11-26T23:30:00Z',
+    ...over,
+  };
+}
 
 export function server(name: string, over: Partial<ServerView> = {}): ServerView {
   return {
@@ -126,6 +144,7 @@ export function fakeApi(initial: ServerView[] = []) {
 
   const chat = fakeChat(); // fakeChat.ts
   let settings = { ...defaultSettings };
+  let about: AboutInfo = { version: 'v0.3.2', devBuild: false, checkForUpdates: false, lastCheck: null };
   let hooks: HookView[] = [];
   let nextHookId = 1;
 
@@ -224,6 +243,17 @@ export function fakeApi(initial: ServerView[] = []) {
     frontendReady: vi.fn<Api['frontendReady']>(async () => {}),
     logFile: vi.fn<Api['logFile']>(async () => ({ path: '/home/me/.config/mcp-router/logs/mcp-router.log', folder: '/home/me/.config/mcp-router/logs' })),
     openLogFolder: vi.fn<Api['openLogFolder']>(async () => {}),
+
+    // Settings → About: checks are off until setCheckForUpdates(true).
+    about: vi.fn<Api['about']>(async () => about),
+    setCheckForUpdates: vi.fn<Api['setCheckForUpdates']>(async (on) => {
+      about = { ...about, checkForUpdates: on };
+      return about;
+    }),
+    checkForUpdates: vi.fn<Api['checkForUpdates']>(async (force) => {
+      if (!force && !about.checkForUpdates) throw new Error('update checks are off');
+      return updateCheck();
+    }),
 
     onServerChanged: vi.fn<Api['onServerChanged']>(sub(h.changed)),
     onServerRemoved: vi.fn<Api['onServerRemoved']>(sub(h.removed)),
