@@ -116,7 +116,7 @@ func TestSettingsRoundTrip(t *testing.T) {
 	got, err := f.api.GetSettings()
 	want := AppSettings{Port: 3282, AuthEnabled: true, Separator: "__", RetentionDays: 30, TimeoutSeconds: 60,
 		StartAtLogin: false, CloseToTray: true, Theme: "system", Language: "system",
-		HookTimeoutSeconds: 5, HookMemoryMB: 64}
+		HookTimeoutSeconds: 5, HookMemoryMB: 64, ApprovalTimeoutSeconds: 60}
 	if err != nil || got != want {
 		t.Fatalf("defaults = %+v, %v", got, err)
 	}
@@ -143,6 +143,8 @@ func TestSettingsRoundTrip(t *testing.T) {
 		{"hookTimeoutSeconds", func(s *AppSettings) { s.HookTimeoutSeconds = 301 }},
 		{"hookMemoryMB", func(s *AppSettings) { s.HookMemoryMB = 8 }},
 		{"hookMemoryMB", func(s *AppSettings) { s.HookMemoryMB = 5000 }},
+		{"approvalTimeoutSeconds", func(s *AppSettings) { s.ApprovalTimeoutSeconds = 0 }},
+		{"approvalTimeoutSeconds", func(s *AppSettings) { s.ApprovalTimeoutSeconds = 3601 }},
 	}
 	for _, tc := range bad {
 		s := want
@@ -161,13 +163,16 @@ func TestSettingsRoundTrip(t *testing.T) {
 
 	s := want
 	s.Theme, s.Language, s.StartAtLogin, s.CloseToTray, s.Port, s.Separator = "dark", "ja", true, false, 8080, "-"
-	s.HookTimeoutSeconds, s.HookMemoryMB = 2, 128
+	s.HookTimeoutSeconds, s.HookMemoryMB, s.ApprovalTimeoutSeconds = 2, 128, 120
 	saved, err := f.api.SaveSettings(s)
 	if err != nil || saved != s {
 		t.Fatalf("SaveSettings = %+v, %v", saved, err)
 	}
 	if again, _ := f.api.GetSettings(); again != s {
 		t.Errorf("GetSettings after save = %+v", again)
+	}
+	if got := f.c.Settings.ApprovalTimeout(context.Background()); got != 120*time.Second {
+		t.Errorf("approval timeout after save = %v, want 2m0s (what the approval broker reads)", got)
 	}
 	if ev := f.rec.of(EventSettingsChanged); len(ev) != 1 || ev[0].(AppSettings) != s {
 		t.Errorf("settings:changed = %v", ev)

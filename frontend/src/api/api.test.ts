@@ -28,10 +28,10 @@ describe('createApi', () => {
 
   it('reads the hook limits of AppSettings, with the defaults when a field is missing', async () => {
     const base = { port: 3282, authEnabled: true, separator: '__', retentionDays: 30, timeoutSeconds: 60, startAtLogin: false, closeToTray: true, theme: 'dark', language: 'en' };
-    const api = createApi(fakeTransport({ GetSettings: { ...base, hookTimeoutSeconds: 2, hookMemoryMB: 128 } }).t);
-    expect(await api.getSettings()).toMatchObject({ hookTimeoutSeconds: 2, hookMemoryMB: 128 });
+    const api = createApi(fakeTransport({ GetSettings: { ...base, hookTimeoutSeconds: 2, hookMemoryMB: 128, approvalTimeoutSeconds: 300 } }).t);
+    expect(await api.getSettings()).toMatchObject({ hookTimeoutSeconds: 2, hookMemoryMB: 128, approvalTimeoutSeconds: 300 });
     const old = createApi(fakeTransport({ GetSettings: base }).t);
-    expect(await old.getSettings()).toMatchObject({ hookTimeoutSeconds: 5, hookMemoryMB: 64 });
+    expect(await old.getSettings()).toMatchObject({ hookTimeoutSeconds: 5, hookMemoryMB: 64, approvalTimeoutSeconds: 60 });
   });
 
   it('reads the policy as Go sends it: the load error\'s problems, nil lists empty', async () => {

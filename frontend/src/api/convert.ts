@@ -375,6 +375,7 @@ export function toAppSettings(raw: unknown): AppSettings {
     // saving the page does not send values it would refuse.
     hookTimeoutSeconds: numOr(r.hookTimeoutSeconds, 5),
     hookMemoryMB: numOr(r.hookMemoryMB, 64),
+    approvalTimeoutSeconds: numOr(r.approvalTimeoutSeconds, 60),
   };
 }
 

@@ -16,6 +16,7 @@ interface Form {
   closeToTray: boolean;
   hookTimeoutSeconds: string;
   hookMemoryMB: string;
+  approvalTimeoutSeconds: string;
 }
 
 type Errors = Partial<Record<keyof Form, string>>;
@@ -31,6 +32,7 @@ function toForm(s: AppSettings): Form {
     closeToTray: s.closeToTray,
     hookTimeoutSeconds: String(s.hookTimeoutSeconds),
     hookMemoryMB: String(s.hookMemoryMB),
+    approvalTimeoutSeconds: String(s.approvalTimeoutSeconds),
   };
 }
 
@@ -52,6 +54,9 @@ export function validateSettings(f: Form, base: AppSettings, t: Messages): { set
   if (hookTimeout === null || hookTimeout < 1 || hookTimeout > 300) errors.hookTimeoutSeconds = t.errHookTimeout;
   const hookMemory = int(f.hookMemoryMB);
   if (hookMemory === null || hookMemory < 16 || hookMemory > 4096) errors.hookMemoryMB = t.errHookMemory;
+  // The same bounds as the approvalTimeoutSeconds setting (backend/settings).
+  const approvalTimeout = int(f.approvalTimeoutSeconds);
+  if (approvalTimeout === null || approvalTimeout < 1 || approvalTimeout > 3600) errors.approvalTimeoutSeconds = t.errApprovalTimeout;
   if (Object.keys(errors).length > 0) return { errors };
   return {
     settings: {
@@ -65,6 +70,7 @@ export function validateSettings(f: Form, base: AppSettings, t: Messages): { set
       closeToTray: f.closeToTray,
       hookTimeoutSeconds: hookTimeout!,
       hookMemoryMB: hookMemory!,
+      approvalTimeoutSeconds: approvalTimeout!,
     },
   };
 }
@@ -187,7 +193,7 @@ function SettingsForm({ settings }: { settings: AppSettings }) {
     }
   };
 
-  const num = (k: 'port' | 'retentionDays' | 'timeoutSeconds' | 'hookTimeoutSeconds' | 'hookMemoryMB', label: string, hint?: string) => (
+  const num = (k: 'port' | 'retentionDays' | 'timeoutSeconds' | 'hookTimeoutSeconds' | 'hookMemoryMB' | 'approvalTimeoutSeconds', label: string, hint?: string) => (
     <label className="field">
       <span>{label}</span>
       <input inputMode="numeric" value={form[k]} onChange={(e) => set(k, e.target.value)} aria-invalid={errors[k] ? true : undefined} data-testid={`setting-${k}`} />
@@ -226,6 +232,7 @@ function SettingsForm({ settings }: { settings: AppSettings }) {
         </label>
         {num('timeoutSeconds', t.timeout, t.timeoutHint)}
         {num('retentionDays', t.retention, t.retentionHint)}
+        {num('approvalTimeoutSeconds', t.approvalTimeout, t.approvalTimeoutHint)}
       </div>
       {check('authEnabled', t.auth, t.authHint)}
       {check('startAtLogin', t.startAtLogin, t.startAtLoginHint)}

@@ -32,6 +32,7 @@ export namespace appapi {
 	    language: string;
 	    hookTimeoutSeconds: number;
 	    hookMemoryMB: number;
+	    approvalTimeoutSeconds: number;
 	
 	    static createFrom(source: any = {}) {
 	        return new AppSettings(source);
@@ -50,6 +51,7 @@ export namespace appapi {
 	        this.language = source["language"];
 	        this.hookTimeoutSeconds = source["hookTimeoutSeconds"];
 	        this.hookMemoryMB = source["hookMemoryMB"];
+	        this.approvalTimeoutSeconds = source["approvalTimeoutSeconds"];
 	    }
 	}
 	export class AuditPage {
