@@ -34,6 +34,9 @@ func TestQueryLogsPagesAndFilters(t *testing.T) {
 		}
 		rows = append(rows, store.RequestLog{Time: base.Add(time.Duration(i) * time.Minute), Client: []string{"ui", "laptop"}[i%2],
 			Server: "s", Method: "tools/call", Target: "echo", Status: status, Request: `{"i":` + itoa(i) + `}`})
+		if i == 249 {
+			rows[i].Target, rows[i].BackendTool = "say", "echo" // an ability of s's echo
+		}
 	}
 	if err := f.c.Store.Logs().Insert(ctx, rows); err != nil {
 		t.Fatal(err)
@@ -62,6 +65,12 @@ func TestQueryLogsPagesAndFilters(t *testing.T) {
 	}
 	if len(seen) != 250 {
 		t.Fatalf("paged through %d rows", len(seen))
+	}
+	// The backend tool of an ability call, in the row and the detail.
+	if p, err := f.api.QueryLogs(LogQuery{Server: "s", Limit: 2}); err != nil || p.Rows[0].Target != "say" || p.Rows[0].BackendTool != "echo" || p.Rows[1].BackendTool != "" {
+		t.Errorf("rows %+v, %v", p.Rows, err)
+	} else if d, err := f.api.GetLog(p.Rows[0].ID); err != nil || d.BackendTool != "echo" || d.Target != "say" {
+		t.Errorf("detail %+v, %v", d, err)
 	}
 	for i := 1; i < len(seen); i++ {
 		if seen[i] >= seen[i-1] {

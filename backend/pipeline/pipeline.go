@@ -112,6 +112,13 @@ type Request struct {
 	// Permission is set when Target is an ability (a virtual tool of
 	// policy.yaml routed to Server's Item): its permission, read or write.
 	Permission string
+	// Prepare, if set, runs after the identity step and before the gate:
+	// an ability's check of the caller's arguments against its input
+	// schema and their mapping to the backend tool's (it replaces Args).
+	// An error refuses the request before the gate, the policy or the
+	// hooks see it (nothing is sent); the log step records it, with the
+	// arguments as the client sent them.
+	Prepare func(r *Request) error
 	// Args are the arguments of a tools/call or prompts/get as the client
 	// sent them (nil: none).
 	Args json.RawMessage
@@ -128,6 +135,10 @@ type Request struct {
 	// Received is when the request arrived.
 	Received time.Time
 }
+
+// IsAbility reports whether the request calls an ability (Target is its
+// name; Server and Item are its backend tool).
+func (r *Request) IsAbility() bool { return r.Permission != "" }
 
 // Result is what a request got.
 type Result struct {
@@ -187,11 +198,12 @@ type Chain struct {
 
 // New builds the chain from its steps and send, the upstream request.
 // The log step is outermost, so it records what the client gets whichever
-// step answered; the others run in Order. What steps asked to run just
-// before the request goes upstream (WithAdmit) runs after the last step.
+// step answered; the others run in Order, with a request's own Prepare
+// between identity and gate. What steps asked to run just before the
+// request goes upstream (WithAdmit) runs after the last step.
 func New(s Steps, send Handler) *Chain {
 	h := admitted(send)
-	for _, st := range []Step{s.Hooks, s.Policy, s.Gate, s.Identity, s.Log} {
+	for _, st := range []Step{s.Hooks, s.Policy, s.Gate, prepare, s.Identity, s.Log} {
 		if st == nil {
 			continue
 		}
@@ -211,3 +223,13 @@ func (c *Chain) Serve(ctx context.Context, r *Request) (Result, error) {
 	}
 	return c.serve(ctx, r)
 }
+
+// prepare runs a request's Prepare (an ability's check and mapping).
+var prepare = StepFunc(func(ctx context.Context, r *Request, next Handler) (Result, error) {
+	if r.Prepare != nil {
+		if err := r.Prepare(r); err != nil {
+			return Result{}, err
+		}
+	}
+	return next(ctx, r)
+})
