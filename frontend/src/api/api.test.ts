@@ -81,6 +81,14 @@ describe('createApi', () => {
     expect((await api.listTools())[0]?.inputSchema).toEqual({ type: 'object' });
   });
 
+  it('reads the backend tool of an ability call in log rows and details, absent for other requests', async () => {
+    const row = { id: 7, time: '2026-11-26T00:00:00Z', client: 'c', server: 'calc', method: 'tools/call', target: 'sum', durationMs: 1, status: 'ok' };
+    const api = createApi(fakeTransport({ QueryLogs: { rows: [{ ...row, backendTool: 'get-sum' }, { ...row, id: 6, target: 'calc__get-sum' }] }, GetLog: { ...row, backendTool: 'get-sum', request: '{}' } }).t);
+    const page = await api.queryLogs({});
+    expect(page.rows.map((r) => r.backendTool)).toEqual(['get-sum', undefined]);
+    expect(await api.getLog(7)).toMatchObject({ target: 'sum', backendTool: 'get-sum', request: '{}' });
+  });
+
   it('rejects values outside the contract with a message naming the field', async () => {
     const api = createApi(fakeTransport({ ListServers: [{ ...server('a'), state: 'exploded' }] }).t);
     await expect(api.listServers()).rejects.toThrow('server a: state: unknown value "exploded"');

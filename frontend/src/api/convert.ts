@@ -342,6 +342,7 @@ export function toLogRow(raw: unknown): LogRow {
     durationMs: num(r.durationMs),
     status: oneOf(LOG_STATUSES, r.status, `log ${id}: status`),
     error: optStr(r.error),
+    backendTool: optStr(r.backendTool),
   };
 }
 

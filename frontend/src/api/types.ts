@@ -280,6 +280,8 @@ export interface LogRow {
   durationMs: number;
   status: LogStatus;
   error?: string;
+  /** A call of an ability: the server's own name of the tool it was routed to (on server). */
+  backendTool?: string;
 }
 
 export interface LogPage {

@@ -352,6 +352,8 @@ export const en = {
   older: 'Older →',
   pageN: (n: number) => `Page ${n}`,
   logDetailTitle: (id: number) => `Request #${id}`,
+  /** An ability call's backend: "via calc/get-sum". */
+  logVia: (server: string, tool: string) => `via ${server}/${tool}`,
   request: 'Request',
   response: 'Response',
 
@@ -786,6 +788,7 @@ export const ja: Messages = {
   older: '古い →',
   pageN: (n) => `${n} ページ`,
   logDetailTitle: (id) => `リクエスト #${id}`,
+  logVia: (server, tool) => `${server}/${tool} 経由`,
   request: 'リクエスト',
   response: 'レスポンス',
 
