@@ -6,6 +6,9 @@
 //
 //	identity and scope → gate → policy → hooks → send → log
 //
+// (with a request's own Prepare, an ability's argument check and mapping,
+// between identity and gate)
+//
 // The chain is built once (New) from its steps; each transport's front end
 // (mcp-go's handlers, the HTTP fast path, the in-process callers) builds a
 // Request and calls Serve. A new control is a step, never a check inside one
