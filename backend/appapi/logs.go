@@ -36,6 +36,9 @@ type LogRow struct {
 	DurationMs float64   `json:"durationMs"`
 	Status     string    `json:"status"`
 	Error      string    `json:"error,omitempty"`
+	// BackendTool: for a call of an ability, the server's own name of the
+	// tool it was routed to ("via server/tool").
+	BackendTool string `json:"backendTool,omitempty"`
 }
 
 // LogPage is one page of rows, newest first.
@@ -58,11 +61,13 @@ type LogDetail struct {
 	Error      string    `json:"error,omitempty"`
 	Request    string    `json:"request,omitempty"`
 	Response   string    `json:"response,omitempty"`
+
+	BackendTool string `json:"backendTool,omitempty"` // as in LogRow
 }
 
 func makeRow(e store.RequestLog) LogRow {
 	return LogRow{ID: e.ID, Time: e.Time, Client: e.Client, Server: e.Server, Method: e.Method, Target: e.Target,
-		DurationMs: e.DurationMs, Status: e.Status, Error: e.Error}
+		DurationMs: e.DurationMs, Status: e.Status, Error: e.Error, BackendTool: e.BackendTool}
 }
 
 // QueryLogs returns one page of the request log, newest first. Pass a
@@ -117,5 +122,6 @@ func (a *API) GetLog(id uint) (LogDetail, error) {
 		return LogDetail{}, err
 	}
 	return LogDetail{ID: e.ID, Time: e.Time, Client: e.Client, Server: e.Server, Method: e.Method, Target: e.Target,
-		DurationMs: e.DurationMs, Status: e.Status, Error: e.Error, Request: e.Request, Response: e.Response}, nil
+		DurationMs: e.DurationMs, Status: e.Status, Error: e.Error, Request: e.Request, Response: e.Response,
+		BackendTool: e.BackendTool}, nil
 }

@@ -34,6 +34,9 @@ func TestQueryLogsPagesAndFilters(t *testing.T) {
 		}
 		rows = append(rows, store.RequestLog{Time: base.Add(time.Duration(i) * time.Minute), Client: []string{"ui", "laptop"}[i%2],
 			Server: "s", Method: "tools/call", Target: "echo", Status: status, Request: `{"i":` + itoa(i) + `}`})
+		if i == 249 {
+			rows[i].Target, rows[i].BackendTool = "say", "echo" // an ability of s's echo
+		}
 	}
 	if err := f.c.Store.Logs().Insert(ctx, rows); err != nil {
 		t.Fatal(err)
@@ -62,6 +65,12 @@ func TestQueryLogsPagesAndFilters(t *testing.T) {
 	}
 	if len(seen) != 250 {
 		t.Fatalf("paged through %d rows", len(seen))
+	}
+	// The backend tool of an ability call, in the row and the detail.
+	if p, err := f.api.QueryLogs(LogQuery{Server: "s", Limit: 2}); err != nil || p.Rows[0].Target != "say" || p.Rows[0].BackendTool != "echo" || p.Rows[1].BackendTool != "" {
+		t.Errorf("rows %+v, %v", p.Rows, err)
+	} else if d, err := f.api.GetLog(p.Rows[0].ID); err != nil || d.BackendTool != "echo" || d.Target != "say" {
+		t.Errorf("detail %+v, %v", d, err)
 	}
 	for i := 1; i < len(seen); i++ {
 		if seen[i] >= seen[i-1] {
@@ -116,7 +125,7 @@ func TestSettingsRoundTrip(t *testing.T) {
 	got, err := f.api.GetSettings()
 	want := AppSettings{Port: 3282, AuthEnabled: true, Separator: "__", RetentionDays: 30, TimeoutSeconds: 60,
 		StartAtLogin: false, CloseToTray: true, Theme: "system", Language: "system",
-		HookTimeoutSeconds: 5, HookMemoryMB: 64}
+		HookTimeoutSeconds: 5, HookMemoryMB: 64, ApprovalTimeoutSeconds: 60}
 	if err != nil || got != want {
 		t.Fatalf("defaults = %+v, %v", got, err)
 	}
@@ -143,6 +152,8 @@ func TestSettingsRoundTrip(t *testing.T) {
 		{"hookTimeoutSeconds", func(s *AppSettings) { s.HookTimeoutSeconds = 301 }},
 		{"hookMemoryMB", func(s *AppSettings) { s.HookMemoryMB = 8 }},
 		{"hookMemoryMB", func(s *AppSettings) { s.HookMemoryMB = 5000 }},
+		{"approvalTimeoutSeconds", func(s *AppSettings) { s.ApprovalTimeoutSeconds = 0 }},
+		{"approvalTimeoutSeconds", func(s *AppSettings) { s.ApprovalTimeoutSeconds = 3601 }},
 	}
 	for _, tc := range bad {
 		s := want
@@ -161,13 +172,16 @@ func TestSettingsRoundTrip(t *testing.T) {
 
 	s := want
 	s.Theme, s.Language, s.StartAtLogin, s.CloseToTray, s.Port, s.Separator = "dark", "ja", true, false, 8080, "-"
-	s.HookTimeoutSeconds, s.HookMemoryMB = 2, 128
+	s.HookTimeoutSeconds, s.HookMemoryMB, s.ApprovalTimeoutSeconds = 2, 128, 120
 	saved, err := f.api.SaveSettings(s)
 	if err != nil || saved != s {
 		t.Fatalf("SaveSettings = %+v, %v", saved, err)
 	}
 	if again, _ := f.api.GetSettings(); again != s {
 		t.Errorf("GetSettings after save = %+v", again)
+	}
+	if got := f.c.Settings.ApprovalTimeout(context.Background()); got != 120*time.Second {
+		t.Errorf("approval timeout after save = %v, want 2m0s (what the approval broker reads)", got)
 	}
 	if ev := f.rec.of(EventSettingsChanged); len(ev) != 1 || ev[0].(AppSettings) != s {
 		t.Errorf("settings:changed = %v", ev)

@@ -24,6 +24,9 @@ type AppSettings struct {
 	// Limits of one hook run.
 	HookTimeoutSeconds int `json:"hookTimeoutSeconds"`
 	HookMemoryMB       int `json:"hookMemoryMB"`
+	// How long a call waits for a person's approval when its policy rule
+	// sets no timeout of its own (docs/policy.md, "Approval").
+	ApprovalTimeoutSeconds int `json:"approvalTimeoutSeconds"`
 }
 
 // settingFields maps AppSettings' JSON fields to setting keys, in the
@@ -40,6 +43,7 @@ var settingFields = []struct{ field, key string }{
 	{"language", settings.KeyLanguage},
 	{"hookTimeoutSeconds", settings.KeyHookTimeout},
 	{"hookMemoryMB", settings.KeyHookMemoryMB},
+	{"approvalTimeoutSeconds", settings.KeyApprovalTimeout},
 }
 
 func onOff(b bool) string {
@@ -56,6 +60,7 @@ func (s AppSettings) values() map[string]string {
 		settings.KeyTimeout: strconv.Itoa(s.TimeoutSeconds), settings.KeyStartAtLogin: onOff(s.StartAtLogin),
 		settings.KeyCloseToTray: onOff(s.CloseToTray), settings.KeyTheme: s.Theme, settings.KeyLanguage: s.Language,
 		settings.KeyHookTimeout: strconv.Itoa(s.HookTimeoutSeconds), settings.KeyHookMemoryMB: strconv.Itoa(s.HookMemoryMB),
+		settings.KeyApprovalTimeout: strconv.Itoa(s.ApprovalTimeoutSeconds),
 	}
 }
 
@@ -66,6 +71,7 @@ func readSettings(ctx context.Context, s *settings.Settings) AppSettings {
 		StartAtLogin: s.StartAtLogin(ctx), CloseToTray: s.CloseToTray(ctx),
 		Theme: s.Theme(ctx), Language: s.Language(ctx),
 		HookTimeoutSeconds: int(s.HookTimeout(ctx) / time.Second), HookMemoryMB: s.HookMemoryMB(ctx),
+		ApprovalTimeoutSeconds: int(s.ApprovalTimeout(ctx) / time.Second),
 	}
 }
 

@@ -49,6 +49,9 @@ func (a *API) ListTools() ([]AggregatedTool, error) {
 	published := a.core.Gateway.Server().ListTools()
 	out := make([]AggregatedTool, 0, len(published))
 	for name, st := range published {
+		if a.core.Gateway.UnlistedAbility(name) {
+			continue
+		}
 		server, tool, _ := a.core.Gateway.ToolRoute(name)
 		raw, err := json.Marshal(st.Tool)
 		if err != nil {

@@ -219,6 +219,8 @@ type logLine struct {
 	Error      string    `json:"error"`
 	Request    string    `json:"request"`
 	Response   string    `json:"response"`
+	// The backend tool of an ability call (request log's BackendTool).
+	BackendTool string `json:"backendTool"`
 }
 
 // Table column widths: the recent entries widen a column up to its cap, so
@@ -291,7 +293,8 @@ func (p *logPrinter) row(e store.RequestLog) error {
 func (p *logPrinter) write(e store.RequestLog) error {
 	if p.json != nil {
 		return p.json.Encode(logLine{ID: e.ID, Time: e.Time.UTC(), Client: e.Client, Server: e.Server, Method: e.Method,
-			Target: e.Target, DurationMs: e.DurationMs, Status: e.Status, Error: e.Error, Request: e.Request, Response: e.Response})
+			Target: e.Target, DurationMs: e.DurationMs, Status: e.Status, Error: e.Error, Request: e.Request, Response: e.Response,
+			BackendTool: e.BackendTool})
 	}
 	h := p.widths
 	line := fmt.Sprintf("%-12s  %s  %s  %s  %s  %10s  %-7s  %s", e.Time.Local().Format("15:04:05.000"),

@@ -85,6 +85,9 @@ func seedLogs(t *testing.T, dir string) []store.RequestLog {
 		if i%10 == 0 {
 			e.Status, e.Error, e.Response = store.StatusError, "remote: timeout\nafter 30s", ""
 		}
+		if i == 59 {
+			e.BackendTool = "read_file" // t59 is an ability of fs's read_file
+		}
 		batch = append(batch, e)
 	}
 	return insertLogs(t, st, batch)
@@ -143,13 +146,16 @@ func TestLogsJSONAndFilters(t *testing.T) {
 		t.Fatalf("--json --limit 3: %s", targets(rows))
 	}
 	// Every field is always there, empty or not.
-	for _, k := range []string{"id", "time", "client", "server", "method", "target", "durationMs", "status", "error", "request", "response"} {
+	for _, k := range []string{"id", "time", "client", "server", "method", "target", "durationMs", "status", "error", "request", "response", "backendTool"} {
 		if _, ok := raw[0][k]; !ok {
 			t.Errorf("JSON line lacks %q: %v", k, raw[0])
 		}
 	}
-	if len(raw[0]) != 11 {
-		t.Errorf("JSON line has %d keys, want 11: %v", len(raw[0]), raw[0])
+	if len(raw[0]) != 12 {
+		t.Errorf("JSON line has %d keys, want 12: %v", len(raw[0]), raw[0])
+	}
+	if raw[0]["backendTool"] != "" || raw[2]["backendTool"] != "read_file" {
+		t.Errorf("backendTool: %v, %v", raw[0]["backendTool"], raw[2]["backendTool"])
 	}
 	want := seeded[59]
 	got := rows[2]

@@ -93,21 +93,28 @@ func (e *env) policyCheck() *cobra.Command {
 }
 
 func (e *env) policyExplain() *cobra.Command {
-	var client, subject, server, toolName, args, file string
+	var client, subject, server, toolName, args, file, permission string
 	var asJSON bool
 	cmd := &cobra.Command{
-		Use:   "explain --client NAME --tool TOOL [--server S] [--args JSON]",
+		Use:   "explain --client NAME --tool TOOL [--server S] [--permission read|write] [--args JSON]",
 		Short: "Print which rules match a tool call and what the policy decides",
 		Long: "Print which rules of the policy match a call of TOOL by the client NAME (a token's name,\n" +
 			"\"local\" in stdio mode, \"chat\" for the chat panel) and the decision. TOOL is the router's name\n" +
-			"(<server><separator><tool>) or, with --server, the server's own tool name. Rate limits are\n" +
-			"shown, not spent.",
+			"(<server><separator><tool>), an ability of the policy (its backend server and tool, permission\n" +
+			"and argument mapping are shown, and --args is checked and mapped as a call would be), or, with\n" +
+			"--server, the server's own tool name. --permission read|write explains the call as one of an\n" +
+			"ability with that permission (match.permissions). Rate limits are shown, not spent.",
 		Example: "  mcp-router policy explain --client claude --tool github__delete_repo\n" +
+			"  mcp-router policy explain --client claude --tool read_note --args '{\"title\":\"todo\"}'\n" +
+			"  mcp-router policy explain --client claude --tool notes__delete_note --permission write\n" +
 			"  mcp-router policy explain --client ci --subject build-bot --server fs --tool write_file --args '{\"path\":\"/tmp/x\"}'",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if client == "" || toolName == "" {
 				return usagef("policy explain needs --client and --tool")
+			}
+			if permission != "" && permission != policy.PermissionRead && permission != policy.PermissionWrite {
+				return usagef("--permission %q: it is read or write", permission)
 			}
 			if args != "" {
 				var obj map[string]any
@@ -128,18 +135,35 @@ func (e *env) policyExplain() *cobra.Command {
 				return err
 			}
 			q := policy.Query{Client: client, Subject: subject, Server: server, Tool: toolName}
-			sep, err := e.separator(cmd)
-			if err != nil {
-				return err
+			var ab *policy.Ability
+			if server == "" && p != nil {
+				ab = p.Ability(toolName)
 			}
-			if server != "" {
+			switch {
+			case ab != nil:
+				if permission != "" && permission != ab.Permission {
+					return usagef("--permission %s: ability %q has permission %s", permission, ab.Name, ab.Permission)
+				}
+				q.Server, q.Tool, q.Target, q.Permission = ab.Server, ab.Tool, ab.Name, ab.Permission
+			case server != "":
+				sep, err := e.separator(cmd)
+				if err != nil {
+					return err
+				}
 				q.Target = server + sep + toolName
-			} else {
+			default:
+				sep, err := e.separator(cmd)
+				if err != nil {
+					return err
+				}
 				s, t, ok := strings.Cut(toolName, sep)
 				if !ok {
-					return usagef("--tool %q has no server part (separator %q): give --server or the router's name", toolName, sep)
+					return usagef("--tool %q has no server part (separator %q) and is no ability of the policy: give --server, the router's name or an ability's name", toolName, sep)
 				}
 				q.Server, q.Tool, q.Target = s, t, toolName
+			}
+			if ab == nil {
+				q.Permission = permission
 			}
 			var ex policy.Explanation
 			if p == nil {
@@ -147,26 +171,57 @@ func (e *env) policyExplain() *cobra.Command {
 			} else {
 				ex = p.Explain(q)
 			}
+			// An ability's arguments are checked and mapped before any rule.
+			var abOut *abilityExplained
+			if ab != nil {
+				abOut = &abilityExplained{Name: ab.Name, Permission: ab.Permission, Server: ab.Server, Tool: ab.Tool, Mapping: ab.Mapping()}
+				if abOut.Mapping == nil {
+					abOut.Mapping = []string{}
+				}
+				if args != "" {
+					mapped, err := ab.Prepare(json.RawMessage(args))
+					if err != nil {
+						abOut.ArgumentsError = err.Error()
+						ex.Decision, ex.Rule = "invalid_arguments", ""
+						ex.Why = "the arguments do not fit the ability's input_schema: the call is refused (-32602) before any rule, and nothing is sent"
+					} else {
+						abOut.Arguments = mapped
+					}
+				}
+			}
 			out := cmd.OutOrStdout()
 			if asJSON {
 				enc := json.NewEncoder(out)
 				enc.SetIndent("", "  ")
 				return enc.Encode(struct {
-					Policy string       `json:"policy"`
-					Query  policy.Query `json:"query"`
+					Policy  string            `json:"policy"`
+					Query   policy.Query      `json:"query"`
+					Ability *abilityExplained `json:"ability,omitempty"`
 					policy.Explanation
-				}{path, q, ex})
+				}{path, q, abOut, ex})
 			}
 			if p == nil {
 				fmt.Fprintf(out, "policy: %s does not exist\n", path)
 			} else {
 				fmt.Fprintf(out, "policy: %s (%d rule%s)\n", path, p.Rules(), plural(p.Rules()))
 			}
+			if abOut != nil {
+				fmt.Fprintf(out, "ability: %s (%s), routed to server %q, tool %q\n", abOut.Name, abOut.Permission, abOut.Server, abOut.Tool)
+				if len(abOut.Mapping) == 0 {
+					fmt.Fprintln(out, "  arguments: none (the tool is called with {})")
+				} else {
+					fmt.Fprintf(out, "  arguments: %s\n", strings.Join(abOut.Mapping, "; "))
+				}
+			}
 			who := fmt.Sprintf("%q", client)
 			if subject != "" {
 				who += fmt.Sprintf(" (subject %q)", subject)
 			}
-			fmt.Fprintf(out, "call: client %s, server %q, tool %q (%s)\n", who, q.Server, q.Tool, q.Target)
+			perm := ""
+			if q.Permission != "" {
+				perm = ", permission " + q.Permission
+			}
+			fmt.Fprintf(out, "call: client %s, server %q, tool %q (%s)%s\n", who, q.Server, q.Tool, q.Target, perm)
 			if len(ex.Matches) == 0 {
 				fmt.Fprintln(out, "matching rules: none")
 			} else {
@@ -185,7 +240,12 @@ func (e *env) policyExplain() *cobra.Command {
 				listed = "no"
 			}
 			fmt.Fprintf(out, "in tools/list: %s\n", listed)
-			if args != "" {
+			switch {
+			case abOut != nil && abOut.ArgumentsError != "":
+				fmt.Fprintf(out, "arguments: refused: %s\n", abOut.ArgumentsError)
+			case abOut != nil && abOut.Arguments != nil:
+				fmt.Fprintf(out, "arguments: sent to %s as %s\n", abOut.Tool, abOut.Arguments)
+			case args != "":
 				fmt.Fprintln(out, "arguments: valid JSON; no rule looks at arguments (an audit rule records them)")
 			}
 			return nil
@@ -195,11 +255,25 @@ func (e *env) policyExplain() *cobra.Command {
 	f.StringVar(&client, "client", "", "the client: a token's name")
 	f.StringVar(&subject, "subject", "", "the subject of the client's JWT, if it presents one")
 	f.StringVar(&server, "server", "", "the server (then --tool is the server's own tool name)")
-	f.StringVar(&toolName, "tool", "", "the tool: the router's name, or the server's own name with --server")
+	f.StringVar(&toolName, "tool", "", "the tool: the router's name, an ability's name, or the server's own name with --server")
+	f.StringVar(&permission, "permission", "", "read or write: explain the call as one of an ability with that permission")
 	f.StringVar(&args, "args", "", "the call's arguments as a JSON object")
 	f.StringVar(&file, "file", "", "a policy file to explain instead of the data dir's")
 	f.BoolVar(&asJSON, "json", false, "print the explanation as JSON")
 	return cmd
+}
+
+// abilityExplained is what explain says of an ability: its backend, its
+// permission and argument mapping, and the arguments --args maps to (or
+// why they are refused).
+type abilityExplained struct {
+	Name           string          `json:"name"`
+	Permission     string          `json:"permission"`
+	Server         string          `json:"server"`
+	Tool           string          `json:"tool"`
+	Mapping        []string        `json:"mapping"`
+	Arguments      json.RawMessage `json:"arguments,omitempty"`
+	ArgumentsError string          `json:"argumentsError,omitempty"`
 }
 
 // separator is the tool name separator setting.

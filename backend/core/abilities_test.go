@@ -1,15 +1,18 @@
 package core
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -237,13 +240,19 @@ func TestAbilitiesThroughTheEndpoint(t *testing.T) {
 		n := map[string]int{}
 		for _, r := range rows {
 			if r.Method == "tools/call" {
-				n[r.Target]++
+				n[r.Target+" "+r.Status]++
+				if (r.Target == "sum") != (r.BackendTool == "get-sum") || (r.Target == "greet") != (r.BackendTool == "echo") {
+					t.Errorf("entry %d: target %q, backend tool %q", r.ID, r.Target, r.BackendTool)
+				}
+				if r.Status == store.StatusError && (!strings.Contains(r.Error, "invalid_arguments") || !strings.Contains(r.Error, "nothing was sent to calc") || r.Response != "") {
+					t.Errorf("refused entry %d: %+v", r.ID, r)
+				}
 			}
 		}
-		// The 6 invalid calls above reached no upstream: only the 3 valid
-		// sum calls went through the chain.
-		if n["sum"] != 3 || n["greet"] != 1 {
-			t.Errorf("calls of calc logged by target: %v", n)
+		// The 3 valid sum calls went through; the 6 invalid ones are
+		// logged as refused by the router.
+		if n["sum ok"] != 3 || n["greet ok"] != 1 || n["sum error"] != 6 || n["calc__echo ok"] != 1 {
+			t.Errorf("calls of calc logged by target and status: %v", n)
 		}
 	})
 	t.Run("in-process calls (chat panel, UI) map and check the same way", func(t *testing.T) {
@@ -338,6 +347,170 @@ func TestAbilitiesThroughTheEndpoint(t *testing.T) {
 		e := errorIn(t, callTool(call, "sum", `{"x":1}`))
 		if e.Code != -32602 || !strings.Contains(e.Message, "not found") {
 			t.Errorf("sum after its removal: %+v", e)
+		}
+	})
+}
+
+// An ability refused by the router — arguments that do not fit its
+// input_schema, or a backend tool that runs only as a task — is in the
+// request log (status error, the ability's name, its backend server and
+// tool, the reason, the arguments as the client sent them) and reaches
+// no upstream: an HTTP upstream that records every tools/call it gets
+// sees only the calls that were sent.
+func TestAbilityRefusalsInTheRequestLog(t *testing.T) {
+	var mu sync.Mutex
+	var upstreamCalls []string
+	inner := testmcp.HTTPHandlerWithTaskTool()
+	remote := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		if strings.Contains(string(body), `"tools/call"`) {
+			mu.Lock()
+			upstreamCalls = append(upstreamCalls, string(body))
+			mu.Unlock()
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		inner.ServeHTTP(w, r)
+	}))
+	defer remote.Close()
+	sent := func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		return append([]string(nil), upstreamCalls...)
+	}
+
+	dir := t.TempDir()
+	const src = `abilities:
+  - name: lookup
+    permission: read
+    server: notes
+    tool: show
+    input_schema:
+      type: object
+      properties:
+        q: {type: string, minLength: 1}
+      required: [q]
+  - name: research_it
+    permission: read
+    server: notes
+    tool: research
+    input_schema:
+      type: object
+      properties:
+        topic: {type: string}
+    arguments:
+      topic: {from: topic}
+`
+	if err := os.WriteFile(filepath.Join(dir, policy.FileName), []byte(src), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ep := serveWith(t, dir, []spec.Server{{Name: "notes", URL: remote.URL, Enabled: true}}, true, Options{})
+	ctx := context.Background()
+	call := httpSession(t, ep.url)
+	id := 10
+	rpc := func(method, params string) []byte {
+		id++
+		return call(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":%q,"params":%s}`, id, method, params))
+	}
+
+	var names []string
+	testpeers.Eventually(t, 10*time.Second, "lookup listed", func() bool {
+		names = toolNames(t, rpc("tools/list", "{}"))
+		return slices.Contains(names, "lookup")
+	})
+	// The task-only backend tool is listed as itself (a client that runs
+	// tasks may call it); the ability over it is not.
+	if slices.Contains(names, "research_it") || !slices.Contains(names, "notes__research") {
+		t.Errorf("tools: %v", names)
+	}
+
+	t.Run("invalid arguments: refused, logged, not sent", func(t *testing.T) {
+		for _, params := range []string{
+			`{"name":"lookup","arguments":{"q":""}}`,
+			`{"name":"lookup","arguments":{"q":7},"_meta":{"progressToken":"p1"}}`, // mcp-go's path
+			`{"name":"lookup"}`,
+		} {
+			e := errorIn(t, rpc("tools/call", params))
+			if e.Code != -32602 || e.Data["reason"] != "invalid_arguments" || e.Data["tool"] != "lookup" {
+				t.Errorf("%s: %+v", params, e)
+			}
+		}
+		if _, err := ep.core.Gateway.CallTool(ctx, "lookup", json.RawMessage(`{"q":["in-process"]}`)); err == nil || !strings.Contains(err.Error(), "invalid arguments for lookup") {
+			t.Errorf("in-process: %v", err)
+		}
+		if got := sent(); len(got) != 0 {
+			t.Fatalf("the upstream got %d calls: %v", len(got), got)
+		}
+		if err := ep.core.Requests.Flush(ctx); err != nil {
+			t.Fatal(err)
+		}
+		rows, err := ep.core.Store.Logs().List(ctx, store.LogFilter{Method: "tools/call"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rows) != 4 {
+			t.Fatalf("%d entries, want 4: %+v", len(rows), rows)
+		}
+		for _, r := range rows {
+			if r.Status != store.StatusError || r.Target != "lookup" || r.Server != "notes" || r.BackendTool != "show" ||
+				!strings.Contains(r.Error, "invalid arguments for lookup") ||
+				!strings.Contains(r.Error, "(invalid_arguments: refused by the router; nothing was sent to notes)") || r.Response != "" {
+				t.Errorf("entry %+v", r)
+			}
+		}
+		// Newest first: the in-process call, then the endpoint's; each
+		// with the arguments as the client sent them.
+		for i, want := range []string{`"arguments":{"q":["in-process"]}`, `"name":"lookup"}`, `"arguments":{"q":7}`, `"arguments":{"q":""}`} {
+			if !strings.Contains(rows[i].Request, want) {
+				t.Errorf("entry %d request %s, want %s in it", i, rows[i].Request, want)
+			}
+		}
+	})
+	t.Run("a valid call is sent, mapped, and logged with its backend tool", func(t *testing.T) {
+		b := rpc("tools/call", `{"name":"lookup","arguments":{"q":"x"}}`)
+		if got := resultText(t, b); !strings.Contains(got, `"args"`) {
+			t.Errorf("lookup: %q", got)
+		}
+		if got := sent(); len(got) != 1 || !strings.Contains(got[0], `"name":"show"`) || strings.Contains(got[0], `"q"`) {
+			t.Errorf("the upstream got %v", got) // no arguments mapping: none sent
+		}
+		if err := ep.core.Requests.Flush(ctx); err != nil {
+			t.Fatal(err)
+		}
+		rows, err := ep.core.Store.Logs().List(ctx, store.LogFilter{Method: "tools/call", Status: store.StatusOK})
+		if err != nil || len(rows) != 1 || rows[0].Target != "lookup" || rows[0].Server != "notes" || rows[0].BackendTool != "show" {
+			t.Errorf("ok entries %+v, %v", rows, err)
+		}
+	})
+	t.Run("an ability over a task-only tool is refused with the reason, not sent", func(t *testing.T) {
+		before := len(sent())
+		for _, params := range []string{
+			`{"name":"research_it","arguments":{"topic":"t"}}`,
+			`{"name":"research_it","arguments":{"topic":"t"},"task":{"ttl":60000}}`,
+		} {
+			e := errorIn(t, rpc("tools/call", params))
+			if e.Code != -32601 || e.Data["reason"] != "task_required" || e.Data["tool"] != "research_it" ||
+				!strings.Contains(e.Message, "notes/research runs only as a task") {
+				t.Errorf("%s: %+v", params, e)
+			}
+		}
+		if _, err := ep.core.Gateway.CallTool(ctx, "research_it", json.RawMessage(`{"topic":"t"}`)); err == nil || !strings.Contains(err.Error(), "runs only as a task") {
+			t.Errorf("in-process: %v", err)
+		}
+		if got := sent(); len(got) != before {
+			t.Errorf("the upstream got %v", got[before:])
+		}
+		if err := ep.core.Requests.Flush(ctx); err != nil {
+			t.Fatal(err)
+		}
+		rows, err := ep.core.Store.Logs().List(ctx, store.LogFilter{Method: "tools/call", Limit: 3})
+		if err != nil || len(rows) != 3 {
+			t.Fatalf("%+v, %v", rows, err)
+		}
+		for _, r := range rows {
+			if r.Status != store.StatusError || r.Target != "research_it" || r.Server != "notes" || r.BackendTool != "research" ||
+				!strings.Contains(r.Error, "(task_required: refused by the router; nothing was sent to notes)") {
+				t.Errorf("entry %+v", r)
+			}
 		}
 	})
 }

@@ -134,7 +134,7 @@ func (g *Gateway) rebuild() {
 			taskOnly[final] = true
 		}
 	}
-	abilities, abilitySig := g.publishAbilities(snap, toolNames, &tools, &toolList)
+	abilities, abilitySig := g.publishAbilities(snap, toolNames, taskOnly, &tools, &toolList)
 	var prompts []server.ServerPrompt
 	var promptList []listed[mcp.Prompt]
 	for final, un := range promptNames {

@@ -263,6 +263,17 @@ func (g *Gateway) ToolRoute(name string) (server, tool string, ok bool) {
 	return r.Server, r.Item, ok
 }
 
+// UnlistedAbility reports whether name is an ability the router knows but
+// does not list, because its backend tool runs only as a task: a call of
+// it is refused with TaskRequired (docs/policy.md, "Abilities"). The
+// Tools page leaves it out, as tools/list does.
+func (g *Gateway) UnlistedAbility(name string) bool {
+	g.mu.RLock()
+	defer g.mu.RUnlock()
+	a, ok := g.abilities[name]
+	return ok && a.taskOnly
+}
+
 // toolsOf are a server's published tools: upstream name → client-facing
 // name, its activate tool left out (the gate's summary counts them).
 func (g *Gateway) toolsOf(serverName string) map[string]string {

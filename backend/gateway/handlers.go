@@ -32,11 +32,17 @@ func clientOf(ctx context.Context, meta *mcp.Meta) pipeline.Client {
 	return c
 }
 
-func (g *Gateway) callTool(un upstreamName) server.ToolHandlerFunc {
+func (g *Gateway) callTool(un upstreamName) server.ToolHandlerFunc { return g.callToolAs(un, nil) }
+
+// callToolAs calls un's tool; with ab, as a call of that ability.
+func (g *Gateway) callToolAs(un upstreamName, ab *Ability) server.ToolHandlerFunc {
 	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		r := &pipeline.Request{Method: pipeline.MethodToolsCall, Client: clientOf(ctx, req.Params.Meta),
 			Server: un.Server, Item: un.Item, Target: req.Params.Name, Meta: req.Params.Meta,
-			Permission: permissionOf(ctx), Decode: decodeCallTool}
+			Decode: decodeCallTool}
+		if ab != nil {
+			ab.attach(r)
+		}
 		// A client that sends "arguments": null means none; the field is
 		// optional, and some servers reject null where they accept absence.
 		if args := req.Params.RawArguments; len(args) > 0 && string(args) != "null" {

@@ -57,9 +57,7 @@ func (g *Gateway) CallTool(ctx context.Context, name string, args json.RawMessag
 	r := &pipeline.Request{Method: pipeline.MethodToolsCall, Server: un.Server, Item: un.Item, Target: name,
 		Args: args, Decode: decodeCallTool}
 	if isAbility {
-		if err := ab.prepare(r); err != nil {
-			return nil, err
-		}
+		ab.attach(r)
 	}
 	res, err := g.chain.Serve(ctx, r)
 	if err != nil {

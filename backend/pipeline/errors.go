@@ -67,7 +67,19 @@ const (
 	ReasonApprovalUnavailable = "approval_unavailable" // CodeApproval
 	ReasonApprovalDenied      = "approval_denied"      // CodeApprovalDenied
 	ReasonApprovalTimeout     = "approval_timeout"     // CodeApprovalTimeout
+
+	// ReasonTaskRequired: -32601, an ability whose backend tool runs only
+	// as a task (execution.taskSupport "required"); abilities are called
+	// synchronously, so it is not listed and a call is refused.
+	ReasonTaskRequired = "task_required"
 )
+
+// RouterRefusal reports whether reason is a refusal of the router's own
+// that comes before anything is sent to the request's server (an
+// ability's invalid arguments, or a backend tool it cannot call).
+func RouterRefusal(reason string) bool {
+	return reason == ReasonInvalidArguments || reason == ReasonTaskRequired
+}
 
 // PolicyRefusal reports whether reason is one of the policy's refusals
 // (the request log records them as blocked).

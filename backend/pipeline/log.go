@@ -39,6 +39,9 @@ func (s Log) Serve(ctx context.Context, r *Request, next Handler) (Result, error
 		Status:     store.StatusOK,
 		Request:    requestText(r, args, params),
 	}
+	if r.IsAbility() {
+		e.BackendTool = r.Item
+	}
 	switch {
 	case err != nil:
 		e.Status, e.Error = store.StatusError, err.Error()
@@ -50,8 +53,13 @@ func (s Log) Serve(ctx context.Context, r *Request, next Handler) (Result, error
 		if errors.As(err, &re) && PolicyRefusal(re.Reason) {
 			e.Status = store.StatusBlocked
 		}
-		if errors.As(err, &re) && re.Reason != ReasonUnknownTool && re.Reason != ReasonUnknownPrompt &&
-			re.Reason != ReasonUnknownResource && re.Server != "" {
+		switch {
+		case errors.As(err, &re) && RouterRefusal(re.Reason):
+			// The router refused it on the way: the entry keeps the
+			// server it was for and says that none of it was sent.
+			e.Error = fmt.Sprintf("%s (%s: refused by the router; nothing was sent to %s)", err.Error(), re.Reason, r.Server)
+		case errors.As(err, &re) && re.Reason != ReasonUnknownTool && re.Reason != ReasonUnknownPrompt &&
+			re.Reason != ReasonUnknownResource && re.Server != "":
 			e.Server = re.Server
 		}
 		err = &logged{err}

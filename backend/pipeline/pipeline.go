@@ -6,6 +6,9 @@
 //
 //	identity and scope → gate → policy → hooks → send → log
 //
+// (with a request's own Prepare, an ability's argument check and mapping,
+// between identity and gate)
+//
 // The chain is built once (New) from its steps; each transport's front end
 // (mcp-go's handlers, the HTTP fast path, the in-process callers) builds a
 // Request and calls Serve. A new control is a step, never a check inside one
@@ -122,6 +125,13 @@ type Request struct {
 	// Permission is set when Target is an ability (a virtual tool of
 	// policy.yaml routed to Server's Item): its permission, read or write.
 	Permission string
+	// Prepare, if set, runs after the identity step and before the gate:
+	// an ability's check of the caller's arguments against its input
+	// schema and their mapping to the backend tool's (it replaces Args).
+	// An error refuses the request before the gate, the policy or the
+	// hooks see it (nothing is sent); the log step records it, with the
+	// arguments as the client sent them.
+	Prepare func(r *Request) error
 	// Args are the arguments of a tools/call or prompts/get as the client
 	// sent them (nil: none).
 	Args json.RawMessage
@@ -138,6 +148,10 @@ type Request struct {
 	// Received is when the request arrived.
 	Received time.Time
 }
+
+// IsAbility reports whether the request calls an ability (Target is its
+// name; Server and Item are its backend tool).
+func (r *Request) IsAbility() bool { return r.Permission != "" }
 
 // Result is what a request got.
 type Result struct {
@@ -197,11 +211,12 @@ type Chain struct {
 
 // New builds the chain from its steps and send, the upstream request.
 // The log step is outermost, so it records what the client gets whichever
-// step answered; the others run in Order. What steps asked to run just
-// before the request goes upstream (WithAdmit) runs after the last step.
+// step answered; the others run in Order, with a request's own Prepare
+// between identity and gate. What steps asked to run just before the
+// request goes upstream (WithAdmit) runs after the last step.
 func New(s Steps, send Handler) *Chain {
 	h := admitted(send)
-	for _, st := range []Step{s.Hooks, s.Policy, s.Gate, s.Identity, s.Log} {
+	for _, st := range []Step{s.Hooks, s.Policy, s.Gate, prepare, s.Identity, s.Log} {
 		if st == nil {
 			continue
 		}
@@ -221,3 +236,13 @@ func (c *Chain) Serve(ctx context.Context, r *Request) (Result, error) {
 	}
 	return c.serve(ctx, r)
 }
+
+// prepare runs a request's Prepare (an ability's check and mapping).
+var prepare = StepFunc(func(ctx context.Context, r *Request, next Handler) (Result, error) {
+	if r.Prepare != nil {
+		if err := r.Prepare(r); err != nil {
+			return Result{}, err
+		}
+	}
+	return next(ctx, r)
+})

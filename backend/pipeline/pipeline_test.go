@@ -361,3 +361,69 @@ func TestTheLogRecordsToolErrorsAndRefusals(t *testing.T) {
 		t.Errorf("request text %s", e.Request)
 	}
 }
+
+// An ability's Prepare runs between identity and gate: a refusal there
+// reaches neither the gate, the policy, the hooks nor send, and the log
+// records it with the arguments as the client sent them, the backend
+// tool, and that nothing was sent; a mapping it makes is what the later
+// steps and send see.
+func TestPrepareRunsAfterIdentityAndIsLogged(t *testing.T) {
+	var trace []string
+	sink := &memLog{}
+	var sentArgs string
+	send := func(_ context.Context, r *Request) (Result, error) {
+		trace = append(trace, "send")
+		sentArgs = string(r.Args)
+		return Result{Raw: json.RawMessage(`{"content":[]}`)}, nil
+	}
+	c := New(Steps{
+		Identity: Identity{},
+		Gate:     recorder{name: "gate", trace: &trace},
+		Policy:   recorder{name: "policy", trace: &trace},
+		Hooks:    recorder{name: "hooks", trace: &trace},
+		Log:      Log{Sink: sink},
+	}, send)
+	refused := &RouteError{Server: RouterServer, What: "invalid arguments for sum: no", Reason: ReasonInvalidArguments, Code: -32602}
+	prepared := 0
+	r := &Request{Method: MethodToolsCall, Server: "calc", Item: "get-sum", Target: "sum", Permission: "read",
+		Args: json.RawMessage(`{"x":"two"}`), Prepare: func(*Request) error { prepared++; return refused }}
+	_, err := c.Serve(context.Background(), r)
+	if !errors.Is(err, refused) || !Logged(err) || prepared != 1 || len(trace) != 0 {
+		t.Fatalf("err %v, prepared %d, trace %v", err, prepared, trace)
+	}
+	e := sink.entries[0]
+	if e.Status != store.StatusError || e.Server != "calc" || e.Target != "sum" || e.BackendTool != "get-sum" ||
+		e.Error != "mcp-router: invalid arguments for sum: no (invalid_arguments: refused by the router; nothing was sent to calc)" ||
+		!strings.Contains(e.Request, `"arguments":{"x":"two"}`) {
+		t.Errorf("entry %+v", e)
+	}
+
+	// A caller outside the server's scope is refused by identity first:
+	// Prepare never runs (the ability reads as unknown).
+	scoped := WithCaller(context.Background(), Caller{Name: "c", Allows: func(string) bool { return false }})
+	r.Prepare = func(*Request) error { prepared++; return nil }
+	if _, err := c.Serve(scoped, r); err == nil || prepared != 1 || !strings.Contains(err.Error(), "tool 'sum' not found") {
+		t.Errorf("scoped: %v, prepared %d", err, prepared)
+	}
+
+	// A mapping: later steps and send see the backend's arguments, the
+	// log the client's.
+	r = &Request{Method: MethodToolsCall, Server: "calc", Item: "get-sum", Target: "sum", Permission: "read",
+		Args: json.RawMessage(`{"x":2}`), Prepare: func(r *Request) error { r.Args = json.RawMessage(`{"a":2,"b":100}`); return nil }}
+	if _, err := c.Serve(context.Background(), r); err != nil {
+		t.Fatal(err)
+	}
+	if sentArgs != `{"a":2,"b":100}` || !reflect.DeepEqual(trace, []string{"gate", "policy", "hooks", "send", "/hooks", "/policy", "/gate"}) {
+		t.Errorf("sent %s, trace %v", sentArgs, trace)
+	}
+	if e := sink.entries[2]; e.Status != store.StatusOK || e.BackendTool != "get-sum" || !strings.Contains(e.Request, `"arguments":{"x":2}`) {
+		t.Errorf("entry %+v", e)
+	}
+	// A call of an upstream tool as itself has no backend tool.
+	if _, err := c.Serve(context.Background(), &Request{Method: MethodToolsCall, Server: "calc", Item: "get-sum", Target: "calc__get-sum"}); err != nil {
+		t.Fatal(err)
+	}
+	if e := sink.entries[3]; e.BackendTool != "" {
+		t.Errorf("plain call logged backend tool %q", e.BackendTool)
+	}
+}

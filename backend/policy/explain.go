@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 )
@@ -12,7 +13,11 @@ type Query struct {
 	Subject string // a JWT's subject, "" for none
 	Server  string
 	Tool    string // the upstream's own tool name
-	Target  string // the router's name for it (<server><sep><tool>)
+	Target  string // the router's name for it (<server><sep><tool>), or the ability's name
+	// Permission is the permission of an ability call, read or write
+	// ("" for a call of an upstream tool as itself); match.permissions
+	// looks at it.
+	Permission string `json:",omitempty"`
 }
 
 // Explanation is what the policy does with a request: the rules that
@@ -37,7 +42,7 @@ type RuleMatch struct {
 
 // Explain says what the policy does with q, spending no token.
 func (p *Policy) Explain(q Query) Explanation {
-	in := input{client: q.Client, subject: q.Subject, server: q.Server, item: q.Tool, target: q.Target}
+	in := input{client: q.Client, subject: q.Subject, server: q.Server, item: q.Tool, target: q.Target, permission: q.Permission}
 	isTool := q.Tool != "" || q.Target != ""
 	ex := Explanation{Decision: "allow", Listed: !isTool || p.listed(&in, true), Matches: []RuleMatch{}}
 	var limits []string
@@ -95,4 +100,41 @@ func (p *Policy) Explain(q Query) Explanation {
 		}
 	}
 	return ex
+}
+
+// Ability is the ability of the policy named name, nil if there is none.
+func (p *Policy) Ability(name string) *Ability {
+	for _, a := range p.Abilities() {
+		if a.Name == name {
+			return a
+		}
+	}
+	return nil
+}
+
+// Mapping describes how the ability builds its backend tool's arguments,
+// one "backend ← source" a line, sorted: "a ← x", "b ← y (default 100)",
+// "mode = \"ro\"" (a constant). Empty: the tool is called with {}.
+func (a *Ability) Mapping() []string {
+	var out []string
+	for _, k := range a.keys {
+		src := a.Arguments[k]
+		switch {
+		case src.Const != nil:
+			out = append(out, fmt.Sprintf("%s = %s", k, jsonText(src.Const)))
+		case src.Default != nil:
+			out = append(out, fmt.Sprintf("%s ← %s (default %s)", k, src.From, jsonText(src.Default)))
+		default:
+			out = append(out, fmt.Sprintf("%s ← %s", k, src.From))
+		}
+	}
+	return out
+}
+
+func jsonText(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(b)
 }

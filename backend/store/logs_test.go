@@ -185,6 +185,9 @@ func TestLogsInsertAssignsTheStoredIDs(t *testing.T) {
 	batch := make([]RequestLog, 123)
 	for i := range batch {
 		batch[i] = RequestLog{Method: "m", Target: fmt.Sprint(i), Status: StatusOK, Request: fmt.Sprintf(`{"i":%d}`, i)}
+		if i%2 == 0 {
+			batch[i].BackendTool = fmt.Sprint("tool-", i) // every column lands in its row, chunks of 50 included
+		}
 	}
 	if err := r.Insert(ctx, batch); err != nil {
 		t.Fatal(err)
@@ -199,7 +202,7 @@ func TestLogsInsertAssignsTheStoredIDs(t *testing.T) {
 	}
 	for i, e := range batch {
 		got, ok := byID[e.ID]
-		if !ok || got.Target != fmt.Sprint(i) || got.Request != e.Request {
+		if !ok || got.Target != fmt.Sprint(i) || got.Request != e.Request || got.BackendTool != e.BackendTool {
 			t.Fatalf("entry %d got id %d, which holds %+v", i, e.ID, got)
 		}
 	}

@@ -31,6 +31,8 @@ var migrations = []*gormigrate.Migration{
 	{ID: "0300_policy_audit", Migrate: migratePolicyAudit},
 	// A server's passUpstreamAuth (issue 19); numbered apart (0400).
 	{ID: "0400_server_pass_upstream_auth", Migrate: migratePassUpstreamAuth},
+	// The request log's backend tool of an ability call (issue 18); 0700.
+	{ID: "0700_request_log_backend_tool", Migrate: migrateRequestLogBackendTool},
 }
 
 // MigrationIDs lists the migrations this build knows, oldest first.

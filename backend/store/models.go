@@ -92,4 +92,8 @@ type RequestLog struct {
 	Error      string    `json:"error,omitempty"`
 	Request    string    `json:"request,omitempty"`
 	Response   string    `json:"response,omitempty"`
+	// BackendTool is, for a call of an ability, the upstream's own name of
+	// the tool it was routed to (on Server); empty for other requests
+	// (migration 0700).
+	BackendTool string `json:"backendTool,omitempty"`
 }

@@ -212,6 +212,19 @@ func TestOpenV1Fixture(t *testing.T) {
 	if len(logs) != 3 || logs[0].Status != StatusBlocked || logs[2].Target != "read_file" || logs[2].DurationMs != 12.5 {
 		t.Errorf("logs = %+v", logs)
 	}
+	// Migration 0700 added backend_tool: old rows have none, and a new row
+	// on the upgraded table keeps its own.
+	for _, l := range logs {
+		if l.BackendTool != "" {
+			t.Errorf("log %d came out of the upgrade with backend tool %q", l.ID, l.BackendTool)
+		}
+	}
+	if err := s.Logs().Insert(ctx, []RequestLog{{Client: "c", Server: "filesystem", Method: "tools/call", Target: "read_it", BackendTool: "read_file", Status: StatusOK}}); err != nil {
+		t.Fatalf("insert on the upgraded request_logs: %v", err)
+	}
+	if got, err := s.Logs().List(ctx, LogFilter{Limit: 1}); err != nil || len(got) != 1 || got[0].BackendTool != "read_file" || got[0].Target != "read_it" {
+		t.Errorf("new row on the upgraded table = %+v, %v", got, err)
+	}
 
 	// Migration 0002 added the gate column: old rows have no gate, and a
 	// gate stored on an upgraded row reads back whole.

@@ -62,8 +62,23 @@ type headerKey struct{}
 
 // HTTPHandler is the same server over streamable HTTP; its show tool
 // reports the HeaderKnob request header.
-func HTTPHandler() http.Handler {
-	return server.NewStreamableHTTPServer(newServer(), server.WithHTTPContextFunc(
+func HTTPHandler() http.Handler { return httpHandler(newServer()) }
+
+// HTTPHandlerWithTaskTool is HTTPHandler with one more tool, research,
+// that declares execution.taskSupport "required" (MCP 2025-11-25 tasks):
+// a call without a task is refused by the server.
+func HTTPHandlerWithTaskTool() http.Handler {
+	s := newServer()
+	s.AddTool(mcp.NewTool("research", mcp.WithDescription("runs only as a task"),
+		mcp.WithTaskSupport(mcp.TaskSupportRequired), mcp.WithString("topic")),
+		func(_ context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return mcp.NewToolResultText("researched " + req.GetString("topic", "")), nil
+		})
+	return httpHandler(s)
+}
+
+func httpHandler(s *server.MCPServer) http.Handler {
+	return server.NewStreamableHTTPServer(s, server.WithHTTPContextFunc(
 		func(ctx context.Context, r *http.Request) context.Context {
 			return context.WithValue(ctx, headerKey{}, r.Header.Get(HeaderKnob))
 		}))

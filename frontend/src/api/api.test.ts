@@ -28,10 +28,10 @@ describe('createApi', () => {
 
   it('reads the hook limits of AppSettings, with the defaults when a field is missing', async () => {
     const base = { port: 3282, authEnabled: true, separator: '__', retentionDays: 30, timeoutSeconds: 60, startAtLogin: false, closeToTray: true, theme: 'dark', language: 'en' };
-    const api = createApi(fakeTransport({ GetSettings: { ...base, hookTimeoutSeconds: 2, hookMemoryMB: 128 } }).t);
-    expect(await api.getSettings()).toMatchObject({ hookTimeoutSeconds: 2, hookMemoryMB: 128 });
+    const api = createApi(fakeTransport({ GetSettings: { ...base, hookTimeoutSeconds: 2, hookMemoryMB: 128, approvalTimeoutSeconds: 300 } }).t);
+    expect(await api.getSettings()).toMatchObject({ hookTimeoutSeconds: 2, hookMemoryMB: 128, approvalTimeoutSeconds: 300 });
     const old = createApi(fakeTransport({ GetSettings: base }).t);
-    expect(await old.getSettings()).toMatchObject({ hookTimeoutSeconds: 5, hookMemoryMB: 64 });
+    expect(await old.getSettings()).toMatchObject({ hookTimeoutSeconds: 5, hookMemoryMB: 64, approvalTimeoutSeconds: 60 });
   });
 
   it('reads the policy as Go sends it: the load error\'s problems, nil lists empty', async () => {
@@ -79,6 +79,14 @@ describe('createApi', () => {
     expect(await api.listServers()).toEqual([]);
     expect(await api.listHooks()).toEqual([hook(1)]);
     expect((await api.listTools())[0]?.inputSchema).toEqual({ type: 'object' });
+  });
+
+  it('reads the backend tool of an ability call in log rows and details, absent for other requests', async () => {
+    const row = { id: 7, time: '2026-11-26T00:00:00Z', client: 'c', server: 'calc', method: 'tools/call', target: 'sum', durationMs: 1, status: 'ok' };
+    const api = createApi(fakeTransport({ QueryLogs: { rows: [{ ...row, backendTool: 'get-sum' }, { ...row, id: 6, target: 'calc__get-sum' }] }, GetLog: { ...row, backendTool: 'get-sum', request: '{}' } }).t);
+    const page = await api.queryLogs({});
+    expect(page.rows.map((r) => r.backendTool)).toEqual(['get-sum', undefined]);
+    expect(await api.getLog(7)).toMatchObject({ target: 'sum', backendTool: 'get-sum', request: '{}' });
   });
 
   it('rejects values outside the contract with a message naming the field', async () => {

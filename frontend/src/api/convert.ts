@@ -343,6 +343,7 @@ export function toLogRow(raw: unknown): LogRow {
     durationMs: num(r.durationMs),
     status: oneOf(LOG_STATUSES, r.status, `log ${id}: status`),
     error: optStr(r.error),
+    backendTool: optStr(r.backendTool),
   };
 }
 
@@ -376,6 +377,7 @@ export function toAppSettings(raw: unknown): AppSettings {
     // saving the page does not send values it would refuse.
     hookTimeoutSeconds: numOr(r.hookTimeoutSeconds, 5),
     hookMemoryMB: numOr(r.hookMemoryMB, 64),
+    approvalTimeoutSeconds: numOr(r.approvalTimeoutSeconds, 60),
   };
 }
 

@@ -283,6 +283,8 @@ export interface LogRow {
   durationMs: number;
   status: LogStatus;
   error?: string;
+  /** A call of an ability: the server's own name of the tool it was routed to (on server). */
+  backendTool?: string;
 }
 
 export interface LogPage {
@@ -314,6 +316,8 @@ export interface AppSettings {
   /** Limits of one hook run: 1–300 seconds, 16–4096 MB. */
   hookTimeoutSeconds: number;
   hookMemoryMB: number;
+  /** Seconds a call waits for a person's approval (1–3600), for policy rules without their own. */
+  approvalTimeoutSeconds: number;
 }
 
 // ---- state_gate (the Processes page) ----

@@ -357,6 +357,8 @@ export const en = {
   older: 'Older →',
   pageN: (n: number) => `Page ${n}`,
   logDetailTitle: (id: number) => `Request #${id}`,
+  /** An ability call's backend: "via calc/get-sum". */
+  logVia: (server: string, tool: string) => `via ${server}/${tool}`,
   request: 'Request',
   response: 'Response',
 
@@ -442,6 +444,9 @@ export const en = {
   hookMemory: 'Memory per hook run (MB)',
   errHookTimeout: 'Enter 1 to 300 seconds.',
   errHookMemory: 'Enter 16 to 4096 MB.',
+  approvalTimeout: 'Approval timeout (seconds)',
+  approvalTimeoutHint: 'How long a call that needs a person’s approval waits for an answer before it is refused, for policy rules without a timeout of their own.',
+  errApprovalTimeout: 'Enter 1 to 3600 seconds.',
 };
 
 export type Messages = typeof en;
@@ -792,6 +797,7 @@ export const ja: Messages = {
   older: '古い →',
   pageN: (n) => `${n} ページ`,
   logDetailTitle: (id) => `リクエスト #${id}`,
+  logVia: (server, tool) => `${server}/${tool} 経由`,
   request: 'リクエスト',
   response: 'レスポンス',
 
@@ -875,4 +881,7 @@ export const ja: Messages = {
   hookMemory: 'フック 1 回のメモリ(MB)',
   errHookTimeout: '1〜300 秒を入力してください。',
   errHookMemory: '16〜4096 MB を入力してください。',
+  approvalTimeout: '承認の待ち時間(秒)',
+  approvalTimeoutHint: '人の承認が必要な呼び出しが答えを待つ時間です。過ぎると拒否されます。独自のタイムアウトがないポリシーのルールに使われます。',
+  errApprovalTimeout: '1〜3600 秒を入力してください。',
 };

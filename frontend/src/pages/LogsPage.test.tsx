@@ -60,6 +60,24 @@ describe('LogsPage', () => {
     expect(detail).not.toBeInTheDocument();
   });
 
+  it('shows the backend server and tool of an ability call as "via server/tool"', async () => {
+    const { api } = fakeApi();
+    const ability = logRow(12, { server: 'calc', target: 'sum', backendTool: 'get-sum', status: 'error', error: 'mcp-router: invalid arguments for sum' });
+    api.queryLogs.mockResolvedValueOnce({ rows: [ability, logRow(11)] });
+    api.getLog.mockImplementation(async (id) => (id === 12 ? { ...ability, request: '{"params":{"name":"sum"}}' } : { ...logRow(11), request: '{}' }));
+    renderWithApi(<LogsPage />, api);
+    const row = await screen.findByTestId('log-row-12');
+    expect(within(row).getByTitle('sum (via calc/get-sum)')).toHaveTextContent('sum');
+    await userEvent.click(row);
+    expect(await screen.findByTestId('log-detail-via')).toHaveTextContent(/^via calc\/get-sum$/);
+    expect(screen.getByTestId('log-detail')).toHaveTextContent('tools/call sum via calc/get-sum');
+    await userEvent.keyboard('{Escape}');
+    // A call of an upstream tool as itself has no "via".
+    await userEvent.click(screen.getByTestId('log-row-11'));
+    await waitFor(() => expect(screen.getByTestId('log-request')).toHaveTextContent('{}'));
+    expect(screen.queryByTestId('log-detail-via')).not.toBeInTheDocument();
+  });
+
   it('keeps the rows and offers a retry when a page fails', async () => {
     const { api } = fakeApi();
     api.queryLogs.mockResolvedValueOnce({ rows: [logRow(3)], nextBeforeId: 3 }).mockRejectedValueOnce('database is locked');

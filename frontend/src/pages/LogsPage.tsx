@@ -211,7 +211,7 @@ const Row = memo(function Row({ row: r, selected, onOpen }: { row: LogRow; selec
       <td>
         <code>{r.method}</code>
       </td>
-      <td className="ellipsis" title={r.target}>
+      <td className="ellipsis" title={r.backendTool ? `${r.target} (${t.logVia(r.server, r.backendTool)})` : r.target}>
         {r.target}
       </td>
       <td>
@@ -252,6 +252,14 @@ function LogDetailDialog() {
             <dt>{t.colMethod}</dt>
             <dd>
               <code>{log.method}</code> {log.target}
+              {log.backendTool && (
+                <>
+                  {' '}
+                  <span className="muted" data-testid="log-detail-via">
+                    {t.logVia(log.server, log.backendTool)}
+                  </span>
+                </>
+              )}
             </dd>
             <dt>{t.colStatus}</dt>
             <dd>

@@ -65,6 +65,30 @@ describe('SettingsPage', () => {
     expect(limit).toHaveValue('2');
   });
 
+  it('edits the approval timeout with the setting\'s bounds (1–3600 s)', async () => {
+    const { api } = fakeApi();
+    renderWithApi(<SettingsPage />, api);
+    const field = await screen.findByTestId('setting-approvalTimeoutSeconds');
+    expect(field).toHaveValue('60');
+    for (const bad of ['0', '3601', '1.5', '2m', ' ']) {
+      await userEvent.clear(field);
+      await userEvent.type(field, bad);
+      await userEvent.click(screen.getByTestId('settings-save'));
+      expect(screen.getByTestId('setting-approvalTimeoutSeconds-error')).toHaveTextContent('1 to 3600 seconds');
+      expect(field).toHaveValue(bad);
+    }
+    expect(api.saveSettings).not.toHaveBeenCalled();
+    for (const good of [1, 3600, 120]) {
+      await userEvent.clear(field);
+      await userEvent.type(field, String(good));
+      await userEvent.click(screen.getByTestId('settings-save'));
+      expect(await screen.findByText('Saved')).toBeInTheDocument();
+      expect(api.saveSettings).toHaveBeenLastCalledWith(expect.objectContaining({ approvalTimeoutSeconds: good, hookTimeoutSeconds: 5, port: 3282 }));
+      expect(screen.queryByTestId('setting-approvalTimeoutSeconds-error')).not.toBeInTheDocument();
+    }
+    expect(field).toHaveValue('120');
+  });
+
   it('switches theme and language live, across the whole app', async () => {
     window.location.hash = '#settings';
     const { api } = fakeApi();

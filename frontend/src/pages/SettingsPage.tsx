@@ -17,6 +17,7 @@ interface Form {
   closeToTray: boolean;
   hookTimeoutSeconds: string;
   hookMemoryMB: string;
+  approvalTimeoutSeconds: string;
 }
 
 type Errors = Partial<Record<keyof Form, string>>;
@@ -32,6 +33,7 @@ function toForm(s: AppSettings): Form {
     closeToTray: s.closeToTray,
     hookTimeoutSeconds: String(s.hookTimeoutSeconds),
     hookMemoryMB: String(s.hookMemoryMB),
+    approvalTimeoutSeconds: String(s.approvalTimeoutSeconds),
   };
 }
 
@@ -53,6 +55,9 @@ export function validateSettings(f: Form, base: AppSettings, t: Messages): { set
   if (hookTimeout === null || hookTimeout < 1 || hookTimeout > 300) errors.hookTimeoutSeconds = t.errHookTimeout;
   const hookMemory = int(f.hookMemoryMB);
   if (hookMemory === null || hookMemory < 16 || hookMemory > 4096) errors.hookMemoryMB = t.errHookMemory;
+  // The same bounds as the approvalTimeoutSeconds setting (backend/settings).
+  const approvalTimeout = int(f.approvalTimeoutSeconds);
+  if (approvalTimeout === null || approvalTimeout < 1 || approvalTimeout > 3600) errors.approvalTimeoutSeconds = t.errApprovalTimeout;
   if (Object.keys(errors).length > 0) return { errors };
   return {
     settings: {
@@ -66,6 +71,7 @@ export function validateSettings(f: Form, base: AppSettings, t: Messages): { set
       closeToTray: f.closeToTray,
       hookTimeoutSeconds: hookTimeout!,
       hookMemoryMB: hookMemory!,
+      approvalTimeoutSeconds: approvalTimeout!,
     },
   };
 }
@@ -189,7 +195,7 @@ function SettingsForm({ settings }: { settings: AppSettings }) {
     }
   };
 
-  const num = (k: 'port' | 'retentionDays' | 'timeoutSeconds' | 'hookTimeoutSeconds' | 'hookMemoryMB', label: string, hint?: string) => (
+  const num = (k: 'port' | 'retentionDays' | 'timeoutSeconds' | 'hookTimeoutSeconds' | 'hookMemoryMB' | 'approvalTimeoutSeconds', label: string, hint?: string) => (
     <label className="field">
       <span>{label}</span>
       <input inputMode="numeric" value={form[k]} onChange={(e) => set(k, e.target.value)} aria-invalid={errors[k] ? true : undefined} data-testid={`setting-${k}`} />
@@ -228,6 +234,7 @@ function SettingsForm({ settings }: { settings: AppSettings }) {
         </label>
         {num('timeoutSeconds', t.timeout, t.timeoutHint)}
         {num('retentionDays', t.retention, t.retentionHint)}
+        {num('approvalTimeoutSeconds', t.approvalTimeout, t.approvalTimeoutHint)}
       </div>
       {check('authEnabled', t.auth, t.authHint)}
       {check('startAtLogin', t.startAtLogin, t.startAtLoginHint)}

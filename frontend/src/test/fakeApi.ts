@@ -111,6 +111,7 @@ export const defaultSettings: AppSettings = {
   language: 'system',
   hookTimeoutSeconds: 5,
   hookMemoryMB: 64,
+  approvalTimeoutSeconds: 60,
 };
 
 type Handlers<T> = Set<(v: T) => void>;

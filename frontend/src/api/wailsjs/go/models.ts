@@ -32,6 +32,7 @@ export namespace appapi {
 	    language: string;
 	    hookTimeoutSeconds: number;
 	    hookMemoryMB: number;
+	    approvalTimeoutSeconds: number;
 	
 	    static createFrom(source: any = {}) {
 	        return new AppSettings(source);
@@ -50,6 +51,7 @@ export namespace appapi {
 	        this.language = source["language"];
 	        this.hookTimeoutSeconds = source["hookTimeoutSeconds"];
 	        this.hookMemoryMB = source["hookMemoryMB"];
+	        this.approvalTimeoutSeconds = source["approvalTimeoutSeconds"];
 	    }
 	}
 	export class AuditPage {
@@ -349,6 +351,7 @@ export namespace appapi {
 	    error?: string;
 	    request?: string;
 	    response?: string;
+	    backendTool?: string;
 	
 	    static createFrom(source: any = {}) {
 	        return new LogDetail(source);
@@ -367,6 +370,7 @@ export namespace appapi {
 	        this.error = source["error"];
 	        this.request = source["request"];
 	        this.response = source["response"];
+	        this.backendTool = source["backendTool"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -412,6 +416,7 @@ export namespace appapi {
 	    durationMs: number;
 	    status: string;
 	    error?: string;
+	    backendTool?: string;
 	
 	    static createFrom(source: any = {}) {
 	        return new LogRow(source);
@@ -428,6 +433,7 @@ export namespace appapi {
 	        this.durationMs = source["durationMs"];
 	        this.status = source["status"];
 	        this.error = source["error"];
+	        this.backendTool = source["backendTool"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
