@@ -18,6 +18,7 @@ import (
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/mcp-router/mcp-router/backend/gate"
 	"github.com/mcp-router/mcp-router/backend/pipeline"
 	"github.com/mcp-router/mcp-router/backend/spec"
 	"github.com/mcp-router/mcp-router/backend/store"
@@ -539,4 +540,25 @@ func TestGateLocksPromptsAndResources(t *testing.T) {
 	raw := newRawHTTP(t, r.url)
 	_, _, body := raw.post(fmt.Sprintf(`{"jsonrpc":"2.0","id":7,"method":"prompts/get","params":{"name":%q}}`, simple))
 	checkError(t, "locked prompts/get", errorOf(t, body), simple, pipeline.CodeLocked, "ev: "+gateMessage, pipeline.ReasonLocked, nil)
+}
+
+// The gate's summary counts a server's own tools and names its overview
+// tool by the router's name, never by an ability routed to it.
+func TestToolsOfLeavesAbilitiesOut(t *testing.T) {
+	g := &Gateway{
+		tools: map[string]upstreamName{
+			"ev__get-env":    {Server: "ev", Item: "get-env"},
+			"ev__echo":       {Server: "ev", Item: "echo"},
+			"ev__activate":   {Server: "ev", Item: gate.ActivateItem},
+			"read_env":       {Server: "ev", Item: "get-env"},
+			"other__get-env": {Server: "other", Item: "get-env"},
+		},
+		abilities: map[string]Ability{"read_env": {}},
+	}
+	for range 50 { // map order is random: one pass could pick right by chance
+		got := g.toolsOf("ev")
+		if len(got) != 2 || got["get-env"] != "ev__get-env" || got["echo"] != "ev__echo" {
+			t.Fatalf("toolsOf(ev) = %v, want get-env → ev__get-env and echo → ev__echo", got)
+		}
+	}
 }

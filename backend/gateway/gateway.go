@@ -276,11 +276,16 @@ func (g *Gateway) UnlistedAbility(name string) bool {
 
 // toolsOf are a server's published tools: upstream name → client-facing
 // name, its activate tool left out (the gate's summary counts them).
+// Abilities routed to the server are not its tools: an ability's name
+// beside the tool's own would make the overview name a coin toss.
 func (g *Gateway) toolsOf(serverName string) map[string]string {
 	g.mu.RLock()
 	defer g.mu.RUnlock()
 	out := map[string]string{}
 	for name, un := range g.tools {
+		if _, ability := g.abilities[name]; ability {
+			continue
+		}
 		if un.Server == serverName && un.Item != gate.ActivateItem {
 			out[un.Item] = name
 		}
