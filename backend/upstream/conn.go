@@ -50,6 +50,14 @@ type dialOptions struct {
 	onNotification func(mcp.JSONRPCNotification)
 	self           identity // who this router is: a server that answers as it is refused
 	builtins       map[string]*server.MCPServer
+	authorizer     Authorizer // OAuth logins of HTTP servers (login.go); nil: none
+}
+
+func (o dialOptions) login(server string) *loginAuth {
+	if o.authorizer == nil {
+		return nil
+	}
+	return &loginAuth{a: o.authorizer, server: server}
 }
 
 // dial connects to s and performs the initialize handshake within ctx. The
@@ -80,7 +88,7 @@ func dial(ctx context.Context, s spec.Server, o dialOptions) (*conn, error) {
 			}
 		}()
 	case spec.HTTP:
-		tr, err := newHTTPTransport(s)
+		tr, err := newHTTPTransport(s, o.login(s.Name))
 		if err != nil {
 			return nil, err
 		}
@@ -97,7 +105,9 @@ func dial(ctx context.Context, s spec.Server, o dialOptions) (*conn, error) {
 		c.tr = transport.NewInProcessTransport(srv)
 	case spec.SSE:
 		opts := []transport.ClientOption{transport.WithHeaders(s.Headers), transport.WithSSELogger(quietLogger)}
-		if s.PassUpstreamAuth {
+		if l := o.login(s.Name); l != nil {
+			opts = append(opts, transport.WithHeaderFunc(loginHeaders(s.PassUpstreamAuth, l)))
+		} else if s.PassUpstreamAuth {
 			opts = append(opts, transport.WithHeaderFunc(clientAuthHeaders))
 		}
 		tr, err := transport.NewSSE(s.URL, opts...)
@@ -176,6 +186,12 @@ func (c *conn) request(ctx context.Context, method string, params any) ([]byte, 
 		}
 		if errors.Is(err, transport.ErrSessionTerminated) {
 			c.markLost("session expired (HTTP 404)")
+		}
+		if errors.Is(err, ErrNeedsLogin) {
+			// The login ended (a refresh refused): the supervisor finds
+			// that out on its next attempt and waits for a new login.
+			c.markLost(reasonNeedsLogin + ": " + err.Error())
+			return nil, fmt.Errorf("%s: %w", method, err)
 		}
 		c.awaitExit()
 		if reason := c.lostWhy(); reason != "" && ctx.Err() == nil {

@@ -15,6 +15,7 @@ const (
 	StateRunning    State = "running"    // initialized and answering
 	StateRestarting State = "restarting" // lost after running; waiting to reconnect
 	StateErrored    State = "errored"    // could not start; retried with backoff, except a server that is this router itself (ErrSelf)
+	StateNeedsLogin State = "needs_login" // an HTTP server answered 401 (ErrNeedsLogin): waits, without retries, for a login
 )
 
 // Status is a snapshot of one server, safe to hand to the UI.
