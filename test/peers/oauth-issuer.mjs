@@ -14,7 +14,7 @@
 // client"):
 //   - a refresh token keeps the scope and resource of its grant, and is
 //     good once (rotation): using it again, or after /revoke (RFC 7009)
-//     named it, answers 400 invalid_grant;
+//     named it or another of its grant, answers 400 invalid_grant;
 //   - the authorization request may carry test_exp_in (seconds): the
 //     access tokens of that grant, refreshed ones too, live that long
 //     (exp and expires_in);
@@ -34,8 +34,10 @@ await server.issuer.keys.generate('RS256');
 // server grants the scope and resource (RFC 8707) asked for at /authorize;
 // the mock does not keep them, so this does.
 const granted = new Map();
-// Live refresh tokens, each with its grant; spent or revoked ones are gone.
+// Live refresh tokens, each with its grant; spent ones are gone. Every
+// refresh token ever issued, with its grant, for /revoke.
 const refreshGrants = new Map();
+const issuedRefresh = new Map();
 const grants = {};
 const authorizeClients = [];
 server.service.on('beforeAuthorizeRedirect', (redirect, req) => {
@@ -70,25 +72,38 @@ server.service.on('beforeTokenSigning', (token, req) => {
 server.service.on('beforeResponse', (resp, req) => {
   const b = req.body || {};
   grants[b.grant_type] = (grants[b.grant_type] || 0) + 1;
-  if (b.grant_type === 'refresh_token' && !refreshGrants.has(b.refresh_token)) {
+  if (b.grant_type === 'refresh_token' && (!refreshGrants.has(b.refresh_token) || refreshGrants.get(b.refresh_token).revoked)) {
     resp.statusCode = 400;
     resp.body = { error: 'invalid_grant', error_description: 'the refresh token is unknown, spent or revoked' };
     return;
   }
   const g = grantOf(b);
   if (b.grant_type === 'refresh_token') refreshGrants.delete(b.refresh_token); // rotation: good once
-  if (resp.body.refresh_token) refreshGrants.set(resp.body.refresh_token, g || {});
+  if (resp.body.refresh_token) {
+    refreshGrants.set(resp.body.refresh_token, g || {});
+    issuedRefresh.set(resp.body.refresh_token, g || {});
+  }
   if (g && g.expIn !== undefined) resp.body.expires_in = Number(g.expIn);
   if (g && g.scope) resp.body.scope = g.scope;
 });
+// Revoking a refresh token revokes its grant (RFC 7009 §2.1): the
+// refresh tokens it was rotated into too.
 server.service.on('beforeRevoke', (_resp, req) => {
   const t = (req.body || {}).token;
-  if (t) refreshGrants.delete(t);
+  const g = t && issuedRefresh.get(t);
+  if (g) g.revoked = true;
 });
 
 // Routes the library lacks, put before its own (its last one answers 404).
 const app = server.service.requestHandler;
 const before = app.router.stack.length;
+// RFC 7009's request is a form; the library parses none at /revoke.
+app.post('/revoke', (req, _res, next) => {
+  let raw = '';
+  req.setEncoding('utf8');
+  req.on('data', (d) => { raw += d; });
+  req.on('end', () => { req.body = Object.fromEntries(new URLSearchParams(raw)); next(); });
+});
 app.get('/test/grants', (_req, res) => res.json({ grants, authorizeClients }));
 const metadata = (_req, res, next) => {
   // The library's document, with what the flags add.
