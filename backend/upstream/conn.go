@@ -53,11 +53,11 @@ type dialOptions struct {
 	authorizer     Authorizer // OAuth logins of HTTP servers (login.go); nil: none
 }
 
-func (o dialOptions) login(server string) *loginAuth {
+func (o dialOptions) login(s spec.Server) *loginAuth {
 	if o.authorizer == nil {
 		return nil
 	}
-	return &loginAuth{a: o.authorizer, server: server}
+	return &loginAuth{a: o.authorizer, server: s.Name, url: s.URL}
 }
 
 // dial connects to s and performs the initialize handshake within ctx. The
@@ -88,7 +88,7 @@ func dial(ctx context.Context, s spec.Server, o dialOptions) (*conn, error) {
 			}
 		}()
 	case spec.HTTP:
-		tr, err := newHTTPTransport(s, o.login(s.Name))
+		tr, err := newHTTPTransport(s, o.login(s))
 		if err != nil {
 			return nil, err
 		}
@@ -105,7 +105,7 @@ func dial(ctx context.Context, s spec.Server, o dialOptions) (*conn, error) {
 		c.tr = transport.NewInProcessTransport(srv)
 	case spec.SSE:
 		opts := []transport.ClientOption{transport.WithHeaders(s.Headers), transport.WithSSELogger(quietLogger)}
-		if l := o.login(s.Name); l != nil {
+		if l := o.login(s); l != nil {
 			opts = append(opts, transport.WithHeaderFunc(loginHeaders(s.PassUpstreamAuth, l)))
 		} else if s.PassUpstreamAuth {
 			opts = append(opts, transport.WithHeaderFunc(clientAuthHeaders))

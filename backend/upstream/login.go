@@ -23,11 +23,11 @@ func (e *needsLoginError) Is(target error) bool { return target == ErrNeedsLogin
 // server's requests unless a client's own value replaces it
 // (passUpstreamAuth); it is never logged.
 type Authorizer interface {
-	// Authorization is the Authorization value for the server's requests:
-	// "" when it has no login, an error wrapping ErrNeedsLogin when its
-	// login has ended (the refresh failed). It refreshes a token near its
-	// expiry.
-	Authorization(ctx context.Context, server string) (string, error)
+	// Authorization is the Authorization value for the server's requests
+	// to url: "" when it has no login for that URL, an error wrapping
+	// ErrNeedsLogin when its login has ended (the refresh failed). It
+	// refreshes a token near its expiry.
+	Authorization(ctx context.Context, server, url string) (string, error)
 	// Rejected reports that the server answered 401 to value: the next
 	// Authorization refreshes the token, or reports ErrNeedsLogin.
 	Rejected(server, value string)
@@ -37,13 +37,14 @@ type Authorizer interface {
 type loginAuth struct {
 	a      Authorizer
 	server string
+	url    string
 }
 
 func (l *loginAuth) value(ctx context.Context) (string, error) {
 	if l == nil || l.a == nil {
 		return "", nil
 	}
-	v, err := l.a.Authorization(ctx, l.server)
+	v, err := l.a.Authorization(ctx, l.server, l.url)
 	if err != nil {
 		return "", err
 	}
