@@ -275,3 +275,41 @@ func TestRouterLogsInToAnUpstreamRouter(t *testing.T) {
 	}
 	waitState(t, b.core, "a", upstream.StateNeedsLogin)
 }
+
+// A login made by another process on the data dir (the CLI while the app
+// runs) reaches the running router through the store: the server
+// reconnects with it, and a logout there sends it back to needs_login.
+func TestLoginByAnotherProcessReachesTheRunningRouter(t *testing.T) {
+	t.Setenv(secrets.EnvStore, secrets.InFile)
+	iss := testpeers.StartOAuthIssuer(t, "--register")
+	a := oauthRouter(t, iss.URL)
+	dirB := t.TempDir()
+	def := spec.Server{Name: "a", Transport: spec.HTTP, URL: a.url, Enabled: true}
+	b := serve(t, dirB, []spec.Server{def}, true)
+	waitState(t, b.core, "a", upstream.StateNeedsLogin)
+
+	// The other process: its own store handle and login manager on dirB,
+	// as `mcp-router servers login` has.
+	cli, err := Open(dirB, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cli.Close()
+	ctx := context.Background()
+	f, err := cli.Logins.Begin(ctx, def, oauthclient.LoginOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code, body := getBody(t, consent(t, f.URL, nil).String()); code != http.StatusOK {
+		t.Fatalf("callback: HTTP %d %s", code, body)
+	}
+	if err := f.Wait(ctx); err != nil {
+		t.Fatal(err)
+	}
+	waitState(t, b.core, "a", upstream.StateRunning)
+
+	if err := cli.Logins.Logout("a"); err != nil {
+		t.Fatal(err)
+	}
+	waitState(t, b.core, "a", upstream.StateNeedsLogin)
+}
