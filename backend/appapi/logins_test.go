@@ -78,7 +78,9 @@ func TestLoginServerIsAdminOnlyAndShowsNoToken(t *testing.T) {
 	}
 	var file map[string]string
 	var rec struct {
-		Token struct{ AccessToken string `json:"access_token"` } `json:"token"`
+		Token struct {
+			AccessToken string `json:"access_token"`
+		} `json:"token"`
 	}
 	if json.Unmarshal(data, &file) != nil || json.Unmarshal([]byte(file["remote"]), &rec) != nil || rec.Token.AccessToken == "" {
 		t.Fatalf("stored login: %s", data)
