@@ -158,6 +158,8 @@ function ServerRow({ server: s, open, onToggle, onEdit }: { server: ServerView; 
   const since = useServers((st) => st.since[s.name]);
   const actionError = useServers((st) => (st.actionError?.name === s.name ? st.actionError.message : null));
   const act = useServers((st) => st.act);
+  const login = useServers((st) => st.login);
+  const loginURL = useServers((st) => (s.state === 'needs_login' ? st.logins[s.name] : undefined));
   const [confirm, setConfirm] = useState(false);
   const busy = pending !== undefined;
   const up = s.state === 'running' || s.state === 'restarting' || s.state === 'errored';
@@ -180,6 +182,14 @@ function ServerRow({ server: s, open, onToggle, onEdit }: { server: ServerView; 
         <td className="status-cell">
           <StatusBadge name={s.name} state={s.state} restarts={s.restarts} error={s.error} />
           {s.state === 'starting' && since !== undefined && <Elapsed since={since} />}
+          {loginURL && (
+            <span className="status-note" data-testid={`server-login-pending-${s.name}`}>
+              {t.loginOpened}{' '}
+              <a href={loginURL} target="_blank" rel="noopener noreferrer" data-testid={`server-login-link-${s.name}`}>
+                {t.loginLink}
+              </a>
+            </span>
+          )}
           {actionError && (
             <span className="status-error" role="alert" data-testid={`server-action-error-${s.name}`}>
               {actionError}
@@ -206,6 +216,22 @@ function ServerRow({ server: s, open, onToggle, onEdit }: { server: ServerView; 
             <button type="button" className="small" disabled={busy} onClick={() => void act(s.name, 'stop')} data-testid={`server-cancel-${s.name}`}>
               {t.cancelStart}
             </button>
+          ) : s.state === 'needs_login' ? (
+            <>
+              <button
+                type="button"
+                className="small primary"
+                disabled={busy}
+                title={t.logInTitle}
+                onClick={() => void login(s.name)}
+                data-testid={`server-login-${s.name}`}
+              >
+                {pending === 'login' && <span className="spinner" />} {t.logIn}
+              </button>
+              <button type="button" className="small" disabled={busy} onClick={() => void act(s.name, 'stop')} data-testid={`server-stop-${s.name}`}>
+                {t.stop}
+              </button>
+            </>
           ) : up ? (
             <>
               <button type="button" className="small" disabled={busy} onClick={() => void act(s.name, 'restart')} data-testid={`server-restart-${s.name}`}>
