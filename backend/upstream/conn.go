@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/url"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -127,7 +128,7 @@ func dial(ctx context.Context, s spec.Server, o dialOptions) (*conn, error) {
 	}
 	// The SSE transport's stream lives on the context given to Start.
 	if err := c.client.Start(life); err != nil {
-		return nil, fmt.Errorf("connect: %w", err)
+		return nil, fmt.Errorf("connect: %w", fromMCPGo(err, redactedURL(s.URL)))
 	}
 	init, err := c.initialize(ctx, o.clientInfo)
 	if err != nil {
@@ -165,7 +166,7 @@ func (c *conn) initialize(ctx context.Context, info mcp.Implementation) (*mcp.In
 			if reason := c.lostWhy(); reason != "" {
 				return nil, fmt.Errorf("initialize: %s", reason)
 			}
-			return nil, fmt.Errorf("initialize: %w", res.err)
+			return nil, fmt.Errorf("initialize: %w", fromMCPGo(res.err, redactedURL(c.spec.URL)))
 		}
 		return res.r, nil
 	case <-c.lost:
@@ -187,6 +188,7 @@ func (c *conn) request(ctx context.Context, method string, params any) ([]byte, 
 		if errors.Is(err, transport.ErrSessionTerminated) {
 			c.markLost("session expired (HTTP 404)")
 		}
+		err = fromMCPGo(err, redactedURL(c.spec.URL))
 		if errors.Is(err, ErrNeedsLogin) {
 			// The login ended (a refresh refused): the supervisor finds
 			// that out on its next attempt and waits for a new login.
@@ -320,4 +322,13 @@ func fetchCatalog(ctx context.Context, c *conn) (Catalog, error) {
 		}
 	}
 	return cat, nil
+}
+
+// redactedURL is u without a password, for messages.
+func redactedURL(u string) string {
+	p, err := url.Parse(u)
+	if err != nil {
+		return u
+	}
+	return p.Redacted()
 }

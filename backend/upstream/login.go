@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"strings"
+
+	"github.com/mark3labs/mcp-go/client/transport"
 )
 
 // ErrNeedsLogin: an HTTP server answered 401: it wants an OAuth login the
@@ -31,6 +33,20 @@ type Authorizer interface {
 	// Rejected reports that the server answered 401 to value: the next
 	// Authorization refreshes the token, or reports ErrNeedsLogin.
 	Rejected(server, value string)
+}
+
+// fromMCPGo turns the 401 of mcp-go's transports (SSE, HTTP through a
+// proxy), transport.ErrAuthorizationRequired, into a needsLoginError.
+func fromMCPGo(err error, target string) error {
+	var are *transport.AuthorizationRequiredError
+	if err == nil || !errors.Is(err, transport.ErrAuthorizationRequired) || errors.Is(err, ErrNeedsLogin) {
+		return err
+	}
+	msg := "HTTP 401 from " + target + ": the server asks for a login (mcp-router servers login NAME, or Log in on the Servers page)"
+	if errors.As(err, &are) && are.ResourceMetadataURL != "" && visibleASCII(are.ResourceMetadataURL) {
+		msg += "; its resource metadata: " + are.ResourceMetadataURL
+	}
+	return &needsLoginError{msg: msg}
 }
 
 // loginAuth is one server's view of the Authorizer, kept by its transport.

@@ -153,3 +153,42 @@ func TestResourceMetadataParameter(t *testing.T) {
 		}
 	}
 }
+
+// The legacy SSE transport (mcp-go's) meets a 401 too: needs_login, with
+// the resource metadata, no retries.
+func TestUnauthorizedSSEServerNeedsALogin(t *testing.T) {
+	var hits atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		w.Header().Set("WWW-Authenticate", `Bearer resource_metadata="http://`+r.Host+`/.well-known/oauth-protected-resource/sse"`)
+		http.Error(w, "login first", http.StatusUnauthorized)
+	}))
+	defer srv.Close()
+	s := newTestService(t)
+	if err := s.Sync([]spec.Server{{Name: "legacy", Transport: spec.SSE, URL: srv.URL + "/sse", Enabled: true}}); err != nil {
+		t.Fatal(err)
+	}
+	st := waitState(t, s, "legacy", StateNeedsLogin, 10*time.Second)
+	if !strings.Contains(st.Error, "HTTP 401 from "+srv.URL+"/sse: the server asks for a login") ||
+		!strings.Contains(st.Error, "/.well-known/oauth-protected-resource/sse") || st.Restarts != 0 {
+		t.Fatalf("status %+v", st)
+	}
+	n := hits.Load()
+	if err := s.Restart("legacy"); err != nil {
+		t.Fatal(err)
+	}
+	testWaitHits(t, &hits, n+1)
+	waitState(t, s, "legacy", StateNeedsLogin, 10*time.Second)
+}
+
+// testWaitHits waits until the server has seen at least n requests.
+func testWaitHits(t *testing.T, hits *atomic.Int32, n int32) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for hits.Load() < n {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d requests, want %d", hits.Load(), n)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
