@@ -128,8 +128,15 @@ func (m *Manager) Begin(ctx context.Context, s spec.Server, o LoginOptions) (*Fl
 	rec := &record{URL: s.URL, Scopes: o.Scopes,
 		RedirectURI: fmt.Sprintf("http://127.0.0.1:%d/callback", ln.Addr().(*net.TCPAddr).Port)}
 	rec.PRM = sameOriginPRM(challenge, s.URL)
+	prm, err := m.protectedResource(ctx, rec.PRM, s.URL)
+	if err != nil {
+		return nil, fmt.Errorf("server %q answered 401 without OAuth protected-resource metadata (%v), so %w: set the credential it expects in its headers instead", s.Name, err, ErrNoOAuth)
+	}
 	if len(rec.Scopes) == 0 {
-		rec.Scopes = m.defaultScopes(ctx, challenge, rec.PRM, s.URL)
+		rec.Scopes = challengeScopes(challenge)
+	}
+	if len(rec.Scopes) == 0 {
+		rec.Scopes = prm.ScopesSupported
 	}
 	store := &tokenStore{}
 	h := m.handlerFor(rec, "", store)
@@ -393,28 +400,57 @@ func authParam(h, name string) string {
 	}
 }
 
-// defaultScopes: the 401's scope, else the protected resource's
-// scopes_supported (MCP authorization, scope selection).
-func (m *Manager) defaultScopes(ctx context.Context, challenge *http.Response, prm, serverURL string) []string {
+// challengeScopes is the 401's scope parameter (MCP authorization, scope
+// selection: it comes first).
+func challengeScopes(challenge *http.Response) []string {
 	for _, h := range challenge.Header.Values("WWW-Authenticate") {
 		if v := authParam(h, "scope"); v != "" {
 			return strings.Fields(v)
 		}
 	}
-	if prm == "" {
+	return nil
+}
+
+// prmDoc is what the login reads of protected-resource metadata itself;
+// mcp-go's discovery reads and checks the rest.
+type prmDoc struct {
+	AuthorizationServers []string `json:"authorization_servers"`
+	ScopesSupported      []string `json:"scopes_supported"`
+}
+
+// protectedResource finds the server's protected-resource metadata (RFC
+// 9728): at the 401's resource_metadata, else at the well-known URLs. A
+// server that publishes none is no OAuth resource the router can log in to
+// (the MCP authorization spec requires it).
+func (m *Manager) protectedResource(ctx context.Context, advertised, serverURL string) (prmDoc, error) {
+	var urls []string
+	if advertised != "" {
+		urls = append(urls, advertised)
+	} else {
 		u, err := url.Parse(serverURL)
 		if err != nil {
-			return nil
+			return prmDoc{}, err
 		}
-		prm = u.Scheme + "://" + u.Host + "/.well-known/oauth-protected-resource" + strings.TrimSuffix(u.EscapedPath(), "/")
+		root := u.Scheme + "://" + u.Host + "/.well-known/oauth-protected-resource"
+		if p := strings.TrimSuffix(u.EscapedPath(), "/"); p != "" {
+			urls = append(urls, root+p)
+		}
+		urls = append(urls, root)
 	}
-	var doc struct {
-		ScopesSupported []string `json:"scopes_supported"`
+	var last error
+	for _, u := range urls {
+		var doc prmDoc
+		if err := m.getJSON(ctx, u, &doc); err != nil {
+			last = fmt.Errorf("%s: %w", u, err)
+			continue
+		}
+		if len(doc.AuthorizationServers) == 0 {
+			last = fmt.Errorf("%s names no authorization server", u)
+			continue
+		}
+		return doc, nil
 	}
-	if m.getJSON(ctx, prm, &doc) != nil {
-		return nil
-	}
-	return doc.ScopesSupported
+	return prmDoc{}, last
 }
 
 // supportsCIMD: the authorization server's metadata says

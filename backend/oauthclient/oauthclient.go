@@ -47,7 +47,7 @@ var (
 	// ErrNotLoginable: a stdio or built-in server, which has no HTTP login.
 	ErrNotLoginable = errors.New("only HTTP and SSE servers log in")
 	// ErrNoOAuth: the server answered without credentials, or refused
-	// them without saying where to log in.
+	// them without publishing where to log in.
 	ErrNoOAuth = errors.New("the server does not ask for an OAuth login")
 	// ErrNeedsClientID: the authorization server offers no way to
 	// register the router; the user must give a client id.
@@ -145,16 +145,15 @@ func (m *Manager) File() string { return m.secrets.File() }
 // entry returns server's login, read from the store the first time.
 func (m *Manager) entry(server string) *entry {
 	m.mu.Lock()
-	e, ok := m.entries[server]
-	if !ok {
-		e = &entry{}
-		m.entries[server] = e
-	}
-	m.mu.Unlock()
-	if ok {
+	if e, ok := m.entries[server]; ok {
+		m.mu.Unlock()
 		return e
 	}
+	// Locked before anyone else can see it: they wait for the load.
+	e := &entry{}
 	e.mu.Lock()
+	m.entries[server] = e
+	m.mu.Unlock()
 	defer e.mu.Unlock()
 	rec, err := m.load(server)
 	if err != nil && !errors.Is(err, ErrNoLogin) {

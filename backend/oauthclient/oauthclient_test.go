@@ -87,6 +87,11 @@ func TestLoginRefusesServersThatCannotLogIn(t *testing.T) {
 		http.Error(w, "no", http.StatusForbidden)
 	}))
 	defer forbidden.Close()
+	basic := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("WWW-Authenticate", `Basic realm="x"`)
+		http.Error(w, "no", http.StatusUnauthorized)
+	}))
+	defer basic.Close()
 	for _, tc := range []struct {
 		name string
 		s    spec.Server
@@ -97,6 +102,8 @@ func TestLoginRefusesServersThatCannotLogIn(t *testing.T) {
 		{"builtin", spec.Server{Name: "state_gate", Transport: spec.Builtin}, oauthclient.ErrNotLoginable, "only HTTP and SSE servers log in"},
 		{"no OAuth", spec.Server{Name: "open", Transport: spec.HTTP, URL: open.URL}, oauthclient.ErrNoOAuth, `server "open" answered HTTP 200 without credentials: the server does not ask for an OAuth login`},
 		{"403", spec.Server{Name: "closed", Transport: spec.HTTP, URL: forbidden.URL}, oauthclient.ErrNoOAuth, "HTTP 403"},
+		{"401 without metadata", spec.Server{Name: "basic", Transport: spec.HTTP, URL: basic.URL + "/mcp"}, oauthclient.ErrNoOAuth,
+			`server "basic" answered 401 without OAuth protected-resource metadata (` + basic.URL + `/.well-known/oauth-protected-resource: HTTP 401), so the server does not ask for an OAuth login: set the credential it expects in its headers instead`},
 		{"unreachable", spec.Server{Name: "gone", Transport: spec.HTTP, URL: "http://127.0.0.1:1/mcp"}, nil, `reach "gone"`},
 	} {
 		f, err := m.Begin(ctx, tc.s, oauthclient.LoginOptions{})
