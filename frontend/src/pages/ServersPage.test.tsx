@@ -194,6 +194,15 @@ describe('ServersPage', () => {
     expect(await screen.findByTestId('server-action-error-remote')).toHaveTextContent('offers no client registration');
     expect(fake.api.openExternal).not.toHaveBeenCalled();
     expect(screen.queryByTestId('server-login-link-remote')).not.toBeInTheDocument();
+
+    // The client id registered there: the login goes again with it.
+    expect(screen.getByTestId('server-login-with-id-remote')).toBeDisabled();
+    await userEvent.type(screen.getByTestId('server-login-client-id-remote'), ' my-client ');
+    await userEvent.click(screen.getByTestId('server-login-with-id-remote'));
+    expect(fake.api.loginServer).toHaveBeenLastCalledWith('remote', 'my-client');
+    expect(fake.api.openExternal).toHaveBeenCalledWith('https://auth.example/authorize?client_id=x');
+    expect(await screen.findByTestId('server-login-link-remote')).toBeInTheDocument();
+    expect(screen.queryByTestId('server-login-client-id-remote')).not.toBeInTheDocument();
   });
 
   it('shows Needs login in Japanese', async () => {

@@ -161,6 +161,7 @@ function ServerRow({ server: s, open, onToggle, onEdit }: { server: ServerView; 
   const login = useServers((st) => st.login);
   const loginURL = useServers((st) => (s.state === 'needs_login' ? st.logins[s.name] : undefined));
   const [confirm, setConfirm] = useState(false);
+  const [clientId, setClientId] = useState('');
   const busy = pending !== undefined;
   const up = s.state === 'running' || s.state === 'restarting' || s.state === 'errored';
 
@@ -194,6 +195,29 @@ function ServerRow({ server: s, open, onToggle, onEdit }: { server: ServerView; 
             <span className="status-error" role="alert" data-testid={`server-action-error-${s.name}`}>
               {actionError}
             </span>
+          )}
+          {actionError && s.state === 'needs_login' && (
+            // The authorization server may not let the router register
+            // itself: the user gives the client id registered there.
+            <form
+              className="login-client-id"
+              onSubmit={(e) => {
+                e.preventDefault();
+                if (clientId.trim() !== '') void login(s.name, clientId.trim());
+              }}
+            >
+              <input
+                type="text"
+                value={clientId}
+                placeholder={t.clientIdPlaceholder}
+                aria-label={t.clientIdPlaceholder}
+                onChange={(e) => setClientId(e.target.value)}
+                data-testid={`server-login-client-id-${s.name}`}
+              />
+              <button type="submit" className="small" disabled={busy || clientId.trim() === ''} data-testid={`server-login-with-id-${s.name}`}>
+                {t.logInWithClientId}
+              </button>
+            </form>
           )}
         </td>
         <td>

@@ -43,7 +43,7 @@ export interface ServersState {
    * the browser; the URL stays in `logins` (a link, should the browser not
    * have opened) until the server leaves needs_login.
    */
-  login(name: string): Promise<void>;
+  login(name: string, clientId?: string): Promise<void>;
   logins: Record<string, string>;
 
   // Adding and editing: errors are thrown to the form, which keeps its input.
@@ -197,10 +197,10 @@ export function createServersStore(api: ServersApi): ServersStore {
     clearActionError: () => set({ actionError: null }),
 
     logins: {},
-    async login(name) {
+    async login(name, clientId = '') {
       set({ pending: { ...get().pending, [name]: 'login' }, actionError: null });
       try {
-        const { url } = await api.loginServer(name, '');
+        const { url } = await api.loginServer(name, clientId);
         set({ logins: { ...get().logins, [name]: url } });
         api.openExternal(url);
       } catch (err) {
