@@ -40,6 +40,12 @@ func TestServersLoginAndLogout(t *testing.T) {
 	dir := t.TempDir()
 	mustRun(t, dir, "servers", "add", "remote", "--url", protected(t, iss.URL), "--disabled")
 	mustRun(t, dir, "servers", "add", "files", "--disabled", "--", "cat")
+	open := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(`{"jsonrpc":"2.0","id":1,"result":{}}`))
+	}))
+	defer open.Close()
+	mustRun(t, dir, "servers", "add", "open", "--url", open.URL+"/mcp", "--disabled")
 
 	// The browser: it follows the authorization URL, the authorization
 	// server consents and redirects to the CLI's loopback listener.
@@ -86,6 +92,7 @@ func TestServersLoginAndLogout(t *testing.T) {
 		{[]string{"servers", "login", "nope"}, `no server named "nope"`},
 		{[]string{"servers", "login", "files"}, `files: server "files" is a stdio server: only HTTP and SSE servers log in`},
 		{[]string{"servers", "login"}, "usage: mcp-router servers login NAME"},
+		{[]string{"servers", "login", "open"}, `open: server "open" answered HTTP 200 without credentials: the server does not ask for an OAuth login`},
 		{[]string{"servers", "logout", "nope"}, `no server named "nope"`},
 		{[]string{"servers", "logout", "files"}, "files has no login to remove"},
 	} {
