@@ -50,13 +50,11 @@ type Flow struct {
 	// Registration says how the client was registered (Registered…).
 	Registration string
 
-	done     chan struct{}
-	err      error
-	finish   sync.Once
-	srv      *http.Server
-	cancel   context.CancelFunc
-	timeout  time.Duration
-	finished func(error)
+	done   chan struct{}
+	err    error
+	finish sync.Once
+	srv    *http.Server
+	cancel context.CancelFunc
 }
 
 // Wait returns when the login is done: nil once the token is stored, else
@@ -93,9 +91,6 @@ func (f *Flow) end(err error) {
 			defer cancel()
 			_ = f.srv.Shutdown(ctx)
 		}()
-		if f.finished != nil {
-			f.finished(err)
-		}
 		close(f.done)
 	})
 }
@@ -176,7 +171,7 @@ func (m *Manager) Begin(ctx context.Context, s spec.Server, o LoginOptions) (*Fl
 	}
 	fctx, cancel := context.WithCancel(context.Background())
 	f := &Flow{Server: s.Name, URL: authURL, RedirectURI: rec.RedirectURI, Registration: rec.Registration,
-		done: make(chan struct{}), cancel: cancel, timeout: o.Timeout}
+		done: make(chan struct{}), cancel: cancel}
 	mux := http.NewServeMux()
 	mux.HandleFunc("/callback", func(w http.ResponseWriter, r *http.Request) {
 		q := r.URL.Query()
