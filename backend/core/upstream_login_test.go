@@ -313,3 +313,35 @@ func TestLoginByAnotherProcessReachesTheRunningRouter(t *testing.T) {
 	}
 	waitState(t, b.core, "a", upstream.StateNeedsLogin)
 }
+
+// The router's Client ID Metadata Document: served only under an https
+// publicURL, whose URL it names as the client id.
+func TestClientIDMetadataDocument(t *testing.T) {
+	ep := serve(t, t.TempDir(), nil, false)
+	ctx := context.Background()
+	doc := "http://" + ep.addr + oauthclient.ClientMetadataPath
+	if code, _ := getBody(t, doc); code != http.StatusNotFound {
+		t.Fatalf("without publicURL: HTTP %d", code)
+	}
+	if err := ep.core.Settings.Set(ctx, "publicURL", "https://router.example"); err != nil {
+		t.Fatal(err)
+	}
+	code, body := getBody(t, doc)
+	var md struct {
+		ClientID     string   `json:"client_id"`
+		RedirectURIs []string `json:"redirect_uris"`
+		AuthMethod   string   `json:"token_endpoint_auth_method"`
+		GrantTypes   []string `json:"grant_types"`
+	}
+	if code != 200 || json.Unmarshal([]byte(body), &md) != nil || md.ClientID != "https://router.example"+oauthclient.ClientMetadataPath ||
+		len(md.RedirectURIs) != 1 || md.RedirectURIs[0] != "http://127.0.0.1/callback" || md.AuthMethod != "none" ||
+		strings.Join(md.GrantTypes, " ") != "authorization_code refresh_token" {
+		t.Fatalf("HTTP %d %s", code, body)
+	}
+	if err := ep.core.Settings.Set(ctx, "publicURL", "http://router.example"); err != nil {
+		t.Fatal(err)
+	}
+	if code, _ := getBody(t, doc); code != http.StatusNotFound {
+		t.Fatalf("with an http publicURL: HTTP %d", code)
+	}
+}
