@@ -27,8 +27,9 @@ func (e *env) serversCommand() *cobra.Command {
 	}
 	cmd.AddCommand(e.serversAdd(), e.serversList(), e.serversShow(), e.serversRemove(),
 		e.serversToggle("enable", true), e.serversToggle("disable", false), e.serversImport(), e.serversTest(), e.serversGate(), e.serversUpdate(), e.serversDiscover())
-	cmd.AddCommand(e.serversChat())   // servers_chat.go
-	cmd.AddCommand(e.serversExport()) // servers_export.go
+	cmd.AddCommand(e.serversChat())                     // servers_chat.go
+	cmd.AddCommand(e.serversExport())                   // servers_export.go
+	cmd.AddCommand(e.serversLogin(), e.serversLogout()) // servers_login.go
 	return cmd
 }
 

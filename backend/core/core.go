@@ -24,6 +24,7 @@ import (
 	"github.com/mcp-router/mcp-router/backend/gate"
 	"github.com/mcp-router/mcp-router/backend/gateway"
 	"github.com/mcp-router/mcp-router/backend/hook"
+	"github.com/mcp-router/mcp-router/backend/oauthclient"
 	"github.com/mcp-router/mcp-router/backend/pipeline"
 	"github.com/mcp-router/mcp-router/backend/policy"
 	"github.com/mcp-router/mcp-router/backend/reqlog"
@@ -61,6 +62,10 @@ type Core struct {
 	// The chat panel (chat.go).
 	Chat     *chat.Service
 	ChatKeys *chat.Keys
+	// Logins are the OAuth logins of HTTP upstreams (logins.go).
+	Logins    *oauthclient.Manager
+	loginMu   sync.Mutex
+	loginGens map[string]int64 // each login's generation in the store, as last applied
 
 	chain []string // ids of the routers this one runs under (instance.go)
 
@@ -141,6 +146,8 @@ func Open(dataDir string, o Options) (*Core, error) {
 		// Servers without a timeout of their own follow the setting.
 		uo.DefaultTimeout = func() time.Duration { return c.Settings.Timeout(context.Background()) }
 	}
+	c.openLogins()
+	uo.Authorizer = c.Logins
 	c.StateGate = stategate.New(stategate.Options{DataDir: dataDir, Store: st, Logger: o.Logger})
 	c.StateGateServer = stategate.NewServer(c.StateGate, stategate.ServerOptions{ActorFrom: actorFrom, Version: Version})
 	uo.Builtins = map[string]*server.MCPServer{stategate.ServerName: c.StateGateServer.MCPServer()}
@@ -281,6 +288,7 @@ func (c *Core) Run(ctx context.Context, interval time.Duration) error {
 	if err != nil {
 		return err
 	}
+	c.syncLogins(ctx, true)
 	if c.beforeServers == nil {
 		if err := c.SyncServers(ctx); err != nil {
 			return err
@@ -399,6 +407,7 @@ func (c *Core) reload(ctx context.Context) {
 	if err := c.SyncServers(ctx); err != nil {
 		c.Log.Warnf("reload after a database change: %v", err)
 	}
+	c.syncLogins(ctx, false)
 	if err := c.Hooks.Reload(ctx); err != nil {
 		c.Log.Warnf("reload hooks after a database change: %v", err)
 	}

@@ -22,6 +22,7 @@ import (
 	"github.com/mcp-router/mcp-router/backend/discovery"
 	"github.com/mcp-router/mcp-router/backend/gateway"
 	"github.com/mcp-router/mcp-router/backend/hotpath"
+	"github.com/mcp-router/mcp-router/backend/oauthclient"
 	"github.com/mcp-router/mcp-router/backend/upstream"
 )
 
@@ -72,6 +73,7 @@ func (c *Core) Serve(ctx context.Context, o ServeOptions) error {
 	prm := gateway.GuardLocal(c.protectedResourceMetadata())
 	mux.Handle(auth.MetadataPath, prm)
 	mux.Handle("/.well-known/oauth-protected-resource", prm)
+	mux.Handle(oauthclient.ClientMetadataPath, gateway.GuardLocal(c.clientMetadata()))
 	disc := gateway.GuardLocal(discovery.Handler(func(r *http.Request) discovery.Description { return c.describe(r, o.NoAuth) }))
 	for _, p := range []string{discovery.PathWellKnownMCP, discovery.PathWellKnownMCPJSON, discovery.PathAICatalog,
 		gateway.PathMCP + discovery.ServerCardSuffix} {

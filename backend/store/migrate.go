@@ -31,6 +31,8 @@ var migrations = []*gormigrate.Migration{
 	{ID: "0300_policy_audit", Migrate: migratePolicyAudit},
 	// A server's passUpstreamAuth (issue 19); numbered apart (0400).
 	{ID: "0400_server_pass_upstream_auth", Migrate: migratePassUpstreamAuth},
+	// Upstream OAuth logins' generations (issue 19); numbered apart (0500).
+	{ID: "0500_upstream_logins", Migrate: migrateUpstreamLogins},
 	// The request log's backend tool of an ability call (issue 18); 0700.
 	{ID: "0700_request_log_backend_tool", Migrate: migrateRequestLogBackendTool},
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/url"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -50,6 +51,14 @@ type dialOptions struct {
 	onNotification func(mcp.JSONRPCNotification)
 	self           identity // who this router is: a server that answers as it is refused
 	builtins       map[string]*server.MCPServer
+	authorizer     Authorizer // OAuth logins of HTTP servers (login.go); nil: none
+}
+
+func (o dialOptions) login(s spec.Server) *loginAuth {
+	if o.authorizer == nil {
+		return nil
+	}
+	return &loginAuth{a: o.authorizer, server: s.Name, url: s.URL}
 }
 
 // dial connects to s and performs the initialize handshake within ctx. The
@@ -80,7 +89,7 @@ func dial(ctx context.Context, s spec.Server, o dialOptions) (*conn, error) {
 			}
 		}()
 	case spec.HTTP:
-		tr, err := newHTTPTransport(s)
+		tr, err := newHTTPTransport(s, o.login(s))
 		if err != nil {
 			return nil, err
 		}
@@ -97,7 +106,9 @@ func dial(ctx context.Context, s spec.Server, o dialOptions) (*conn, error) {
 		c.tr = transport.NewInProcessTransport(srv)
 	case spec.SSE:
 		opts := []transport.ClientOption{transport.WithHeaders(s.Headers), transport.WithSSELogger(quietLogger)}
-		if s.PassUpstreamAuth {
+		if l := o.login(s); l != nil {
+			opts = append(opts, transport.WithHeaderFunc(loginHeaders(s.PassUpstreamAuth, l)))
+		} else if s.PassUpstreamAuth {
 			opts = append(opts, transport.WithHeaderFunc(clientAuthHeaders))
 		}
 		tr, err := transport.NewSSE(s.URL, opts...)
@@ -117,7 +128,7 @@ func dial(ctx context.Context, s spec.Server, o dialOptions) (*conn, error) {
 	}
 	// The SSE transport's stream lives on the context given to Start.
 	if err := c.client.Start(life); err != nil {
-		return nil, fmt.Errorf("connect: %w", err)
+		return nil, fmt.Errorf("connect: %w", fromMCPGo(err, redactedURL(s.URL)))
 	}
 	init, err := c.initialize(ctx, o.clientInfo)
 	if err != nil {
@@ -155,7 +166,7 @@ func (c *conn) initialize(ctx context.Context, info mcp.Implementation) (*mcp.In
 			if reason := c.lostWhy(); reason != "" {
 				return nil, fmt.Errorf("initialize: %s", reason)
 			}
-			return nil, fmt.Errorf("initialize: %w", res.err)
+			return nil, fmt.Errorf("initialize: %w", fromMCPGo(res.err, redactedURL(c.spec.URL)))
 		}
 		return res.r, nil
 	case <-c.lost:
@@ -176,6 +187,13 @@ func (c *conn) request(ctx context.Context, method string, params any) ([]byte, 
 		}
 		if errors.Is(err, transport.ErrSessionTerminated) {
 			c.markLost("session expired (HTTP 404)")
+		}
+		err = fromMCPGo(err, redactedURL(c.spec.URL))
+		if errors.Is(err, ErrNeedsLogin) {
+			// The login ended (a refresh refused): the supervisor finds
+			// that out on its next attempt and waits for a new login.
+			c.markLost(reasonNeedsLogin + ": " + err.Error())
+			return nil, fmt.Errorf("%s: %w", method, err)
 		}
 		c.awaitExit()
 		if reason := c.lostWhy(); reason != "" && ctx.Err() == nil {
@@ -304,4 +322,13 @@ func fetchCatalog(ctx context.Context, c *conn) (Catalog, error) {
 		}
 	}
 	return cat, nil
+}
+
+// redactedURL is u without a password, for messages.
+func redactedURL(u string) string {
+	p, err := url.Parse(u)
+	if err != nil {
+		return u
+	}
+	return p.Redacted()
 }

@@ -45,6 +45,9 @@ func (s *Service) Connect(ctx context.Context, name string) (Status, error) {
 		case isSelf && supervised && st.State == StateErrored:
 			// Another attempt would meet this router again.
 			return st, fmt.Errorf("%w (%s: %s)", ErrNotRunning, st.State, st.Error)
+		case supervised && st.State == StateNeedsLogin:
+			// Only a login gets it further.
+			return st, fmt.Errorf("%w (%s: %s)", ErrNotRunning, st.State, st.Error)
 		case !supervised && !enabled:
 			return st, fmt.Errorf("%w (the server is disabled)", ErrNotRunning)
 		case !supervised:

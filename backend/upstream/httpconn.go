@@ -39,7 +39,14 @@ var staleAfter = time.Second
 // close when it came earlier). Any other failure is the caller's error: a
 // tool call must not run twice because a server broke down while on it.
 func (t *streamTransport) exchange(ctx context.Context, method string, body []byte, extra string, own bool) (c *httpConn, resp *http.Response, sentSession bool, err error) {
+	rejected := false
 	for attempt := 0; ; attempt++ {
+		var head []byte
+		var sentLogin string
+		head, sentLogin, err = t.headFor(ctx)
+		if err != nil {
+			return nil, nil, false, err
+		}
 		c, err = t.acquire(ctx, own || attempt > 0)
 		if err != nil {
 			return nil, nil, false, err
@@ -51,11 +58,23 @@ func (t *streamTransport) exchange(ctx context.Context, method string, body []by
 		c.stop = context.AfterFunc(ctx, func() { _ = nc.SetDeadline(aLongTimeAgo) })
 		got := c.got.n
 		idle := !c.lastUsed.IsZero() && time.Since(c.lastUsed) >= staleAfter
-		resp, sentSession, err = t.roundTrip(c, t.headFor(ctx), method, body, extra)
+		resp, sentSession, err = t.roundTrip(c, head, method, body, extra)
 		answered := c.got.n > got
 		if err == nil {
 			if resp.Close {
 				c.broken = true // the server closes it after this answer
+			}
+			// The login's token refused: the server did nothing with the
+			// request, which goes again, once, with a refreshed token (or
+			// fails with ErrNeedsLogin when there is none).
+			if resp.StatusCode == http.StatusUnauthorized && sentLogin != "" && !rejected {
+				rejected = true
+				if !discardBody(resp.Body) {
+					c.broken = true
+				}
+				t.release(c)
+				t.login.rejected(sentLogin)
+				continue
 			}
 			return c, resp, sentSession, nil
 		}
@@ -397,24 +416,42 @@ func (t *streamTransport) deleteSession() {
 	if d, ok := ctx.Deadline(); ok {
 		_ = c.nc.SetDeadline(d)
 	}
-	if resp, _, err := t.roundTrip(c, t.head, http.MethodDelete, nil, ""); err == nil {
+	head, _, err := t.headFor(ctx)
+	if err != nil {
+		head = t.head
+	}
+	if resp, _, err := t.roundTrip(c, head, http.MethodDelete, nil, ""); err == nil {
 		_ = resp.Body.Close()
 	}
 }
 
 // headFor is the fixed header lines of a request made with ctx: with
 // passAuth and a client's Authorization in ctx, that value replaces the
-// configured one, for this request only.
-func (t *streamTransport) headFor(ctx context.Context) []byte {
-	if !t.passAuth {
-		return t.head
+// configured one, for this request only; else the login's token, when the
+// server has one (login.go), replaces it. sent is the login's value when
+// it went out (for Rejected on a 401).
+func (t *streamTransport) headFor(ctx context.Context) (head []byte, sent string, err error) {
+	if t.passAuth {
+		if v, ok := clientAuthorization(ctx); ok && CheckClientAuthorization(v) == nil {
+			return withAuthorization(t.headNoAuth, v), "", nil
+		}
 	}
-	v, ok := clientAuthorization(ctx)
-	if !ok || CheckClientAuthorization(v) != nil {
-		return t.head
+	if t.login == nil {
+		return t.head, "", nil
 	}
-	h := make([]byte, 0, len(t.headNoAuth)+len(v)+17)
-	h = append(h, t.headNoAuth...)
+	v, err := t.login.value(ctx)
+	if err != nil {
+		return nil, "", err
+	}
+	if v == "" {
+		return t.head, "", nil
+	}
+	return withAuthorization(t.headNoAuth, v), v, nil
+}
+
+func withAuthorization(headNoAuth []byte, v string) []byte {
+	h := make([]byte, 0, len(headNoAuth)+len(v)+17)
+	h = append(h, headNoAuth...)
 	h = append(h, "Authorization: "...)
 	h = append(h, v...)
 	return append(h, "\r\n"...)

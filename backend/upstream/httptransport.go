@@ -66,6 +66,9 @@ type streamTransport struct {
 	// (WithClientAuthorization) sends headNoAuth and that value instead.
 	passAuth   bool
 	headNoAuth []byte
+	// login: the server's OAuth login (login.go), nil when there is no
+	// Authorizer.
+	login *loginAuth
 
 	session  atomic.Value // string: Mcp-Session-Id, "" until initialize answers
 	version  atomic.Value // string: Mcp-Protocol-Version, set by the client
@@ -121,14 +124,16 @@ var proxyFor = http.ProxyFromEnvironment
 
 // newHTTPTransport picks the transport for a streamable HTTP upstream:
 // the router's own, or mcp-go's when the URL goes through a proxy.
-func newHTTPTransport(s spec.Server) (transport.Interface, error) {
+func newHTTPTransport(s spec.Server, login *loginAuth) (transport.Interface, error) {
 	u, err := url.Parse(s.URL)
 	if err != nil {
 		return nil, fmt.Errorf("bad URL %q: %w", s.URL, err)
 	}
 	if p, err := proxyFor(&http.Request{URL: u}); err == nil && p != nil {
 		opts := []transport.StreamableHTTPCOption{}
-		if s.PassUpstreamAuth {
+		if login != nil {
+			opts = append(opts, transport.WithHTTPHeaderFunc(loginHeaders(s.PassUpstreamAuth, login)))
+		} else if s.PassUpstreamAuth {
 			opts = append(opts, transport.WithHTTPHeaderFunc(clientAuthHeaders))
 		}
 		tr, err := transport.NewStreamableHTTP(s.URL, append(opts,
@@ -147,6 +152,7 @@ func newHTTPTransport(s spec.Server) (transport.Interface, error) {
 		return nil, err
 	}
 	t.passAuth = s.PassUpstreamAuth
+	t.login = login
 	return t, nil
 }
 
@@ -360,7 +366,16 @@ func (t *streamTransport) failed(c *httpConn, resp *http.Response, sentSession b
 		return transport.ErrSessionTerminated
 	case resp.StatusCode == http.StatusNotFound && what == string(mcp.MethodInitialize):
 		return fmt.Errorf("HTTP 404 from %s: no streamable HTTP MCP endpoint there (check the URL; a server with the older SSE transport needs transport sse)", t.target)
-	case resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden:
+	case resp.StatusCode == http.StatusUnauthorized:
+		msg := fmt.Sprintf("HTTP 401 from %s: the server asks for a login (mcp-router servers login NAME, or Log in on the Servers page)", t.target)
+		if rm := resourceMetadata(resp.Header.Values("WWW-Authenticate")); rm != "" && visibleASCII(rm) {
+			msg += "; its resource metadata: " + rm
+		}
+		if s := snippet(body); s != "" {
+			msg += ": " + s
+		}
+		return &needsLoginError{msg: msg}
+	case resp.StatusCode == http.StatusForbidden:
 		msg := fmt.Sprintf("HTTP %d from %s: the server refused the request's credentials (set the header it expects, e.g. Authorization, in the server's headers)", resp.StatusCode, t.target)
 		if s := snippet(body); s != "" {
 			msg += ": " + s

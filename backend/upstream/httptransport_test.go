@@ -355,7 +355,7 @@ func TestStreamTransportErrors(t *testing.T) {
 		want string
 	}{
 		{"stale400", "upstream error -32000: Bad Request: No valid session ID provided"},
-		{"unauthorized", "HTTP 401 from " + f.url() + ": the server refused the request's credentials (set the header it expects, e.g. Authorization, in the server's headers): token expired"},
+		{"unauthorized", "HTTP 401 from " + f.url() + ": the server asks for a login (mcp-router servers login NAME, or Log in on the Servers page): token expired"},
 		{"boom", "HTTP 500 from " + f.url() + " for tools/call: internal failure"},
 		{"accepted", "HTTP 202 from " + f.url() + " for tools/call"},
 		{"html", `unexpected content type "text/html" in the answer to tools/call`},
@@ -365,6 +365,9 @@ func TestStreamTransportErrors(t *testing.T) {
 		_, err := call(tr, context.Background(), tc.id, "tools/call")
 		if err == nil || err.Error() != tc.want {
 			t.Errorf("%s: error %v\nwant %s", tc.id, err, tc.want)
+		}
+		if tc.id == "unauthorized" && !errors.Is(err, ErrNeedsLogin) {
+			t.Errorf("unauthorized: %v does not match ErrNeedsLogin (the supervisor waits for a login)", err)
 		}
 		if tc.id == "stale400" && !errors.As(err, &rpcErr) {
 			t.Errorf("stale400: %T, want *RPCError (the supervisor reconnects on it)", err)
@@ -492,12 +495,12 @@ func TestStreamTransportResumesAStreamEndedBeforeItsAnswer(t *testing.T) {
 func TestHTTPTransportChoice(t *testing.T) {
 	defer func(f func(*http.Request) (*url.URL, error)) { proxyFor = f }(proxyFor)
 	proxyFor = func(*http.Request) (*url.URL, error) { return nil, nil }
-	tr, err := newHTTPTransport(specHTTP("http://127.0.0.1:9/mcp"))
+	tr, err := newHTTPTransport(specHTTP("http://127.0.0.1:9/mcp"), nil)
 	if _, ok := tr.(*streamTransport); !ok || err != nil {
 		t.Fatalf("direct: %T %v", tr, err)
 	}
 	proxyFor = func(*http.Request) (*url.URL, error) { return url.Parse("http://proxy:3128") }
-	tr, err = newHTTPTransport(specHTTP("https://example.com/mcp"))
+	tr, err = newHTTPTransport(specHTTP("https://example.com/mcp"), nil)
 	if _, ok := tr.(*transport.StreamableHTTP); !ok || err != nil {
 		t.Fatalf("through a proxy: %T %v, want mcp-go's transport", tr, err)
 	}

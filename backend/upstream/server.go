@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"reflect"
+	"strings"
 	"sync"
 	"time"
 
@@ -150,6 +151,20 @@ func (m *managed) run(ctx context.Context, done chan struct{}) {
 				}
 				continue
 			}
+			if errors.Is(err, ErrNeedsLogin) {
+				// Retrying without a login meets the same 401: wait for
+				// one (a login, Restart or a changed definition wakes it).
+				m.update(func(st *Status) {
+					st.State, st.Error = StateNeedsLogin, err.Error()
+					st.NextRetryAt = time.Time{}
+				})
+				m.svc.log.WithField("server", m.name).Warnf("not started: %v", err)
+				if !m.waitWake(ctx) {
+					m.setStopped()
+					return
+				}
+				continue
+			}
 			failures++
 			wait := m.svc.backoff(failures)
 			m.update(func(st *Status) {
@@ -177,7 +192,7 @@ func (m *managed) run(ctx context.Context, done chan struct{}) {
 		}
 		failures++
 		wait := m.svc.backoff(failures)
-		if reason == reasonReconnectRequested {
+		if reason == reasonReconnectRequested || strings.HasPrefix(reason, reasonNeedsLogin) {
 			wait = 0
 		}
 		m.svc.log.WithField("server", m.name).Warnf("connection lost: %s; reconnecting in %s", reason, wait)
@@ -194,7 +209,10 @@ func (m *managed) run(ctx context.Context, done chan struct{}) {
 	}
 }
 
-const reasonReconnectRequested = "reconnect requested"
+const (
+	reasonReconnectRequested = "reconnect requested"
+	reasonNeedsLogin         = "the login has ended"
+)
 
 func (m *managed) connect(ctx context.Context) (*conn, Catalog, error) {
 	s := m.currentSpec()
@@ -205,6 +223,7 @@ func (m *managed) connect(ctx context.Context) (*conn, Catalog, error) {
 		clientSide:     m.svc.opts.ClientSide,
 		console:        m.console,
 		builtins:       m.svc.opts.Builtins,
+		authorizer:     m.svc.opts.Authorizer,
 		onNotification: func(n mcp.JSONRPCNotification) { m.onNotification(n) },
 		self:           m.svc.opts.identity(),
 	})

@@ -50,6 +50,10 @@ type Options struct {
 	// name: each connection to one is an in-process transport to its
 	// mcp-go server.
 	Builtins map[string]*server.MCPServer
+	// Authorizer holds the OAuth logins of HTTP servers (backend/
+	// oauthclient); nil: no server has one, and a 401 still puts the
+	// server in StateNeedsLogin.
+	Authorizer Authorizer
 }
 
 func (o *Options) defaults() {
@@ -420,7 +424,7 @@ func Probe(ctx context.Context, s spec.Server, o Options, stderr io.Writer) (Pro
 			fmt.Fprintln(stderr, line)
 		}
 	})
-	c, err := dial(ctx, s, dialOptions{clientInfo: o.ClientInfo, console: console, self: o.identity(), builtins: o.Builtins})
+	c, err := dial(ctx, s, dialOptions{clientInfo: o.ClientInfo, console: console, self: o.identity(), builtins: o.Builtins, authorizer: o.Authorizer})
 	if err != nil {
 		return ProbeResult{}, err
 	}

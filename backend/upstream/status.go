@@ -10,11 +10,12 @@ import (
 type State string
 
 const (
-	StateStopped    State = "stopped"    // disabled, stopped by the user, or service closed
-	StateStarting   State = "starting"   // connecting and initializing
-	StateRunning    State = "running"    // initialized and answering
-	StateRestarting State = "restarting" // lost after running; waiting to reconnect
-	StateErrored    State = "errored"    // could not start; retried with backoff, except a server that is this router itself (ErrSelf)
+	StateStopped    State = "stopped"     // disabled, stopped by the user, or service closed
+	StateStarting   State = "starting"    // connecting and initializing
+	StateRunning    State = "running"     // initialized and answering
+	StateRestarting State = "restarting"  // lost after running; waiting to reconnect
+	StateErrored    State = "errored"     // could not start; retried with backoff, except a server that is this router itself (ErrSelf)
+	StateNeedsLogin State = "needs_login" // an HTTP server answered 401 (ErrNeedsLogin): waits, without retries, for a login
 )
 
 // Status is a snapshot of one server, safe to hand to the UI.

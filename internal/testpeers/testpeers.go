@@ -193,8 +193,10 @@ type OAuthIssuer struct {
 }
 
 // StartOAuthIssuer starts an authorization server and waits until it
-// prints its issuer URL. It stops when the test ends.
-func StartOAuthIssuer(t testing.TB) *OAuthIssuer {
+// prints its issuer URL. It stops when the test ends. flags are
+// oauth-issuer.mjs's: "--register" (dynamic client registration), "--cimd"
+// (client_id_metadata_document_supported in the metadata).
+func StartOAuthIssuer(t testing.TB, flags ...string) *OAuthIssuer {
 	t.Helper()
 	root := RepoRoot(t)
 	if _, err := os.Stat(filepath.Join(root, "test", "peers", "node_modules", "oauth2-mock-server", "package.json")); err != nil {
@@ -204,7 +206,7 @@ func StartOAuthIssuer(t testing.TB) *OAuthIssuer {
 	if _, err := os.Stat(node); err != nil {
 		node = "node"
 	}
-	cmd := exec.Command(node, filepath.Join(root, "test", "peers", "oauth-issuer.mjs"), strconv.Itoa(FreePort(t)))
+	cmd := exec.Command(node, append([]string{filepath.Join(root, "test", "peers", "oauth-issuer.mjs"), strconv.Itoa(FreePort(t))}, flags...)...)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -282,4 +284,39 @@ func KillProcess(pid int) error {
 		return err
 	}
 	return p.Kill()
+}
+
+// IssuerGrants is what GET /test/grants of oauth-issuer.mjs answers.
+type IssuerGrants struct {
+	Grants           map[string]int `json:"grants"`           // token requests by grant_type
+	AuthorizeClients []string       `json:"authorizeClients"` // client_id of each /authorize
+}
+
+// Grants reads the token requests the server has seen.
+func (s *OAuthIssuer) Grants(t testing.TB) IssuerGrants {
+	t.Helper()
+	resp, err := http.Get(s.URL + "/test/grants")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var g IssuerGrants
+	if err := json.NewDecoder(resp.Body).Decode(&g); err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
+// Revoke revokes a token at the server's revocation endpoint (RFC 7009):
+// a refresh token named there is refused from then on.
+func (s *OAuthIssuer) Revoke(t testing.TB, token string) {
+	t.Helper()
+	resp, err := http.PostForm(s.URL+"/revoke", url.Values{"token": {token}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Fatalf("revoke: HTTP %d", resp.StatusCode)
+	}
 }

@@ -96,6 +96,22 @@ describe('createApi', () => {
     await expect(api2.queryLogs({})).rejects.toThrow('log 1: status');
   });
 
+  it('starts a login with the server name and a client id, opens only http(s) URLs, through the transport when it can', async () => {
+    const ok = fakeTransport({ LoginServer: { url: 'https://auth.example/authorize?x=1', registration: 'dynamic' } });
+    const api = createApi(ok.t);
+    await expect(api.loginServer('remote', '')).resolves.toEqual({ url: 'https://auth.example/authorize?x=1', registration: 'dynamic' });
+    expect(ok.calls).toEqual([['LoginServer', ['remote', '']]]);
+    const bad = createApi(fakeTransport({ LoginServer: { url: 'javascript:alert(1)', registration: 'dynamic' } }).t);
+    await expect(bad.loginServer('remote', '')).rejects.toThrow('login: the authorization URL is not http(s)');
+
+    const opened: string[] = [];
+    createApi({ ...ok.t, openURL: (u) => opened.push(u) }).openExternal('https://auth.example/a');
+    expect(opened).toEqual(['https://auth.example/a']);
+    const open = vi.spyOn(window, 'open').mockImplementation(() => null);
+    api.openExternal('https://auth.example/b');
+    expect(open).toHaveBeenCalledWith('https://auth.example/b', '_blank', 'noopener');
+  });
+
   it('carries each token\'s role and refuses one outside the contract', async () => {
     const row = (name: string, role?: string) => ({ id: 1, name, prefix: 'mcpr_x', servers: null, role, createdAt: '2026-11-24T00:00:00Z' });
     const api = createApi(fakeTransport({ ListTokens: [row('me', 'admin'), row('cursor', 'client')] }).t);
@@ -190,6 +206,16 @@ describe('wailsTransport', () => {
     off();
     expect(got).toEqual(['gone']);
     expect(listeners.size).toBe(0);
+  });
+
+  it('opens a login page in the system browser through the Wails runtime', () => {
+    const BrowserOpenURL = vi.fn();
+    window.runtime = { BrowserOpenURL };
+    const open = vi.spyOn(window, 'open').mockImplementation(() => null);
+    createApi(wailsTransport).openExternal('https://auth.example/authorize');
+    expect(BrowserOpenURL).toHaveBeenCalledWith('https://auth.example/authorize');
+    expect(open).not.toHaveBeenCalled();
+    open.mockRestore();
   });
 
   it('knows the Wails window by its bindings or its runtime', () => {

@@ -27,6 +27,7 @@ import {
   toServerConfig,
   toServerTool,
   toServerView,
+  toLoginStart,
   toStrings,
   toTokenView,
   toToolCallResult,
@@ -86,6 +87,12 @@ export function createApi(t: ApiTransport): Api {
     setToolEnabled: (server, tool, enabled) => call('SetToolEnabled', [server, tool, enabled], none),
     setPrefixMode: (server, mode) => call('SetPrefixMode', [server, mode], none),
     serverConsole: (name) => call('ServerConsole', [name], lines),
+    loginServer: (name, clientId) => call('LoginServer', [name, clientId], toLoginStart),
+    logoutServer: (name) => call('LogoutServer', [name], none),
+    openExternal: (url) => {
+      if (t.openURL) t.openURL(url);
+      else window.open(url, '_blank', 'noopener');
+    },
 
     listTools: () => call('ListTools', [], (r) => list(r, toAggregatedTool, 'tools')),
     callTool: (name, argumentsJSON) => call('CallTool', [name, argumentsJSON], toToolCallResult),

@@ -37,6 +37,7 @@ import {
   type ServerConfig,
   type ServerTool,
   type ServerView,
+  type LoginStart,
   type TokenView,
   type ToolCallResult,
 } from './types';
@@ -88,6 +89,14 @@ export function list<T>(raw: unknown, each: (x: unknown) => T, what: string): T[
   if (raw === null || raw === undefined) return [];
   if (!Array.isArray(raw)) throw new ApiError(`${what}: expected a list`);
   return raw.map(each);
+}
+
+export function toLoginStart(raw: unknown): LoginStart {
+  const r = obj(raw, 'login');
+  const url = reqStr(r, 'url', 'login');
+  // The page opens it: only a web address, never javascript: or a file.
+  if (!/^https?:\/\//i.test(url)) throw new Error(`login: the authorization URL is not http(s): ${JSON.stringify(url)}`);
+  return { url, registration: str(r.registration) };
 }
 
 export function toServerView(raw: unknown): ServerView {

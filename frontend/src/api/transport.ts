@@ -16,4 +16,6 @@ export interface ApiTransport {
    * Optional: the Wails runtime never drops events.
    */
   onReconnect?(handler: () => void): Unsubscribe;
+  /** Opens a URL in the user's browser; optional: a browser tab uses window.open. */
+  openURL?(url: string): void;
 }

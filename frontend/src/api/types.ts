@@ -8,7 +8,7 @@ import type { ChatApi } from './chat';
 export const TRANSPORTS = ['stdio', 'http', 'sse', 'builtin'] as const;
 export type Transport = (typeof TRANSPORTS)[number];
 
-export const SERVER_STATES = ['stopped', 'starting', 'running', 'restarting', 'errored'] as const;
+export const SERVER_STATES = ['stopped', 'starting', 'running', 'restarting', 'errored', 'needs_login'] as const;
 export type ServerState = (typeof SERVER_STATES)[number];
 
 export const PREFIX_MODES = ['always', 'never'] as const;
@@ -28,6 +28,12 @@ export interface ServerView {
   /** Command line (stdio) or URL (http, sse). */
   target: string;
   prefixMode: PrefixMode;
+}
+
+/** LoginServer's answer: the authorization URL and how the router registered. */
+export interface LoginStart {
+  url: string;
+  registration: string;
 }
 
 /** spec.Server JSON. Unknown fields the Go side adds are kept as they came. */
@@ -444,6 +450,12 @@ export interface Api extends ChatApi, ApprovalsApi, AboutApi {
   setToolEnabled(server: string, tool: string, enabled: boolean): Promise<void>;
   setPrefixMode(server: string, mode: PrefixMode): Promise<void>;
   serverConsole(name: string): Promise<string[]>;
+  /** Starts the OAuth login of a server in needs_login: the URL to open in the browser. */
+  loginServer(name: string, clientId: string): Promise<LoginStart>;
+  /** Removes a server's OAuth login (its tokens). */
+  logoutServer(name: string): Promise<void>;
+  /** Opens a URL in the user's browser (Wails BrowserOpenURL in the window, window.open in a browser). */
+  openExternal(url: string): void;
   // Tools
   listTools(): Promise<AggregatedTool[]>;
   callTool(name: string, argumentsJSON: string): Promise<ToolCallResult>;

@@ -2,7 +2,7 @@
 // (the bound appapi.API) and window.runtime into the page; the generated
 // wailsjs/ modules are thin wrappers over the same two objects. This file and
 // the rest of src/api/ are the only places that touch them.
-import { EventsOn } from './wailsjs/runtime/runtime';
+import { BrowserOpenURL, EventsOn } from './wailsjs/runtime/runtime';
 import { ApiError } from './types';
 import type { ApiTransport } from './transport';
 
@@ -38,5 +38,9 @@ export const wailsTransport: ApiTransport = {
     // EventsOn returns a canceller for this one listener; EventsOff would drop
     // every listener of the event, including other components'.
     return EventsOn(name, (payload: unknown) => handler(payload));
+  },
+  openURL(url) {
+    // The window's webview does not open new windows: the system browser does.
+    BrowserOpenURL(url);
   },
 };

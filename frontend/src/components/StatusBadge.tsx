@@ -13,7 +13,7 @@ export function StatusBadge({ name, state, restarts, error }: Props) {
         {t.state[state]}
         {state === 'restarting' && restarts > 0 && <span className="badge-count"> · {t.restartCount(restarts)}</span>}
       </span>
-      {state === 'errored' && error && (
+      {(state === 'errored' || state === 'needs_login') && error && (
         <span className="status-error" title={error} data-testid={`server-error-${name}`}>
           {error}
         </span>

@@ -158,4 +158,57 @@ describe('ServersPage', () => {
     await userEvent.selectOptions(screen.getByTestId('prefix-mode'), 'never');
     expect(api.setPrefixMode).toHaveBeenCalledWith('everything', 'never');
   });
+  it('shows needs_login with a Log in button that opens the login page', async () => {
+    const fake = fakeApi([
+      server('remote', { transport: 'http', state: 'needs_login', error: 'HTTP 401 from http://a.example/mcp: the server asks for a login', tools: 0 }),
+      server('everything'),
+    ]);
+    fake.api.loginServer.mockResolvedValueOnce({ url: 'https://auth.example/authorize?client_id=dcr-1&state=s', registration: 'dynamic' });
+    renderWithApi(<ServersPage />, fake.api);
+
+    expect(await screen.findByTestId('server-state-remote')).toHaveTextContent(/^Needs login$/);
+    expect(screen.getByTestId('server-error-remote')).toHaveTextContent('the server asks for a login');
+    expect(screen.queryByTestId('server-login-everything')).not.toBeInTheDocument();
+    expect(screen.queryByTestId('server-start-remote')).not.toBeInTheDocument();
+
+    await userEvent.click(screen.getByTestId('server-login-remote'));
+    expect(fake.api.loginServer).toHaveBeenCalledWith('remote', '');
+    expect(fake.api.openExternal).toHaveBeenCalledWith('https://auth.example/authorize?client_id=dcr-1&state=s');
+    // Should the browser not have opened, the page is a link away.
+    const link = await screen.findByTestId('server-login-link-remote');
+    expect(link).toHaveAttribute('href', 'https://auth.example/authorize?client_id=dcr-1&state=s');
+    expect(link).toHaveAttribute('rel', 'noopener noreferrer');
+
+    // The login done, the server runs: no button, no link.
+    act(() => fake.emit(server('remote', { transport: 'http', state: 'running', tools: 3 })));
+    expect(screen.getByTestId('server-state-remote')).toHaveTextContent(/^Running$/);
+    expect(screen.queryByTestId('server-login-remote')).not.toBeInTheDocument();
+    expect(screen.queryByTestId('server-login-link-remote')).not.toBeInTheDocument();
+  });
+
+  it('shows why a login could not start, and opens nothing', async () => {
+    const fake = fakeApi([server('remote', { transport: 'http', state: 'needs_login' })]);
+    fake.api.loginServer.mockRejectedValueOnce(new Error('remote: the authorization server offers no client registration (http://auth.example): give the client id registered there for the router (--client-id)'));
+    renderWithApi(<ServersPage />, fake.api);
+    await userEvent.click(await screen.findByTestId('server-login-remote'));
+    expect(await screen.findByTestId('server-action-error-remote')).toHaveTextContent('offers no client registration');
+    expect(fake.api.openExternal).not.toHaveBeenCalled();
+    expect(screen.queryByTestId('server-login-link-remote')).not.toBeInTheDocument();
+
+    // The client id registered there: the login goes again with it.
+    expect(screen.getByTestId('server-login-with-id-remote')).toBeDisabled();
+    await userEvent.type(screen.getByTestId('server-login-client-id-remote'), ' my-client ');
+    await userEvent.click(screen.getByTestId('server-login-with-id-remote'));
+    expect(fake.api.loginServer).toHaveBeenLastCalledWith('remote', 'my-client');
+    expect(fake.api.openExternal).toHaveBeenCalledWith('https://auth.example/authorize?client_id=x');
+    expect(await screen.findByTestId('server-login-link-remote')).toBeInTheDocument();
+    expect(screen.queryByTestId('server-login-client-id-remote')).not.toBeInTheDocument();
+  });
+
+  it('shows Needs login in Japanese', async () => {
+    const fake = fakeApi([server('remote', { transport: 'http', state: 'needs_login' })]);
+    renderWithApi(<ServersPage />, fake.api, 'ja');
+    expect(await screen.findByTestId('server-state-remote')).toHaveTextContent(/^ログインが必要$/);
+    expect(screen.getByTestId('server-login-remote')).toHaveTextContent('ログイン');
+  });
 });

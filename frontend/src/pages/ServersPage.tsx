@@ -158,7 +158,10 @@ function ServerRow({ server: s, open, onToggle, onEdit }: { server: ServerView; 
   const since = useServers((st) => st.since[s.name]);
   const actionError = useServers((st) => (st.actionError?.name === s.name ? st.actionError.message : null));
   const act = useServers((st) => st.act);
+  const login = useServers((st) => st.login);
+  const loginURL = useServers((st) => (s.state === 'needs_login' ? st.logins[s.name] : undefined));
   const [confirm, setConfirm] = useState(false);
+  const [clientId, setClientId] = useState('');
   const busy = pending !== undefined;
   const up = s.state === 'running' || s.state === 'restarting' || s.state === 'errored';
 
@@ -180,10 +183,41 @@ function ServerRow({ server: s, open, onToggle, onEdit }: { server: ServerView; 
         <td className="status-cell">
           <StatusBadge name={s.name} state={s.state} restarts={s.restarts} error={s.error} />
           {s.state === 'starting' && since !== undefined && <Elapsed since={since} />}
+          {loginURL && (
+            <span className="status-note" data-testid={`server-login-pending-${s.name}`}>
+              {t.loginOpened}{' '}
+              <a href={loginURL} target="_blank" rel="noopener noreferrer" data-testid={`server-login-link-${s.name}`}>
+                {t.loginLink}
+              </a>
+            </span>
+          )}
           {actionError && (
             <span className="status-error" role="alert" data-testid={`server-action-error-${s.name}`}>
               {actionError}
             </span>
+          )}
+          {actionError && s.state === 'needs_login' && (
+            // The authorization server may not let the router register
+            // itself: the user gives the client id registered there.
+            <form
+              className="login-client-id"
+              onSubmit={(e) => {
+                e.preventDefault();
+                if (clientId.trim() !== '') void login(s.name, clientId.trim());
+              }}
+            >
+              <input
+                type="text"
+                value={clientId}
+                placeholder={t.clientIdPlaceholder}
+                aria-label={t.clientIdPlaceholder}
+                onChange={(e) => setClientId(e.target.value)}
+                data-testid={`server-login-client-id-${s.name}`}
+              />
+              <button type="submit" className="small" disabled={busy || clientId.trim() === ''} data-testid={`server-login-with-id-${s.name}`}>
+                {t.logInWithClientId}
+              </button>
+            </form>
           )}
         </td>
         <td>
@@ -206,6 +240,22 @@ function ServerRow({ server: s, open, onToggle, onEdit }: { server: ServerView; 
             <button type="button" className="small" disabled={busy} onClick={() => void act(s.name, 'stop')} data-testid={`server-cancel-${s.name}`}>
               {t.cancelStart}
             </button>
+          ) : s.state === 'needs_login' ? (
+            <>
+              <button
+                type="button"
+                className="small primary"
+                disabled={busy}
+                title={t.logInTitle}
+                onClick={() => void login(s.name)}
+                data-testid={`server-login-${s.name}`}
+              >
+                {pending === 'login' && <span className="spinner" />} {t.logIn}
+              </button>
+              <button type="button" className="small" disabled={busy} onClick={() => void act(s.name, 'stop')} data-testid={`server-stop-${s.name}`}>
+                {t.stop}
+              </button>
+            </>
           ) : up ? (
             <>
               <button type="button" className="small" disabled={busy} onClick={() => void act(s.name, 'restart')} data-testid={`server-restart-${s.name}`}>

@@ -12,7 +12,7 @@ import {
   type Unsubscribe,
 } from '../api';
 
-export type ServerAction = 'start' | 'stop' | 'restart' | 'enable' | 'disable' | 'remove';
+export type ServerAction = 'start' | 'stop' | 'restart' | 'enable' | 'disable' | 'remove' | 'login';
 
 /** The most console lines kept per server (the Go ring is smaller). */
 export const CONSOLE_MAX = 1000;
@@ -38,6 +38,13 @@ export interface ServersState {
   actionError: { name: string; message: string } | null;
   act(name: string, action: ServerAction): Promise<void>;
   clearActionError(): void;
+  /**
+   * Starts the OAuth login of a server in needs_login and opens its page in
+   * the browser; the URL stays in `logins` (a link, should the browser not
+   * have opened) until the server leaves needs_login.
+   */
+  login(name: string, clientId?: string): Promise<void>;
+  logins: Record<string, string>;
 
   // Adding and editing: errors are thrown to the form, which keeps its input.
   getConfig(name: string): Promise<ServerConfig>;
@@ -93,6 +100,8 @@ type ServersApi = Pick<
   | 'startServer'
   | 'stopServer'
   | 'restartServer'
+  | 'loginServer'
+  | 'openExternal'
   | 'serverTools'
   | 'setToolEnabled'
   | 'setPrefixMode'
@@ -186,6 +195,21 @@ export function createServersStore(api: ServersApi): ServersStore {
       }
     },
     clearActionError: () => set({ actionError: null }),
+
+    logins: {},
+    async login(name, clientId = '') {
+      set({ pending: { ...get().pending, [name]: 'login' }, actionError: null });
+      try {
+        const { url } = await api.loginServer(name, clientId);
+        set({ logins: { ...get().logins, [name]: url } });
+        api.openExternal(url);
+      } catch (err) {
+        set({ actionError: { name, message: toApiError(err).message } });
+      } finally {
+        const { [name]: _done, ...rest } = get().pending;
+        set({ pending: rest });
+      }
+    },
 
     getConfig: (name) => api.getServer(name),
     discover: (url) => api.discoverServer(url),

@@ -1,0 +1,48 @@
+package appapi
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/mcp-router/mcp-router/backend/oauthclient"
+)
+
+// LoginStart is an OAuth login of a server waiting for the browser.
+type LoginStart struct {
+	// URL is the authorization URL the UI opens in the browser.
+	URL string `json:"url"`
+	// Registration says how the router was registered as a client:
+	// client-id-metadata-document, dynamic or client-id.
+	Registration string `json:"registration"`
+}
+
+// LoginServer starts the OAuth login of an HTTP server that asks for one
+// (state needs_login), as `mcp-router servers login` does: it returns the
+// authorization URL for the UI to open; the router listens on 127.0.0.1
+// for the browser's return, stores the tokens (OS keychain, else a 0600
+// file) and reconnects the server. clientID is the one registered for the
+// router at the server's authorization server, "" to let the router
+// register itself. Admin only, like every method; no token ever leaves.
+func (a *API) LoginServer(name, clientID string) (LoginStart, error) {
+	r, err := a.core.Store.Servers().Get(bg(), name)
+	if err != nil {
+		return LoginStart{}, err
+	}
+	ctx, cancel := context.WithTimeout(bg(), time.Minute)
+	defer cancel()
+	f, err := a.core.Logins.Login(ctx, r.Server, oauthclient.LoginOptions{ClientID: clientID})
+	if err != nil {
+		return LoginStart{}, fmt.Errorf("%s: %w", name, err)
+	}
+	return LoginStart{URL: f.URL, Registration: f.Registration}, nil
+}
+
+// LogoutServer removes a server's OAuth login (its tokens); the server asks
+// for a login again.
+func (a *API) LogoutServer(name string) error {
+	if _, err := a.core.Store.Servers().Get(bg(), name); err != nil {
+		return err
+	}
+	return a.core.Logins.Logout(name)
+}

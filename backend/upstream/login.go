@@ -1,0 +1,118 @@
+package upstream
+
+import (
+	"context"
+	"errors"
+	"strings"
+
+	"github.com/mark3labs/mcp-go/client/transport"
+)
+
+// ErrNeedsLogin: an HTTP server answered 401: it wants an OAuth login the
+// router does not have, or no longer has (a refresh that failed). The server
+// waits in StateNeedsLogin, without retries, until a login (backend/
+// oauthclient) restarts it.
+var ErrNeedsLogin = errors.New("needs login")
+
+// needsLoginError is a 401 from a server; it matches ErrNeedsLogin.
+type needsLoginError struct{ msg string }
+
+func (e *needsLoginError) Error() string        { return e.msg }
+func (e *needsLoginError) Is(target error) bool { return target == ErrNeedsLogin }
+
+// Authorizer gives HTTP upstreams the credential of an OAuth login made for
+// them (backend/oauthclient). It goes in the Authorization header of the
+// server's requests unless a client's own value replaces it
+// (passUpstreamAuth); it is never logged.
+type Authorizer interface {
+	// Authorization is the Authorization value for the server's requests
+	// to url: "" when it has no login for that URL, an error wrapping
+	// ErrNeedsLogin when its login has ended (the refresh failed). It
+	// refreshes a token near its expiry.
+	Authorization(ctx context.Context, server, url string) (string, error)
+	// Rejected reports that the server answered 401 to value: the next
+	// Authorization refreshes the token, or reports ErrNeedsLogin.
+	Rejected(server, value string)
+}
+
+// fromMCPGo turns the 401 of mcp-go's transports (SSE, HTTP through a
+// proxy), transport.ErrAuthorizationRequired, into a needsLoginError.
+func fromMCPGo(err error, target string) error {
+	var are *transport.AuthorizationRequiredError
+	if err == nil || !errors.Is(err, transport.ErrAuthorizationRequired) || errors.Is(err, ErrNeedsLogin) {
+		return err
+	}
+	msg := "HTTP 401 from " + target + ": the server asks for a login (mcp-router servers login NAME, or Log in on the Servers page)"
+	if errors.As(err, &are) && are.ResourceMetadataURL != "" && visibleASCII(are.ResourceMetadataURL) {
+		msg += "; its resource metadata: " + are.ResourceMetadataURL
+	}
+	return &needsLoginError{msg: msg}
+}
+
+// loginAuth is one server's view of the Authorizer, kept by its transport.
+type loginAuth struct {
+	a      Authorizer
+	server string
+	url    string
+}
+
+func (l *loginAuth) value(ctx context.Context) (string, error) {
+	if l == nil || l.a == nil {
+		return "", nil
+	}
+	v, err := l.a.Authorization(ctx, l.server, l.url)
+	if err != nil {
+		return "", err
+	}
+	if CheckClientAuthorization(v) != nil {
+		return "", &needsLoginError{msg: "the stored login cannot go into a header: log in again"}
+	}
+	return v, nil
+}
+
+func (l *loginAuth) rejected(v string) {
+	if l != nil && l.a != nil && v != "" {
+		l.a.Rejected(l.server, v)
+	}
+}
+
+// loginHeaders is the header func of mcp-go's transports (SSE, HTTP through
+// a proxy): the client's value for a server with passUpstreamAuth, else the
+// login's. A login that has ended sends nothing, and the server's 401 ends
+// the connection.
+func loginHeaders(pass bool, l *loginAuth) func(context.Context) map[string]string {
+	return func(ctx context.Context) map[string]string {
+		if pass {
+			if h := clientAuthHeaders(ctx); h != nil {
+				return h
+			}
+		}
+		if v, err := l.value(ctx); err == nil && v != "" {
+			return map[string]string{"Authorization": v}
+		}
+		return nil
+	}
+}
+
+// resourceMetadata is the resource_metadata parameter of a 401's
+// WWW-Authenticate (RFC 9728 §5.1), "" when there is none.
+func resourceMetadata(values []string) string {
+	for _, h := range values {
+		i := strings.Index(h, "resource_metadata=")
+		if i < 0 {
+			continue
+		}
+		v := h[i+len("resource_metadata="):]
+		if strings.HasPrefix(v, `"`) {
+			if end := strings.Index(v[1:], `"`); end >= 0 {
+				return v[1 : 1+end]
+			}
+			continue
+		}
+		if end := strings.IndexAny(v, ", "); end >= 0 {
+			v = v[:end]
+		}
+		return v
+	}
+	return ""
+}
