@@ -1,5 +1,41 @@
 export namespace appapi {
 	
+	export class AboutInfo {
+	    version: string;
+	    devBuild: boolean;
+	    checkForUpdates: boolean;
+	    lastCheck?: update.Result;
+	
+	    static createFrom(source: any = {}) {
+	        return new AboutInfo(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.version = source["version"];
+	        this.devBuild = source["devBuild"];
+	        this.checkForUpdates = source["checkForUpdates"];
+	        this.lastCheck = this.convertValues(source["lastCheck"], update.Result);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
 	export class AggregatedTool {
 	    name: string;
 	    server: string;
@@ -513,6 +549,20 @@ export namespace appapi {
 	    }
 	}
 	
+	export class LoginStart {
+	    url: string;
+	    registration: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new LoginStart(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.url = source["url"];
+	        this.registration = source["registration"];
+	    }
+	}
 	export class PolicyView {
 	    path: string;
 	    source: string;
@@ -1977,6 +2027,39 @@ export namespace store {
 		    }
 		    return a;
 		}
+	}
+
+}
+
+export namespace update {
+	
+	export class Result {
+	    current: string;
+	    latest: string;
+	    newer: boolean;
+	    devBuild: boolean;
+	    url: string;
+	    name: string;
+	    notes: string;
+	    publishedAt?: string;
+	    checkedAt: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Result(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.current = source["current"];
+	        this.latest = source["latest"];
+	        this.newer = source["newer"];
+	        this.devBuild = source["devBuild"];
+	        this.url = source["url"];
+	        this.name = source["name"];
+	        this.notes = source["notes"];
+	        this.publishedAt = source["publishedAt"];
+	        this.checkedAt = source["checkedAt"];
+	    }
 	}
 
 }
