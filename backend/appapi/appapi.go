@@ -129,13 +129,16 @@ type ServerView struct {
 	Tools      int    `json:"tools"`
 	Target     string `json:"target"`
 	PrefixMode string `json:"prefixMode"`
+	// LoggedIn: an OAuth login of this HTTP/SSE server is stored and has
+	// not ended (the page offers Log out).
+	LoggedIn bool `json:"loggedIn,omitempty"`
 }
 
-func makeView(def spec.Server, st upstream.Status) ServerView {
+func makeView(def spec.Server, st upstream.Status, loggedIn bool) ServerView {
 	return ServerView{
 		Name: def.Name, Transport: string(def.Transport), Enabled: def.Enabled,
 		State: string(st.State), StateSince: unixMilli(st.StateSince), Error: st.Error, Restarts: st.Restarts, Tools: st.Tools,
-		Target: def.Target(), PrefixMode: string(def.PrefixMode),
+		Target: def.Target(), PrefixMode: string(def.PrefixMode), LoggedIn: loggedIn,
 	}
 }
 

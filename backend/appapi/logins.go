@@ -2,10 +2,12 @@ package appapi
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
 	"github.com/mcp-router/mcp-router/backend/oauthclient"
+	"github.com/mcp-router/mcp-router/backend/spec"
 )
 
 // LoginStart is an OAuth login of a server waiting for the browser.
@@ -45,4 +47,24 @@ func (a *API) LogoutServer(name string) error {
 		return err
 	}
 	return a.core.Logins.Logout(name)
+}
+
+// loggedIn says whether an HTTP/SSE server has a stored login that has not
+// ended; stdio and built-in servers never log in.
+func (a *API) loggedIn(def spec.Server) bool {
+	if a.core.Logins == nil || (def.Transport != spec.HTTP && def.Transport != spec.SSE) {
+		return false
+	}
+	return a.core.Logins.HasLogin(def.Name)
+}
+
+// forgetLogin deletes the login of a removed server: its tokens must not
+// outlive it (nor be picked up by a new server given the same name).
+func (a *API) forgetLogin(name string) {
+	if a.core.Logins == nil {
+		return
+	}
+	if err := a.core.Logins.Logout(name); err != nil && !errors.Is(err, oauthclient.ErrNoLogin) {
+		a.core.Log.Warnf("remove the login of %q: %v", name, err)
+	}
 }

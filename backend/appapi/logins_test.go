@@ -86,6 +86,15 @@ func TestLoginServerIsAdminOnlyAndShowsNoToken(t *testing.T) {
 		t.Fatalf("stored login: %s", data)
 	}
 	list := h.call(t, "ListServers", h.token, `[]`)
+	var rows []ServerView
+	if err := json.Unmarshal([]byte(list.body), &rows); err != nil {
+		t.Fatal(err)
+	}
+	for _, row := range rows {
+		if row.LoggedIn != (row.Name == "remote") {
+			t.Errorf("ListServers: %s loggedIn=%v", row.Name, row.LoggedIn)
+		}
+	}
 	h.rec.mu.Lock()
 	events := fmt.Sprint(h.rec.events)
 	h.rec.mu.Unlock()
@@ -108,5 +117,34 @@ func TestLoginServerIsAdminOnlyAndShowsNoToken(t *testing.T) {
 	}
 	if h.c.Logins.HasLogin("remote") {
 		t.Fatal("still logged in after LogoutServer")
+	}
+}
+
+// Removing a server removes its login: its tokens neither outlive it nor
+// serve a new server given the same name.
+func TestRemoveServerRemovesItsLogin(t *testing.T) {
+	t.Setenv(secrets.EnvStore, secrets.InFile)
+	h := newHTTPFixture(t, nil)
+	if _, err := h.api.AddServer(spec.Server{Name: "remote", Transport: spec.HTTP, URL: "http://127.0.0.1:9/mcp", Enabled: true}); err != nil {
+		t.Fatal(err)
+	}
+	// Stored as a login made earlier would be (same store, same record shape).
+	st := secrets.New(h.c.DataDir, oauthclient.FileName, "upstream-login:", "login")
+	if err := st.Set("remote", `{"url":"http://127.0.0.1:9/mcp","clientId":"c","token":{"access_token":"kept-after-removal","token_type":"Bearer"}}`); err != nil {
+		t.Fatal(err)
+	}
+	h.c.Logins.Forget("remote")
+	if !h.c.Logins.HasLogin("remote") {
+		t.Fatal("the stored login is not seen; the removal below would prove nothing")
+	}
+	if r := h.call(t, "RemoveServer", h.token, `["remote"]`); r.code != 200 {
+		t.Fatalf("RemoveServer: %d %s", r.code, r.body)
+	}
+	if _, err := st.Get("remote"); err == nil {
+		t.Fatal("the login is still stored after the server was removed")
+	}
+	data, _ := os.ReadFile(filepath.Join(h.c.DataDir, oauthclient.FileName))
+	if strings.Contains(string(data), "kept-after-removal") {
+		t.Fatalf("the token is still in the file: %s", data)
 	}
 }

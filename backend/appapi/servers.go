@@ -40,7 +40,7 @@ func (a *API) serverView(def spec.Server) ServerView {
 		// Stored but not yet picked up by the supervisor.
 		st = upstream.Status{Name: def.Name, Transport: def.Transport, Enabled: def.Enabled, State: upstream.StateStopped}
 	}
-	return makeView(def, st)
+	return makeView(def, st, a.loggedIn(def))
 }
 
 // GetServer returns a server's stored definition, for the edit form.
@@ -148,8 +148,11 @@ func (a *API) RemoveServer(name string) error {
 	if err := a.core.Store.Servers().Delete(bg(), name); err != nil {
 		return err
 	}
-	// Sync emits servers:removed once the server is stopped.
-	return a.core.SyncServers(bg())
+	// Sync emits servers:removed once the server is stopped; its login goes
+	// after it, so nothing reconnects a server being removed.
+	err := a.core.SyncServers(bg())
+	a.forgetLogin(name)
+	return err
 }
 
 // SetServerEnabled enables (and starts) or disables (and stops) a server.

@@ -311,6 +311,7 @@ func (e *env) serversRemove() *cobra.Command {
 					return notFound(err, args[0])
 				}
 				fmt.Fprintf(cmd.OutOrStdout(), "removed %s\n", args[0])
+				e.forgetLogin(cmd, st, args[0])
 				return nil
 			})
 		},

@@ -123,3 +123,18 @@ func (e *env) serversLogout() *cobra.Command {
 		},
 	}
 }
+
+// forgetLogin deletes the OAuth login of a removed server, if it had one:
+// its tokens must not outlive it nor serve a new server of the same name.
+func (e *env) forgetLogin(cmd *cobra.Command, st *store.Store, name string) {
+	m, err := e.logins(st)
+	if err == nil {
+		err = m.Logout(name)
+	}
+	switch {
+	case err == nil:
+		fmt.Fprintf(cmd.OutOrStdout(), "removed its login\n")
+	case !errors.Is(err, oauthclient.ErrNoLogin):
+		fmt.Fprintf(e.opts.Stderr, "warning: the login of %s was not removed: %v (run `mcp-router servers logout` after adding it back, or delete it from the keychain)\n", name, err)
+	}
+}

@@ -111,4 +111,18 @@ func TestServersLoginAndLogout(t *testing.T) {
 	if r := run(t, dir, "", "servers", "logout", "remote"); r.code == 0 || !strings.Contains(r.stderr, "remote has no login to remove") {
 		t.Fatalf("second logout: %d %s", r.code, r.stderr)
 	}
+
+	// Removing a server removes its login too; one without says nothing of it.
+	if r := run(t, dir, "", "servers", "login", "remote"); r.code != 0 {
+		t.Fatalf("login again: exit %d %s", r.code, r.stderr)
+	}
+	if out := mustRun(t, dir, "servers", "remove", "remote"); out != "removed remote\nremoved its login\n" {
+		t.Fatalf("remove said %q", out)
+	}
+	if data, _ := os.ReadFile(file); strings.Contains(string(data), `"remote"`) {
+		t.Fatal("servers remove left the login in the file")
+	}
+	if out := mustRun(t, dir, "servers", "remove", "files"); out != "removed files\n" {
+		t.Fatalf("remove of a server without a login said %q", out)
+	}
 }

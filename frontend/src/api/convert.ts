@@ -113,6 +113,7 @@ export function toServerView(raw: unknown): ServerView {
     tools: num(r.tools),
     target: str(r.target),
     prefixMode: isOneOf(PREFIX_MODES, r.prefixMode) ? r.prefixMode : 'always',
+    loggedIn: bool(r.loggedIn),
   };
 }
 

@@ -28,6 +28,8 @@ export interface ServerView {
   /** Command line (stdio) or URL (http, sse). */
   target: string;
   prefixMode: PrefixMode;
+  /** An OAuth login of this HTTP/SSE server is stored and holds (Log out is offered). */
+  loggedIn: boolean;
 }
 
 /** LoginServer's answer: the authorization URL and how the router registered. */

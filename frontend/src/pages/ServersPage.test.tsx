@@ -205,6 +205,30 @@ describe('ServersPage', () => {
     expect(screen.queryByTestId('server-login-client-id-remote')).not.toBeInTheDocument();
   });
 
+  it('logs out of a server with a stored login, and offers it only there', async () => {
+    const fake = fakeApi([server('remote', { transport: 'http', loggedIn: true }), server('plain', { transport: 'http' }), server('everything')]);
+    renderWithApi(<ServersPage />, fake.api);
+    const button = await screen.findByTestId('server-logout-remote');
+    expect(button).toHaveTextContent('Log out');
+    expect(screen.queryByTestId('server-logout-plain')).not.toBeInTheDocument();
+    expect(screen.queryByTestId('server-logout-everything')).not.toBeInTheDocument();
+    await userEvent.click(button);
+    expect(fake.api.logoutServer).toHaveBeenCalledWith('remote');
+    expect(screen.queryByTestId('server-logout-remote')).not.toBeInTheDocument();
+    // The router reconnects it without a token: it asks for a login again.
+    act(() => fake.emit(server('remote', { transport: 'http', state: 'needs_login', loggedIn: false })));
+    expect(screen.getByTestId('server-login-remote')).toBeInTheDocument();
+  });
+
+  it('shows why a logout failed', async () => {
+    const fake = fakeApi([server('remote', { transport: 'http', loggedIn: true })]);
+    fake.api.logoutServer.mockRejectedValueOnce(new Error('the keychain refused: locked'));
+    renderWithApi(<ServersPage />, fake.api);
+    await userEvent.click(await screen.findByTestId('server-logout-remote'));
+    expect(await screen.findByTestId('server-action-error-remote')).toHaveTextContent('the keychain refused: locked');
+    expect(screen.getByTestId('server-logout-remote')).toBeInTheDocument();
+  });
+
   it('shows Needs login in Japanese', async () => {
     const fake = fakeApi([server('remote', { transport: 'http', state: 'needs_login' })]);
     renderWithApi(<ServersPage />, fake.api, 'ja');

@@ -277,6 +277,18 @@ function ServerRow({ server: s, open, onToggle, onEdit }: { server: ServerView; 
               {pending === 'start' && <span className="spinner" />} {t.start}
             </button>
           )}
+          {s.loggedIn && (
+            <button
+              type="button"
+              className="small"
+              disabled={busy}
+              title={t.logOutTitle}
+              onClick={() => void act(s.name, 'logout')}
+              data-testid={`server-logout-${s.name}`}
+            >
+              {pending === 'logout' && <span className="spinner" />} {t.logOut}
+            </button>
+          )}
           {s.transport !== 'builtin' && (
             <button type="button" className="small" onClick={onEdit} data-testid={`server-edit-${s.name}`}>
               {t.edit}

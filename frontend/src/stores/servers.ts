@@ -12,7 +12,7 @@ import {
   type Unsubscribe,
 } from '../api';
 
-export type ServerAction = 'start' | 'stop' | 'restart' | 'enable' | 'disable' | 'remove' | 'login';
+export type ServerAction = 'start' | 'stop' | 'restart' | 'enable' | 'disable' | 'remove' | 'login' | 'logout';
 
 /** The most console lines kept per server (the Go ring is smaller). */
 export const CONSOLE_MAX = 1000;
@@ -101,6 +101,7 @@ type ServersApi = Pick<
   | 'stopServer'
   | 'restartServer'
   | 'loginServer'
+  | 'logoutServer'
   | 'openExternal'
   | 'serverTools'
   | 'setToolEnabled'
@@ -185,6 +186,11 @@ export function createServersStore(api: ServersApi): ServersStore {
           case 'remove':
             await api.removeServer(name);
             set({ servers: get().servers.filter((s) => s.name !== name) });
+            break;
+          case 'logout':
+            // The server reconnects and asks for a login again: its event follows.
+            await api.logoutServer(name);
+            set({ servers: get().servers.map((s) => (s.name === name ? { ...s, loggedIn: false } : s)) });
             break;
         }
       } catch (err) {

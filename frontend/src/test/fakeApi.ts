@@ -43,6 +43,7 @@ export function server(name: string, over: Partial<ServerView> = {}): ServerView
     tools: 3,
     target: `npx -y ${name}`,
     prefixMode: 'always',
+    loggedIn: false,
     ...over,
   };
 }
