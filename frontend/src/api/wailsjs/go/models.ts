@@ -784,6 +784,7 @@ export namespace appapi {
 	    tools: number;
 	    target: string;
 	    prefixMode: string;
+	    loggedIn?: boolean;
 	
 	    static createFrom(source: any = {}) {
 	        return new ServerView(source);
@@ -801,6 +802,7 @@ export namespace appapi {
 	        this.tools = source["tools"];
 	        this.target = source["target"];
 	        this.prefixMode = source["prefixMode"];
+	        this.loggedIn = source["loggedIn"];
 	    }
 	}
 	export class StateGateStatus {
