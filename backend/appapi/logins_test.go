@@ -137,8 +137,22 @@ func TestRemoveServerRemovesItsLogin(t *testing.T) {
 	if !h.c.Logins.HasLogin("remote") {
 		t.Fatal("the stored login is not seen; the removal below would prove nothing")
 	}
-	if r := h.call(t, "RemoveServer", h.token, `["remote"]`); r.code != 200 {
+	// A rename leaves no login under the old name either.
+	if r := h.call(t, "UpdateServer", h.token, `["remote", {"name": "renamed", "transport": "http", "url": "http://127.0.0.1:9/mcp", "enabled": true}]`); r.code != 200 {
+		t.Fatalf("UpdateServer (rename): %d %s", r.code, r.body)
+	}
+	if _, err := st.Get("remote"); err == nil {
+		t.Fatal("the old name's login is still stored after a rename")
+	}
+	if err := st.Set("renamed", `{"url":"http://127.0.0.1:9/mcp","clientId":"c","token":{"access_token":"kept-after-removal","token_type":"Bearer"}}`); err != nil {
+		t.Fatal(err)
+	}
+	h.c.Logins.Forget("renamed")
+	if r := h.call(t, "RemoveServer", h.token, `["renamed"]`); r.code != 200 {
 		t.Fatalf("RemoveServer: %d %s", r.code, r.body)
+	}
+	if _, err := st.Get("renamed"); err == nil {
+		t.Fatal("the login is still stored after the server was removed")
 	}
 	if _, err := st.Get("remote"); err == nil {
 		t.Fatal("the login is still stored after the server was removed")

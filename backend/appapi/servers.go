@@ -78,7 +78,13 @@ func (a *API) UpdateServer(name string, cfg spec.Server) (ServerView, error) {
 	if err != nil {
 		return ServerView{}, err
 	}
-	return a.applied(r.Server)
+	v, err := a.applied(r.Server)
+	if cfg.Name != name {
+		// A login is kept by name: the old name's would wait for whichever
+		// server is given that name next. The renamed server logs in again.
+		a.forgetLogin(name)
+	}
+	return v, err
 }
 
 // applied applies the stored definitions at once (instead of on the next
