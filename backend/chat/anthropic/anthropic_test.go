@@ -6,7 +6,6 @@ import (
 	"errors"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/mcp-router/mcp-router/backend/chat"
 	"github.com/mcp-router/mcp-router/backend/chat/anthropic"
@@ -123,28 +122,7 @@ func TestModels(t *testing.T) {
 
 func TestCancelMidStream(t *testing.T) {
 	srv := chattest.Anthropic(t, chattest.Step{Text: []string{"partial"}, Hang: true})
-	ctx, cancel := context.WithCancel(context.Background())
-	got := make(chan struct{}, 1)
-	done := make(chan error, 1)
-	go func() {
-		_, err := provider(srv, "k").Stream(ctx, chat.Request{Model: "m", Messages: []chat.Message{{Role: chat.RoleUser, Text: "x"}}},
-			func(chat.Delta) { got <- struct{}{} })
-		done <- err
-	}()
-	select {
-	case <-got:
-	case <-time.After(10 * time.Second):
-		t.Fatal("no text before the hang")
-	}
-	cancel()
-	if err := <-done; !errors.Is(err, context.Canceled) {
-		t.Fatalf("err %v", err)
-	}
-	select {
-	case <-srv.Cancelled:
-	case <-time.After(10 * time.Second):
-		t.Fatal("the server never saw the request cancelled")
-	}
+	chattest.CheckCancelMidStream(t, srv, provider(srv, "k"))
 }
 
 func TestEnvironmentIgnored(t *testing.T) {
