@@ -246,6 +246,12 @@ func (c *conn) request(ctx context.Context, method string, params any) ([]byte, 
 			c.markLost("session expired (HTTP 404)")
 		}
 		err = fromMCPGo(err, redactedURL(c.spec.URL))
+		if errors.Is(err, ErrNeedsLogin) && c.sentClientAuthorization(ctx) {
+			// The server refused a client's own value (passUpstreamAuth):
+			// that client's call fails; the connection, made with the
+			// router's credentials, serves the others on.
+			return nil, fmt.Errorf("%s: HTTP 401 from %s: the server refused the %s the client gave", method, redactedURL(c.spec.URL), HeaderUpstreamAuthorization)
+		}
 		if errors.Is(err, ErrNeedsLogin) {
 			// The login ended (a refresh refused): the supervisor finds
 			// that out on its next attempt and waits for a new login.
@@ -262,6 +268,14 @@ func (c *conn) request(ctx context.Context, method string, params any) ([]byte, 
 		return nil, &RPCError{Code: resp.Error.Code, Message: resp.Error.Message, Data: resp.Error.Data}
 	}
 	return resp.Result, nil
+}
+
+// sentClientAuthorization: a request made with ctx carries a client's
+// Authorization (passUpstreamAuth) rather than the login's or the
+// configured one.
+func (c *conn) sentClientAuthorization(ctx context.Context) bool {
+	v, ok := clientAuthorization(ctx)
+	return c.spec.PassUpstreamAuth && ok && CheckClientAuthorization(v) == nil
 }
 
 // cancelUpstream tells the server to stop working on a request we gave up
