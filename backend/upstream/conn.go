@@ -35,6 +35,9 @@ type conn struct {
 	proc   *process
 	init   *mcp.InitializeResult
 	cancel context.CancelFunc
+	// login: the server's OAuth login for mcp-go's transports (SSE, HTTP
+	// through a proxy), whose 401s request refreshes here; nil otherwise.
+	login *loginAuth
 
 	ids atomic.Int64
 
@@ -63,7 +66,29 @@ func (o dialOptions) login(s spec.Server) *loginAuth {
 
 // dial connects to s and performs the initialize handshake within ctx. The
 // connection itself lives until close, independent of ctx.
+//
+// On mcp-go's transports (SSE, HTTP through a proxy) a 401 to the login's
+// token, on the stream's GET or the handshake, refreshes the token
+// (retryAfter401) and connects once more; a second 401 is the error.
 func dial(ctx context.Context, s spec.Server, o dialOptions) (*conn, error) {
+	c, sent, err := dialOnce(ctx, s, o)
+	if err == nil || sent == "" {
+		return c, err
+	}
+	retry, rerr := o.login(s).retryAfter401(ctx, sent, err)
+	if !retry {
+		if rerr != err {
+			return nil, fmt.Errorf("connect: %w", rerr)
+		}
+		return nil, err
+	}
+	c, _, err = dialOnce(ctx, s, o)
+	return c, err
+}
+
+// dialOnce is one attempt of dial; sent is the login's value when a 401 to
+// it failed the attempt (mcp-go's transports only), else "".
+func dialOnce(ctx context.Context, s spec.Server, o dialOptions) (_ *conn, sent string, _ error) {
 	life, cancel := context.WithCancel(context.Background())
 	c := &conn{spec: s, cancel: cancel, lost: make(chan struct{})}
 	ok := false
@@ -77,7 +102,7 @@ func dial(ctx context.Context, s spec.Server, o dialOptions) (*conn, error) {
 	case spec.Stdio:
 		p, err := startProcess(s, o.console, o.self.childEnv())
 		if err != nil {
-			return nil, err
+			return nil, "", err
 		}
 		c.proc = p
 		c.tr = newPipeTransport(hotpath.File(p.stdout), hotpath.File(p.stdin))
@@ -91,13 +116,16 @@ func dial(ctx context.Context, s spec.Server, o dialOptions) (*conn, error) {
 	case spec.HTTP:
 		tr, err := newHTTPTransport(s, o.login(s))
 		if err != nil {
-			return nil, err
+			return nil, "", err
 		}
 		c.tr = tr
+		if _, own := tr.(*streamTransport); !own {
+			c.login = o.login(s)
+		}
 	case spec.Builtin:
 		srv := o.builtins[s.Name]
 		if srv == nil {
-			return nil, fmt.Errorf("%w: %q runs only inside the router", ErrNoBuiltin, s.Name)
+			return nil, "", fmt.Errorf("%w: %q runs only inside the router", ErrNoBuiltin, s.Name)
 		}
 		// mcp-go's in-process transport: each request is the server's
 		// HandleMessage on the caller's goroutine, with the caller's
@@ -113,13 +141,22 @@ func dial(ctx context.Context, s spec.Server, o dialOptions) (*conn, error) {
 		}
 		tr, err := transport.NewSSE(s.URL, opts...)
 		if err != nil {
-			return nil, fmt.Errorf("bad URL %q: %w", s.URL, err)
+			return nil, "", fmt.Errorf("bad URL %q: %w", s.URL, err)
 		}
 		c.tr = tr
+		c.login = o.login(s)
 	default:
-		return nil, fmt.Errorf("unknown transport %q", s.Transport)
+		return nil, "", fmt.Errorf("unknown transport %q", s.Transport)
 	}
 
+	if c.login != nil {
+		// mcp-go's header func can only leave out a login that has ended
+		// (or cannot be refreshed now): say so here, as the router's own
+		// transport does, rather than as the server's 401.
+		if _, err := c.login.value(ctx); err != nil {
+			return nil, "", fmt.Errorf("connect: %w", err)
+		}
+	}
 	opts := append([]client.ClientOption{client.WithProtocolVersion(upstreamProtocol)}, o.clientSide.clientOptions(s.Name)...)
 	c.client = client.NewClient(c.tr, opts...)
 	c.client.OnConnectionLost(func(err error) { c.markLost("connection lost: " + err.Error()) })
@@ -127,21 +164,26 @@ func dial(ctx context.Context, s spec.Server, o dialOptions) (*conn, error) {
 		c.client.OnNotification(o.onNotification)
 	}
 	// The SSE transport's stream lives on the context given to Start.
-	if err := c.client.Start(life); err != nil {
-		return nil, fmt.Errorf("connect: %w", fromMCPGo(err, redactedURL(s.URL)))
+	startCtx, startSent := withSentLogin(life)
+	if err := c.client.Start(startCtx); err != nil {
+		return nil, startSent.get(), fmt.Errorf("connect: %w", fromMCPGo(err, redactedURL(s.URL)))
 	}
-	init, err := c.initialize(ctx, o.clientInfo)
+	initCtx, initSent := withSentLogin(ctx)
+	init, err := c.initialize(initCtx, o.clientInfo)
 	if err != nil {
-		return nil, err
+		if !errors.Is(err, ErrNeedsLogin) {
+			return nil, "", err
+		}
+		return nil, initSent.get(), err
 	}
 	// This router reached again (through a proxy, a forwarded port, a
 	// wrapper script): stop here, before listing anything from it.
 	if err := o.self.check(init); err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	c.init = init
 	ok = true
-	return c, nil
+	return c, "", nil
 }
 
 func (c *conn) initialize(ctx context.Context, info mcp.Implementation) (*mcp.InitializeResult, error) {
@@ -178,9 +220,24 @@ func (c *conn) initialize(ctx context.Context, info mcp.Implementation) (*mcp.In
 // error from the server comes back as *RPCError.
 func (c *conn) request(ctx context.Context, method string, params any) ([]byte, error) {
 	id := mcp.NewRequestId("mcpr-" + strconv.FormatInt(c.ids.Add(1), 10))
-	resp, err := c.tr.SendRequest(ctx, transport.JSONRPCRequest{
-		JSONRPC: mcp.JSONRPC_VERSION, ID: id, Method: method, Params: params,
-	})
+	req := transport.JSONRPCRequest{JSONRPC: mcp.JSONRPC_VERSION, ID: id, Method: method, Params: params}
+	var resp *transport.JSONRPCResponse
+	var err error
+	if c.login == nil {
+		resp, err = c.tr.SendRequest(ctx, req)
+	} else {
+		// mcp-go's transports: a 401 to the login's token refreshes it
+		// and sends the request once more (the server did nothing with
+		// it), as the router's own transport does in exchange.
+		sctx, sent := withSentLogin(ctx)
+		resp, err = c.tr.SendRequest(sctx, req)
+		if err != nil {
+			var retry bool
+			if retry, err = c.login.retryAfter401(ctx, sent.get(), err); retry {
+				resp, err = c.tr.SendRequest(ctx, req)
+			}
+		}
+	}
 	if err != nil {
 		if ctx.Err() != nil {
 			c.cancelUpstream(id, context.Cause(ctx))
@@ -189,6 +246,12 @@ func (c *conn) request(ctx context.Context, method string, params any) ([]byte, 
 			c.markLost("session expired (HTTP 404)")
 		}
 		err = fromMCPGo(err, redactedURL(c.spec.URL))
+		if errors.Is(err, ErrNeedsLogin) && c.sentClientAuthorization(ctx) {
+			// The server refused a client's own value (passUpstreamAuth):
+			// that client's call fails; the connection, made with the
+			// router's credentials, serves the others on.
+			return nil, fmt.Errorf("%s: HTTP 401 from %s: the server refused the %s the client gave", method, redactedURL(c.spec.URL), HeaderUpstreamAuthorization)
+		}
 		if errors.Is(err, ErrNeedsLogin) {
 			// The login ended (a refresh refused): the supervisor finds
 			// that out on its next attempt and waits for a new login.
@@ -205,6 +268,14 @@ func (c *conn) request(ctx context.Context, method string, params any) ([]byte, 
 		return nil, &RPCError{Code: resp.Error.Code, Message: resp.Error.Message, Data: resp.Error.Data}
 	}
 	return resp.Result, nil
+}
+
+// sentClientAuthorization: a request made with ctx carries a client's
+// Authorization (passUpstreamAuth) rather than the login's or the
+// configured one.
+func (c *conn) sentClientAuthorization(ctx context.Context) bool {
+	v, ok := clientAuthorization(ctx)
+	return c.spec.PassUpstreamAuth && ok && CheckClientAuthorization(v) == nil
 }
 
 // cancelUpstream tells the server to stop working on a request we gave up

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"sync"
 
 	"github.com/mark3labs/mcp-go/client/transport"
 )
@@ -79,19 +80,82 @@ func (l *loginAuth) rejected(v string) {
 // loginHeaders is the header func of mcp-go's transports (SSE, HTTP through
 // a proxy): the client's value for a server with passUpstreamAuth, else the
 // login's. A login that has ended sends nothing, and the server's 401 ends
-// the connection.
+// the connection. What it sent is noted in the request's sentLogin, if its
+// context has one (withSentLogin): the login's value, or "" for a client's
+// value or the configured header, which are never refreshed.
 func loginHeaders(pass bool, l *loginAuth) func(context.Context) map[string]string {
 	return func(ctx context.Context) map[string]string {
+		sent, _ := ctx.Value(sentLoginKey{}).(*sentLogin)
 		if pass {
 			if h := clientAuthHeaders(ctx); h != nil {
+				sent.set("")
 				return h
 			}
 		}
 		if v, err := l.value(ctx); err == nil && v != "" {
+			sent.set(v)
 			return map[string]string{"Authorization": v}
 		}
+		sent.set("")
 		return nil
 	}
+}
+
+// sentLogin is what loginHeaders put in the Authorization of one request
+// made through an mcp-go transport: the login's value, else "".
+type sentLogin struct {
+	mu sync.Mutex
+	v  string
+}
+
+type sentLoginKey struct{}
+
+func (s *sentLogin) set(v string) {
+	if s == nil {
+		return
+	}
+	s.mu.Lock()
+	s.v = v
+	s.mu.Unlock()
+}
+
+func (s *sentLogin) get() string {
+	if s == nil {
+		return ""
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.v
+}
+
+// withSentLogin returns ctx with a fresh sentLogin for loginHeaders to fill.
+func withSentLogin(ctx context.Context) (context.Context, *sentLogin) {
+	s := &sentLogin{}
+	return context.WithValue(ctx, sentLoginKey{}, s), s
+}
+
+// retryAfter401 decides whether a request of an mcp-go transport that the
+// server answered err goes once more, as the router's own transport does
+// (httpconn.go): only when err is a 401 and the request carried the
+// login's value sent (never a client's value, never the configured
+// header). The value is reported refused (Rejected), and the login asked
+// for its next one: a refresh the authorization server refuses ends the
+// login, and that error (ErrNeedsLogin) is returned instead of a retry.
+func (l *loginAuth) retryAfter401(ctx context.Context, sent string, err error) (bool, error) {
+	unauthorized := errors.Is(err, transport.ErrAuthorizationRequired) || errors.Is(err, ErrNeedsLogin) // raw, or through fromMCPGo
+	if l == nil || l.a == nil || sent == "" || !unauthorized || ctx.Err() != nil {
+		return false, err
+	}
+	l.rejected(sent)
+	v, lerr := l.value(ctx)
+	switch {
+	case lerr != nil:
+		return false, lerr
+	case v == "" || v == sent:
+		// Nothing new to send (the login was removed meanwhile).
+		return false, err
+	}
+	return true, nil
 }
 
 // resourceMetadata is the resource_metadata parameter of a 401's

@@ -192,3 +192,66 @@ func testWaitHits(t *testing.T, hits *atomic.Int32, n int32) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// On the router's own transport too, a client's own value (passUpstreamAuth)
+// that the server refuses fails that client's call only: it is not sent
+// again, refreshes nothing, and the connection, made with the login, serves
+// on.
+func TestRefusedClientAuthorizationKeepsTheConnection(t *testing.T) {
+	var mu sync.Mutex
+	var sent []string
+	f := newFakeMCP(t, false)
+	f.handle = func(w http.ResponseWriter, msg map[string]any) bool {
+		switch msg["method"] {
+		case "tools/list":
+			writeJSON(w, msg["id"], map[string]any{"tools": []any{}})
+		default:
+			return false
+		}
+		return true
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		sent = append(sent, r.Header.Get("Authorization"))
+		mu.Unlock()
+		if r.Header.Get("Authorization") != "Bearer login" {
+			http.Error(w, "no", http.StatusUnauthorized)
+			return
+		}
+		f.serve(w, r)
+	}))
+	defer srv.Close()
+	auth := &testAuthorizer{value: "Bearer login", next: "Bearer other"}
+	o := fastOptions()
+	o.Authorizer = auth
+	s := New(o)
+	defer s.Close()
+	if err := s.Sync([]spec.Server{{Name: "remote", Transport: spec.HTTP, URL: srv.URL + "/mcp", PassUpstreamAuth: true, Enabled: true}}); err != nil {
+		t.Fatal(err)
+	}
+	st := waitState(t, s, "remote", StateRunning, 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_, err := s.Request(WithClientAuthorization(ctx, "Bearer client"), "remote", "tools/list", nil)
+	if err == nil || errors.Is(err, ErrNeedsLogin) || !strings.Contains(err.Error(), "the server refused the X-Upstream-Authorization the client gave") {
+		t.Fatalf("request with a refused client value: %v", err)
+	}
+	if _, err := s.Request(ctx, "remote", "tools/list", nil); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	clientSent := 0
+	for _, v := range sent {
+		if v == "Bearer client" {
+			clientSent++
+		}
+	}
+	mu.Unlock()
+	auth.mu.Lock()
+	rejected := len(auth.rejected)
+	auth.mu.Unlock()
+	now, _ := s.Status("remote")
+	if clientSent != 1 || rejected != 0 || now.Connection != st.Connection || now.State != StateRunning {
+		t.Fatalf("client value sent %d times, %d rejections, status %+v (was connection %d)", clientSent, rejected, now, st.Connection)
+	}
+}

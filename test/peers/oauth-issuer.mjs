@@ -3,7 +3,7 @@
 // internal/testpeers.StartOAuthIssuer; prints "ISSUER <url>" when listening
 // and stops when its stdin closes.
 //
-// Test-only token request parameters, applied through the library's
+// Each token carries a random jti. Test-only token request parameters, applied through the library's
 // beforeTokenSigning hook: resource (RFC 8707, becomes aud), sub,
 // test_exp_in (seconds until exp; negative: already expired), test_iss
 // (claims another issuer: the token is then signed by this server's key,
@@ -53,6 +53,10 @@ function grantOf(b) {
 }
 server.service.on('beforeTokenSigning', (token, req) => {
   const b = req.body || {};
+  // Every token unique, as a real authorization server's are (the mock's
+  // are byte for byte the same when issued in the same second with the
+  // same claims: a refresh would give back the refused token).
+  token.payload.jti = randomUUID();
   const g = grantOf(b);
   if (g) {
     if (g.scope) token.payload.scope = g.scope;
