@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"slices"
@@ -105,6 +106,20 @@ func (a *acceptor) questions() []string {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return append([]string(nil), a.asked...)
+}
+
+// secondsLeft reads the time the question gives the client to answer.
+func secondsLeft(t *testing.T, question string) int {
+	t.Helper()
+	var n int
+	i := strings.LastIndex(question, "within ")
+	if i < 0 {
+		t.Fatalf("the question says no time left: %q", question)
+	}
+	if _, err := fmt.Sscanf(question[i:], "within %d s", &n); err != nil {
+		t.Fatalf("the question's time left %q: %v", question[i:], err)
+	}
+	return n
 }
 
 // rawMCP is a client of /mcp over plain HTTP (no elicitation declared),
@@ -263,8 +278,14 @@ func TestApprovalFallsBackWhenTheUIGoesAway(t *testing.T) {
 	if r.err != nil || r.res.IsError || len(r.res.Content) == 0 || !strings.Contains(r.res.Content[0].(mcp.TextContent).Text, "from eliciting") {
 		t.Fatalf("with elicitation, accepted: %+v %v", r.res, r.err)
 	}
-	if q := el.questions(); len(q) != 1 || !strings.Contains(q[0], `policy "ask"`) || !strings.Contains(q[0], "from eliciting") {
-		t.Errorf("the client was asked %q", q)
+	q := el.questions()
+	if len(q) != 1 || !strings.Contains(q[0], `policy "ask"`) || !strings.Contains(q[0], "from eliciting") {
+		t.Fatalf("the client was asked %q", q)
+	}
+	// What is left of the 120 s, not a fresh 120 s: the grace alone took
+	// 5 s of it (the timer cannot fire earlier), so at most 115 s are left.
+	if left := secondsLeft(t, q[0]); left > 120-5 || left < 0 {
+		t.Errorf("the client was given %d s to answer, want what is left of the 120 s after the 5 s grace", left)
 	}
 	if h.api.core.Approvals.UIAttached() || len(h.api.core.Approvals.Pending()) != 0 {
 		t.Errorf("after the fallback: UI attached %v, %d pending", h.api.core.Approvals.UIAttached(), len(h.api.core.Approvals.Pending()))
