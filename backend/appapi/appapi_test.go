@@ -81,7 +81,13 @@ type fixture struct {
 // hour), so every change the tests see was applied by the API itself.
 func newFixture(t *testing.T, servers ...spec.Server) *fixture {
 	t.Helper()
-	c, err := core.Open(t.TempDir(), core.Options{})
+	return newFixtureWith(t, core.Options{}, servers...)
+}
+
+// newFixtureWith is newFixture with the core's options (a test's logger).
+func newFixtureWith(t *testing.T, o core.Options, servers ...spec.Server) *fixture {
+	t.Helper()
+	c, err := core.Open(t.TempDir(), o)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -31,7 +31,13 @@ type httpFixture struct {
 // loopback port, with auth on (the default) and an admin token made.
 func newHTTPFixture(t *testing.T, assets fstest.MapFS) *httpFixture {
 	t.Helper()
-	f := newFixture(t, everything(t, "everything"))
+	return newHTTPFixtureWith(t, assets, core.Options{})
+}
+
+// newHTTPFixtureWith is newHTTPFixture with the core's options.
+func newHTTPFixtureWith(t *testing.T, assets fstest.MapFS, o core.Options) *httpFixture {
+	t.Helper()
+	f := newFixtureWith(t, o, everything(t, "everything"))
 	secret, _, err := f.c.Auth.CreateAdmin(context.Background(), "browser")
 	if err != nil {
 		t.Fatal(err)

@@ -4,6 +4,11 @@
 // rest of the router's run. The policy decides which calls need approval
 // (backend/policy); core wires this broker in front of the question to the
 // client by elicitation.
+//
+// When the last UI detaches while calls wait, they are not left waiting
+// for nobody: after a short grace (Grace, long enough for a page reload to
+// attach again and keep them) every waiting call ends with ErrUIGone, and
+// its asker falls back as if no UI had been there.
 package approval
 
 import (
@@ -35,6 +40,11 @@ const (
 	ByAlways = "the always-allow rule (set in the UI)"
 )
 
+// Grace is how long calls keep waiting after the last UI detached, for a
+// UI to attach again (a browser tab reloading its page) and keep them in
+// its list. After it they end with ErrUIGone.
+const Grace = 5 * time.Second
+
 // Errors.
 var (
 	// ErrNoUI: no UI is attached; ask someone else (the client).
@@ -42,6 +52,10 @@ var (
 	// ErrUnknown: no pending approval has this id (decided, timed out or
 	// withdrawn meanwhile).
 	ErrUnknown = errors.New("no pending approval with this id (it was decided, timed out or withdrawn)")
+	// ErrUIGone: the call waited in a UI, and every UI detached without
+	// another attaching within Grace; ask someone else (the client), within
+	// what is left of the call's timeout.
+	ErrUIGone = errors.New("the UI that was asked went away")
 	// ErrBadDecision: not approve, deny or always.
 	ErrBadDecision = errors.New(`the decision is "approve", "deny" or "always"`)
 )
@@ -79,16 +93,26 @@ type key struct{ client, subject, server, tool string }
 
 func keyOf(r Request) key { return key{r.Client, r.Subject, r.Server, r.Tool} }
 
+// outcome ends a pending call: an answer, or ErrUIGone.
+type outcome struct {
+	a   Answer
+	err error
+}
+
 type entry struct {
 	p   Pending
 	k   key
-	ans chan Answer // buffered 1; written once, by whoever removes the entry
+	ans chan outcome // buffered 1; written once, by whoever removes the entry
 }
 
 // Broker is the set of pending approvals. The zero value is not usable;
 // call New.
 type Broker struct {
 	now func() time.Time
+	// afterFunc starts the grace timer (time.AfterFunc; tests fire it by
+	// hand).
+	afterFunc func(time.Duration, func()) (stop func() bool)
+	grace     time.Duration
 
 	mu      sync.Mutex
 	pending map[string]*entry
@@ -96,28 +120,66 @@ type Broker struct {
 	uis     int
 	subs    map[int]func([]Pending)
 	nextSub int
+	// stopGrace stops the grace timer running since the last UI detached
+	// (nil: none); graceGen tells a timer that fires late it was stopped.
+	stopGrace func() bool
+	graceGen  uint64
 
 	notifyMu sync.Mutex // subscribers hear the changes in order
 }
 
 // New makes an empty broker.
 func New() *Broker {
-	return &Broker{now: time.Now, pending: map[string]*entry{}, always: map[key]struct{}{}, subs: map[int]func([]Pending){}}
+	return &Broker{now: time.Now, grace: Grace, pending: map[string]*entry{}, always: map[key]struct{}{}, subs: map[int]func([]Pending){},
+		afterFunc: func(d time.Duration, f func()) func() bool { return time.AfterFunc(d, f).Stop }}
 }
 
 // AttachUI counts a UI that shows the pending approvals and can answer
-// them, until the returned detach is called.
+// them, until the returned detach is called. The calls waiting when the
+// last UI detaches end with ErrUIGone unless a UI attaches again within
+// Grace.
 func (b *Broker) AttachUI() (detach func()) {
 	b.mu.Lock()
 	b.uis++
+	if b.stopGrace != nil {
+		// Back in time: the calls stay in the list.
+		b.stopGrace()
+		b.stopGrace = nil
+		b.graceGen++
+	}
 	b.mu.Unlock()
 	var once sync.Once
 	return func() {
 		once.Do(func() {
 			b.mu.Lock()
+			defer b.mu.Unlock()
 			b.uis--
-			b.mu.Unlock()
+			if b.uis == 0 && len(b.pending) > 0 {
+				b.graceGen++
+				gen := b.graceGen
+				b.stopGrace = b.afterFunc(b.grace, func() { b.uiGone(gen) })
+			}
 		})
+	}
+}
+
+// uiGone ends every waiting call with ErrUIGone when the grace timer gen
+// ran out with no UI attached.
+func (b *Broker) uiGone(gen uint64) {
+	b.mu.Lock()
+	if gen != b.graceGen || b.uis > 0 {
+		b.mu.Unlock()
+		return
+	}
+	b.stopGrace = nil
+	n := len(b.pending)
+	for id, e := range b.pending {
+		delete(b.pending, id)
+		e.ans <- outcome{err: ErrUIGone}
+	}
+	b.mu.Unlock()
+	if n > 0 {
+		b.notify()
 	}
 }
 
@@ -140,7 +202,8 @@ func (b *Broker) AlwaysAllowed(r Request) bool {
 // Ask approves a call already always-allowed; otherwise, when a UI is
 // attached, it lists the call as pending and waits for Decide or for ctx
 // to end (the timeout, or the client cancelling: the entry is withdrawn
-// and ctx.Err() returned). ErrNoUI: nobody to ask here.
+// and ctx.Err() returned). ErrNoUI: nobody to ask here. ErrUIGone: the
+// call waited, but every UI went away (see AttachUI); ask someone else.
 func (b *Broker) Ask(ctx context.Context, r Request) (Answer, error) {
 	b.mu.Lock()
 	if _, ok := b.always[keyOf(r)]; ok {
@@ -155,7 +218,7 @@ func (b *Broker) Ask(ctx context.Context, r Request) (Answer, error) {
 	if len(args) == 0 || !json.Valid(args) {
 		args = json.RawMessage("{}")
 	}
-	e := &entry{k: keyOf(r), ans: make(chan Answer, 1), p: Pending{ID: newID(), Rule: r.Rule, Client: r.Client, Subject: r.Subject,
+	e := &entry{k: keyOf(r), ans: make(chan outcome, 1), p: Pending{ID: newID(), Rule: r.Rule, Client: r.Client, Subject: r.Subject,
 		Server: r.Server, Tool: r.Tool, Target: r.Target, Arguments: args, AskedAt: b.now()}}
 	if d, ok := ctx.Deadline(); ok {
 		e.p.Deadline = d
@@ -164,8 +227,8 @@ func (b *Broker) Ask(ctx context.Context, r Request) (Answer, error) {
 	b.mu.Unlock()
 	b.notify()
 	select {
-	case a := <-e.ans:
-		return a, nil
+	case o := <-e.ans:
+		return o.a, o.err
 	case <-ctx.Done():
 		b.mu.Lock()
 		_, still := b.pending[e.p.ID]
@@ -196,13 +259,13 @@ func (b *Broker) Decide(id string, d Decision) error {
 		return ErrUnknown
 	}
 	delete(b.pending, id)
-	e.ans <- Answer{Approved: d != Deny, By: ByUI}
+	e.ans <- outcome{a: Answer{Approved: d != Deny, By: ByUI}}
 	if d == Always {
 		b.always[e.k] = struct{}{}
 		for oid, o := range b.pending {
 			if o.k == e.k {
 				delete(b.pending, oid)
-				o.ans <- Answer{Approved: true, By: ByAlways}
+				o.ans <- outcome{a: Answer{Approved: true, By: ByAlways}}
 			}
 		}
 	}

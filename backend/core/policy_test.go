@@ -381,6 +381,15 @@ func TestApprovalByElicitation(t *testing.T) {
 	if len(el.asked) != 2 || !strings.Contains(el.asked[0], `policy "guard"`) || !strings.Contains(el.asked[0], `{"id":"afalse"}`) {
 		t.Errorf("asked %q", el.asked)
 	}
+	// The question says how long the client has (the default 60 s, less
+	// what the call took to get there).
+	for _, q := range el.asked {
+		var left int
+		i := strings.LastIndex(q, "within ")
+		if _, err := fmt.Sscanf(q[max(i, 0):], "within %d s", &left); i < 0 || err != nil || left > 60 || left < 0 {
+			t.Errorf("time left in %q: %d %v", q, left, err)
+		}
+	}
 	el.action = mcp.ElicitationResponseActionDecline
 	el.mu.Unlock()
 	for _, meta := range []bool{false, true} {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -25,7 +26,8 @@ const maxShownArguments = 2000
 
 // AskApproval asks the client of session, with elicitation/create, whether
 // the call may go ahead: accept approves, decline and cancel deny. It
-// waits until the client answers or ctx ends.
+// waits until the client answers or ctx ends; the question says how long
+// that leaves (whole seconds, rounded down) when ctx has a deadline.
 func (g *Gateway) AskApproval(ctx context.Context, session server.ClientSession, a ApprovalRequest) (bool, error) {
 	if session == nil || !declares(session, "elicitation") {
 		return false, ErrCannotElicit
@@ -39,6 +41,9 @@ func (g *Gateway) AskApproval(ctx context.Context, session server.ClientSession,
 	}
 	msg := fmt.Sprintf("MCP Router: policy %q asks you to approve a tool call.\n\nClient: %s\nServer: %s\nTool: %s (%s)\nArguments: %s\n\nAccept to let it run; decline to refuse it.",
 		a.Rule, a.Client, a.Server, a.Tool, a.Target, args)
+	if d, ok := ctx.Deadline(); ok {
+		msg += fmt.Sprintf(" Without an answer within %d s it is refused.", max(int(time.Until(d)/time.Second), 0))
+	}
 	res, err := g.srv.RequestElicitation(g.srv.WithContext(ctx, session), mcp.ElicitationRequest{
 		Params: mcp.ElicitationParams{Message: msg, RequestedSchema: map[string]any{"type": "object", "properties": map[string]any{}}},
 	})

@@ -34,6 +34,11 @@ type Answer struct {
 // and a client that did not declare elicitation).
 var ErrCannotAsk = errors.New("nobody can be asked")
 
+// ErrUIGone: the call waited in a UI that went away (no UI attached
+// again in time), and the client cannot be asked instead (it did not
+// declare elicitation). Refused as approval_unavailable, saying so.
+var ErrUIGone = errors.New("the UI that was asked went away, and the client did not declare elicitation")
+
 // approve asks for the approval ru wants, within its timeout. nil: approved.
 func (p *Policy) approve(ctx context.Context, r *pipeline.Request, ru *rule) error {
 	if p.ask == nil {
@@ -56,6 +61,12 @@ func (p *Policy) approve(ctx context.Context, r *pipeline.Request, ru *rule) err
 	switch {
 	case errors.Is(err, ErrCannotAsk):
 		return approvalUnavailable(r, ru)
+	case errors.Is(err, ErrUIGone) && ctx.Err() == nil:
+		p.log.Infof("policy: %s for %q (policy %q) refused after %v: the UI that was asked went away and the client cannot be asked by elicitation",
+			r.Target, r.Caller.Name, ru.Name, time.Since(start).Round(time.Millisecond))
+		return &pipeline.RouteError{Server: r.Server, Reason: pipeline.ReasonApprovalUnavailable, Code: pipeline.CodeApproval,
+			What:  fmt.Sprintf("policy %q requires a person's approval for '%s', and nobody can be asked any more: the UI that was asked went away (closed before anyone answered) and the client did not declare elicitation", ru.Name, r.Target),
+			Extra: map[string]any{"policy": ru.Name}}
 	case ctx.Err() != nil:
 		// The client cancelled the call: the request is withdrawn.
 		p.log.Infof("policy: approval of %s for %q withdrawn: the client cancelled the call", r.Target, r.Caller.Name)

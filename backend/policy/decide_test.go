@@ -531,6 +531,13 @@ policies:
 	routeErr(t, err, pipeline.ReasonCancelled)
 	answer = func(context.Context, Approval) (Answer, error) { return Answer{}, ErrCannotAsk }
 	routeErr(t, rg.call("claude", "fs", "delete_file"), pipeline.ReasonApprovalUnavailable)
+	// The UI asked went away and the client cannot be asked: unavailable,
+	// saying why.
+	answer = func(context.Context, Approval) (Answer, error) { return Answer{}, ErrUIGone }
+	re = routeErr(t, rg.call("claude", "fs", "delete_file"), pipeline.ReasonApprovalUnavailable)
+	if re.Code != pipeline.CodeApproval || !strings.Contains(re.Error(), "the UI that was asked went away") {
+		t.Errorf("UI gone: %v", re)
+	}
 	// Refused anyway: nobody asked.
 	n := len(asked)
 	routeErr(t, rg.call("claude", "secret", "delete_all"), pipeline.ReasonDenied)

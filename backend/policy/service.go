@@ -33,7 +33,8 @@ type Options struct {
 	Audit func(ctx context.Context, r AuditRecord) error
 	// Ask asks a person to approve a call a human_approval rule matched,
 	// and waits for the answer until ctx ends (the rule's timeout, or the
-	// client cancelling). ErrCannotAsk: nobody can be asked. nil: as
+	// client cancelling). ErrCannotAsk: nobody can be asked. ErrUIGone:
+	// the UI asked went away and nobody else can be asked. nil: as
 	// ErrCannotAsk for every call.
 	Ask func(ctx context.Context, a Approval) (Answer, error)
 	// ApprovalTimeout is the wait for a rule without
