@@ -92,16 +92,7 @@ func clientWith(t *testing.T, url string, headers map[string]string) *client.Cli
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := client.NewClient(tr)
-	if err := c.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
-	if _, err := c.Initialize(context.Background(), mcp.InitializeRequest{Params: mcp.InitializeParams{
-		ProtocolVersion: mcp.ProtocolVersion20251125, ClientInfo: mcp.Implementation{Name: "t", Version: "1"}}}); err != nil {
-		t.Fatal(err)
-	}
-	return c
+	return started(t, tr, mcp.ProtocolVersion20251125)
 }
 
 // sseClientWith is clientWith over the legacy SSE transport: headers go
@@ -112,13 +103,20 @@ func sseClientWith(t *testing.T, url string, headers map[string]string) *client.
 	if err != nil {
 		t.Fatal(err)
 	}
+	return started(t, tr, mcp.ProtocolVersion20241105)
+}
+
+// started starts a client on tr and initializes it with version; it is
+// closed when the test ends.
+func started(t *testing.T, tr transport.Interface, version string) *client.Client {
+	t.Helper()
 	c := client.NewClient(tr)
 	if err := c.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { c.Close() })
 	if _, err := c.Initialize(context.Background(), mcp.InitializeRequest{Params: mcp.InitializeParams{
-		ProtocolVersion: mcp.ProtocolVersion20241105, ClientInfo: mcp.Implementation{Name: "t", Version: "1"}}}); err != nil {
+		ProtocolVersion: version, ClientInfo: mcp.Implementation{Name: "t", Version: "1"}}}); err != nil {
 		t.Fatal(err)
 	}
 	return c
