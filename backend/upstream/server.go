@@ -140,13 +140,7 @@ func (m *managed) run(ctx context.Context, done chan struct{}) {
 				m.mu.Lock()
 				m.isSelf = true
 				m.mu.Unlock()
-				m.update(func(st *Status) {
-					st.State, st.Error = StateErrored, err.Error()
-					st.NextRetryAt = time.Time{}
-				})
-				m.svc.log.WithField("server", m.name).Warnf("not started: %v", err)
-				if !m.waitWake(ctx) {
-					m.setStopped()
+				if !m.holdUntilWoken(ctx, StateErrored, err) {
 					return
 				}
 				continue
@@ -154,13 +148,7 @@ func (m *managed) run(ctx context.Context, done chan struct{}) {
 			if errors.Is(err, ErrNeedsLogin) {
 				// Retrying without a login meets the same 401: wait for
 				// one (a login, Restart or a changed definition wakes it).
-				m.update(func(st *Status) {
-					st.State, st.Error = StateNeedsLogin, err.Error()
-					st.NextRetryAt = time.Time{}
-				})
-				m.svc.log.WithField("server", m.name).Warnf("not started: %v", err)
-				if !m.waitWake(ctx) {
-					m.setStopped()
+				if !m.holdUntilWoken(ctx, StateNeedsLogin, err) {
 					return
 				}
 				continue
@@ -442,4 +430,20 @@ func (m *managed) backoffSleep(ctx context.Context, d time.Duration) bool {
 	case <-m.wake:
 		return ctx.Err() == nil
 	}
+}
+
+// holdUntilWoken shows state with err and waits, without retries, for a
+// wake (Restart, a login, a changed definition); false when the server is
+// stopping instead (it is then marked stopped).
+func (m *managed) holdUntilWoken(ctx context.Context, state State, err error) bool {
+	m.update(func(st *Status) {
+		st.State, st.Error = state, err.Error()
+		st.NextRetryAt = time.Time{}
+	})
+	m.svc.log.WithField("server", m.name).Warnf("not started: %v", err)
+	if !m.waitWake(ctx) {
+		m.setStopped()
+		return false
+	}
+	return true
 }
