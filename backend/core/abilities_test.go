@@ -75,35 +75,6 @@ policies:
     require: {human_approval: true}
 `
 
-// tokenSession is httpSession with a bearer token.
-func tokenSession(t *testing.T, url, token string) func(body string) []byte {
-	t.Helper()
-	do := func(sid, body string) (http.Header, []byte) {
-		req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		req.Header.Set("Authorization", "Bearer "+token)
-		if sid != "" {
-			req.Header.Set("Mcp-Session-Id", sid)
-			req.Header.Set("MCP-Protocol-Version", "2025-11-25")
-		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		return resp.Header, b
-	}
-	hdr, _ := do("", `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
-	sid := hdr.Get("Mcp-Session-Id")
-	do(sid, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
-	return func(body string) []byte {
-		_, b := do(sid, body)
-		return b
-	}
-}
-
 // resultText is the text of a tools/call answer's first content item.
 func resultText(t *testing.T, body []byte) string {
 	t.Helper()

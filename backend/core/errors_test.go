@@ -81,20 +81,55 @@ func errorIn(t *testing.T, body []byte) jsonrpcError {
 
 // httpSession initializes a streamable HTTP session and returns a caller.
 func httpSession(t *testing.T, url string) func(body string) []byte {
-	_, hdr, _ := postRaw(t, url, "", `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	return sessionAs(t, url, "", false)
+}
+
+// tokenSession is httpSession with a bearer token.
+func tokenSession(t *testing.T, url, token string) func(body string) []byte {
+	return sessionAs(t, url, token, false)
+}
+
+// bearerSession is tokenSession that fails the test on any HTTP status
+// of 300 or more, the initialize included.
+func bearerSession(t *testing.T, url, token string) func(body string) []byte {
+	return sessionAs(t, url, token, true)
+}
+
+// sessionAs initializes a streamable HTTP session (with a bearer token
+// unless token is "") and returns a caller that posts a JSON-RPC body in it.
+func sessionAs(t *testing.T, url, token string, mustSucceed bool) func(body string) []byte {
+	t.Helper()
+	post := func(sid, body string) (http.Header, []byte) {
+		code, hdr, b := postAs(t, url, token, sid, body)
+		if mustSucceed && code >= 300 {
+			t.Fatalf("HTTP %d: %s", code, b)
+		}
+		return hdr, b
+	}
+	hdr, _ := post("", `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
 	sid := hdr.Get("Mcp-Session-Id")
-	postRaw(t, url, sid, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	post(sid, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 	return func(body string) []byte {
-		_, _, b := postRaw(t, url, sid, body)
+		_, b := post(sid, body)
 		return b
 	}
 }
 
 func postRaw(t *testing.T, url, sid, body string) (int, http.Header, []byte) {
 	t.Helper()
+	return postAs(t, url, "", sid, body)
+}
+
+// postAs posts one JSON-RPC body, in session sid unless it is "", with a
+// bearer token unless token is "".
+func postAs(t *testing.T, url, token, sid, body string) (int, http.Header, []byte) {
+	t.Helper()
 	req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
 	if sid != "" {
 		req.Header.Set("Mcp-Session-Id", sid)
 		req.Header.Set("MCP-Protocol-Version", "2025-11-25")

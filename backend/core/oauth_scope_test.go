@@ -19,39 +19,6 @@ import (
 	"github.com/mcp-router/mcp-router/internal/testpeers"
 )
 
-// bearerSession initializes a streamable HTTP session with token and
-// returns a caller that posts a JSON-RPC body in it.
-func bearerSession(t *testing.T, url, token string) func(body string) []byte {
-	t.Helper()
-	do := func(sid, body string) (http.Header, []byte) {
-		req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		req.Header.Set("Authorization", "Bearer "+token)
-		if sid != "" {
-			req.Header.Set("Mcp-Session-Id", sid)
-			req.Header.Set("MCP-Protocol-Version", "2025-11-25")
-		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		if resp.StatusCode >= 300 {
-			t.Fatalf("HTTP %d: %s", resp.StatusCode, b)
-		}
-		return resp.Header, b
-	}
-	hdr, _ := do("", `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
-	sid := hdr.Get("Mcp-Session-Id")
-	do(sid, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
-	return func(body string) []byte {
-		_, b := do(sid, body)
-		return b
-	}
-}
-
 // A policy rule whose match.clients names a JWT subject applies to the
 // callers presenting that subject's tokens, and to no one else: two JWTs of
 // a real authorization server, one per subject, through the endpoint.
