@@ -84,29 +84,6 @@ func getBody(t *testing.T, u string) (int, string) {
 	return resp.StatusCode, b.String()
 }
 
-// storedLogin reads the 0600 file's record of server.
-func storedLogin(t *testing.T, dir, server string) (access, refresh string) {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join(dir, oauthclient.FileName))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var m map[string]string
-	if err := json.Unmarshal(b, &m); err != nil {
-		t.Fatal(err)
-	}
-	var rec struct {
-		Token struct {
-			AccessToken  string `json:"access_token"`
-			RefreshToken string `json:"refresh_token"`
-		} `json:"token"`
-	}
-	if err := json.Unmarshal([]byte(m[server]), &rec); err != nil {
-		t.Fatalf("record of %s: %v", server, err)
-	}
-	return rec.Token.AccessToken, rec.Token.RefreshToken
-}
-
 func callEcho(t *testing.T, c *client.Client, msg string) (*mcp.CallToolResult, error) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
@@ -207,7 +184,7 @@ func TestRouterLogsInToAnUpstreamRouter(t *testing.T) {
 	if fi, err := os.Stat(file); err != nil || fi.Mode().Perm() != 0o600 {
 		t.Fatalf("login file: %v %v", fi, err)
 	}
-	access, refresh := storedLogin(t, dirB, "a")
+	access, refresh := testpeers.LoginTokens(t, filepath.Join(dirB, oauthclient.FileName), "a")
 	if access == "" || refresh == "" {
 		t.Fatal("no tokens stored")
 	}
@@ -243,7 +220,7 @@ func TestRouterLogsInToAnUpstreamRouter(t *testing.T) {
 	if g := iss.Grants(t); g.Grants["refresh_token"] < 1 {
 		t.Fatalf("no refresh grant: %+v", g)
 	}
-	access2, refresh2 := storedLogin(t, dirB, "a")
+	access2, refresh2 := testpeers.LoginTokens(t, filepath.Join(dirB, oauthclient.FileName), "a")
 	if access2 == access || refresh2 == refresh {
 		t.Fatal("the refreshed tokens were not stored")
 	}
@@ -255,7 +232,7 @@ func TestRouterLogsInToAnUpstreamRouter(t *testing.T) {
 	time.Sleep(3 * time.Second)
 	if res, err := callEcho(t, cl, "after revocation"); err == nil && !res.IsError {
 		st, _ := b.core.Servers.Status("a")
-		a3, r3 := storedLogin(t, dirB, "a")
+		a3, r3 := testpeers.LoginTokens(t, filepath.Join(dirB, oauthclient.FileName), "a")
 		t.Fatalf("a call went through after the refresh token was revoked: %+v %+v; stored changed: %v %v", iss.Grants(t), st, a3 != access2, r3 != refresh2)
 	}
 	st = waitState(t, b.core, "a", upstream.StateNeedsLogin)

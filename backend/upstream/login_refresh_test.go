@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -107,29 +106,6 @@ func (rs *resourceServer) sent(auth string) (requests, refused int) {
 		}
 	}
 	return requests, rs.s401[auth]
-}
-
-// storedTokens reads the login of server from the 0600 file.
-func storedTokens(t *testing.T, dir, server string) (access, refresh string) {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join(dir, oauthclient.FileName))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var m map[string]string
-	if err := json.Unmarshal(b, &m); err != nil {
-		t.Fatal(err)
-	}
-	var rec struct {
-		Token struct {
-			AccessToken  string `json:"access_token"`
-			RefreshToken string `json:"refresh_token"`
-		} `json:"token"`
-	}
-	if err := json.Unmarshal([]byte(m[server]), &rec); err != nil || rec.Token.AccessToken == "" || rec.Token.RefreshToken == "" {
-		t.Fatalf("record of %s: %v", server, err)
-	}
-	return rec.Token.AccessToken, rec.Token.RefreshToken
 }
 
 func waitFor(t *testing.T, s *upstream.Service, name string, want upstream.State) upstream.Status {
@@ -277,7 +253,7 @@ func TestRefusedLoginTokenIsRefreshedOnMCPGoTransports(t *testing.T) {
 			// early; it has an hour to live, so no early refresh): the call
 			// is refused once, the token refreshed, the call sent again on
 			// the same connection.
-			a1, r1 := storedTokens(t, dir, "remote")
+			a1, r1 := testpeers.LoginTokens(t, filepath.Join(dir, oauthclient.FileName), "remote")
 			rs.refuse(a1)
 			if err := echo(ctx, "after a refused token"); err != nil {
 				t.Fatalf("call after the token was refused: %v", err)
@@ -288,7 +264,7 @@ func TestRefusedLoginTokenIsRefreshedOnMCPGoTransports(t *testing.T) {
 			if _, refused := rs.sent("Bearer " + a1); refused != 1 {
 				t.Fatalf("the refused token was sent into %d 401s, want 1", refused)
 			}
-			a2, r2 := storedTokens(t, dir, "remote")
+			a2, r2 := testpeers.LoginTokens(t, filepath.Join(dir, oauthclient.FileName), "remote")
 			if a2 == a1 || r2 == r1 {
 				t.Fatal("the refreshed login was not stored")
 			}
@@ -338,7 +314,7 @@ func TestRefusedLoginTokenIsRefreshedOnMCPGoTransports(t *testing.T) {
 
 			// (2) The refresh token revoked: the next refused token ends the
 			// login, and the server waits in needs_login.
-			a3, r3 := storedTokens(t, dir, "remote")
+			a3, r3 := testpeers.LoginTokens(t, filepath.Join(dir, oauthclient.FileName), "remote")
 			iss.Revoke(t, r3)
 			rs.refuse(a3)
 			if err := echo(ctx, "after revocation"); !errors.Is(err, upstream.ErrNeedsLogin) {

@@ -320,3 +320,29 @@ func (s *OAuthIssuer) Revoke(t testing.TB, token string) {
 		t.Fatalf("revoke: HTTP %d", resp.StatusCode)
 	}
 }
+
+// LoginTokens reads server's upstream login from the router's 0600 login
+// file (oauthclient.FileName in the data dir, passed in so this package
+// imports no router code) and fails the test unless it holds both an
+// access and a refresh token.
+func LoginTokens(t testing.TB, file, server string) (access, refresh string) {
+	t.Helper()
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]string
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	var rec struct {
+		Token struct {
+			AccessToken  string `json:"access_token"`
+			RefreshToken string `json:"refresh_token"`
+		} `json:"token"`
+	}
+	if err := json.Unmarshal([]byte(m[server]), &rec); err != nil || rec.Token.AccessToken == "" || rec.Token.RefreshToken == "" {
+		t.Fatalf("login record of %s: %v", server, err)
+	}
+	return rec.Token.AccessToken, rec.Token.RefreshToken
+}
