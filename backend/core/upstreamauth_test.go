@@ -138,18 +138,8 @@ func whoami(t *testing.T, c *client.Client, tool string) string {
 func TestUpstreamAuthorizationPerClient(t *testing.T) {
 	upURL, seen := echoAuthUpstream(t)
 	dir := t.TempDir()
-	configured := "Bearer configured-by-owner"
-	ep := serve(t, dir, []spec.Server{
-		{Name: "pass", Transport: spec.HTTP, URL: upURL, Headers: map[string]string{"Authorization": configured}, PassUpstreamAuth: true, Enabled: true},
-		{Name: "plain", Transport: spec.HTTP, URL: upURL, Headers: map[string]string{"Authorization": configured}, Enabled: true},
-	}, false)
 	ctx := context.Background()
-	tokA, _, _ := ep.core.Auth.Create(ctx, "alice", nil)
-	tokB, _, _ := ep.core.Auth.Create(ctx, "bob", nil)
-	tokC, _, _ := ep.core.Auth.Create(ctx, "carol", nil)
-	a := clientWith(t, ep.url, map[string]string{"Authorization": "Bearer " + tokA, "X-Upstream-Authorization": "Bearer alice-upstream-secret"})
-	b := clientWith(t, ep.url, map[string]string{"Authorization": "Bearer " + tokB, "X-Upstream-Authorization": "Bearer bob-upstream-secret"})
-	c := clientWith(t, ep.url, map[string]string{"Authorization": "Bearer " + tokC})
+	ep, tokA, a, b, c := passAndPlain(t, dir, spec.HTTP, upURL)
 
 	want := map[*client.Client]string{a: "auth:" + digest("Bearer alice-upstream-secret"), b: "auth:" + digest("Bearer bob-upstream-secret")}
 	callsSeeTheirOwnValue(t, want, a, c, configured)
@@ -207,18 +197,8 @@ func TestUpstreamAuthorizationPerClient(t *testing.T) {
 // header.
 func TestUpstreamAuthorizationPerClientOverSSE(t *testing.T) {
 	upURL, seen := echoAuthSSEUpstream(t)
-	configured := "Bearer configured-by-owner"
-	ep := serve(t, t.TempDir(), []spec.Server{
-		{Name: "pass", Transport: spec.SSE, URL: upURL, Headers: map[string]string{"Authorization": configured}, PassUpstreamAuth: true, Enabled: true},
-		{Name: "plain", Transport: spec.SSE, URL: upURL, Headers: map[string]string{"Authorization": configured}, Enabled: true},
-	}, false)
 	ctx := context.Background()
-	tokA, _, _ := ep.core.Auth.Create(ctx, "alice", nil)
-	tokB, _, _ := ep.core.Auth.Create(ctx, "bob", nil)
-	tokC, _, _ := ep.core.Auth.Create(ctx, "carol", nil)
-	a := clientWith(t, ep.url, map[string]string{"Authorization": "Bearer " + tokA, "X-Upstream-Authorization": "Bearer alice-upstream-secret"})
-	b := clientWith(t, ep.url, map[string]string{"Authorization": "Bearer " + tokB, "X-Upstream-Authorization": "Bearer bob-upstream-secret"})
-	c := clientWith(t, ep.url, map[string]string{"Authorization": "Bearer " + tokC})
+	ep, _, a, b, c := passAndPlain(t, t.TempDir(), spec.SSE, upURL)
 	// A third client reaches the router itself over legacy SSE (/sse and
 	// /message): its value travels on its POSTs to the router.
 	tokD, _, _ := ep.core.Auth.Create(ctx, "dave", nil)
@@ -280,4 +260,29 @@ func callsSeeTheirOwnValue(t *testing.T, want map[*client.Client]string, withHea
 	if got := whoami(t, withHeader, "plain__whoami"); got != "auth:"+digest(configured) {
 		t.Errorf("a server without passUpstreamAuth got the client's value: %s", got)
 	}
+}
+
+// configured is the Authorization the owner configured on both servers of
+// passAndPlain.
+const configured = "Bearer configured-by-owner"
+
+// passAndPlain serves two servers of transport at upURL, both with the
+// configured Authorization: "pass" with passUpstreamAuth on, "plain"
+// without. Three clients connect over streamable HTTP: alice (a, her token
+// tokA) and bob (b), each with an X-Upstream-Authorization value of their
+// own, and carol (c) without one.
+func passAndPlain(t *testing.T, dir string, transport spec.Transport, upURL string) (ep *endpoint, tokA string, a, b, c *client.Client) {
+	t.Helper()
+	ep = serve(t, dir, []spec.Server{
+		{Name: "pass", Transport: transport, URL: upURL, Headers: map[string]string{"Authorization": configured}, PassUpstreamAuth: true, Enabled: true},
+		{Name: "plain", Transport: transport, URL: upURL, Headers: map[string]string{"Authorization": configured}, Enabled: true},
+	}, false)
+	ctx := context.Background()
+	tokA, _, _ = ep.core.Auth.Create(ctx, "alice", nil)
+	tokB, _, _ := ep.core.Auth.Create(ctx, "bob", nil)
+	tokC, _, _ := ep.core.Auth.Create(ctx, "carol", nil)
+	a = clientWith(t, ep.url, map[string]string{"Authorization": "Bearer " + tokA, "X-Upstream-Authorization": "Bearer alice-upstream-secret"})
+	b = clientWith(t, ep.url, map[string]string{"Authorization": "Bearer " + tokB, "X-Upstream-Authorization": "Bearer bob-upstream-secret"})
+	c = clientWith(t, ep.url, map[string]string{"Authorization": "Bearer " + tokC})
+	return ep, tokA, a, b, c
 }
