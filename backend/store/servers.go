@@ -29,9 +29,15 @@ func (r ServerRepo) Get(ctx context.Context, name string) (Server, error) {
 	return s, translate(err, "server", name)
 }
 
+// prepare normalizes, validates and seals def: a secret entry is written
+// as its placeholder, and a definition still carrying a secret's value is
+// refused (the value belongs in the keychain: secrets.ServerValues).
 func prepare(def spec.Server) (spec.Server, error) {
 	def.Normalize()
 	if err := def.Validate(); err != nil {
+		return def, err
+	}
+	if err := def.Seal(); err != nil {
 		return def, err
 	}
 	return def, nil
