@@ -31,7 +31,9 @@ type SecretRef struct {
 	Name   string     `json:"name"`
 }
 
-func (r SecretRef) String() string { return fmt.Sprintf("secret %s %s of server %s", r.Kind, r.Name, r.Server) }
+func (r SecretRef) String() string {
+	return fmt.Sprintf("secret %s %s of server %s", r.Kind, r.Name, r.Server)
+}
 
 const (
 	placeholderOpen  = "${secret:"

@@ -42,7 +42,7 @@ func TestServerSecretColumns(t *testing.T) {
 	leak := spec.Server{Name: "leak", URL: "http://127.0.0.1:1/mcp", Headers: map[string]string{"Authorization": "Bearer s3cret"},
 		SecretHeaders: []string{"Authorization"}, Enabled: true}
 	writes := map[string]func() error{
-		"create": func() error { _, err := s2.Servers().Create(ctx, leak); return err },
+		"create":      func() error { _, err := s2.Servers().Create(ctx, leak); return err },
 		"create many": func() error { return s2.Servers().CreateMany(ctx, []spec.Server{leak}) },
 		"update": func() error {
 			d := got.Server
