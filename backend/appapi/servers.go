@@ -60,7 +60,11 @@ func (a *API) AddServer(cfg spec.Server) (ServerView, error) {
 	if err := a.loopGuard().Check(bg(), cfg); err != nil {
 		return ServerView{}, err
 	}
-	// Secret values go to the keychain, their placeholders to the database.
+	// Secret values go to the keychain, their placeholders to the
+	// database; a taken name is refused before a value is written under it.
+	if err := a.core.Store.Servers().Free(bg(), strings.TrimSpace(cfg.Name)); err != nil {
+		return ServerView{}, err
+	}
 	var r store.Server
 	_, err := a.core.ServerSecrets.Save(nil, cfg, func(def spec.Server) (err error) {
 		r, err = a.core.Store.Servers().Create(bg(), def)
@@ -84,6 +88,12 @@ func (a *API) UpdateServer(name string, cfg spec.Server) (ServerView, error) {
 	cur, err := a.core.Store.Servers().Get(bg(), name)
 	if err != nil {
 		return ServerView{}, err
+	}
+	if to := strings.TrimSpace(cfg.Name); to != name {
+		// Refused before a value moves under another server's name.
+		if err := a.core.Store.Servers().Free(bg(), to); err != nil {
+			return ServerView{}, err
+		}
 	}
 	// A secret entry sent with its placeholder (or empty) keeps its value;
 	// a rename moves the values (secrets.ServerValues.SaveAll).

@@ -79,6 +79,10 @@ func (e *env) serversAdd() *cobra.Command {
 				if err != nil {
 					return err
 				}
+				// A taken name is refused before a value is written under it.
+				if err := st.Servers().Free(cmd.Context(), def.Name); err != nil {
+					return err
+				}
 				var created store.Server
 				if _, err := sec.Save(nil, def, func(d spec.Server) (err error) {
 					created, err = st.Servers().Create(cmd.Context(), d)

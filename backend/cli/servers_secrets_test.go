@@ -276,6 +276,14 @@ func TestServersUpdateSecrets(t *testing.T) {
 	if _, ok := envOf()["TOKEN"]; ok || strings.Contains(kept(), "t-3") {
 		t.Fatalf("unset: %v / %s", envOf(), kept())
 	}
+	// A taken name is refused and its server's value left alone.
+	mustRun(t, dir, "servers", "update", "s", "--secret-env", "API_KEY=mine")
+	if r := run(t, dir, "", "servers", "add", "s", "--secret-env", "API_KEY=theirs", "--", "srv"); r.code == 0 || !strings.Contains(r.stderr, `server "s": already exists`) {
+		t.Fatalf("add over a taken name: %+v", r)
+	}
+	if !strings.Contains(kept(), "mine") || strings.Contains(kept(), "theirs") {
+		t.Fatalf("a refused add touched the value: %s", kept())
+	}
 	// add: the same key plain and secret is refused, as is an empty value.
 	for _, bad := range [][]string{
 		{"servers", "add", "x", "--env", "K=1", "--secret-env", "K=2", "--", "srv"},

@@ -34,6 +34,12 @@ func TestServerSecretColumns(t *testing.T) {
 	if got.Env["API_KEY"] != "${secret:API_KEY}" || got.Env["DEBUG"] != "1" || len(got.SecretEnv) != 1 || got.SecretRevision != 3 {
 		t.Fatalf("stored %+v", got.Server)
 	}
+	if err := s2.Servers().Free(ctx, "gh"); !errors.Is(err, ErrDuplicate) {
+		t.Errorf("Free of a taken name: %v", err)
+	}
+	if err := s2.Servers().Free(ctx, "nobody"); err != nil {
+		t.Errorf("Free of a free name: %v", err)
+	}
 	// Written back as read (a tool toggled, the prefix changed): fine.
 	if _, err := s2.Servers().Update(ctx, got.Server); err != nil {
 		t.Fatal(err)

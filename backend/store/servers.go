@@ -153,3 +153,18 @@ func (r ServerRepo) Replace(ctx context.Context, oldName string, def spec.Server
 	}
 	return row, nil
 }
+
+// Free returns an error wrapping ErrDuplicate when a server is named name:
+// a check before work that must not touch another server's state (its
+// secret values are written before its row). The write itself still
+// refuses a duplicate.
+func (r ServerRepo) Free(ctx context.Context, name string) error {
+	var n int64
+	if err := r.db.WithContext(ctx).Model(&Server{}).Where("name = ?", name).Count(&n).Error; err != nil {
+		return fmt.Errorf("look up server %q: %w", name, err)
+	}
+	if n > 0 {
+		return duplicate("server", name)
+	}
+	return nil
+}
