@@ -93,10 +93,9 @@ type secretEdits struct {
 	plain []string // --plain-KIND K (make the secret entry plain, with its value)
 }
 
-// checkPlainEdits refuses --KIND K=V and --unset-KIND K's company on a
-// secret entry where they would be ambiguous: a plain value for an entry
-// that is secret is a mistake more often than a wish (it would put the
-// value in the database); --plain-KIND says it.
+// checkPlainEdits refuses --KIND K=V on a secret entry unless --plain-KIND
+// K says so too: a plain value for an entry that is secret is a mistake
+// more often than a wish (it would put the value in the database).
 func checkPlainEdits(def spec.Server, kind spec.SecretKind, set []string, e secretEdits) error {
 	for _, p := range set {
 		k, _, _ := strings.Cut(p, "=")
