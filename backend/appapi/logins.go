@@ -31,9 +31,15 @@ func (a *API) LoginServer(name, clientID string) (LoginStart, error) {
 	if err != nil {
 		return LoginStart{}, err
 	}
+	// The login's first request carries the server's headers, secret
+	// ones with their values.
+	def, err := a.core.ServerSecrets.Resolve(r.Server)
+	if err != nil {
+		return LoginStart{}, err
+	}
 	ctx, cancel := context.WithTimeout(bg(), time.Minute)
 	defer cancel()
-	f, err := a.core.Logins.Login(ctx, r.Server, oauthclient.LoginOptions{ClientID: clientID})
+	f, err := a.core.Logins.Login(ctx, def, oauthclient.LoginOptions{ClientID: clientID})
 	if err != nil {
 		return LoginStart{}, fmt.Errorf("%s: %w", name, err)
 	}

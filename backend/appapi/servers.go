@@ -3,6 +3,7 @@ package appapi
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	"github.com/mcp-router/mcp-router/backend/config"
 	"github.com/mcp-router/mcp-router/backend/gateway"
 	"github.com/mcp-router/mcp-router/backend/spec"
+	"github.com/mcp-router/mcp-router/backend/store"
 	"github.com/mcp-router/mcp-router/backend/upstream"
 )
 
@@ -58,7 +60,16 @@ func (a *API) AddServer(cfg spec.Server) (ServerView, error) {
 	if err := a.loopGuard().Check(bg(), cfg); err != nil {
 		return ServerView{}, err
 	}
-	r, err := a.core.Store.Servers().Create(bg(), cfg)
+	// Secret values go to the keychain, their placeholders to the
+	// database; a taken name is refused before a value is written under it.
+	if err := a.core.Store.Servers().Free(bg(), strings.TrimSpace(cfg.Name)); err != nil {
+		return ServerView{}, err
+	}
+	var r store.Server
+	_, err := a.core.ServerSecrets.Save(nil, cfg, func(def spec.Server) (err error) {
+		r, err = a.core.Store.Servers().Create(bg(), def)
+		return err
+	})
 	if err != nil {
 		return ServerView{}, err
 	}
@@ -74,7 +85,23 @@ func (a *API) UpdateServer(name string, cfg spec.Server) (ServerView, error) {
 	if err := a.loopGuard().Check(bg(), cfg); err != nil {
 		return ServerView{}, err
 	}
-	r, err := a.core.Store.Servers().Replace(bg(), name, cfg)
+	cur, err := a.core.Store.Servers().Get(bg(), name)
+	if err != nil {
+		return ServerView{}, err
+	}
+	if to := strings.TrimSpace(cfg.Name); to != name {
+		// Refused before a value moves under another server's name.
+		if err := a.core.Store.Servers().Free(bg(), to); err != nil {
+			return ServerView{}, err
+		}
+	}
+	// A secret entry sent with its placeholder (or empty) keeps its value;
+	// a rename moves the values (secrets.ServerValues.SaveAll).
+	var r store.Server
+	_, err = a.core.ServerSecrets.Save(&cur.Server, cfg, func(def spec.Server) (err error) {
+		r, err = a.core.Store.Servers().Replace(bg(), name, def)
+		return err
+	})
 	if err != nil {
 		return ServerView{}, err
 	}
@@ -126,9 +153,16 @@ func (a *API) ImportClientConfig(path string) (config.ImportReport, error) {
 }
 
 func (a *API) importServers(servers []spec.Server) (config.ImportReport, error) {
-	rep, err := config.ImportServers(bg(), a.core.Store.Servers(), servers, a.loopGuard().Refuse(bg()))
+	// Secret entries without a value (an export's placeholders) are
+	// imported and reported in NeedsSecrets: the UI asks for them
+	// (SetServerSecret); until then the server waits, errored.
+	rep, err := config.ImportServersWith(bg(), a.core.Store.Servers(), servers, config.ImportOptions{
+		Refuse: a.loopGuard().Refuse(bg()), Secrets: a.core.ServerSecrets, AllowMissingSecrets: true})
 	if err != nil {
 		return config.ImportReport{}, err
+	}
+	if rep.NeedsSecrets == nil {
+		rep.NeedsSecrets = []spec.SecretRef{}
 	}
 	if rep.Added == nil {
 		rep.Added = []string{}
@@ -151,14 +185,61 @@ func (a *API) importServers(servers []spec.Server) (config.ImportReport, error) 
 
 // RemoveServer deletes a server and stops it.
 func (a *API) RemoveServer(name string) error {
+	r, err := a.core.Store.Servers().Get(bg(), name)
+	if err != nil {
+		return err
+	}
 	if err := a.core.Store.Servers().Delete(bg(), name); err != nil {
 		return err
 	}
-	// Sync emits servers:removed once the server is stopped; its login goes
-	// after it, so nothing reconnects a server being removed.
-	err := a.core.SyncServers(bg())
+	// Sync emits servers:removed once the server is stopped; its login and
+	// secret values go after it, so nothing reconnects a server being
+	// removed, and neither outlives it.
+	err = a.core.SyncServers(bg())
 	a.forgetLogin(name)
+	if ferr := a.core.ServerSecrets.Forget(r.Server); ferr != nil {
+		a.core.Log.Warnf("remove the secret values of %q: %v", name, ferr)
+	}
 	return err
+}
+
+// SetServerSecret sets the value of one secret entry of a server — kind
+// "env" (stdio) or "header" (HTTP/SSE) — making the entry secret if it was
+// plain or absent: the value goes to the keychain, never to the database.
+// The import asks for the values of NeedsSecrets this way. The server
+// restarts with it.
+func (a *API) SetServerSecret(server, kind, name, value string) (ServerView, error) {
+	k := spec.SecretKind(kind)
+	if k != spec.KindEnv && k != spec.KindHeader {
+		return ServerView{}, fmt.Errorf("secret kind %q: want env or header", kind)
+	}
+	if strings.TrimSpace(name) == "" {
+		return ServerView{}, errors.New("which entry? the name is empty")
+	}
+	if value == "" {
+		return ServerView{}, fmt.Errorf("%s: the value is empty", spec.SecretRef{Server: server, Kind: k, Name: name})
+	}
+	cur, err := a.core.Store.Servers().Get(bg(), server)
+	if err != nil {
+		return ServerView{}, err
+	}
+	in := cur.Server
+	in.Env, in.Headers = maps.Clone(in.Env), maps.Clone(in.Headers)
+	in.SetEntry(k, name, value)
+	if k == spec.KindHeader {
+		in.SecretHeaders = append(slices.Clone(in.SecretHeaders), name)
+	} else {
+		in.SecretEnv = append(slices.Clone(in.SecretEnv), name)
+	}
+	var r store.Server
+	_, err = a.core.ServerSecrets.Save(&cur.Server, in, func(def spec.Server) (err error) {
+		r, err = a.core.Store.Servers().Update(bg(), def)
+		return err
+	})
+	if err != nil {
+		return ServerView{}, err
+	}
+	return a.applied(r.Server)
 }
 
 // SetServerEnabled enables (and starts) or disables (and stops) a server.

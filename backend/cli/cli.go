@@ -57,6 +57,10 @@ type Options struct {
 	// environment the user's shell would have (PATH from the login shell;
 	// main passes shellenv.ForGUI) and names what it changed. Nil in tests.
 	UserEnv func(ctx context.Context) ([]string, error)
+	// ReadSecret reads a secret value the user types, without echo (an
+	// import asking for the values of its secret entries). Nil: from
+	// Stdin when it is a terminal, else nothing is asked. Tests set it.
+	ReadSecret func(prompt string) (string, error)
 	// ShowDesktop brings the desktop window forward; it is called when the
 	// app is launched again for the same data directory (package single),
 	// which then exits. Nil: the second launch only exits.

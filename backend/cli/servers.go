@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"slices"
 	"sort"
@@ -34,7 +35,7 @@ func (e *env) serversCommand() *cobra.Command {
 }
 
 func (e *env) serversAdd() *cobra.Command {
-	var envs, headers []string
+	var envs, headers, secretEnvs, secretHeaders []string
 	var cwd, url, transport, prefix string
 	var timeout int
 	var disabled, builtin, passAuth bool
@@ -42,11 +43,12 @@ func (e *env) serversAdd() *cobra.Command {
 		Use:   "add NAME (-- COMMAND [ARGS...] | --url URL | --builtin)",
 		Short: "Add an upstream server: a stdio command after --, or an HTTP/SSE URL",
 		Example: "  mcp-router servers add everything -- npx -y @modelcontextprotocol/server-everything\n" +
-			"  mcp-router servers add remote --url http://127.0.0.1:3001/mcp --header Authorization='Bearer …'\n" +
+			"  mcp-router servers add remote --url http://127.0.0.1:3001/mcp --secret-header Authorization='Bearer …'\n" +
+			"  mcp-router servers add github -- npx -y @modelcontextprotocol/server-github --secret-env GITHUB_TOKEN=ghp_…\n" +
 			"  mcp-router servers add state_gate --builtin\n" +
 			"  mcp-router servers add docs --url https://mcp.example.com   (a bare base URL: the endpoint is discovered)",
 		RunE: func(cmd *cobra.Command, args []string) error {
-			def, err := buildServer(args, cmd.ArgsLenAtDash(), addFlags{envs, headers, cwd, url, transport, prefix, timeout, disabled, passAuth})
+			def, err := buildServer(args, cmd.ArgsLenAtDash(), addFlags{envs, headers, secretEnvs, secretHeaders, cwd, url, transport, prefix, timeout, disabled, passAuth})
 			if builtin {
 				def, err = buildBuiltin(cmd, args, prefix, timeout, disabled)
 			}
@@ -72,21 +74,39 @@ func (e *env) serversAdd() *cobra.Command {
 						return err
 					}
 				}
-				created, err := st.Servers().Create(cmd.Context(), def)
+				// Secret values go to the keychain, placeholders to the database.
+				sec, err := e.serverSecrets()
 				if err != nil {
 					return err
 				}
+				// A taken name is refused before a value is written under it.
+				if err := st.Servers().Free(cmd.Context(), def.Name); err != nil {
+					return err
+				}
+				var created store.Server
+				if _, err := sec.Save(nil, def, func(d spec.Server) (err error) {
+					created, err = st.Servers().Create(cmd.Context(), d)
+					return err
+				}); err != nil {
+					return err
+				}
 				fmt.Fprintf(cmd.OutOrStdout(), "added %s (%s: %s)\n", created.Name, created.Transport, created.Target())
+				if n := len(created.SecretEnv) + len(created.SecretHeaders); n > 0 {
+					fmt.Fprintf(cmd.OutOrStdout(), "%d secret value(s) kept in %s, not in the database\n", n, secretsWhere(sec))
+				}
+				hintSecrets(cmd.ErrOrStderr(), created.Server)
 				return nil
 			})
 		},
 	}
 	f := cmd.Flags()
 	f.StringArrayVar(&envs, "env", nil, "environment variable KEY=VALUE for a stdio server (repeatable)")
+	f.StringArrayVar(&secretEnvs, "secret-env", nil, "secret environment variable KEY=VALUE: the value is kept in the OS keychain (else the 0600 secrets file), never in the database or an export (repeatable)")
 	f.StringVar(&cwd, "cwd", "", "working directory of a stdio server")
 	f.StringVar(&url, "url", "", "URL of an HTTP or SSE server; a bare base URL (no path) is resolved by discovery")
 	f.StringVar(&transport, "transport", "", "http (streamable HTTP, default for --url) or sse")
 	f.StringArrayVar(&headers, "header", nil, "HTTP header KEY=VALUE sent to an HTTP/SSE server (repeatable)")
+	f.StringArrayVar(&secretHeaders, "secret-header", nil, "secret HTTP header KEY=VALUE (Authorization, an API key): kept like --secret-env (repeatable)")
 	f.StringVar(&prefix, "prefix", string(spec.PrefixAlways), "tool name prefix: always (<server>__<tool>) or never")
 	f.IntVar(&timeout, "timeout", 0, "seconds to wait for one upstream request (default: the timeout setting)")
 	f.BoolVar(&disabled, "disabled", false, "add the server without starting it")
@@ -101,7 +121,7 @@ func buildBuiltin(cmd *cobra.Command, args []string, prefix string, timeout int,
 	if len(args) != 1 || cmd.ArgsLenAtDash() >= 0 {
 		return spec.Server{}, usagef("servers add NAME --builtin takes only the name (built in: %s)", builtinNames())
 	}
-	for _, f := range []string{"env", "cwd", "url", "transport", "header", "pass-upstream-auth"} {
+	for _, f := range []string{"env", "cwd", "url", "transport", "header", "pass-upstream-auth", "secret-env", "secret-header"} {
 		if cmd.Flags().Changed(f) {
 			return spec.Server{}, usagef("--%s does not apply to a built-in server", f)
 		}
@@ -125,6 +145,7 @@ func builtinNames() string {
 
 type addFlags struct {
 	envs, headers               []string
+	secretEnvs, secretHeaders   []string
 	cwd, url, transport, prefix string
 	timeout                     int
 	disabled, passAuth          bool
@@ -164,17 +185,23 @@ func buildServer(args []string, dash int, f addFlags) (spec.Server, error) {
 		if f.transport != "" && f.transport != string(spec.Stdio) {
 			return spec.Server{}, usagef("--transport %s needs --url, not a command", f.transport)
 		}
-		if len(f.headers) > 0 {
-			return spec.Server{}, usagef("--header is for HTTP/SSE servers; a stdio server takes --env")
+		if len(f.headers) > 0 || len(f.secretHeaders) > 0 {
+			return spec.Server{}, usagef("--header and --secret-header are for HTTP/SSE servers; a stdio server takes --env or --secret-env")
 		}
-	} else if len(f.envs) > 0 || f.cwd != "" {
-		return spec.Server{}, usagef("--env and --cwd are for stdio servers; an HTTP/SSE server takes --header")
+	} else if len(f.envs) > 0 || len(f.secretEnvs) > 0 || f.cwd != "" {
+		return spec.Server{}, usagef("--env, --secret-env and --cwd are for stdio servers; an HTTP/SSE server takes --header or --secret-header")
 	}
 	var err error
 	if def.Env, err = parsePairs("--env", f.envs); err != nil {
 		return spec.Server{}, err
 	}
 	if def.Headers, err = parsePairs("--header", f.headers); err != nil {
+		return spec.Server{}, err
+	}
+	if def.Env, def.SecretEnv, err = addSecrets("env", def.Env, nil, f.secretEnvs); err != nil { // servers_secrets.go
+		return spec.Server{}, err
+	}
+	if def.Headers, def.SecretHeaders, err = addSecrets("header", def.Headers, nil, f.secretHeaders); err != nil {
 		return spec.Server{}, err
 	}
 	def.Normalize()
@@ -267,12 +294,23 @@ func printServer(w io.Writer, r store.Server) {
 			fmt.Fprintf(tw, "Working dir:\t%s\n", r.Cwd)
 		}
 		for _, kv := range r.EnvList() {
-			fmt.Fprintf(tw, "Env:\t%s\n", kv)
+			if k, _, _ := strings.Cut(kv, "="); !r.IsSecretEnv(k) {
+				fmt.Fprintf(tw, "Env:\t%s\n", kv)
+			}
+		}
+		for _, k := range r.SecretEnv {
+			fmt.Fprintf(tw, "Secret env:\t%s (value in the keychain or the secrets file, not shown)\n", k)
 		}
 	} else {
 		fmt.Fprintf(tw, "URL:\t%s\n", r.URL)
-		for k, v := range r.Headers {
-			fmt.Fprintf(tw, "Header:\t%s: %s\n", k, v)
+		headers := slices.Sorted(maps.Keys(r.Headers))
+		for _, k := range headers {
+			if !r.IsSecretHeader(k) {
+				fmt.Fprintf(tw, "Header:\t%s: %s\n", k, r.Headers[k])
+			}
+		}
+		for _, k := range r.SecretHeaders {
+			fmt.Fprintf(tw, "Secret header:\t%s (value in the keychain or the secrets file, not shown)\n", k)
 		}
 		if r.PassUpstreamAuth {
 			fmt.Fprintf(tw, "Upstream auth:\ta client's X-Upstream-Authorization is sent as Authorization\n")
@@ -307,11 +345,16 @@ func (e *env) serversRemove() *cobra.Command {
 		Args:    exactArgs(1, "servers remove NAME"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return e.withStore(func(st *store.Store) error {
+				r, err := getServer(cmd, st, args[0])
+				if err != nil {
+					return err
+				}
 				if err := st.Servers().Delete(cmd.Context(), args[0]); err != nil {
 					return notFound(err, args[0])
 				}
 				fmt.Fprintf(cmd.OutOrStdout(), "removed %s\n", args[0])
 				e.forgetLogin(cmd, st, args[0])
+				e.forgetSecrets(cmd, r.Server)
 				return nil
 			})
 		},
@@ -336,10 +379,19 @@ func (e *env) serversToggle(verb string, enabled bool) *cobra.Command {
 }
 
 func (e *env) serversImport() *cobra.Command {
-	return &cobra.Command{
+	var secretEnvs, secretHeaders []string
+	cmd := &cobra.Command{
 		Use:   "import FILE",
 		Short: "Import servers from a client config (Claude Desktop, Claude Code .mcp.json, Cursor, VS Code); - reads stdin",
-		Args:  exactArgs(1, "servers import FILE"),
+		Long: "Imports the servers of a client config; names already taken are skipped. An entry whose value is\n" +
+			"a secret's placeholder, ${secret:NAME} (what `servers export` writes for a secret value), is a\n" +
+			"secret entry: its value is asked for on the terminal (not shown), or given with --secret-env\n" +
+			"SERVER:KEY=VALUE / --secret-header SERVER:NAME=VALUE; without a terminal and without those flags\n" +
+			"the import names what it needs and imports nothing. The values go to the OS keychain (else the\n" +
+			"0600 secrets file), never to the database.",
+		Example: "  mcp-router servers import ~/.cursor/mcp.json\n" +
+			"  mcp-router servers import servers.json --secret-env github:GITHUB_TOKEN=ghp_…",
+		Args: exactArgs(1, "servers import FILE"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			data, name, err := readInput(cmd, args[0])
 			if err != nil {
@@ -349,12 +401,37 @@ func (e *env) serversImport() *cobra.Command {
 			if err != nil {
 				return fmt.Errorf("%s: %w", name, err)
 			}
+			if err := importSecretValues(defs, spec.KindEnv, secretEnvs); err != nil { // servers_secrets.go
+				return err
+			}
+			if err := importSecretValues(defs, spec.KindHeader, secretHeaders); err != nil {
+				return err
+			}
+			sec, err := e.serverSecrets()
+			if err != nil {
+				return err
+			}
 			return e.withStore(func(st *store.Store) error {
 				guard, err := e.loopGuard(cmd.Context(), st)
 				if err != nil {
 					return err
 				}
-				report, err := config.ImportServers(cmd.Context(), st.Servers(), defs, guard.Refuse(cmd.Context()))
+				opts := config.ImportOptions{Refuse: guard.Refuse(cmd.Context()), Secrets: sec}
+				report, err := config.ImportServersWith(cmd.Context(), st.Servers(), defs, opts)
+				if nv, ok := asNoValue(err); ok && args[0] != "-" {
+					// Ask on the terminal for what the file leaves out (stdin
+					// is the file itself with "-": nothing to ask on).
+					asked, aerr := e.askSecrets(cmd.ErrOrStderr(), defs, nv.Refs)
+					if aerr != nil {
+						return aerr
+					}
+					if !asked {
+						return neededSecretsError(nv)
+					}
+					report, err = config.ImportServersWith(cmd.Context(), st.Servers(), defs, opts)
+				} else if ok {
+					return neededSecretsError(nv)
+				}
 				if err != nil {
 					return err
 				}
@@ -371,6 +448,9 @@ func (e *env) serversImport() *cobra.Command {
 			})
 		},
 	}
+	cmd.Flags().StringArrayVar(&secretEnvs, "secret-env", nil, "value of a secret env entry of the file, SERVER:KEY=VALUE (makes the entry secret; repeatable)")
+	cmd.Flags().StringArrayVar(&secretHeaders, "secret-header", nil, "value of a secret header of the file, SERVER:NAME=VALUE (repeatable)")
+	return cmd
 }
 
 // noteUpstreamAuth says which imported servers take a client's

@@ -18,7 +18,7 @@ func (e *env) serversExport() *cobra.Command {
 	var outPath string
 	cmd := &cobra.Command{
 		Use:   "export [NAME...] [-o FILE]",
-		Short: "Print servers as {\"mcpServers\": …}, the format `servers import` reads (env and headers included as stored)",
+		Short: "Print servers as {\"mcpServers\": …}, the format `servers import` reads (plain env and headers as stored, secret values as ${secret:NAME})",
 		Example: "  mcp-router servers export > servers.json\n" +
 			"  mcp-router servers export github notes -o two.json\n" +
 			"  mcp-router --data-dir OTHER servers import servers.json",
@@ -52,7 +52,8 @@ func (e *env) serversExport() *cobra.Command {
 				if outPath == "" {
 					_, err = cmd.OutOrStdout().Write(data)
 				} else {
-					// It may hold secrets (env, headers): the owner's eyes only.
+					// Plain env and headers may be sensitive too: the owner's
+					// eyes only. Secret values are placeholders (config.ExportClientConfig).
 					err = writeNewFile(outPath, data)
 				}
 				if err != nil {

@@ -66,8 +66,18 @@ func (e *env) serversLogin() *cobra.Command {
 				if err != nil {
 					return err
 				}
+				// The login's first request carries the server's headers,
+				// secret ones with their values.
+				sec, err := e.serverSecrets()
+				if err != nil {
+					return err
+				}
+				withValues, err := sec.Resolve(def.Server)
+				if err != nil {
+					return err
+				}
 				ctx, cancel := context.WithTimeout(cmd.Context(), time.Minute)
-				f, err := m.Begin(ctx, def.Server, oauthclient.LoginOptions{ClientID: clientID, Scopes: scopes, Timeout: timeout})
+				f, err := m.Begin(ctx, withValues, oauthclient.LoginOptions{ClientID: clientID, Scopes: scopes, Timeout: timeout})
 				cancel()
 				if err != nil {
 					return fmt.Errorf("%s: %w", def.Name, err)

@@ -50,9 +50,14 @@ func (e *env) serversTest() *cobra.Command {
 			if verbose {
 				live = io.MultiWriter(&stderr, cmd.ErrOrStderr())
 			}
+			sec, err := e.serverSecrets()
+			if err != nil {
+				return err
+			}
 			res, err := upstream.Probe(ctx, def.Server, upstream.Options{
 				ClientInfo: mcp.Implementation{Name: "mcp-router", Version: core.Version},
 				Instance:   instance, Chain: chain,
+				Secrets: sec, // secret env and header values, read for this connection only
 			}, live)
 			if err != nil {
 				if ctx.Err() == context.DeadlineExceeded {

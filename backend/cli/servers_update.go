@@ -16,6 +16,7 @@ type updateFlags struct {
 	headers, unsetHeaders    []string
 	args                     []string
 	noArgs, passAuth         bool
+	secretEnv, secretHeader  secretEdits // servers_secrets.go
 	cwd, url, transport, pfx string
 }
 
@@ -29,10 +30,16 @@ func (e *env) serversUpdate() *cobra.Command {
 			"replace one entry each (--unset-env, --unset-header remove one); --arg replaces the whole argument\n" +
 			"list (repeat it, one argument each; --no-args empties it); a command after -- replaces the command\n" +
 			"and its arguments. --timeout 0 makes the server follow the timeout setting. A running router\n" +
-			"restarts the server within a second.",
+			"restarts the server within a second.\n\n" +
+			"Secret values: --secret-env KEY=VALUE (--secret-header for HTTP/SSE) sets an entry whose value is\n" +
+			"kept in the OS keychain (else the 0600 secrets file), never in the database, the logs or an\n" +
+			"export; --secret-env KEY without a value moves a plain entry's value there; --plain-env KEY\n" +
+			"brings a secret entry's value back into the definition. --env on a secret entry is refused\n" +
+			"(use --secret-env to change it), and --unset-env removes a secret entry with its value.",
 		Example: "  mcp-router servers update everything --timeout 120\n" +
 			"  mcp-router servers update fs --env DEBUG=1 --unset-env TRACE --arg /home/me --arg /tmp\n" +
-			"  mcp-router servers update remote --header 'Authorization=Bearer new'\n" +
+			"  mcp-router servers update remote --secret-header 'Authorization=Bearer new'\n" +
+			"  mcp-router servers update github --secret-env GITHUB_TOKEN      (the plain value moves to the keychain)\n" +
 			"  mcp-router servers update everything -- node /opt/everything/dist/index.js stdio",
 		RunE: func(cmd *cobra.Command, args []string) error {
 			dash := cmd.ArgsLenAtDash()
@@ -50,7 +57,8 @@ func (e *env) serversUpdate() *cobra.Command {
 			}
 			changed := cmd.Flags().Changed
 			given := len(command) > 0
-			for _, n := range []string{"timeout", "env", "unset-env", "header", "unset-header", "arg", "no-args", "cwd", "url", "transport", "prefix", "pass-upstream-auth"} {
+			for _, n := range []string{"timeout", "env", "unset-env", "header", "unset-header", "arg", "no-args", "cwd", "url", "transport", "prefix", "pass-upstream-auth",
+				"secret-env", "plain-env", "secret-header", "plain-header"} {
 				given = given || changed(n)
 			}
 			if !given {
@@ -72,12 +80,22 @@ func (e *env) serversUpdate() *cobra.Command {
 				if err := guard.Check(cmd.Context(), def); err != nil {
 					return err
 				}
-				updated, err := st.Servers().Update(cmd.Context(), def)
+				// Secret values go to the keychain first, the definition with
+				// their placeholders to the database (secrets.ServerValues).
+				sec, err := e.serverSecrets()
 				if err != nil {
+					return err
+				}
+				var updated store.Server
+				if _, err := sec.Save(&r.Server, def, func(d spec.Server) (err error) {
+					updated, err = st.Servers().Update(cmd.Context(), d)
+					return err
+				}); err != nil {
 					return err
 				}
 				fmt.Fprintf(cmd.OutOrStdout(), "updated %s\n", updated.Name)
 				printServer(cmd.OutOrStdout(), updated)
+				hintSecrets(cmd.ErrOrStderr(), updated.Server)
 				return nil
 			})
 		},
@@ -85,9 +103,13 @@ func (e *env) serversUpdate() *cobra.Command {
 	fl := cmd.Flags()
 	fl.IntVar(&f.timeout, "timeout", 0, "seconds to wait for one upstream request; 0: the timeout setting")
 	fl.StringArrayVar(&f.envs, "env", nil, "set environment variable KEY=VALUE of a stdio server (repeatable)")
-	fl.StringArrayVar(&f.unsetEnvs, "unset-env", nil, "remove environment variable KEY (repeatable)")
+	fl.StringArrayVar(&f.unsetEnvs, "unset-env", nil, "remove environment variable KEY, plain or secret (repeatable)")
+	fl.StringArrayVar(&f.secretEnv.set, "secret-env", nil, "set secret environment variable KEY=VALUE (kept in the keychain); KEY alone: make the plain KEY secret (repeatable)")
+	fl.StringArrayVar(&f.secretEnv.plain, "plain-env", nil, "make secret environment variable KEY plain: its value goes back into the definition (repeatable)")
 	fl.StringArrayVar(&f.headers, "header", nil, "set HTTP header KEY=VALUE of an HTTP/SSE server (repeatable)")
-	fl.StringArrayVar(&f.unsetHeaders, "unset-header", nil, "remove HTTP header KEY (repeatable)")
+	fl.StringArrayVar(&f.unsetHeaders, "unset-header", nil, "remove HTTP header KEY, plain or secret (repeatable)")
+	fl.StringArrayVar(&f.secretHeader.set, "secret-header", nil, "set secret HTTP header KEY=VALUE (kept in the keychain); KEY alone: make the plain header secret (repeatable)")
+	fl.StringArrayVar(&f.secretHeader.plain, "plain-header", nil, "make secret HTTP header KEY plain: its value goes back into the definition (repeatable)")
 	fl.StringArrayVar(&f.args, "arg", nil, "the stdio command's arguments, one per flag, replacing the stored ones")
 	fl.BoolVar(&f.noArgs, "no-args", false, "run the stdio command without arguments")
 	fl.StringVar(&f.cwd, "cwd", "", "working directory of a stdio server (\"\": the router's)")
@@ -105,12 +127,12 @@ func applyUpdate(def spec.Server, f updateFlags, command []string, changed func(
 	if stdio {
 		kind = "a stdio server"
 	}
-	for _, n := range []string{"env", "unset-env", "arg", "no-args", "cwd"} {
+	for _, n := range []string{"env", "unset-env", "arg", "no-args", "cwd", "secret-env", "plain-env"} {
 		if changed(n) && !stdio {
 			return def, usagef("--%s is for stdio servers; %s is %s", n, def.Name, kind)
 		}
 	}
-	for _, n := range []string{"header", "unset-header", "url", "transport", "pass-upstream-auth"} {
+	for _, n := range []string{"header", "unset-header", "url", "transport", "pass-upstream-auth", "secret-header", "plain-header"} {
 		if changed(n) && stdio {
 			return def, usagef("--%s is for HTTP/SSE servers; %s is %s", n, def.Name, kind)
 		}
@@ -130,11 +152,23 @@ func applyUpdate(def spec.Server, f updateFlags, command []string, changed func(
 		}
 		def.TimeoutSeconds = f.timeout
 	}
+	if err := checkPlainEdits(def, spec.KindEnv, f.envs, f.secretEnv); err != nil {
+		return def, err
+	}
+	if err := checkPlainEdits(def, spec.KindHeader, f.headers, f.secretHeader); err != nil {
+		return def, err
+	}
 	var err error
 	if def.Env, err = editPairs("env", def.Env, f.envs, f.unsetEnvs); err != nil {
 		return def, err
 	}
 	if def.Headers, err = editPairs("header", def.Headers, f.headers, f.unsetHeaders); err != nil {
+		return def, err
+	}
+	if err := applySecretEdits(&def, spec.KindEnv, f.secretEnv, f.envs, f.unsetEnvs); err != nil {
+		return def, err
+	}
+	if err := applySecretEdits(&def, spec.KindHeader, f.secretHeader, f.headers, f.unsetHeaders); err != nil {
 		return def, err
 	}
 	switch {

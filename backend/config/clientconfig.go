@@ -174,6 +174,9 @@ func parseEntry(m member) (spec.Server, error) {
 	default:
 		return spec.Server{}, bad("unknown type %q (want stdio, http, streamable-http or sse)", e.Type)
 	}
+	if err := markSecrets(&s); err != nil { // secrets.go
+		return spec.Server{}, bad("%v", err)
+	}
 	s.Normalize()
 	if err := s.Validate(); err != nil {
 		return spec.Server{}, err

@@ -33,12 +33,20 @@ const SkipReasonBuiltin = "built into the router: add it with `mcp-router server
 // import, Paste JSON) reads, with the router's passUpstreamAuth and seed
 // 003's chat fields. What that format has no place for — the prefix mode,
 // the timeout, disabled tools, the activate gate, chat approvals — is not
-// written; built-in servers are left out and reported. Secrets in env and
-// headers are written as stored: the output is the user's own copy.
+// written; built-in servers are left out and reported. Plain env and
+// header values are written as stored (the output is the user's own
+// copy); a secret entry's value never is: it is written as its
+// placeholder, ${secret:NAME}, which `servers import` reads back as a
+// secret entry whose value it asks for.
 func ExportClientConfig(servers []spec.Server) ([]byte, []Skipped, error) {
 	out := map[string]exportEntry{}
 	var skipped []Skipped
 	for _, s := range servers {
+		// Definitions come from the store, sealed already; sealing again
+		// keeps a resolved one (values in place) from being written out.
+		if err := s.Seal(); err != nil {
+			return nil, nil, err
+		}
 		if s.Transport == spec.Builtin {
 			skipped = append(skipped, Skipped{Name: s.Name, Reason: SkipReasonBuiltin})
 			continue

@@ -32,6 +32,9 @@ type Skipped struct {
 type ImportReport struct {
 	Added   []string  `json:"added"`
 	Skipped []Skipped `json:"skipped"`
+	// NeedsSecrets are the secret entries of added servers that have no
+	// value yet (ImportOptions.AllowMissingSecrets): the UI asks for them.
+	NeedsSecrets []spec.SecretRef `json:"needsSecrets,omitempty"`
 }
 
 // Refuse says why an import must skip a definition that is valid in itself
@@ -44,6 +47,13 @@ type Refuse func(spec.Server) string
 // the file are imported, the refused one is reported with its reason. The
 // additions are written all or nothing; on error the report is empty.
 func ImportServers(ctx context.Context, repo ServerCreator, servers []spec.Server, refuse Refuse) (ImportReport, error) {
+	return ImportServersWith(ctx, repo, servers, ImportOptions{Refuse: refuse})
+}
+
+// importServers is ImportServers with create, which stores the servers to
+// add (all or none) and returns their secret entries left without a value.
+func importServers(ctx context.Context, repo ServerCreator, servers []spec.Server, refuse Refuse,
+	create func([]spec.Server) ([]spec.SecretRef, error)) (ImportReport, error) {
 	existing, err := repo.List(ctx)
 	if err != nil {
 		return ImportReport{}, fmt.Errorf("import: %w", err)
@@ -76,9 +86,11 @@ func ImportServers(ctx context.Context, repo ServerCreator, servers []spec.Serve
 		rep.Added = append(rep.Added, s.Name)
 	}
 	if len(add) > 0 {
-		if err := repo.CreateMany(ctx, add); err != nil {
+		missing, err := create(add)
+		if err != nil {
 			return ImportReport{}, fmt.Errorf("import: %w", err)
 		}
+		rep.NeedsSecrets = missing
 	}
 	sort.Strings(rep.Added)
 	sort.Slice(rep.Skipped, func(i, j int) bool { return rep.Skipped[i].Name < rep.Skipped[j].Name })

@@ -28,6 +28,7 @@ import (
 	"github.com/mcp-router/mcp-router/backend/pipeline"
 	"github.com/mcp-router/mcp-router/backend/policy"
 	"github.com/mcp-router/mcp-router/backend/reqlog"
+	"github.com/mcp-router/mcp-router/backend/secrets"
 	"github.com/mcp-router/mcp-router/backend/settings"
 	"github.com/mcp-router/mcp-router/backend/spec"
 	"github.com/mcp-router/mcp-router/backend/stategate"
@@ -62,6 +63,10 @@ type Core struct {
 	// The chat panel (chat.go).
 	Chat     *chat.Service
 	ChatKeys *chat.Keys
+	// ServerSecrets are the values of servers' secret env and header
+	// entries (the OS keychain, else a 0600 file): the database has only
+	// their names.
+	ServerSecrets *secrets.ServerValues
 	// Logins are the OAuth logins of HTTP upstreams (logins.go).
 	Logins    *oauthclient.Manager
 	loginMu   sync.Mutex
@@ -148,6 +153,8 @@ func Open(dataDir string, o Options) (*Core, error) {
 	}
 	c.openLogins()
 	uo.Authorizer = c.Logins
+	c.ServerSecrets = secrets.NewServerValues(dataDir, o.Logger)
+	uo.Secrets = c.ServerSecrets
 	c.StateGate = stategate.New(stategate.Options{DataDir: dataDir, Store: st, Logger: o.Logger})
 	c.StateGateServer = stategate.NewServer(c.StateGate, stategate.ServerOptions{ActorFrom: actorFrom, Version: Version})
 	uo.Builtins = map[string]*server.MCPServer{stategate.ServerName: c.StateGateServer.MCPServer()}

@@ -68,6 +68,13 @@ type Server struct {
 	Cwd       string            `json:"cwd,omitempty"`
 	URL       string            `json:"url,omitempty"`
 	Headers   map[string]string `json:"headers,omitempty" gorm:"serializer:json"`
+	// SecretEnv and SecretHeaders name the Env and Headers entries whose
+	// values are secret: written down as their placeholder, kept in the
+	// OS keychain (secret.go). SecretRevision moves whenever one of those
+	// values changes, so a router running the server restarts it.
+	SecretEnv      []string `json:"secretEnv,omitempty" gorm:"serializer:json"`
+	SecretHeaders  []string `json:"secretHeaders,omitempty" gorm:"serializer:json"`
+	SecretRevision int      `json:"secretRevision,omitempty"`
 	// PassUpstreamAuth: a client's X-Upstream-Authorization header is sent
 	// as this HTTP/SSE server's Authorization on that client's requests
 	// (docs/auth.md). Off by default.
@@ -97,6 +104,7 @@ func (s *Server) Normalize() {
 	if s.PrefixMode == "" {
 		s.PrefixMode = PrefixAlways
 	}
+	s.normalizeSecrets()
 	s.Chat.Trim()
 }
 
@@ -128,7 +136,8 @@ func (s Server) Validate() error {
 		if _, ok := BuiltinServers[s.Name]; !ok {
 			return bad("server %q: no built-in server has that name", s.Name)
 		}
-		if s.Command != "" || s.URL != "" || len(s.Args) > 0 || len(s.Env) > 0 || len(s.Headers) > 0 || s.Cwd != "" {
+		if s.Command != "" || s.URL != "" || len(s.Args) > 0 || len(s.Env) > 0 || len(s.Headers) > 0 || s.Cwd != "" ||
+			len(s.SecretEnv) > 0 || len(s.SecretHeaders) > 0 {
 			return bad("server %q: a built-in server takes no command, URL, environment or headers", s.Name)
 		}
 	case "":
@@ -156,6 +165,9 @@ func (s Server) Validate() error {
 		if err := CheckHeader(k, v); err != nil {
 			return bad("server %q: %v", s.Name, err)
 		}
+	}
+	if err := s.validateSecrets(); err != nil {
+		return bad("server %q: %v", s.Name, err)
 	}
 	if err := s.Gate.validate(); err != nil {
 		return bad("server %q: %v", s.Name, err)

@@ -35,6 +35,8 @@ var migrations = []*gormigrate.Migration{
 	{ID: "0500_upstream_logins", Migrate: migrateUpstreamLogins},
 	// The request log's backend tool of an ability call (issue 18); 0700.
 	{ID: "0700_request_log_backend_tool", Migrate: migrateRequestLogBackendTool},
+	// Secret env and header entries of servers (issue 24, item 7); 0800.
+	{ID: "0800_server_secrets", Migrate: migrateServerSecrets},
 }
 
 // MigrationIDs lists the migrations this build knows, oldest first.

@@ -29,9 +29,15 @@ func (r ServerRepo) Get(ctx context.Context, name string) (Server, error) {
 	return s, translate(err, "server", name)
 }
 
+// prepare normalizes, validates and seals def: a secret entry is written
+// as its placeholder, and a definition still carrying a secret's value is
+// refused (the value belongs in the keychain: secrets.ServerValues).
 func prepare(def spec.Server) (spec.Server, error) {
 	def.Normalize()
 	if err := def.Validate(); err != nil {
+		return def, err
+	}
+	if err := def.Seal(); err != nil {
 		return def, err
 	}
 	return def, nil
@@ -146,4 +152,19 @@ func (r ServerRepo) Replace(ctx context.Context, oldName string, def spec.Server
 		return Server{}, err
 	}
 	return row, nil
+}
+
+// Free returns an error wrapping ErrDuplicate when a server is named name:
+// a check before work that must not touch another server's state (its
+// secret values are written before its row). The write itself still
+// refuses a duplicate.
+func (r ServerRepo) Free(ctx context.Context, name string) error {
+	var n int64
+	if err := r.db.WithContext(ctx).Model(&Server{}).Where("name = ?", name).Count(&n).Error; err != nil {
+		return fmt.Errorf("look up server %q: %w", name, err)
+	}
+	if n > 0 {
+		return duplicate("server", name)
+	}
+	return nil
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/mcp-router/mcp-router/backend/hotpath"
+	"github.com/mcp-router/mcp-router/backend/secrets"
 	"github.com/mcp-router/mcp-router/backend/spec"
 )
 
@@ -55,6 +56,7 @@ type dialOptions struct {
 	self           identity // who this router is: a server that answers as it is refused
 	builtins       map[string]*server.MCPServer
 	authorizer     Authorizer // OAuth logins of HTTP servers (login.go); nil: none
+	secrets        Secrets    // values of secret env and headers; nil: none
 }
 
 func (o dialOptions) login(s spec.Server) *loginAuth {
@@ -71,6 +73,10 @@ func (o dialOptions) login(s spec.Server) *loginAuth {
 // token, on the stream's GET or the handshake, refreshes the token
 // (retryAfter401) and connects once more; a second 401 is the error.
 func dial(ctx context.Context, s spec.Server, o dialOptions) (*conn, error) {
+	s, err := resolveSecrets(s, o.secrets)
+	if err != nil {
+		return nil, err
+	}
 	c, sent, err := dialOnce(ctx, s, o)
 	if err == nil || sent == "" {
 		return c, err
@@ -84,6 +90,19 @@ func dial(ctx context.Context, s spec.Server, o dialOptions) (*conn, error) {
 	}
 	c, _, err = dialOnce(ctx, s, o)
 	return c, err
+}
+
+// resolveSecrets reads the values of s's secret entries, at each start:
+// a value set since the last one is used, and none outlives the
+// connection's own copy of the definition.
+func resolveSecrets(s spec.Server, sec Secrets) (spec.Server, error) {
+	if len(s.SecretEnv) == 0 && len(s.SecretHeaders) == 0 {
+		return s, nil
+	}
+	if sec == nil {
+		return s, fmt.Errorf("server %q has secret entries and this router reads no secret store: %w", s.Name, secrets.ErrNotFound)
+	}
+	return sec.Resolve(s)
 }
 
 // dialOnce is one attempt of dial; sent is the login's value when a 401 to

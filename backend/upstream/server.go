@@ -10,6 +10,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/mcp-router/mcp-router/backend/secrets"
 	"github.com/mcp-router/mcp-router/backend/spec"
 )
 
@@ -145,6 +146,15 @@ func (m *managed) run(ctx context.Context, done chan struct{}) {
 				}
 				continue
 			}
+			if errors.Is(err, secrets.ErrNotFound) {
+				// A secret value is not stored: retrying meets the same
+				// gap. Setting it changes the definition (its
+				// SecretRevision), which wakes the server, as Restart does.
+				if !m.holdUntilWoken(ctx, StateErrored, err) {
+					return
+				}
+				continue
+			}
 			if errors.Is(err, ErrNeedsLogin) {
 				// Retrying without a login meets the same 401: wait for
 				// one (a login, Restart or a changed definition wakes it).
@@ -212,6 +222,7 @@ func (m *managed) connect(ctx context.Context) (*conn, Catalog, error) {
 		console:        m.console,
 		builtins:       m.svc.opts.Builtins,
 		authorizer:     m.svc.opts.Authorizer,
+		secrets:        m.svc.opts.Secrets,
 		onNotification: func(n mcp.JSONRPCNotification) { m.onNotification(n) },
 		self:           m.svc.opts.identity(),
 	})

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"reflect"
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -54,6 +55,19 @@ type Options struct {
 	// oauthclient); nil: no server has one, and a 401 still puts the
 	// server in StateNeedsLogin.
 	Authorizer Authorizer
+	// Secrets fills in the values of a definition's secret env and header
+	// entries just before it is started or connected (backend/secrets
+	// ServerValues); nil: a server with secret entries does not start.
+	Secrets Secrets
+}
+
+// Secrets resolves a definition's secret entries: Resolve returns it with
+// each value in place of its placeholder, or an error matching
+// secrets.ErrNotFound when one is not stored (the server then waits,
+// errored, for its definition to change or a restart: retrying would only
+// meet the same gap).
+type Secrets interface {
+	Resolve(spec.Server) (spec.Server, error)
 }
 
 func (o *Options) defaults() {
@@ -210,7 +224,10 @@ func (s *Service) Sync(defs []spec.Server) error {
 func connectionChanged(a, b spec.Server) bool {
 	return a.Transport != b.Transport || a.Command != b.Command || a.Cwd != b.Cwd || a.URL != b.URL ||
 		!reflect.DeepEqual(a.Args, b.Args) || !reflect.DeepEqual(a.Env, b.Env) ||
-		!reflect.DeepEqual(a.Headers, b.Headers)
+		!reflect.DeepEqual(a.Headers, b.Headers) ||
+		// A secret value changed, or which entries are secret.
+		a.SecretRevision != b.SecretRevision || !slices.Equal(a.SecretEnv, b.SecretEnv) ||
+		!slices.Equal(a.SecretHeaders, b.SecretHeaders)
 }
 
 func parallel(ms []*managed, fn func(*managed)) {
@@ -424,7 +441,8 @@ func Probe(ctx context.Context, s spec.Server, o Options, stderr io.Writer) (Pro
 			fmt.Fprintln(stderr, line)
 		}
 	})
-	c, err := dial(ctx, s, dialOptions{clientInfo: o.ClientInfo, console: console, self: o.identity(), builtins: o.Builtins, authorizer: o.Authorizer})
+	c, err := dial(ctx, s, dialOptions{clientInfo: o.ClientInfo, console: console, self: o.identity(), builtins: o.Builtins,
+		authorizer: o.Authorizer, secrets: o.Secrets})
 	if err != nil {
 		return ProbeResult{}, err
 	}

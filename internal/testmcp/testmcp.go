@@ -6,6 +6,7 @@
 // Its tools show what the router passed the process and let tests time it:
 //
 //	show   {"args": [...], "env": {"KNOB": ...}, "header": ""}  the arguments and $KNOB
+//	digest "env:<hex> header:<hex>"                             Digest of $KNOB and of the X-Knob header
 //	sleep  {"seconds": N}                                        answers after N seconds
 //
 // MCPR_TESTMCP_DELAY (a Go duration) makes it wait that long before it
@@ -14,6 +15,8 @@ package testmcp
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -84,6 +87,13 @@ func httpHandler(s *server.MCPServer) http.Handler {
 		}))
 }
 
+// Digest is how the digest tool shows a value: 16 hex digits of its
+// SHA-256.
+func Digest(v string) string {
+	h := sha256.Sum256([]byte(v))
+	return hex.EncodeToString(h[:8])
+}
+
 // Shown is what the show tool answers.
 type Shown struct {
 	Args   []string          `json:"args"`
@@ -102,6 +112,14 @@ func newServer() *server.MCPServer {
 				return nil, err
 			}
 			return mcp.NewToolResultText(string(b)), nil
+		})
+	// digest shows what show shows without the values: a test can check a
+	// secret reached the server while the answer (and so the request log)
+	// never carries it.
+	s.AddTool(mcp.NewTool("digest", mcp.WithDescription("digests of $KNOB and the X-Knob header")),
+		func(ctx context.Context, _ mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			h, _ := ctx.Value(headerKey{}).(string)
+			return mcp.NewToolResultText("env:" + Digest(os.Getenv(EnvKnob)) + " header:" + Digest(h)), nil
 		})
 	s.AddTool(mcp.NewTool("sleep", mcp.WithDescription("answers after the given seconds"),
 		mcp.WithNumber("seconds", mcp.Required())),

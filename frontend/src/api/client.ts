@@ -89,6 +89,7 @@ export function createApi(t: ApiTransport): Api {
     serverConsole: (name) => call('ServerConsole', [name], lines),
     loginServer: (name, clientId) => call('LoginServer', [name, clientId], toLoginStart),
     logoutServer: (name) => call('LogoutServer', [name], none),
+    setServerSecret: (server, kind, name, value) => call('SetServerSecret', [server, kind, name, value], toServerView),
     openExternal: (url) => {
       if (t.openURL) t.openURL(url);
       else window.open(url, '_blank', 'noopener');

@@ -26,6 +26,7 @@ import {
   type HookTestResult,
   type HookView,
   type ImportReport,
+  SECRET_KINDS,
   type Discovery,
   type LogFileInfo,
   type LogDetail,
@@ -138,6 +139,8 @@ export function toServerConfig(raw: unknown): ServerConfig {
     cwd: optStr(r.cwd),
     url: optStr(r.url),
     headers: stringMap(r.headers),
+    secretEnv: r.secretEnv == null ? undefined : strings(r.secretEnv),
+    secretHeaders: r.secretHeaders == null ? undefined : strings(r.secretHeaders),
     enabled: bool(r.enabled),
     prefixMode: isOneOf(PREFIX_MODES, r.prefixMode) ? r.prefixMode : 'always',
     timeoutSeconds: typeof r.timeoutSeconds === 'number' ? r.timeoutSeconds : undefined,
@@ -174,6 +177,10 @@ export function toImportReport(raw: unknown): ImportReport {
       const s = obj(x, 'skipped server');
       return { name: str(s.name), reason: str(s.reason) };
     }, 'skipped'),
+    needsSecrets: list(r.needsSecrets, (x) => {
+      const s = obj(x, 'needed secret');
+      return { server: str(s.server), kind: oneOf(SECRET_KINDS, s.kind, 'secret kind'), name: str(s.name) };
+    }, 'needsSecrets'),
   };
 }
 

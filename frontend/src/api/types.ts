@@ -48,6 +48,14 @@ export interface ServerConfig {
   cwd?: string;
   url?: string;
   headers?: Record<string, string>;
+  /**
+   * The env (headers) entries whose values are secret: the router keeps the
+   * value in the OS keychain and shows the entry's value as its placeholder,
+   * SECRET_PLACEHOLDER(name). Sent with a value, the value is stored; with
+   * the placeholder (or empty), the stored one is kept.
+   */
+  secretEnv?: string[];
+  secretHeaders?: string[];
   enabled: boolean;
   prefixMode: PrefixMode;
   /** Absent or 0: the timeout setting. */
@@ -75,7 +83,30 @@ export interface GateConfig {
 export interface ImportReport {
   added: string[];
   skipped: { name: string; reason: string }[];
+  /** Secret entries of added servers that have no value yet: the UI asks for them (setServerSecret). */
+  needsSecrets: SecretRef[];
 }
+
+export const SECRET_KINDS = ['env', 'header'] as const;
+export type SecretKind = (typeof SECRET_KINDS)[number];
+
+/** One secret env or header entry of one server. */
+export interface SecretRef {
+  server: string;
+  kind: SecretKind;
+  name: string;
+}
+
+/** What stands for a secret value wherever the router shows a definition (spec.SecretPlaceholder). */
+export const secretPlaceholder = (name: string) => '${secret:' + name + '}';
+
+/**
+ * Names suggested as secret (*_KEY, *_TOKEN, *_SECRET, *PASSWORD*,
+ * Authorization, …): the same pattern as the router's spec.LooksSecret.
+ */
+const SECRET_NAME =
+  /(^|[_-])(KEY|TOKEN|SECRET)$|PASSWORD|PASSWD|^AUTHORIZATION$|^PROXY-AUTHORIZATION$|API[_-]?KEY|ACCESS[_-]?KEY|PRIVATE[_-]?KEY|CREDENTIALS?$/i;
+export const looksSecret = (name: string) => SECRET_NAME.test(name.trim());
 
 /** One thing discovery tried (docs/discovery.md). */
 export interface DiscoveryStep {
@@ -456,6 +487,8 @@ export interface Api extends ChatApi, ApprovalsApi, AboutApi {
   loginServer(name: string, clientId: string): Promise<LoginStart>;
   /** Removes a server's OAuth login (its tokens). */
   logoutServer(name: string): Promise<void>;
+  /** Sets one secret env or header value of a server (kept in the keychain); the server restarts with it. */
+  setServerSecret(server: string, kind: SecretKind, name: string, value: string): Promise<ServerView>;
   /** Opens a URL in the user's browser (Wails BrowserOpenURL in the window, window.open in a browser). */
   openExternal(url: string): void;
   // Tools

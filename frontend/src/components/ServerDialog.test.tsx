@@ -31,7 +31,7 @@ describe('adding a server', () => {
 
   it('sends pasted JSONC (VS Code servers) and closes when all were added', async () => {
     const { api } = fakeApi([]);
-    api.addServersFromJSON.mockResolvedValueOnce({ added: ['everything'], skipped: [] });
+    api.addServersFromJSON.mockResolvedValueOnce({ added: ['everything'], skipped: [], needsSecrets: [] });
     renderWithApi(<ServersPage />, api);
     await openAdd();
     const text = '{\n  // VS Code\n  "servers": {"everything": {"command": "npx", "args": ["-y", "x"],},},\n}';
@@ -44,7 +44,7 @@ describe('adding a server', () => {
 
   it('shows why servers were skipped (a duplicate name) and keeps the text', async () => {
     const { api } = fakeApi([server('everything')]);
-    api.addServersFromJSON.mockResolvedValueOnce({ added: [], skipped: [{ name: 'everything', reason: 'a server named "everything" already exists' }] });
+    api.addServersFromJSON.mockResolvedValueOnce({ added: [], skipped: [{ name: 'everything', reason: 'a server named "everything" already exists' }], needsSecrets: [] });
     renderWithApi(<ServersPage />, api);
     await openAdd();
     await userEvent.click(screen.getByTestId('paste-json'));
@@ -67,16 +67,25 @@ describe('adding a server', () => {
     await userEvent.type(screen.getByTestId('form-name'), 'taken');
     await userEvent.type(screen.getByTestId('form-command'), 'npx');
     await userEvent.type(screen.getByTestId('form-args'), '-y{enter}@modelcontextprotocol/server-everything');
-    await userEvent.type(screen.getByTestId('form-env'), 'NOEQUALS');
+    // A value without a name, then a name that is not one.
+    await userEvent.type(screen.getByTestId('form-env-value-0'), 'NONAME');
     await userEvent.click(screen.getByTestId('form-submit'));
     expect(screen.getByTestId('form-error-name')).toHaveTextContent('"taken" is already taken');
-    expect(screen.getByTestId('form-error-env')).toHaveTextContent('Line 1 is not KEY=value.');
+    expect(screen.getByTestId('form-error-env')).toHaveTextContent('Row 1 has no name.');
+    await userEvent.type(screen.getByTestId('form-env-key-0'), 'A=B');
+    await userEvent.click(screen.getByTestId('form-submit'));
+    expect(screen.getByTestId('form-error-env')).toHaveTextContent('Row 1: "A=B" is not a valid name.');
     expect(api.addServer).not.toHaveBeenCalled();
 
     await userEvent.clear(screen.getByTestId('form-name'));
     await userEvent.type(screen.getByTestId('form-name'), 'fresh');
-    await userEvent.clear(screen.getByTestId('form-env'));
-    await userEvent.type(screen.getByTestId('form-env'), 'A=1{enter}B = two');
+    await userEvent.clear(screen.getByTestId('form-env-key-0'));
+    await userEvent.type(screen.getByTestId('form-env-key-0'), 'A');
+    await userEvent.clear(screen.getByTestId('form-env-value-0'));
+    await userEvent.type(screen.getByTestId('form-env-value-0'), '1');
+    await userEvent.click(screen.getByTestId('form-env-add'));
+    await userEvent.type(screen.getByTestId('form-env-key-1'), ' B ');
+    await userEvent.type(screen.getByTestId('form-env-value-1'), 'two');
     await userEvent.click(screen.getByTestId('form-submit'));
     await waitFor(() => expect(api.addServer).toHaveBeenCalled());
     expect(api.addServer.mock.calls[0]?.[0]).toMatchObject({
@@ -103,13 +112,14 @@ describe('adding a server', () => {
     expect(screen.getByTestId('form-error-url')).toHaveTextContent('http:// or https://');
     await userEvent.clear(screen.getByTestId('form-url'));
     await userEvent.type(screen.getByTestId('form-url'), 'http://127.0.0.1:9000/sse');
-    await userEvent.type(screen.getByTestId('form-headers'), 'Authorization: Bearer abc');
+    await userEvent.type(screen.getByTestId('form-headers-key-0'), 'X-Team');
+    await userEvent.type(screen.getByTestId('form-headers-value-0'), ' blue ');
     await userEvent.click(screen.getByTestId('form-submit'));
     expect(await screen.findByTestId('form-submit-error')).toHaveTextContent('url: connection refused');
     expect(api.addServer.mock.calls[0]?.[0]).toMatchObject({
       transport: 'sse',
       url: 'http://127.0.0.1:9000/sse',
-      headers: { Authorization: 'Bearer abc' },
+      headers: { 'X-Team': 'blue' },
     });
     expect(screen.getByTestId('form-url')).toHaveValue('http://127.0.0.1:9000/sse');
   });
@@ -194,7 +204,7 @@ describe('adding a server', () => {
   it('imports a detected client config file', async () => {
     const { api } = fakeApi([]);
     api.listClientConfigs.mockResolvedValueOnce([{ client: 'Claude Desktop', path: '/home/u/.config/Claude/claude_desktop_config.json', servers: 2 }]);
-    api.importClientConfig.mockResolvedValueOnce({ added: ['a'], skipped: [{ name: 'b', reason: 'duplicate' }] });
+    api.importClientConfig.mockResolvedValueOnce({ added: ['a'], skipped: [{ name: 'b', reason: 'duplicate' }], needsSecrets: [] });
     renderWithApi(<ServersPage />, api);
     const dialog = await openAdd();
     await userEvent.click(within(dialog).getByTestId('add-tab-import'));

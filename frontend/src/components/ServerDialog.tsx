@@ -6,6 +6,7 @@ import { useServers, useSettings } from '../stores';
 import { Dialog } from './Dialog';
 import '../pages/pages.css';
 import { ServerChatFields, chatOf, cleanChat, type ServerChat } from './ServerChatFields';
+import { EntryRows, NeededSecrets, blankRow, entriesOf, rowsOf, type EntryRow } from './SecretEntries';
 
 type Tab = 'json' | 'form' | 'import';
 
@@ -15,12 +16,12 @@ export interface FormValues {
   command: string;
   /** One argument per line. */
   args: string;
-  /** KEY=VALUE per line. */
-  env: string;
+  /** One row per variable, each with its secret toggle (SecretEntries.tsx). */
+  env: EntryRow[];
   cwd: string;
   url: string;
-  /** Name: value per line. */
-  headers: string;
+  /** One row per header, each with its secret toggle. */
+  headers: EntryRow[];
   enabled: boolean;
   /** Seconds; empty: the timeout setting. */
   timeout: string;
@@ -44,10 +45,10 @@ export const emptyForm: FormValues = {
   transport: 'stdio',
   command: '',
   args: '',
-  env: '',
+  env: [blankRow()],
   cwd: '',
   url: '',
-  headers: '',
+  headers: [blankRow()],
   enabled: true,
   timeout: '',
   gateEnabled: false,
@@ -66,14 +67,10 @@ export function configToForm(c: ServerConfig): FormValues {
     transport: c.transport,
     command: c.command ?? '',
     args: (c.args ?? []).join('\n'),
-    env: Object.entries(c.env ?? {})
-      .map(([k, v]) => `${k}=${v}`)
-      .join('\n'),
+    env: withBlank(rowsOf(c.env, c.secretEnv)),
     cwd: c.cwd ?? '',
     url: c.url ?? '',
-    headers: Object.entries(c.headers ?? {})
-      .map(([k, v]) => `${k}: ${v}`)
-      .join('\n'),
+    headers: withBlank(rowsOf(c.headers, c.secretHeaders)),
     enabled: c.enabled,
     timeout: c.timeoutSeconds ? String(c.timeoutSeconds) : '',
     gateEnabled: c.gate?.enabled ?? false,
@@ -88,6 +85,8 @@ export function configToForm(c: ServerConfig): FormValues {
     passUpstreamAuth: c.passUpstreamAuth === true,
   };
 }
+
+const withBlank = (rows: EntryRow[]) => (rows.length > 0 ? rows : [blankRow()]);
 
 const absolutePath = (p: string) => p.startsWith('/') || /^[A-Za-z]:[\\/]/.test(p) || p.startsWith('\\\\');
 
@@ -132,19 +131,6 @@ const lines = (s: string) =>
     .map((l) => l.trim())
     .filter((l) => l !== '');
 
-function pairs(s: string, sep: string): { map: Record<string, string>; bad: number | null } {
-  const map: Record<string, string> = {};
-  const all = s.split('\n');
-  for (let i = 0; i < all.length; i++) {
-    const l = all[i]!.trim();
-    if (l === '') continue;
-    const at = l.indexOf(sep);
-    if (at <= 0) return { map, bad: i + 1 };
-    map[l.slice(0, at).trim()] = l.slice(at + sep.length).trim();
-  }
-  return { map, bad: null };
-}
-
 /** Checks the form; returns the config to send or the errors per field. */
 export function validateForm(
   v: FormValues,
@@ -174,14 +160,19 @@ export function validateForm(
   else delete cfg.gate;
   if (v.transport === 'stdio') {
     if (!v.command.trim()) errors.command = t.errCommandRequired;
-    const env = pairs(v.env, '=');
-    if (env.bad !== null) errors.env = t.errEnvLine(env.bad);
+    const env = entriesOf(v.env, 'env', t);
+    if ('error' in env) errors.env = env.error;
+    else {
+      cfg.env = env.map;
+      if (env.secret.length > 0) cfg.secretEnv = env.secret;
+      else delete cfg.secretEnv;
+    }
     cfg.command = v.command.trim();
     cfg.args = lines(v.args);
-    cfg.env = env.map;
     cfg.cwd = v.cwd.trim() || undefined;
     delete cfg.url;
     delete cfg.headers;
+    delete cfg.secretHeaders;
     delete cfg.passUpstreamAuth; // the router refuses it for stdio servers
   } else {
     const url = v.url.trim();
@@ -194,15 +185,20 @@ export function validateForm(
         errors.url = t.errUrlInvalid;
       }
     }
-    const headers = pairs(v.headers, ':');
-    if (headers.bad !== null) errors.headers = t.errHeaderLine(headers.bad);
+    const headers = entriesOf(v.headers, 'header', t);
+    if ('error' in headers) errors.headers = headers.error;
+    else {
+      cfg.headers = headers.map;
+      if (headers.secret.length > 0) cfg.secretHeaders = headers.secret;
+      else delete cfg.secretHeaders;
+    }
     cfg.url = url;
-    cfg.headers = headers.map;
     if (v.passUpstreamAuth) cfg.passUpstreamAuth = true;
     else delete cfg.passUpstreamAuth;
     delete cfg.command;
     delete cfg.args;
     delete cfg.env;
+    delete cfg.secretEnv;
     delete cfg.cwd;
   }
   return Object.keys(errors).length > 0 ? { errors } : { config: cfg };
@@ -268,6 +264,7 @@ function Report({ report }: { report: ImportReport }) {
         </>
       )}
       {report.added.length === 0 && report.skipped.length === 0 && <p>{t.importNothing}</p>}
+      {report.needsSecrets.length > 0 && <NeededSecrets refs={report.needsSecrets} />}
     </div>
   );
 }
@@ -299,8 +296,9 @@ function PasteJSON({ onDone }: { onDone: () => void }) {
     try {
       const r = await importJSON(text);
       setReport(r);
-      // Close only when everything went in; otherwise keep the text and say why.
-      if (r.skipped.length === 0 && r.added.length > 0) onDone();
+      // Close only when everything went in and nothing is left to ask;
+      // otherwise keep the text and say why (or ask for the secret values).
+      if (r.skipped.length === 0 && r.added.length > 0 && r.needsSecrets.length === 0) onDone();
     } catch (err) {
       setError(toApiError(err).message);
     } finally {
@@ -463,6 +461,19 @@ function ServerForm({ editing, onDone }: { editing?: string; onDone: () => void 
       )}
     </label>
   );
+  // A field of several inputs (the env and header rows): a group, not a label.
+  const group = (k: 'env' | 'headers', label: string, input: React.ReactNode, hint: string) => (
+    <div className="field" role="group" aria-label={label}>
+      <span className="field-label">{label}</span>
+      {input}
+      <span className="field-hint">{hint}</span>
+      {errors[k] && (
+        <span className="field-error" role="alert" data-testid={`form-error-${k}`}>
+          {errors[k]}
+        </span>
+      )}
+    </div>
+  );
   const text = (k: 'name' | 'command' | 'cwd' | 'url' | 'timeout' | 'gateMessage' | 'gateInitTool' | 'gateOverviewTool', placeholder?: string) => (
     <input
       value={values[k]}
@@ -473,7 +484,7 @@ function ServerForm({ editing, onDone }: { editing?: string; onDone: () => void 
       spellCheck={false}
     />
   );
-  const area = (k: 'args' | 'env' | 'headers' | 'gateInitArgs' | 'gateInitArgFiles', placeholder: string) => (
+  const area = (k: 'args' | 'gateInitArgs' | 'gateInitArgFiles', placeholder: string) => (
     <textarea
       rows={3}
       value={values[k]}
@@ -503,7 +514,7 @@ function ServerForm({ editing, onDone }: { editing?: string; onDone: () => void 
         <>
           {field('command', t.fieldCommand, text('command', 'npx'), undefined, true)}
           {field('args', t.fieldArgs, area('args', '-y\n@modelcontextprotocol/server-everything'), t.fieldArgsHint)}
-          {field('env', t.fieldEnv, area('env', 'API_KEY=…'), t.fieldEnvHint)}
+          {group('env', t.fieldEnv, <EntryRows kind="env" rows={values.env} onChange={(rows) => set('env', rows)} invalid={!!errors.env} />, t.fieldEnvHint)}
           {field('cwd', t.fieldCwd, text('cwd'))}
         </>
       ) : (
@@ -536,7 +547,12 @@ function ServerForm({ editing, onDone }: { editing?: string; onDone: () => void 
               </ul>
             </div>
           )}
-          {field('headers', t.fieldHeaders, area('headers', 'Authorization: Bearer …'), t.fieldHeadersHint)}
+          {group(
+            'headers',
+            t.fieldHeaders,
+            <EntryRows kind="header" rows={values.headers} onChange={(rows) => set('headers', rows)} invalid={!!errors.headers} />,
+            t.fieldHeadersHint,
+          )}
           <label className="check">
             <input
               type="checkbox"

@@ -1,6 +1,7 @@
 import type { HookType, Language, LogStatus, ServerState, Theme, TokenRole } from '../api';
 import { aboutEn, aboutJa } from './about';
 import { chatEn, chatJa } from './chat';
+import { secretsEn, secretsJa } from './secrets';
 
 // Every string the UI shows. `ja` must provide every key `en` has; the
 // compiler checks that through the Messages type, and messages.test.ts checks
@@ -8,6 +9,7 @@ import { chatEn, chatJa } from './chat';
 export const en = {
   ...chatEn, // chat.ts
   ...aboutEn, // about.ts
+  ...secretsEn, // secrets.ts
   appName: 'MCP Router',
   navLabel: 'Main',
   navServers: 'Servers',
@@ -128,11 +130,11 @@ export const en = {
   fieldArgs: 'Arguments',
   fieldArgsHint: 'One argument per line.',
   fieldEnv: 'Environment',
-  fieldEnvHint: 'KEY=value, one per line.',
+  fieldEnvHint: 'One variable per row. Tick Secret for a value that must not be stored as plain text (API keys, tokens).',
   fieldCwd: 'Working folder',
   fieldUrl: 'URL',
   fieldHeaders: 'Headers',
-  fieldHeadersHint: 'Name: value, one per line.',
+  fieldHeadersHint: 'One header per row. Tick Secret for a value such as Authorization.',
   fieldPassUpstreamAuth: 'Pass the client\'s X-Upstream-Authorization',
   fieldPassUpstreamAuthHint:
     'A client that sends X-Upstream-Authorization reaches this server with that value as its Authorization, for its own calls only; its router token is never forwarded. Off: the server never sees it.',
@@ -169,8 +171,6 @@ export const en = {
   errUrlRequired: 'Enter the server URL.',
   errUrlInvalid: 'This is not a valid URL.',
   errUrlScheme: 'The URL must start with http:// or https://.',
-  errEnvLine: (line: number) => `Line ${line} is not KEY=value.`,
-  errHeaderLine: (line: number) => `Line ${line} is not Name: value.`,
   errJsonEmpty: 'Paste a configuration first.',
   errJsonParse: (line: number, column: number, msg: string) => `Not valid JSON at line ${line}, column ${column}: ${msg}`,
   errJsonShape: 'Expected an object with "mcpServers" (or VS Code\'s "servers").',
@@ -463,6 +463,7 @@ export type Messages = typeof en;
 export const ja: Messages = {
   ...chatJa, // chat.ts
   ...aboutJa, // about.ts
+  ...secretsJa, // secrets.ts
   appName: 'MCP Router',
   navLabel: 'メイン',
   navServers: 'サーバー',
@@ -579,11 +580,11 @@ export const ja: Messages = {
   fieldArgs: '引数',
   fieldArgsHint: '1 行に 1 つずつ。',
   fieldEnv: '環境変数',
-  fieldEnvHint: 'KEY=値 を 1 行に 1 つずつ。',
+  fieldEnvHint: '1 行に 1 変数。平文で保存してはいけない値(API キー、トークン)は「シークレット」にチェック。',
   fieldCwd: '作業フォルダー',
   fieldUrl: 'URL',
   fieldHeaders: 'ヘッダー',
-  fieldHeadersHint: '名前: 値 を 1 行に 1 つずつ。',
+  fieldHeadersHint: '1 行に 1 ヘッダー。Authorization などの値は「シークレット」にチェック。',
   fieldPassUpstreamAuth: 'クライアントの X-Upstream-Authorization を渡す',
   fieldPassUpstreamAuthHint:
     'X-Upstream-Authorization を送ったクライアントの呼び出しに限り、その値をこのサーバーへの Authorization として送ります。ルーター用のトークンは転送しません。オフならサーバーには届きません。',
@@ -620,8 +621,6 @@ export const ja: Messages = {
   errUrlRequired: 'サーバーの URL を入力してください。',
   errUrlInvalid: '正しい URL ではありません。',
   errUrlScheme: 'URL は http:// か https:// で始めてください。',
-  errEnvLine: (line) => `${line} 行目が KEY=値 の形ではありません。`,
-  errHeaderLine: (line) => `${line} 行目が 名前: 値 の形ではありません。`,
   errJsonEmpty: '先に設定を貼り付けてください。',
   errJsonParse: (line, column, msg) => `${line} 行 ${column} 列目が正しい JSON ではありません: ${msg}`,
   errJsonShape: '"mcpServers"(または VS Code の "servers")を持つオブジェクトが必要です。',

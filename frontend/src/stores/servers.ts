@@ -6,6 +6,7 @@ import {
   type ImportReport,
   type Discovery,
   type PrefixMode,
+  type SecretKind,
   type ServerConfig,
   type ServerTool,
   type ServerView,
@@ -55,6 +56,8 @@ export interface ServersState {
   discover(url: string): Promise<Discovery>;
   clientConfigs(): Promise<ClientConfigFile[]>;
   importFile(path: string): Promise<ImportReport>;
+  /** Sets one secret value of a server (an import's needsSecrets); thrown errors go to the form. */
+  setSecret(server: string, kind: SecretKind, name: string, value: string): Promise<ServerView>;
 
   /** Per-server tools, loaded when the server's details open. */
   tools: Record<string, { status: LoadStatus; list: ServerTool[]; error: string | null }>;
@@ -102,6 +105,7 @@ type ServersApi = Pick<
   | 'restartServer'
   | 'loginServer'
   | 'logoutServer'
+  | 'setServerSecret'
   | 'openExternal'
   | 'serverTools'
   | 'setToolEnabled'
@@ -240,6 +244,11 @@ export function createServersStore(api: ServersApi): ServersStore {
       const report = await api.importClientConfig(path);
       void get().load();
       return report;
+    },
+    async setSecret(server, kind, name, value) {
+      const view = await api.setServerSecret(server, kind, name, value);
+      set({ servers: upsert(get().servers, view) });
+      return view;
     },
 
     async loadTools(name) {

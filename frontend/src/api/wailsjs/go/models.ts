@@ -1130,6 +1130,7 @@ export namespace config {
 	export class ImportReport {
 	    added: string[];
 	    skipped: Skipped[];
+	    needsSecrets?: spec.SecretRef[];
 	
 	    static createFrom(source: any = {}) {
 	        return new ImportReport(source);
@@ -1139,6 +1140,7 @@ export namespace config {
 	        if ('string' === typeof source) source = JSON.parse(source);
 	        this.added = source["added"];
 	        this.skipped = this.convertValues(source["skipped"], Skipped);
+	        this.needsSecrets = this.convertValues(source["needsSecrets"], spec.SecretRef);
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -1404,6 +1406,22 @@ export namespace spec {
 	        this.hideTools = source["hideTools"];
 	    }
 	}
+	export class SecretRef {
+	    server: string;
+	    kind: string;
+	    name: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new SecretRef(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.server = source["server"];
+	        this.kind = source["kind"];
+	        this.name = source["name"];
+	    }
+	}
 	export class Server {
 	    name: string;
 	    transport: string;
@@ -1413,6 +1431,9 @@ export namespace spec {
 	    cwd?: string;
 	    url?: string;
 	    headers?: Record<string, string>;
+	    secretEnv?: string[];
+	    secretHeaders?: string[];
+	    secretRevision?: number;
 	    passUpstreamAuth?: boolean;
 	    enabled: boolean;
 	    prefixMode: string;
@@ -1435,6 +1456,9 @@ export namespace spec {
 	        this.cwd = source["cwd"];
 	        this.url = source["url"];
 	        this.headers = source["headers"];
+	        this.secretEnv = source["secretEnv"];
+	        this.secretHeaders = source["secretHeaders"];
+	        this.secretRevision = source["secretRevision"];
 	        this.passUpstreamAuth = source["passUpstreamAuth"];
 	        this.enabled = source["enabled"];
 	        this.prefixMode = source["prefixMode"];

@@ -143,6 +143,8 @@ export function SetPrefixMode(arg1:string,arg2:string):Promise<void>;
 
 export function SetServerEnabled(arg1:string,arg2:boolean):Promise<void>;
 
+export function SetServerSecret(arg1:string,arg2:string,arg3:string,arg4:string):Promise<appapi.ServerView>;
+
 export function SetToolEnabled(arg1:string,arg2:string,arg3:boolean):Promise<void>;
 
 export function Snippet(arg1:string,arg2:string,arg3:string):Promise<string>;

@@ -266,6 +266,10 @@ export function SetServerEnabled(arg1, arg2) {
   return window['go']['appapi']['API']['SetServerEnabled'](arg1, arg2);
 }
 
+export function SetServerSecret(arg1, arg2, arg3, arg4) {
+  return window['go']['appapi']['API']['SetServerSecret'](arg1, arg2, arg3, arg4);
+}
+
 export function SetToolEnabled(arg1, arg2, arg3) {
   return window['go']['appapi']['API']['SetToolEnabled'](arg1, arg2, arg3);
 }

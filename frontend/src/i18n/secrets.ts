@@ -1,0 +1,46 @@
+// The server form's secret env and header values and the import's
+// questions for them; spread into en and ja (messages.ts).
+export const secretsEn = {
+  entryName: (n: number) => `Name ${n}`,
+  entryValue: (n: number) => `Value ${n}`,
+  entryRemove: (n: number) => `Remove row ${n}`,
+  entryAddEnv: 'Add variable',
+  entryAddHeader: 'Add header',
+  secretToggle: 'Secret',
+  secretToggleHint: 'Kept in the OS keychain (or a file only you can read), never in the database, the logs or an export.',
+  secretSuggested: 'Looks like a secret: kept in the keychain. Untick to store it as plain text.',
+  secretKept: 'Kept in the keychain — type to replace',
+  secretMadePlain: 'Leave empty to keep the stored value, now as plain text',
+  errEntryNoName: (row: number) => `Row ${row} has no name.`,
+  errEntryName: (row: number, name: string) => `Row ${row}: "${name}" is not a valid name.`,
+  errEntryTwice: (name: string) => `"${name}" is given twice.`,
+  errSecretEmpty: (name: string) => `Enter the secret value of ${name}.`,
+  errSecretRenamed: (name: string, was: string) => `Enter the value of ${name}: the kept one belongs to ${was}.`,
+  secretsNeeded: (n: number) =>
+    n === 1 ? 'One secret value was not in what you imported. Enter it to start its server:' : `${n} secret values were not in what you imported. Enter them to start their servers:`,
+  secretNeededLabel: (server: string, kind: string, name: string) => `${server}: ${kind === 'env' ? 'environment variable' : 'header'} ${name}`,
+  secretSaved: 'Saved in the keychain',
+  secretsSave: 'Save secret values',
+};
+
+export const secretsJa: typeof secretsEn = {
+  entryName: (n) => `名前 ${n}`,
+  entryValue: (n) => `値 ${n}`,
+  entryRemove: (n) => `${n} 行目を削除`,
+  entryAddEnv: '変数を追加',
+  entryAddHeader: 'ヘッダーを追加',
+  secretToggle: 'シークレット',
+  secretToggleHint: 'OS のキーチェーン(またはあなただけが読めるファイル)に保管し、データベース・ログ・エクスポートには残しません。',
+  secretSuggested: 'シークレットらしい名前なのでキーチェーンに保管します。平文で保存するならチェックを外してください。',
+  secretKept: 'キーチェーンに保管済み — 入力すると置き換えます',
+  secretMadePlain: '空のままなら保管済みの値を平文として残します',
+  errEntryNoName: (row) => `${row} 行目に名前がありません。`,
+  errEntryName: (row, name) => `${row} 行目: 「${name}」は名前として使えません。`,
+  errEntryTwice: (name) => `「${name}」が 2 回あります。`,
+  errSecretEmpty: (name) => `${name} のシークレットの値を入力してください。`,
+  errSecretRenamed: (name, was) => `${name} の値を入力してください。保管済みの値は ${was} のものです。`,
+  secretsNeeded: (n) => `取り込んだ内容にシークレットの値が ${n} 件含まれていませんでした。入力するとサーバーが起動します:`,
+  secretNeededLabel: (server, kind, name) => `${server}: ${kind === 'env' ? '環境変数' : 'ヘッダー'} ${name}`,
+  secretSaved: 'キーチェーンに保存しました',
+  secretsSave: 'シークレットの値を保存',
+};
