@@ -107,7 +107,7 @@ func TestSettingsBadInput(t *testing.T) {
 		want string
 		code int
 	}{
-		{"unknown key set", []string{"settings", "set", "colour", "blue"}, `unknown setting "colour" (known settings: approvalTimeoutSeconds, auth, chatMaxToolRounds, chatToolTimeout, chatTools, checkForUpdates, closeToTray, hookMemoryMB, hookTimeout, language, listen, oauthAudience, oauthIssuers, port, publicURL, retention, separator, startAtLogin, theme, timeout)`, ExitError},
+		{"unknown key set", []string{"settings", "set", "colour", "blue"}, `unknown setting "colour" (known settings: approvalTimeoutSeconds, auth, chatMaxToolRounds, chatToolTimeout, chatTools, checkForUpdates, closeToTray, hookMemoryMB, hookTimeout, language, listen, oauthAudience, oauthIssuers, port, publicURL, retention, separator, startAtLogin, stategateGuardTimeoutMs, stategateMaxArtifactMB, stategateMaxContextKB, stategateMaxPayloadKB, stategateMaxRunArtifactsMB, theme, timeout)`, ExitError},
 		{"unknown key get", []string{"settings", "get", "colour"}, `unknown setting "colour"`, ExitError},
 		{"unknown key reset", []string{"settings", "reset", "colour"}, `unknown setting "colour"`, ExitError},
 		{"port zero", []string{"settings", "set", "port", "0"}, `bad value "0" for port: want a whole number from 1 to 65535`, ExitError},
