@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -21,6 +22,7 @@ import (
 
 	"github.com/mcp-router/mcp-router/backend/spec"
 	"github.com/mcp-router/mcp-router/backend/stategate"
+	"github.com/mcp-router/mcp-router/backend/store"
 	"github.com/mcp-router/mcp-router/internal/testpeers"
 )
 
@@ -490,5 +492,128 @@ func TestStateGateFollowsRunsMadeByAnotherProcess(t *testing.T) {
 	}
 	if got := ep.core.Reloads(); got != reloads {
 		t.Errorf("a new run reloaded the configuration %d times", got-reloads)
+	}
+}
+
+// bombProcess's guard is the issue's CEL bomb: over a client's context
+// (l = 1,000 items, s = 2 MB) it copies 4 MB once per item.
+const bombProcess = `id: bomb
+version: "1"
+states:
+  - name: open
+    initial: true
+  - name: done
+    final: true
+events:
+  - name: go
+transitions:
+  - {from: open, event: go, to: done, guard: heavy}
+guards:
+  - name: heavy
+    expression: size(context.l.map(x, context.s + context.s)) > 0
+`
+
+// A data dir poisoned as the issue found it: the CEL bomb's run stored as
+// it was before the caps (and the context cap raised, so its guard is
+// evaluated when the runs are listed at start), a run whose context is not
+// JSON and a run whose stored definition no longer compiles. The router
+// starts within the time a clean data dir takes (plus a second), answers
+// /mcp, lists the three runs as errored with why, and serves a new run.
+// Before, the bomb's listing at start (core.Open → Resync) ran the router
+// out of memory at every start, the run with a broken context made
+// list_runs fail for every run, and the broken definition was retried and
+// logged at every database change.
+func TestStateGatePoisonedDataDirStarts(t *testing.T) {
+	ctx := context.Background()
+	startTime := func(dir string) (time.Duration, *endpoint) {
+		start := time.Now()
+		ep := serve(t, dir, []spec.Server{stateGateDef()}, true)
+		if resp, body := post(t, ep.url, initializeBody, nil); resp.StatusCode != 200 || !strings.Contains(body, `"serverInfo"`) {
+			t.Fatalf("initialize: %d %s", resp.StatusCode, body)
+		}
+		return time.Since(start), ep
+	}
+	clean, _ := startTime(t.TempDir())
+
+	dir := t.TempDir()
+	writeProcess(t, dir, bombProcess)
+	{
+		c, err := Open(dir, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Settings.Set(ctx, "stategateMaxContextKB", "8192"); err != nil {
+			t.Fatal(err)
+		}
+		repo := c.Store.StateGate()
+		bombContext, _ := json.Marshal(map[string]any{"l": make([]int, 1000), "s": strings.Repeat("x", 2<<20)})
+		now := time.Now().UTC()
+		def := store.StateGateDefinition{Hash: "bomb-hash", ProcessID: "bomb", Version: "1", Source: bombProcess, CreatedAt: now}
+		broken := store.StateGateDefinition{Hash: "broken-hash", ProcessID: "gone", Version: "1", Source: "id: [", CreatedAt: now}
+		for _, r := range []struct {
+			def     store.StateGateDefinition
+			id, ctx string
+		}{
+			{def, "run-bomb", string(bombContext)},
+			{def, "run-corrupt", `{"l": [1, 2`},
+			{broken, "run-broken", `{}`},
+		} {
+			run := store.StateGateRun{ID: r.id, ProcessID: r.def.ProcessID, ProcessVersion: "1", DefinitionHash: r.def.Hash, State: "open",
+				Context: r.ctx, Workspace: dir, CreatedAt: now, UpdatedAt: now}
+			if err := repo.CreateRun(ctx, r.def, run); err != nil {
+				t.Fatal(err)
+			}
+		}
+		c.Close()
+	}
+
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	took, ep := startTime(dir)
+	runtime.ReadMemStats(&after)
+	t.Logf("start: %v with a clean data dir, %v with the poisoned one (%.1f MB allocated)", clean, took,
+		float64(after.TotalAlloc-before.TotalAlloc)/(1<<20))
+	if took > clean+time.Second {
+		t.Errorf("the poisoned data dir started in %v, a clean one in %v", took, clean)
+	}
+	c, err := mcpClient(t, ep.url, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{
+		"run-bomb":    "guard heavy: the guard was stopped: it exceeded its cost limit",
+		"run-corrupt": "the run's stored context is not a JSON object",
+		"run-broken":  "stored definition of gone 1",
+	}
+	var runs stategate.RunList
+	testpeers.Eventually(t, 10*time.Second, "the poisoned runs listed as errored", func() bool {
+		raw, err := callTool(ctx, c, "state_gate__list_runs", map[string]any{})
+		if err != nil || json.Unmarshal(raw, &runs) != nil {
+			return false
+		}
+		n := 0
+		for _, r := range runs.Runs {
+			if w, ok := want[r.RunID]; ok && strings.Contains(r.Error, w) {
+				n++
+			}
+		}
+		return n == len(want)
+	})
+	runtime.ReadMemStats(&after)
+	if grew := after.TotalAlloc - before.TotalAlloc; grew > 200<<20 {
+		t.Errorf("starting and listing the poisoned runs allocated %d MB, over the bound of 200 MB", grew>>20)
+	}
+	// The bomb's emit is refused, not run; a new run works.
+	raw, err := callTool(ctx, c, "state_gate__emit_event", map[string]any{"run_id": "run-bomb", "event_name": "go",
+		"expected_revision": 0, "idempotency_key": "k"})
+	var res stategate.EmitResponse
+	if err != nil || json.Unmarshal(raw, &res) != nil || res.Success || res.Error.Code != stategate.CodeGuardFailed {
+		t.Fatalf("emit on the bomb's run: %s %v", raw, err)
+	}
+	raw, err = callTool(ctx, c, "state_gate__create_run", map[string]any{"process_id": "bomb", "context": map[string]any{"l": []int{1}, "s": "x"}})
+	var fresh stategate.RunInfo
+	if err != nil || json.Unmarshal(raw, &fresh) != nil || fresh.RunID == "" || fresh.Error != "" {
+		t.Fatalf("a new run beside the poisoned ones: %s %v", raw, err)
 	}
 }
