@@ -604,8 +604,20 @@ func TestStateGatePoisonedDataDirStarts(t *testing.T) {
 	if grew := after.TotalAlloc - before.TotalAlloc; grew > 200<<20 {
 		t.Errorf("starting and listing the poisoned runs allocated %d MB, over the bound of 200 MB", grew>>20)
 	}
+	// The run with a corrupt context answers, its guards failing with why.
+	raw, err := callTool(ctx, c, "state_gate__get_state", map[string]any{"run_id": "run-corrupt"})
+	var sv stategate.StateView
+	if err != nil || json.Unmarshal(raw, &sv) != nil || string(sv.Context) != "{}" || len(sv.MissingGuards) != 1 ||
+		!strings.Contains(sv.MissingGuards[0].CurrentStatus, "not evaluated: the run's stored context is not a JSON object") {
+		t.Fatalf("get_state of the run with a corrupt context: %s %v", raw, err)
+	}
+	if d, err := ep.core.StateGate.Detail(ctx, stategate.Actor{Name: "ui"}, "run-corrupt"); err != nil {
+		t.Fatalf("the UI's detail of the run with a corrupt context: %v", err)
+	} else if _, err := json.Marshal(d); err != nil || d.Run.Error == "" {
+		t.Fatalf("the UI's detail of the run with a corrupt context: %v, error %q", err, d.Run.Error)
+	}
 	// The bomb's emit is refused, not run; a new run works.
-	raw, err := callTool(ctx, c, "state_gate__emit_event", map[string]any{"run_id": "run-bomb", "event_name": "go",
+	raw, err = callTool(ctx, c, "state_gate__emit_event", map[string]any{"run_id": "run-bomb", "event_name": "go",
 		"expected_revision": 0, "idempotency_key": "k"})
 	var res stategate.EmitResponse
 	if err != nil || json.Unmarshal(raw, &res) != nil || res.Success || res.Error.Code != stategate.CodeGuardFailed {

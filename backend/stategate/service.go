@@ -508,6 +508,15 @@ func (s *Service) load(ctx context.Context, runID string) (*runData, error) {
 	return d, nil
 }
 
+// contextJSON is the run's context as answers show it: {} when it cannot
+// be read (RunInfo.Error says why).
+func (d *runData) contextJSON() json.RawMessage {
+	if d.contextErr != nil {
+		return json.RawMessage("{}")
+	}
+	return json.RawMessage(d.run.Context)
+}
+
 // withHistory adds the event counts and artifacts.
 func (s *Service) withHistory(ctx context.Context, d *runData) error {
 	var err error
@@ -613,7 +622,7 @@ func (d *runData) stateAndProblem(ctx context.Context, actor Actor) (*StateView,
 	p, cur := d.p, d.run.State
 	var problem error
 	sv := &StateView{RunID: d.run.ID, ProcessID: d.run.ProcessID, ProcessVersion: d.run.ProcessVersion, CurrentState: cur,
-		Revision: d.run.Revision, Context: json.RawMessage(d.run.Context), UpdatedAt: stamp(d.run.UpdatedAt),
+		Revision: d.run.Revision, Context: d.contextJSON(), UpdatedAt: stamp(d.run.UpdatedAt),
 		MissingGuards: []MissingGuard{}, RequiredArtifacts: []RequiredArtifact{}, AllowedEvents: []AllowedEvent{}}
 	seenGuard := map[string]bool{}
 	for _, t := range p.Transitions {
