@@ -629,3 +629,74 @@ func TestStateGatePoisonedDataDirStarts(t *testing.T) {
 		t.Fatalf("a new run beside the poisoned ones: %s %v", raw, err)
 	}
 }
+
+// readChars is how many bytes this process has read through read(2) and
+// the like (Linux's /proc/self/io rchar: sparse files count too).
+func readChars(t *testing.T) int64 {
+	t.Helper()
+	b, err := os.ReadFile("/proc/self/io")
+	if err != nil {
+		t.Skipf("no /proc/self/io: %v", err)
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "rchar: "); ok {
+			var n int64
+			fmt.Sscan(v, &n)
+			return n
+		}
+	}
+	t.Skip("no rchar in /proc/self/io")
+	return 0
+}
+
+// Through the router: a client submits a 4 GiB artifact (the caps raised
+// to let it be hashed) and goes away; the hashing stops with it. Before,
+// the router read the file to its end (the 10 GiB took 38.7 s)
+// after the client had gone.
+func TestStateGateHashingStopsWhenTheClientGoes(t *testing.T) {
+	dir := t.TempDir()
+	writeProcess(t, dir, loopProcess)
+	ep := serve(t, dir, []spec.Server{stateGateDef()}, true)
+	ctx := context.Background()
+	for key, v := range map[string]string{"stategateMaxArtifactMB": "8192", "stategateMaxRunArtifactsMB": "8192"} {
+		if err := ep.core.Settings.Set(ctx, key, v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c, err := mcpClient(t, ep.url, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := callTool(ctx, c, "state_gate__create_run", map[string]any{"process_id": "loop"})
+	var run stategate.RunInfo
+	if err != nil || json.Unmarshal(raw, &run) != nil {
+		t.Fatalf("create_run: %s %v", raw, err)
+	}
+	big := filepath.Join(run.Workspace, "big.bin")
+	if err := os.WriteFile(big, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(big, 4<<30); err != nil {
+		t.Skipf("no sparse file here: %v", err)
+	}
+	args := emitArgs(run.RunID, 0, "big")
+	args["artifact_paths"] = []string{"big.bin"}
+	cctx, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
+	_, err = callTool(cctx, c, "state_gate__emit_event", args)
+	cancel()
+	if err == nil {
+		t.Fatal("the emit of a 4 GiB artifact answered within 300 ms; the test needs it to be still hashing")
+	}
+	time.Sleep(300 * time.Millisecond) // the cancellation reaches the hash
+	r1 := readChars(t)
+	time.Sleep(time.Second)
+	grew := readChars(t) - r1
+	if grew > 32<<20 {
+		t.Fatalf("%d MB read in the second after the client went: the hash goes on", grew>>20)
+	}
+	t.Logf("%d KB read in the second after the client went", grew>>10)
+	events, _ := ep.core.Store.StateGate().Events(ctx, run.RunID)
+	if len(events) != 0 {
+		t.Fatalf("the abandoned emit stored %d events", len(events))
+	}
+}
