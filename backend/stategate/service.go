@@ -1039,8 +1039,8 @@ type listing struct {
 
 func (l listing) key() string { return l.name + "\x00" + l.description }
 
-// A run that cannot be loaded (its stored definition does not compile or is
-// gone) or whose current guards are over their budget, or cannot see its
+// listing lists a run. A run that cannot be loaded (its stored definition
+// does not compile or is gone) or whose current guards are over their budget, or cannot see its
 // context, is listed as errored, with why; it is recorded (RunInfo.Error)
 // and the run is kept as it is. Other failures (the database) are errors.
 func (s *Service) listing(ctx context.Context, runID string) (listing, error) {
