@@ -333,7 +333,7 @@ func (s *Service) CreateRun(ctx context.Context, actor Actor, processID string, 
 	s.defs[p.Hash] = p
 	s.defMu.Unlock()
 	s.emit(Change{RunID: id, Created: true})
-	return s.runInfo(run), nil
+	return s.runInfo(run, s.limits()), nil
 }
 
 // workspaceFor checks (or makes) a run's workspace and returns it resolved.
@@ -425,11 +425,11 @@ func jsonDepth(b []byte) int {
 // runInfo is a run as listed. A run whose context cannot be read (over the
 // cap, not an object) is listed with an empty context and why in Error,
 // as is a run found errored when it was last listed.
-func (s *Service) runInfo(r store.StateGateRun) RunInfo {
+func (s *Service) runInfo(r store.StateGateRun, lim Limits) RunInfo {
 	info := RunInfo{RunID: r.ID, ProcessID: r.ProcessID, ProcessVersion: r.ProcessVersion, CurrentState: r.State,
 		Revision: r.Revision, Context: json.RawMessage(r.Context), Workspace: r.Workspace, SummaryURI: SummaryURI(r.ID),
 		CreatedBy: r.CreatedBy, CreatedAt: stamp(r.CreatedAt), UpdatedAt: stamp(r.UpdatedAt)}
-	if err := checkStoredContext(r.Context, s.limits()); err != nil {
+	if err := checkStoredContext(r.Context, lim); err != nil {
 		info.Context, info.Error = json.RawMessage("{}"), err.Error()
 		return info
 	}
@@ -466,8 +466,9 @@ func (s *Service) Runs(ctx context.Context, processID string, limit int) ([]RunI
 		return nil, err
 	}
 	out := make([]RunInfo, 0, len(rows))
+	lim := s.limits()
 	for _, r := range rows {
-		out = append(out, s.runInfo(r))
+		out = append(out, s.runInfo(r, lim))
 	}
 	return out, nil
 }
@@ -851,10 +852,12 @@ func (s *Service) Emit(ctx context.Context, actor Actor, req EmitRequest) (*Emit
 		v.Events[ev.Name]++
 		// Emits racing past the check before the lock are held to the
 		// run's artifact caps here, on what is recorded.
-		if v := checkRecorded(recordedOf(snap.Artifacts), arts, lim); len(arts) > 0 && v != nil {
-			refusal = &Error{Code: CodeInvalidPayload, Message: "Artifacts could not be accepted",
-				Details: &ErrorDetails{ValidationErrors: []ValidationError{*v}}}
-			return store.Append{}, refusal
+		if len(arts) > 0 {
+			if over := checkRecorded(recordedOf(snap.Artifacts), arts, lim); over != nil {
+				refusal = &Error{Code: CodeInvalidPayload, Message: "Artifacts could not be accepted",
+					Details: &ErrorDetails{ValidationErrors: []ValidationError{*over}}}
+				return store.Append{}, refusal
+			}
 		}
 		gctx, cancel := guardCtx(ctx, lim)
 		defer cancel()
@@ -1014,7 +1017,7 @@ func (s *Service) Detail(ctx context.Context, actor Actor, runID string) (*RunDe
 	if err != nil {
 		return nil, err
 	}
-	out := &RunDetail{Run: s.runInfo(d.run), State: d.state(ctx, actor), Events: d.events(ctx, actor, true),
+	out := &RunDetail{Run: s.runInfo(d.run, d.lim), State: d.state(ctx, actor), Events: d.events(ctx, actor, true),
 		Summary: d.summary(events), History: []HistoryEvent{}, Artifacts: []ArtifactInfo{}}
 	for _, e := range events {
 		out.History = append(out.History, HistoryEvent{Seq: e.Seq, EventID: e.EventID, EventName: e.Name,
