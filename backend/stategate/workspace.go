@@ -100,13 +100,14 @@ func checkRecorded(prior recorded, arts []submittedArtifact, l Limits) *Validati
 	return nil
 }
 
-// openArtifact is an artifact opened and checked, not yet hashed.
-type openArtifact struct {
-	i    int
-	raw  string
-	key  string
-	f    *os.File
-	size int64
+// checkedArtifact is an artifact checked (opened, fstat'ed and closed
+// again), not yet hashed.
+type checkedArtifact struct {
+	i      int
+	raw    string
+	key    string
+	inRoot string // path within the workspace's root
+	info   fs.FileInfo
 }
 
 // checkArtifacts resolves, checks and hashes each path; problems are
@@ -115,8 +116,10 @@ type openArtifact struct {
 // recorded. Every file is opened without following a final symbolic link
 // and without blocking (a FIFO opens at once), then checked with fstat:
 // only a regular file within the caps is read, and nothing is hashed
-// unless every path passed. Hashing stops when ctx ends (the client went)
-// and takes one of the service's HashWorkers slots per file.
+// unless every path passed. Each file is closed after its check and opened
+// again to be hashed, in one of the service's HashWorkers slots, so a
+// request holds no descriptor while it waits; hashing stops when ctx ends
+// (the client went).
 func (s *Service) checkArtifacts(ctx context.Context, p *Process, workspace string, paths []string, l Limits, prior recorded) ([]submittedArtifact, []ValidationError) {
 	if len(paths) == 0 {
 		return nil, nil
@@ -142,12 +145,7 @@ func (s *Service) checkArtifacts(ctx context.Context, p *Process, workspace stri
 		return nil, bad
 	}
 	defer wsRoot.Close()
-	var opened []openArtifact
-	defer func() {
-		for _, o := range opened {
-			o.f.Close()
-		}
-	}()
+	var checked []checkedArtifact
 	seen := map[string]bool{}
 	for i, raw := range paths {
 		if strings.TrimSpace(raw) == "" || strings.ContainsRune(raw, 0) {
@@ -184,30 +182,31 @@ func (s *Service) checkArtifacts(ctx context.Context, p *Process, workspace stri
 		}
 		seen[key] = true
 		inRoot, _ := filepath.Rel(root, real)
-		f, size, err := openRegular(wsRoot, inRoot)
+		f, info, err := openRegular(wsRoot, inRoot)
 		if err != nil {
 			fail(i, "%s %v", raw, err)
 			continue
 		}
-		opened = append(opened, openArtifact{i: i, raw: raw, key: key, f: f, size: size})
-		if size > l.MaxArtifactBytes {
-			fail(i, "%s is %s, over the cap of %s per artifact (setting %s)", raw, byteSize(size), byteSize(l.MaxArtifactBytes), settingArtifact)
+		f.Close()
+		checked = append(checked, checkedArtifact{i: i, raw: raw, key: key, inRoot: inRoot, info: info})
+		if info.Size() > l.MaxArtifactBytes {
+			fail(i, "%s is %s, over the cap of %s per artifact (setting %s)", raw, byteSize(info.Size()), byteSize(l.MaxArtifactBytes), settingArtifact)
 		}
 	}
 	if len(bad) > 0 {
 		return nil, bad
 	}
-	out := make([]submittedArtifact, 0, len(opened))
-	for _, o := range opened {
-		out = append(out, submittedArtifact{Rel: o.key, Type: p.artifactType(o.key), Size: o.size})
+	out := make([]submittedArtifact, 0, len(checked))
+	for _, c := range checked {
+		out = append(out, submittedArtifact{Rel: c.key, Type: p.artifactType(c.key), Size: c.info.Size()})
 	}
 	if v := checkRecorded(prior, out, l); v != nil {
 		return nil, []ValidationError{*v}
 	}
-	for n, o := range opened {
-		sum, err := s.hash(ctx, o.f, o.size)
+	for n, c := range checked {
+		sum, err := s.hash(ctx, wsRoot, c)
 		if err != nil {
-			fail(o.i, "%s: %v", o.raw, err)
+			fail(c.i, "%s %v", c.raw, err)
 			return nil, bad
 		}
 		out[n].SHA256 = sum
@@ -219,25 +218,25 @@ func (s *Service) checkArtifacts(ctx context.Context, p *Process, workspace stri
 // regular file: the open neither follows a final symbolic link nor waits
 // (for a FIFO's writer), and the kind and size come from the open file
 // (fstat), so what is checked is what would be read.
-func openRegular(root *os.Root, name string) (*os.File, int64, error) {
+func openRegular(root *os.Root, name string) (*os.File, fs.FileInfo, error) {
 	f, err := root.OpenFile(name, os.O_RDONLY|openArtifactFlags, 0)
 	if err != nil {
 		// A socket cannot be opened at all; say what it is.
 		if info, lerr := root.Lstat(name); lerr == nil && !info.Mode().IsRegular() {
-			return nil, 0, fmt.Errorf("is %s, not a regular file", fileKind(info.Mode()))
+			return nil, nil, fmt.Errorf("is %s, not a regular file", fileKind(info.Mode()))
 		}
-		return nil, 0, fmt.Errorf("cannot be opened: %w", err)
+		return nil, nil, fmt.Errorf("cannot be opened: %w", err)
 	}
 	info, err := f.Stat()
 	if err != nil {
 		f.Close()
-		return nil, 0, fmt.Errorf("cannot be read: %w", err)
+		return nil, nil, fmt.Errorf("cannot be read: %w", err)
 	}
 	if !info.Mode().IsRegular() {
 		f.Close()
-		return nil, 0, fmt.Errorf("is %s, not a regular file", fileKind(info.Mode()))
+		return nil, nil, fmt.Errorf("is %s, not a regular file", fileKind(info.Mode()))
 	}
-	return f, info.Size(), nil
+	return f, info, nil
 }
 
 // fileKind names a file mode that is not a regular file's.
@@ -257,22 +256,32 @@ func fileKind(m fs.FileMode) string {
 	return "not a regular file"
 }
 
-// hash reads an open artifact of the given size and returns its SHA-256,
-// in one of the HashWorkers slots. It stops when ctx ends, and refuses a
-// file whose size changed while it was read.
-func (s *Service) hash(ctx context.Context, f *os.File, size int64) (string, error) {
+// hash opens a checked artifact again, in one of the HashWorkers slots,
+// and returns its SHA-256. It refuses a file that is no longer the one
+// checked (replaced, or its size changed, also while it is read) and stops
+// when ctx ends.
+func (s *Service) hash(ctx context.Context, root *os.Root, c checkedArtifact) (string, error) {
 	select {
 	case s.hashSlots <- struct{}{}:
 	case <-ctx.Done():
 		return "", fmt.Errorf("not hashed: the request ended while it waited for a hashing slot (%w)", context.Cause(ctx))
 	}
 	defer func() { <-s.hashSlots }()
+	f, info, err := openRegular(root, c.inRoot)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	size := info.Size()
+	if !os.SameFile(info, c.info) || size != c.info.Size() {
+		return "", errors.New("changed while it was checked; submit it again")
+	}
 	h := sha256.New()
 	buf := make([]byte, 256<<10)
 	n, err := io.CopyBuffer(h, &ctxReader{ctx: ctx, r: io.LimitReader(f, size+1), seen: s.hashed}, buf)
 	if err != nil {
 		if ctx.Err() != nil {
-			return "", fmt.Errorf("hashing stopped: the request ended (%w)", context.Cause(ctx))
+			return "", fmt.Errorf("was not hashed to its end: the request ended (%w)", context.Cause(ctx))
 		}
 		return "", fmt.Errorf("cannot be read: %w", err)
 	}

@@ -4,6 +4,7 @@ package stategate
 
 import (
 	"context"
+	"fmt"
 	"net"
 	"os"
 	"path/filepath"
@@ -189,7 +190,7 @@ func TestArtifactHashStopsWithTheRequest(t *testing.T) {
 	start := time.Now()
 	res := g.emit(ctx, run, 0, "attach", "k", nil, "big.bin")
 	took := time.Since(start)
-	refusedWith(t, res, "hashing stopped: the request ended")
+	refusedWith(t, res, "big.bin was not hashed to its end: the request ended")
 	at := hashed.Load()
 	time.Sleep(200 * time.Millisecond)
 	if after := hashed.Load(); after != at || at > 32<<20 {
@@ -205,9 +206,26 @@ func TestArtifactHashStopsWithTheRequest(t *testing.T) {
 	for range HashWorkers {
 		g.svc.hashSlots <- struct{}{}
 	}
-	wctx, wcancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	// 50 files waiting for a slot hold no descriptor each: only the
+	// workspace's root is open while the request waits.
+	var many []string
+	for i := range 50 {
+		name := fmt.Sprintf("f%d.bin", i)
+		if err := os.WriteFile(filepath.Join(ws, name), []byte("x"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		many = append(many, name)
+	}
+	fds := openFDs()
+	wctx, wcancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer wcancel()
-	refusedWith(t, g.emit(wctx, run, 0, "attach", "k2", nil, "small.bin"), "the request ended while it waited for a hashing slot")
+	waiting := make(chan *EmitResponse, 1)
+	go func() { waiting <- g.emit(wctx, run, 0, "attach", "k2", nil, many...) }()
+	time.Sleep(150 * time.Millisecond)
+	if now := openFDs(); fds >= 0 && now > fds+4 {
+		t.Errorf("%d descriptors open while a request of 50 files waits for a hashing slot, %d before", now, fds)
+	}
+	refusedWith(t, <-waiting, "f0.bin not hashed: the request ended while it waited for a hashing slot")
 	for range HashWorkers {
 		<-g.svc.hashSlots
 	}
