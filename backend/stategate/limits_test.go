@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -291,7 +292,11 @@ func TestStoredContextOverTheCap(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc := g.reopen(Options{}) // the default cap: 1 MiB
+	var contextCap atomic.Int64 // 0: the default cap, 1 MiB
+	svc := g.reopen(Options{Limits: func() Limits { return Limits{MaxContextBytes: contextCap.Load()} }})
+	srv := NewServer(svc, ServerOptions{})
+	defer srv.Close()
+	srv.Resync(ctx) // lists it errored, by the cap
 	res, err := svc.Emit(ctx, Actor{}, EmitRequest{RunID: run.RunID, EventName: "go", ExpectedRevision: new(int64), IdempotencyKey: "k"})
 	if err != nil || res.Success || res.Error.Code != CodeGuardFailed ||
 		!strings.Contains(res.Error.Details.MissingGuards[0], "heavy: not evaluated: the run's context is 2.0 MiB, over the cap of 1.0 MiB (setting stategateMaxContextKB)") {
@@ -303,6 +308,11 @@ func TestStoredContextOverTheCap(t *testing.T) {
 	}
 	if res, err := svc.Emit(ctx, Actor{}, EmitRequest{RunID: run.RunID, EventName: "attach", ExpectedRevision: new(int64), IdempotencyKey: "k2"}); err != nil || !res.Success {
 		t.Fatalf("an unguarded event on the errored run: %+v %v", res, err)
+	}
+	// Raised again, the cap no longer errors the run.
+	contextCap.Store(8 << 20)
+	if runs, _ := svc.Runs(ctx, "", 0); len(runs) != 1 || runs[0].Error != "" || len(runs[0].Context) < 2<<20 {
+		t.Fatalf("list_runs with the cap raised: error %q, context of %d bytes", runs[0].Error, len(runs[0].Context))
 	}
 }
 

@@ -1076,6 +1076,11 @@ func (s *Service) listing(ctx context.Context, runID string) (listing, error) {
 		l.errored = problem.Error()
 		l.description += "; errored: " + l.errored
 	}
-	s.problem(runID, l.errored)
+	if d.contextErr != nil && errors.Is(problem, d.contextErr) {
+		// runInfo checks the context itself, against the caps in force.
+		s.problem(runID, "")
+	} else {
+		s.problem(runID, l.errored)
+	}
 	return l, nil
 }
