@@ -11,6 +11,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/mcp-router/mcp-router/backend/core"
+	"github.com/mcp-router/mcp-router/backend/settings"
 	"github.com/mcp-router/mcp-router/backend/stategate"
 	"github.com/mcp-router/mcp-router/backend/store"
 )
@@ -39,7 +41,8 @@ func (e *env) withStateGate(fn func(*stategate.Service) error) error {
 		return err
 	}
 	return e.withStore(func(st *store.Store) error {
-		return fn(stategate.New(stategate.Options{DataDir: dir, Store: st}))
+		// The CLI holds runs to the router's caps (its settings).
+		return fn(stategate.New(stategate.Options{DataDir: dir, Store: st, Limits: core.StateGateLimits(settings.New(st))}))
 	})
 }
 
@@ -272,7 +275,15 @@ func (e *env) runList() *cobra.Command {
 				for _, r := range runs {
 					fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%d\t%s\n", r.RunID, r.ProcessID, r.ProcessVersion, r.CurrentState, r.Revision, r.UpdatedAt)
 				}
-				return w.Flush()
+				if err := w.Flush(); err != nil {
+					return err
+				}
+				for _, r := range runs {
+					if r.Error != "" {
+						fmt.Fprintf(cmd.OutOrStdout(), "%s is errored: %s\n", r.RunID, r.Error)
+					}
+				}
+				return nil
 			})
 		},
 	}
@@ -299,6 +310,9 @@ func (e *env) runShow() *cobra.Command {
 				out := cmd.OutOrStdout()
 				fmt.Fprintf(out, "run %s\nprocess %s %s\nstate %s (revision %d)\nworkspace %s\n", d.Run.RunID, d.Run.ProcessID,
 					d.Run.ProcessVersion, d.Run.CurrentState, d.Run.Revision, d.Run.Workspace)
+				if d.Run.Error != "" {
+					fmt.Fprintf(out, "errored: %s\n", d.Run.Error)
+				}
 				for _, g := range d.State.MissingGuards {
 					fmt.Fprintf(out, "pending guard %s: %s\n", g.GuardName, g.CurrentStatus)
 				}

@@ -155,7 +155,7 @@ func Open(dataDir string, o Options) (*Core, error) {
 	uo.Authorizer = c.Logins
 	c.ServerSecrets = secrets.NewServerValues(dataDir, o.Logger)
 	uo.Secrets = c.ServerSecrets
-	c.StateGate = stategate.New(stategate.Options{DataDir: dataDir, Store: st, Logger: o.Logger})
+	c.StateGate = stategate.New(stategate.Options{DataDir: dataDir, Store: st, Logger: o.Logger, Limits: StateGateLimits(c.Settings)})
 	c.StateGateServer = stategate.NewServer(c.StateGate, stategate.ServerOptions{ActorFrom: actorFrom, Version: Version})
 	uo.Builtins = map[string]*server.MCPServer{stategate.ServerName: c.StateGateServer.MCPServer()}
 	c.Servers = upstream.New(uo)
@@ -275,6 +275,21 @@ func callerFrom(ctx context.Context) gateway.Caller {
 		caller.Roles = []string{string(id.Role)}
 	}
 	return caller
+}
+
+// StateGateLimits reads state_gate's caps from the settings at every
+// request: a changed setting applies to the next one.
+func StateGateLimits(s *settings.Settings) func() stategate.Limits {
+	return func() stategate.Limits {
+		ctx := context.Background()
+		return stategate.Limits{
+			MaxContextBytes:      s.StateGateMaxContextBytes(ctx),
+			MaxPayloadBytes:      s.StateGateMaxPayloadBytes(ctx),
+			GuardTimeout:         s.StateGateGuardTimeout(ctx),
+			MaxArtifactBytes:     s.StateGateMaxArtifactBytes(ctx),
+			MaxRunArtifactsBytes: s.StateGateMaxRunArtifactsBytes(ctx),
+		}
+	}
 }
 
 // actorFrom is who called state_gate: the caller the pipeline's identity

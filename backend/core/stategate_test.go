@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -21,6 +22,7 @@ import (
 
 	"github.com/mcp-router/mcp-router/backend/spec"
 	"github.com/mcp-router/mcp-router/backend/stategate"
+	"github.com/mcp-router/mcp-router/backend/store"
 	"github.com/mcp-router/mcp-router/internal/testpeers"
 )
 
@@ -490,5 +492,240 @@ func TestStateGateFollowsRunsMadeByAnotherProcess(t *testing.T) {
 	}
 	if got := ep.core.Reloads(); got != reloads {
 		t.Errorf("a new run reloaded the configuration %d times", got-reloads)
+	}
+}
+
+// bombProcess's guard is the issue's CEL bomb: over a client's context
+// (l = 1,000 items, s = 2 MB) it copies 4 MB once per item.
+const bombProcess = `id: bomb
+version: "1"
+states:
+  - name: open
+    initial: true
+  - name: done
+    final: true
+events:
+  - name: go
+transitions:
+  - {from: open, event: go, to: done, guard: heavy}
+guards:
+  - name: heavy
+    expression: size(context.l.map(x, context.s + context.s)) > 0
+`
+
+// A data dir poisoned as the issue found it: the CEL bomb's run stored as
+// it was before the caps (and the context cap raised, so its guard is
+// evaluated when the runs are listed at start), a run whose context is not
+// JSON and a run whose stored definition no longer compiles. The router
+// starts within the time a clean data dir takes (twice it, plus 2 s of
+// slack for a loaded machine), answers
+// /mcp, lists the three runs as errored with why, and serves a new run.
+// Before, the bomb's listing at start (core.Open → Resync) ran the router
+// out of memory at every start, the run with a broken context made
+// list_runs fail for every run, and the broken definition was retried and
+// logged at every database change.
+func TestStateGatePoisonedDataDirStarts(t *testing.T) {
+	ctx := context.Background()
+	startTime := func(dir string) (time.Duration, *endpoint) {
+		start := time.Now()
+		ep := serve(t, dir, []spec.Server{stateGateDef()}, true)
+		if resp, body := post(t, ep.url, initializeBody, nil); resp.StatusCode != 200 || !strings.Contains(body, `"serverInfo"`) {
+			t.Fatalf("initialize: %d %s", resp.StatusCode, body)
+		}
+		return time.Since(start), ep
+	}
+	clean, _ := startTime(t.TempDir())
+
+	dir := t.TempDir()
+	writeProcess(t, dir, bombProcess)
+	{
+		c, err := Open(dir, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Settings.Set(ctx, "stategateMaxContextKB", "8192"); err != nil {
+			t.Fatal(err)
+		}
+		repo := c.Store.StateGate()
+		bombContext, _ := json.Marshal(map[string]any{"l": make([]int, 1000), "s": strings.Repeat("x", 2<<20)})
+		now := time.Now().UTC()
+		def := store.StateGateDefinition{Hash: "bomb-hash", ProcessID: "bomb", Version: "1", Source: bombProcess, CreatedAt: now}
+		broken := store.StateGateDefinition{Hash: "broken-hash", ProcessID: "gone", Version: "1", Source: "id: [", CreatedAt: now}
+		for _, r := range []struct {
+			def     store.StateGateDefinition
+			id, ctx string
+		}{
+			{def, "run-bomb", string(bombContext)},
+			{def, "run-corrupt", `{"l": [1, 2`},
+			{broken, "run-broken", `{}`},
+		} {
+			run := store.StateGateRun{ID: r.id, ProcessID: r.def.ProcessID, ProcessVersion: "1", DefinitionHash: r.def.Hash, State: "open",
+				Context: r.ctx, Workspace: dir, CreatedAt: now, UpdatedAt: now}
+			if err := repo.CreateRun(ctx, r.def, run); err != nil {
+				t.Fatal(err)
+			}
+		}
+		c.Close()
+	}
+
+	heap := watchHeap()
+	took, ep := startTime(dir)
+	t.Logf("start: %v with a clean data dir, %v with the poisoned one", clean, took)
+	if took > 2*clean+2*time.Second {
+		t.Errorf("the poisoned data dir started in %v, a clean one in %v", took, clean)
+	}
+	c, err := mcpClient(t, ep.url, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{
+		"run-bomb":    "guard heavy: the guard was stopped: it exceeded its cost limit",
+		"run-corrupt": "the run's stored context is not a JSON object",
+		"run-broken":  "stored definition of gone 1",
+	}
+	var runs stategate.RunList
+	testpeers.Eventually(t, 10*time.Second, "the poisoned runs listed as errored", func() bool {
+		raw, err := callTool(ctx, c, "state_gate__list_runs", map[string]any{})
+		if err != nil || json.Unmarshal(raw, &runs) != nil {
+			return false
+		}
+		n := 0
+		for _, r := range runs.Runs {
+			if w, ok := want[r.RunID]; ok && strings.Contains(r.Error, w) {
+				n++
+			}
+		}
+		return n == len(want)
+	})
+	if grew := heap(); grew > 200<<20 {
+		t.Errorf("starting and listing the poisoned runs grew the heap by %d MB at its peak, over the bound of 200 MB", grew>>20)
+	} else {
+		t.Logf("the heap grew by at most %.1f MB while the router started and listed the poisoned runs", float64(grew)/(1<<20))
+	}
+	// The run with a corrupt context answers, its guards failing with why.
+	raw, err := callTool(ctx, c, "state_gate__get_state", map[string]any{"run_id": "run-corrupt"})
+	var sv stategate.StateView
+	if err != nil || json.Unmarshal(raw, &sv) != nil || string(sv.Context) != "{}" || len(sv.MissingGuards) != 1 ||
+		!strings.Contains(sv.MissingGuards[0].CurrentStatus, "not evaluated: the run's stored context is not a JSON object") {
+		t.Fatalf("get_state of the run with a corrupt context: %s %v", raw, err)
+	}
+	if d, err := ep.core.StateGate.Detail(ctx, stategate.Actor{Name: "ui"}, "run-corrupt"); err != nil {
+		t.Fatalf("the UI's detail of the run with a corrupt context: %v", err)
+	} else if _, err := json.Marshal(d); err != nil || d.Run.Error == "" {
+		t.Fatalf("the UI's detail of the run with a corrupt context: %v, error %q", err, d.Run.Error)
+	}
+	// The bomb's emit is refused, not run; a new run works.
+	raw, err = callTool(ctx, c, "state_gate__emit_event", map[string]any{"run_id": "run-bomb", "event_name": "go",
+		"expected_revision": 0, "idempotency_key": "k"})
+	var res stategate.EmitResponse
+	if err != nil || json.Unmarshal(raw, &res) != nil || res.Success || res.Error.Code != stategate.CodeGuardFailed {
+		t.Fatalf("emit on the bomb's run: %s %v", raw, err)
+	}
+	raw, err = callTool(ctx, c, "state_gate__create_run", map[string]any{"process_id": "bomb", "context": map[string]any{"l": []int{1}, "s": "x"}})
+	var fresh stategate.RunInfo
+	if err != nil || json.Unmarshal(raw, &fresh) != nil || fresh.RunID == "" || fresh.Error != "" {
+		t.Fatalf("a new run beside the poisoned ones: %s %v", raw, err)
+	}
+}
+
+// watchHeap samples the heap every 5 ms from now on; the func it returns
+// stops and gives the peak growth over the heap at the start (live objects
+// after a GC). The peak, not the allocations, is what a bomb would push.
+func watchHeap() func() uint64 {
+	var m runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&m)
+	base, peak := m.HeapAlloc, m.HeapAlloc
+	stop, done := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		t := time.NewTicker(5 * time.Millisecond)
+		defer t.Stop()
+		for {
+			var m runtime.MemStats
+			runtime.ReadMemStats(&m)
+			peak = max(peak, m.HeapAlloc)
+			select {
+			case <-stop:
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	return func() uint64 {
+		close(stop)
+		<-done
+		return peak - base
+	}
+}
+
+// readChars is how many bytes this process has read through read(2) and
+// the like (Linux's /proc/self/io rchar: sparse files count too).
+func readChars(t *testing.T) int64 {
+	t.Helper()
+	b, err := os.ReadFile("/proc/self/io")
+	if err != nil {
+		t.Skipf("no /proc/self/io: %v", err)
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "rchar: "); ok {
+			var n int64
+			fmt.Sscan(v, &n)
+			return n
+		}
+	}
+	t.Skip("no rchar in /proc/self/io")
+	return 0
+}
+
+// Through the router: a client submits a 4 GiB artifact (the caps raised
+// to let it be hashed) and goes away; the hashing stops with it. Before,
+// the router read the file to its end (the issue's 10 GiB took 38.7 s)
+// after the client had gone.
+func TestStateGateHashingStopsWhenTheClientGoes(t *testing.T) {
+	dir := t.TempDir()
+	writeProcess(t, dir, loopProcess)
+	ep := serve(t, dir, []spec.Server{stateGateDef()}, true)
+	ctx := context.Background()
+	for key, v := range map[string]string{"stategateMaxArtifactMB": "8192", "stategateMaxRunArtifactsMB": "8192"} {
+		if err := ep.core.Settings.Set(ctx, key, v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c, err := mcpClient(t, ep.url, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := callTool(ctx, c, "state_gate__create_run", map[string]any{"process_id": "loop"})
+	var run stategate.RunInfo
+	if err != nil || json.Unmarshal(raw, &run) != nil {
+		t.Fatalf("create_run: %s %v", raw, err)
+	}
+	big := filepath.Join(run.Workspace, "big.bin")
+	if err := os.WriteFile(big, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(big, 4<<30); err != nil {
+		t.Skipf("no sparse file here: %v", err)
+	}
+	args := emitArgs(run.RunID, 0, "big")
+	args["artifact_paths"] = []string{"big.bin"}
+	cctx, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
+	_, err = callTool(cctx, c, "state_gate__emit_event", args)
+	cancel()
+	if err == nil {
+		t.Fatal("the emit of a 4 GiB artifact answered within 300 ms; the test needs it to be still hashing")
+	}
+	time.Sleep(300 * time.Millisecond) // the cancellation reaches the hash
+	r1 := readChars(t)
+	time.Sleep(time.Second)
+	grew := readChars(t) - r1
+	if grew > 32<<20 {
+		t.Fatalf("%d MB read in the second after the client went: the hash goes on", grew>>20)
+	}
+	t.Logf("%d KB read in the second after the client went", grew>>10)
+	events, _ := ep.core.Store.StateGate().Events(ctx, run.RunID)
+	if len(events) != 0 {
+		t.Fatalf("the abandoned emit stored %d events", len(events))
 	}
 }

@@ -38,7 +38,9 @@ func TestDefaults(t *testing.T) {
 		"theme": "system", "language": "system", "startAtLogin": "off", "closeToTray": "on",
 		"hookTimeout": "5", "hookMemoryMB": "64", "approvalTimeoutSeconds": "60",
 		"chatTools": "on", "chatMaxToolRounds": "20", "chatToolTimeout": "60", "checkForUpdates": "off",
-		"oauthIssuers": "", "oauthAudience": "", "publicURL": ""}
+		"oauthIssuers": "", "oauthAudience": "", "publicURL": "",
+		"stategateGuardTimeoutMs": "2000", "stategateMaxArtifactMB": "256", "stategateMaxContextKB": "1024",
+		"stategateMaxPayloadKB": "1024", "stategateMaxRunArtifactsMB": "1024"}
 	if !reflect.DeepEqual(all, want) {
 		t.Errorf("All = %v, want %v", all, want)
 	}
@@ -60,7 +62,7 @@ func TestDefaults(t *testing.T) {
 	if s.HookTimeout(ctx) != 5*time.Second || s.HookMemoryMB(ctx) != 64 {
 		t.Errorf("hook defaults wrong: hookTimeout %v hookMemoryMB %d", s.HookTimeout(ctx), s.HookMemoryMB(ctx))
 	}
-	if !reflect.DeepEqual(Keys(), []string{"approvalTimeoutSeconds", "auth", "chatMaxToolRounds", "chatToolTimeout", "chatTools", "checkForUpdates", "closeToTray", "hookMemoryMB", "hookTimeout", "language", "listen", "oauthAudience", "oauthIssuers", "port", "publicURL", "retention", "separator", "startAtLogin", "theme", "timeout"}) {
+	if !reflect.DeepEqual(Keys(), []string{"approvalTimeoutSeconds", "auth", "chatMaxToolRounds", "chatToolTimeout", "chatTools", "checkForUpdates", "closeToTray", "hookMemoryMB", "hookTimeout", "language", "listen", "oauthAudience", "oauthIssuers", "port", "publicURL", "retention", "separator", "startAtLogin", "stategateGuardTimeoutMs", "stategateMaxArtifactMB", "stategateMaxContextKB", "stategateMaxPayloadKB", "stategateMaxRunArtifactsMB", "theme", "timeout"}) {
 		t.Errorf("Keys = %v", Keys())
 	}
 	if set, _ := s.IsSet(ctx, KeyPort); set {
@@ -216,7 +218,7 @@ func TestUnknownKey(t *testing.T) {
 		func() error { _, err := s.Get(ctx, "colour"); return err }(),
 		func() error { _, err := Validate("colour", "x"); return err }(),
 	} {
-		if !errors.Is(err, ErrUnknownKey) || !strings.Contains(err.Error(), "auth, chatMaxToolRounds, chatToolTimeout, chatTools, checkForUpdates, closeToTray, hookMemoryMB, hookTimeout, language, listen, oauthAudience, oauthIssuers, port, publicURL, retention, separator, startAtLogin, theme, timeout") {
+		if !errors.Is(err, ErrUnknownKey) || !strings.Contains(err.Error(), "auth, chatMaxToolRounds, chatToolTimeout, chatTools, checkForUpdates, closeToTray, hookMemoryMB, hookTimeout, language, listen, oauthAudience, oauthIssuers, port, publicURL, retention, separator, startAtLogin, stategateGuardTimeoutMs, stategateMaxArtifactMB, stategateMaxContextKB, stategateMaxPayloadKB, stategateMaxRunArtifactsMB, theme, timeout") {
 			t.Errorf("error %v does not list the known keys", err)
 		}
 	}

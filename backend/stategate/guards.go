@@ -8,10 +8,15 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/google/cel-go/cel"
+	"github.com/google/cel-go/common"
+	"github.com/google/cel-go/common/operators"
 	"github.com/google/cel-go/common/types"
 	"github.com/google/cel-go/common/types/ref"
+	"github.com/google/cel-go/common/types/traits"
+	"github.com/google/cel-go/interpreter"
 )
 
 // CompileOptions bound what a guard may cost.
@@ -57,8 +62,9 @@ func guardEnv(p *Process) (*cel.Env, error) {
 }
 
 type guardProgram struct {
-	prg  cel.Program
-	text string
+	prg       cel.Program
+	text      string
+	costLimit uint64
 }
 
 type celIssue struct {
@@ -79,13 +85,90 @@ func compileExpr(env *cel.Env, text string, o CompileOptions, want *cel.Type) (*
 		return nil, []celIssue{{msg: fmt.Sprintf("must be a %s expression, not %s", want, ast.OutputType())}}
 	}
 	prg, err := env.Program(ast,
+		// The cost is tracked as the guard runs, with work on dyn values
+		// (context, payload) charged by size: see guardCost.
+		cel.CostTracking(guardCost{}),
 		cel.CostLimit(o.CostLimit),
+		// The deadline (guardCtx) is looked at every 100 iterations of a
+		// comprehension.
 		cel.InterruptCheckFrequency(100),
 	)
 	if err != nil {
 		return nil, []celIssue{{msg: err.Error()}}
 	}
-	return &guardProgram{prg: prg, text: text}, nil
+	return &guardProgram{prg: prg, text: text, costLimit: o.CostLimit}, nil
+}
+
+// guardCost prices the calls cel-go cannot price itself. A call over dyn
+// operands (context.s + context.s) is planned with no overload (it is
+// chosen at run time), and cel-go's tracker then charges it 1 whatever it
+// copies: a guard could build gigabytes within its cost limit. Here such a
+// call costs what cel-go charges the overload it resolves to, by the size of
+// its operands; calls with a known overload keep cel-go's own price.
+type guardCost struct{}
+
+var _ interpreter.ActualCostEstimator = guardCost{}
+
+func (guardCost) CallCost(function, overloadID string, args []ref.Val, result ref.Val) *uint64 {
+	if overloadID != "" {
+		return nil
+	}
+	c := dynCallCost(function, args, result)
+	return &c
+}
+
+// dynCallCost mirrors cel-go's runtime prices (interpreter/runtimecost.go)
+// for the overloads a dyn call may resolve to, and charges anything else
+// by the size of the text it produced.
+func dynCallCost(function string, args []ref.Val, result ref.Val) uint64 {
+	traverse := func(n uint64) uint64 { return uint64(math.Ceil(float64(n) * common.StringTraversalCostFactor)) }
+	switch function {
+	case operators.Add:
+		// Concatenation copies both operands (strings, bytes; lists are
+		// charged alike, which only errs on the safe side).
+		if len(args) == 2 {
+			return 1 + traverse(valueSize(args[0])+valueSize(args[1]))
+		}
+	case operators.Less, operators.LessEquals, operators.Greater, operators.GreaterEquals,
+		operators.Equals, operators.NotEquals:
+		if len(args) == 2 {
+			return 1 + traverse(min(valueSize(args[0]), valueSize(args[1])))
+		}
+	case operators.In, operators.OldIn:
+		if len(args) == 2 {
+			if _, isList := args[1].(traits.Lister); isList {
+				return 1 + valueSize(args[1])
+			}
+		}
+	case "contains", "matches", "startsWith", "endsWith":
+		if len(args) == 2 {
+			return 1 + traverse(valueSize(args[0]))*max(1, traverse(valueSize(args[1])))
+		}
+	}
+	return 1 + traverse(textSize(result))
+}
+
+// valueSize is cel-go's actualSize: the length of a string, bytes, list or
+// map, 1 for anything else.
+func valueSize(v ref.Val) uint64 {
+	if s, ok := v.(traits.Sizer); ok {
+		if n, ok := s.Size().(types.Int); ok && n > 0 {
+			return uint64(n)
+		}
+		return 0
+	}
+	return 1
+}
+
+// textSize is the size of a string or bytes result, 0 for anything else.
+func textSize(v ref.Val) uint64 {
+	switch x := v.(type) {
+	case types.String:
+		return uint64(len(x))
+	case types.Bytes:
+		return uint64(len(x))
+	}
+	return 0
 }
 
 func compileGuard(env *cel.Env, text string, o CompileOptions) (*guardProgram, []celIssue) {
@@ -171,7 +254,7 @@ func (v guardVars) activation() map[string]any {
 func (g *guardProgram) eval(ctx context.Context, v guardVars) (bool, error) {
 	out, _, err := g.prg.ContextEval(ctx, v.activation())
 	if err != nil {
-		return false, evalError(err)
+		return false, g.evalError(ctx, err)
 	}
 	b, ok := out.(types.Bool)
 	if !ok {
@@ -180,12 +263,41 @@ func (g *guardProgram) eval(ctx context.Context, v guardVars) (bool, error) {
 	return bool(b), nil
 }
 
-func evalError(err error) error {
-	msg := err.Error()
-	if strings.Contains(msg, "cost limit") {
-		return errors.New("the guard was stopped: it exceeded its cost limit")
+// BudgetError is a guard stopped by one of its budgets (its cost limit,
+// the guards' time limit) or not evaluated because what it would see is
+// over a size cap. Its message names the budget and what raises it.
+type BudgetError struct{ Message string }
+
+func (e *BudgetError) Error() string { return e.Message }
+
+// overBudget reports whether err is a BudgetError.
+func overBudget(err error) bool {
+	var b *BudgetError
+	return errors.As(err, &b)
+}
+
+func (g *guardProgram) evalError(ctx context.Context, err error) error {
+	var cancelled interpreter.EvalCancelledError
+	if errors.As(err, &cancelled) && cancelled.Cause == interpreter.CostLimitExceeded {
+		return &BudgetError{Message: fmt.Sprintf("the guard was stopped: it exceeded its cost limit of %d units "+
+			"(a fixed limit; work over context and payload is charged by the size of what it copies)", g.costLimit)}
+	}
+	if errors.Is(err, interpreter.InterruptError{}) || ctx.Err() != nil {
+		var b *BudgetError
+		if errors.As(context.Cause(ctx), &b) {
+			return b
+		}
+		return fmt.Errorf("the guard was stopped: %w", context.Cause(ctx))
 	}
 	return err
+}
+
+// guardCtx bounds a batch of guard evaluations in time (their cost limit
+// bounds each in steps); past it they stop with a BudgetError naming the
+// limit and its setting.
+func guardCtx(ctx context.Context, l Limits) (context.Context, context.CancelFunc) {
+	return context.WithTimeoutCause(ctx, l.GuardTimeout, &BudgetError{Message: fmt.Sprintf(
+		"the guard was stopped: the guards ran out of their time limit of %s (setting %s)", l.GuardTimeout, settingGuardTimeout)})
 }
 
 // render fills a message template; a part that cannot be evaluated shows
@@ -206,9 +318,21 @@ func (t *template) render(ctx context.Context, v guardVars) string {
 			b.WriteString("?")
 			continue
 		}
-		b.WriteString(display(out))
+		b.WriteString(truncate(display(out), maxRenderedPart))
 	}
 	return b.String()
+}
+
+// truncate cuts s to at most n bytes (on a rune boundary), marking the cut.
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := n
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
 }
 
 // display renders a CEL value the way a person reads it.

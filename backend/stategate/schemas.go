@@ -113,7 +113,8 @@ const runSchema = `{"type": "object", "required": ["run_id", "process_id", "proc
   "properties": {"run_id": {"type": "string"}, "process_id": {"type": "string"}, "process_version": {"type": "string"},
     "current_state": {"type": "string"}, "revision": {"type": "integer"}, "context": {"type": "object"},
     "workspace": {"type": "string"}, "summary_uri": {"type": "string"}, "created_by": {"type": "string"},
-    "created_at": {"type": "string"}, "updated_at": {"type": "string"}}}`
+    "created_at": {"type": "string"}, "updated_at": {"type": "string"},
+    "error": {"type": "string", "description": "Why the run is errored (its context cannot be read, or a guard was over its budget)"}}}`
 
 var (
 	getStateOutput   = orRefusal(stateSchema)

@@ -95,8 +95,11 @@ func NewServer(svc *Service, o ServerOptions) *Server {
 	s.srv.AddResourceTemplate(mcp.NewResourceTemplate(SummaryTemplate, "run summary",
 		mcp.WithTemplateDescription("A run's process, state, revision and progress (completed, current and remaining states)"),
 		mcp.WithTemplateMIMEType("application/json")), s.readSummary)
-	s.Resync(context.Background())
 	s.unsub = svc.Subscribe(s.changed)
+	// The first look at the runs is the worker's, so no stored run (a
+	// poisoned one least of all) holds up the router's start; the list
+	// follows with list_changed.
+	s.work <- struct{}{}
 	go s.worker()
 	return s
 }
@@ -324,6 +327,7 @@ func (s *Server) changed(Change) {
 
 func (s *Server) worker() {
 	defer close(s.done)
+	first := true
 	for {
 		select {
 		case <-s.stop:
@@ -331,12 +335,16 @@ func (s *Server) worker() {
 		case <-s.work:
 		}
 		// A burst of events (an agent's loop, concurrent clients) costs one
-		// look at the runs, not one each.
-		select {
-		case <-s.stop:
-			return
-		case <-time.After(notifyDelay):
+		// look at the runs, not one each. The first look, at start, waits
+		// for nothing.
+		if !first {
+			select {
+			case <-s.stop:
+				return
+			case <-time.After(notifyDelay):
+			}
 		}
+		first = false
 		s.Resync(context.Background())
 	}
 }
@@ -360,6 +368,9 @@ func (s *Server) updated(uri string) {
 // list_changed) when a run came or went or its listing changed. It costs
 // one query when nothing changed, so it can follow every database change,
 // also those another process (the CLI) made.
+//
+// A run that cannot be listed as it should (see Service.listing) is listed
+// as errored and logged once per revision; it never stops the others.
 func (s *Server) Resync(ctx context.Context) {
 	s.resyncMu.Lock()
 	defer s.resyncMu.Unlock()
@@ -385,6 +396,12 @@ func (s *Server) Resync(ctx context.Context) {
 		if err != nil {
 			s.svc.log.Warnf("state_gate: run %s: %v", id, err)
 			continue
+		}
+		if l.revision < 0 {
+			l.revision = rev
+		}
+		if l.errored != "" {
+			s.svc.log.Warnf("state_gate: run %s is errored (kept as it is; the router goes on): %s", id, l.errored)
 		}
 		listed[id], revision[id] = l, l.revision
 		if seen {

@@ -6,6 +6,7 @@
 package stategate
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -79,6 +80,9 @@ type Options struct {
 	Store     *store.Store // runs and their history
 	Logger    logrus.FieldLogger
 	CostLimit uint64 // per guard evaluation; default DefaultCostLimit
+	// Limits are read at every request (the router's settings); nil: the
+	// defaults.
+	Limits func() Limits
 }
 
 // Change tells subscribers what happened to a run.
@@ -100,6 +104,17 @@ type Service struct {
 
 	runLocks sync.Map // run id → *sync.Mutex: emits to one run queue here, not on SQLite's lock
 
+	// problems are the runs found errored when listed (a guard over its
+	// budget, a context that cannot be read): run id → why.
+	problemMu sync.Mutex
+	problems  map[string]string
+
+	// hashSlots holds HashWorkers tokens: one per artifact being hashed.
+	hashSlots chan struct{}
+	// hashed, when set (tests), is told of every chunk an artifact's hash
+	// reads.
+	hashed func(n int)
+
 	subMu  sync.RWMutex
 	subs   map[int]func(Change)
 	nextID int
@@ -114,7 +129,27 @@ func New(o Options) *Service {
 	co.defaults()
 	o.CostLimit = co.CostLimit
 	return &Service{o: o, st: o.Store.StateGate(), reg: newRegistry(ProcessesDir(o.DataDir), co), log: o.Logger,
-		defs: map[string]*Process{}, subs: map[int]func(Change){}}
+		defs: map[string]*Process{}, subs: map[int]func(Change){}, problems: map[string]string{},
+		hashSlots: make(chan struct{}, HashWorkers)}
+}
+
+// limits are the caps in force now.
+func (s *Service) limits() Limits {
+	if s.o.Limits == nil {
+		return Limits{}.withDefaults()
+	}
+	return s.o.Limits().withDefaults()
+}
+
+// problem records (or, with "", clears) why a run is errored.
+func (s *Service) problem(runID, why string) {
+	s.problemMu.Lock()
+	defer s.problemMu.Unlock()
+	if why == "" {
+		delete(s.problems, runID)
+		return
+	}
+	s.problems[runID] = why
 }
 
 // ProcessesDir is where definitions live.
@@ -246,13 +281,20 @@ func (s *Service) definition(ctx context.Context, hash string) (*Process, error)
 	}
 	p, err = s.Check([]byte(d.Source))
 	if err != nil {
-		return nil, fmt.Errorf("stored definition of %s %s: %w", d.ProcessID, d.Version, err)
+		return nil, &loadError{fmt.Errorf("stored definition of %s %s: %w", d.ProcessID, d.Version, err)}
 	}
 	s.defMu.Lock()
 	s.defs[hash] = p
 	s.defMu.Unlock()
 	return p, nil
 }
+
+// loadError: a run's stored data cannot be used (its definition as
+// started no longer compiles). The run is errored, not the router.
+type loadError struct{ err error }
+
+func (e *loadError) Error() string { return e.err.Error() }
+func (e *loadError) Unwrap() error { return e.err }
 
 // ---- runs ------------------------------------------------------------------
 
@@ -270,7 +312,7 @@ func (s *Service) CreateRun(ctx context.Context, actor Actor, processID string, 
 	if err != nil {
 		return RunInfo{}, err
 	}
-	ctxObj, err := objectJSON(runContext, "context")
+	ctxObj, err := objectJSON(runContext, "context", s.limits().MaxContextBytes, settingContext)
 	if err != nil {
 		return RunInfo{}, err
 	}
@@ -291,7 +333,7 @@ func (s *Service) CreateRun(ctx context.Context, actor Actor, processID string, 
 	s.defs[p.Hash] = p
 	s.defMu.Unlock()
 	s.emit(Change{RunID: id, Created: true})
-	return runInfo(run), nil
+	return s.runInfo(run, s.limits()), nil
 }
 
 // workspaceFor checks (or makes) a run's workspace and returns it resolved.
@@ -322,29 +364,96 @@ func (s *Service) workspaceFor(p *Process, runID, requested string) (string, err
 	return "", refuse(CodeForbidden, "workspace %s is outside the process's workspace_roots (%s)", requested, strings.Join(roots, ", "))
 }
 
-// objectJSON checks that raw is a JSON object ({} when empty) and returns
-// it compacted.
-func objectJSON(raw json.RawMessage, what string) (json.RawMessage, error) {
+// objectJSON checks that raw is a JSON object ({} when empty) of at most
+// maxBytes when compacted and MaxJSONDepth deep, and returns it compacted.
+// The size and depth are checked before anything is decoded; setting names
+// the setting that raises maxBytes.
+func objectJSON(raw json.RawMessage, what string, maxBytes int64, setting string) (json.RawMessage, error) {
+	code := CodeInvalidRequest
+	if what == "payload" {
+		code = CodeInvalidPayload
+	}
 	t := strings.TrimSpace(string(raw))
 	if t == "" || t == "null" {
 		return json.RawMessage("{}"), nil
 	}
+	var compact bytes.Buffer
+	if err := json.Compact(&compact, raw); err != nil || !strings.HasPrefix(t, "{") {
+		return nil, refuse(code, "%s must be a JSON object", what)
+	}
+	if int64(compact.Len()) > maxBytes {
+		return nil, refuse(code, "%s is %s, over the cap of %s (setting %s)", what, byteSize(int64(compact.Len())), byteSize(maxBytes), setting)
+	}
+	if d := jsonDepth(compact.Bytes()); d > MaxJSONDepth {
+		return nil, refuse(code, "%s is nested %d deep, over the cap of %d (a fixed limit)", what, d, MaxJSONDepth)
+	}
 	var m map[string]any
-	if err := json.Unmarshal(raw, &m); err != nil || m == nil {
-		code := CodeInvalidRequest
-		if what == "payload" {
-			code = CodeInvalidPayload
-		}
+	if err := json.Unmarshal(compact.Bytes(), &m); err != nil || m == nil {
 		return nil, refuse(code, "%s must be a JSON object", what)
 	}
 	out, _ := json.Marshal(m)
 	return out, nil
 }
 
-func runInfo(r store.StateGateRun) RunInfo {
-	return RunInfo{RunID: r.ID, ProcessID: r.ProcessID, ProcessVersion: r.ProcessVersion, CurrentState: r.State,
+// jsonDepth is how deeply valid JSON nests objects and arrays.
+func jsonDepth(b []byte) int {
+	depth, deepest := 0, 0
+	inString, escaped := false, false
+	for _, c := range b {
+		switch {
+		case inString:
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				inString = false
+			}
+		case c == '"':
+			inString = true
+		case c == '{' || c == '[':
+			depth++
+			deepest = max(deepest, depth)
+		case c == '}' || c == ']':
+			depth--
+		}
+	}
+	return deepest
+}
+
+// runInfo is a run as listed. A run whose context cannot be read (over the
+// cap, not an object) is listed with an empty context and why in Error,
+// as is a run found errored when it was last listed.
+func (s *Service) runInfo(r store.StateGateRun, lim Limits) RunInfo {
+	info := RunInfo{RunID: r.ID, ProcessID: r.ProcessID, ProcessVersion: r.ProcessVersion, CurrentState: r.State,
 		Revision: r.Revision, Context: json.RawMessage(r.Context), Workspace: r.Workspace, SummaryURI: SummaryURI(r.ID),
 		CreatedBy: r.CreatedBy, CreatedAt: stamp(r.CreatedAt), UpdatedAt: stamp(r.UpdatedAt)}
+	if err := checkStoredContext(r.Context, lim); err != nil {
+		info.Context, info.Error = json.RawMessage("{}"), err.Error()
+		return info
+	}
+	s.problemMu.Lock()
+	info.Error = s.problems[r.ID]
+	s.problemMu.Unlock()
+	return info
+}
+
+// checkStoredContext checks a stored run's context without decoding it:
+// the caps may have been lowered since, or the row written by hand.
+func checkStoredContext(raw string, l Limits) error {
+	if int64(len(raw)) > l.MaxContextBytes {
+		return &BudgetError{Message: fmt.Sprintf("the run's context is %s, over the cap of %s (setting %s)",
+			byteSize(int64(len(raw))), byteSize(l.MaxContextBytes), settingContext)}
+	}
+	t := strings.TrimSpace(raw)
+	if !strings.HasPrefix(t, "{") || !json.Valid([]byte(t)) {
+		return errors.New("the run's stored context is not a JSON object")
+	}
+	if d := jsonDepth([]byte(t)); d > MaxJSONDepth {
+		return &BudgetError{Message: fmt.Sprintf("the run's context is nested %d deep, over the cap of %d (a fixed limit)", d, MaxJSONDepth)}
+	}
+	return nil
 }
 
 // SummaryURI is the resource of a run's summary.
@@ -357,19 +466,22 @@ func (s *Service) Runs(ctx context.Context, processID string, limit int) ([]RunI
 		return nil, err
 	}
 	out := make([]RunInfo, 0, len(rows))
+	lim := s.limits()
 	for _, r := range rows {
-		out = append(out, runInfo(r))
+		out = append(out, s.runInfo(r, lim))
 	}
 	return out, nil
 }
 
 // runData is a run with what its guards need.
 type runData struct {
-	run       store.StateGateRun
-	p         *Process
-	context   map[string]any
-	counts    map[string]int64
-	artifacts []store.StateGateArtifact
+	run        store.StateGateRun
+	p          *Process
+	lim        Limits
+	context    map[string]any
+	contextErr error // the context could not be read: every guard fails with it
+	counts     map[string]int64
+	artifacts  []store.StateGateArtifact
 }
 
 func (s *Service) load(ctx context.Context, runID string) (*runData, error) {
@@ -390,7 +502,20 @@ func (s *Service) load(ctx context.Context, runID string) (*runData, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &runData{run: run, p: p, context: decodeObject(run.Context)}, nil
+	d := &runData{run: run, p: p, lim: s.limits(), context: map[string]any{}}
+	if d.contextErr = checkStoredContext(run.Context, d.lim); d.contextErr == nil {
+		d.context = decodeObject(run.Context)
+	}
+	return d, nil
+}
+
+// contextJSON is the run's context as answers show it: {} when it cannot
+// be read (RunInfo.Error says why).
+func (d *runData) contextJSON() json.RawMessage {
+	if d.contextErr != nil {
+		return json.RawMessage("{}")
+	}
+	return json.RawMessage(d.run.Context)
 }
 
 // withHistory adds the event counts and artifacts.
@@ -440,6 +565,7 @@ type checked struct {
 	t       *Transition
 	status  string
 	missing []string
+	err     error // the guard could not be evaluated
 }
 
 func (d *runData) check(ctx context.Context, t *Transition, v guardVars) checked {
@@ -447,9 +573,14 @@ func (d *runData) check(ctx context.Context, t *Transition, v guardVars) checked
 		return checked{t: t, status: GuardNone}
 	}
 	g := d.p.guards[t.Guard]
+	if d.contextErr != nil {
+		return checked{t: t, status: GuardUnsatisfied, err: d.contextErr,
+			missing: []string{fmt.Sprintf("not evaluated: %v", d.contextErr)}}
+	}
 	ok, err := g.program.eval(ctx, v)
 	if err != nil {
-		return checked{t: t, status: GuardUnsatisfied, missing: []string{fmt.Sprintf("%s: %v", g.Name, err)}}
+		// Callers put the guard's name before it.
+		return checked{t: t, status: GuardUnsatisfied, err: err, missing: []string{err.Error()}}
 	}
 	if ok {
 		return checked{t: t, status: GuardSatisfied}
@@ -467,12 +598,6 @@ func guardMessage(ctx context.Context, g *Guard, v guardVars) string {
 	return g.Name
 }
 
-// guardCtx bounds a batch of guard evaluations in time (their cost limit
-// bounds each in steps).
-func guardCtx(ctx context.Context) (context.Context, context.CancelFunc) {
-	return context.WithTimeout(ctx, 2*time.Second)
-}
-
 // GetState is get_state.
 func (s *Service) GetState(ctx context.Context, actor Actor, runID string) (*StateView, error) {
 	d, err := s.load(ctx, runID)
@@ -486,11 +611,19 @@ func (s *Service) GetState(ctx context.Context, actor Actor, runID string) (*Sta
 }
 
 func (d *runData) state(ctx context.Context, actor Actor) *StateView {
-	ctx, cancel := guardCtx(ctx)
+	sv, _ := d.stateAndProblem(ctx, actor)
+	return sv
+}
+
+// stateAndProblem is state, with the first guard that could not be
+// evaluated within its budget (or at all, for want of a context).
+func (d *runData) stateAndProblem(ctx context.Context, actor Actor) (*StateView, error) {
+	ctx, cancel := guardCtx(ctx, d.lim)
 	defer cancel()
 	p, cur := d.p, d.run.State
+	var problem error
 	sv := &StateView{RunID: d.run.ID, ProcessID: d.run.ProcessID, ProcessVersion: d.run.ProcessVersion, CurrentState: cur,
-		Revision: d.run.Revision, Context: json.RawMessage(d.run.Context), UpdatedAt: stamp(d.run.UpdatedAt),
+		Revision: d.run.Revision, Context: d.contextJSON(), UpdatedAt: stamp(d.run.UpdatedAt),
 		MissingGuards: []MissingGuard{}, RequiredArtifacts: []RequiredArtifact{}, AllowedEvents: []AllowedEvent{}}
 	seenGuard := map[string]bool{}
 	for _, t := range p.Transitions {
@@ -498,6 +631,9 @@ func (d *runData) state(ctx context.Context, actor Actor) *StateView {
 			continue
 		}
 		c := d.check(ctx, t, d.vars(t.Event, nil, nil))
+		if problem == nil && c.err != nil && (overBudget(c.err) || c.err == d.contextErr) {
+			problem = fmt.Errorf("guard %s: %w", t.Guard, c.err)
+		}
 		if c.status == GuardUnsatisfied {
 			seenGuard[t.Guard] = true
 			g := p.guards[t.Guard]
@@ -524,7 +660,10 @@ func (d *runData) state(ctx context.Context, actor Actor) *StateView {
 		}
 		sv.AllowedEvents = append(sv.AllowedEvents, AllowedEvent{EventName: e.Name, Description: e.Description, PayloadSchema: e.PayloadSchema})
 	}
-	return sv
+	if problem == nil && d.contextErr != nil {
+		problem = d.contextErr
+	}
+	return sv, problem
 }
 
 // ListEvents is list_events. Without includeBlocked only the events the
@@ -541,7 +680,7 @@ func (s *Service) ListEvents(ctx context.Context, actor Actor, runID string, inc
 }
 
 func (d *runData) events(ctx context.Context, actor Actor, includeBlocked bool) *EventsView {
-	ctx, cancel := guardCtx(ctx)
+	ctx, cancel := guardCtx(ctx, d.lim)
 	defer cancel()
 	p, cur := d.p, d.run.State
 	out := &EventsView{RunID: d.run.ID, CurrentState: cur, Events: []EventView{}}
@@ -632,7 +771,8 @@ func (s *Service) Emit(ctx context.Context, actor Actor, req EmitRequest) (*Emit
 	case len(req.IdempotencyKey) > MaxKeyLength:
 		return fail(refuse(CodeInvalidRequest, "idempotency_key is longer than %d bytes", MaxKeyLength))
 	}
-	payloadJSON, err := objectJSON(req.Payload, "payload")
+	lim := s.limits()
+	payloadJSON, err := objectJSON(req.Payload, "payload", lim.MaxPayloadBytes, settingPayload)
 	if err != nil {
 		var e *Error
 		if errors.As(err, &e) {
@@ -673,7 +813,15 @@ func (s *Service) Emit(ctx context.Context, actor Actor, req EmitRequest) (*Emit
 				Details: &ErrorDetails{ValidationErrors: verrs}})
 		}
 	}
-	arts, verrs := checkArtifacts(p, d.run.Workspace, req.ArtifactPaths)
+	var prior recorded
+	if len(req.ArtifactPaths) > 0 {
+		recordedArts, err := s.st.Artifacts(ctx, req.RunID)
+		if err != nil {
+			return nil, err
+		}
+		prior = recordedOf(recordedArts)
+	}
+	arts, verrs := s.checkArtifacts(ctx, p, d.run.Workspace, req.ArtifactPaths, lim, prior)
 	if len(verrs) > 0 {
 		return fail(&Error{Code: CodeInvalidPayload, Message: "Artifacts could not be accepted",
 			Details: &ErrorDetails{ValidationErrors: verrs}})
@@ -692,7 +840,7 @@ func (s *Service) Emit(ctx context.Context, actor Actor, req EmitRequest) (*Emit
 				Details: &ErrorDetails{CurrentRevision: &cur}}
 			return store.Append{}, refusal
 		}
-		now := &runData{run: snap.Run, p: p, context: d.context, counts: snap.Counts, artifacts: snap.Artifacts}
+		now := &runData{run: snap.Run, p: p, lim: lim, context: d.context, contextErr: d.contextErr, counts: snap.Counts, artifacts: snap.Artifacts}
 		ts := p.transitionsFrom(snap.Run.State, ev.Name)
 		if len(ts) == 0 {
 			refusal = refuse(CodeInvalidEvent, "Event '%s' is not valid in state '%s'", ev.Name, snap.Run.State)
@@ -702,7 +850,16 @@ func (s *Service) Emit(ctx context.Context, actor Actor, req EmitRequest) (*Emit
 		// payload, its artifacts, and it counted.
 		v := now.vars(ev.Name, payload, arts)
 		v.Events[ev.Name]++
-		gctx, cancel := guardCtx(ctx)
+		// Emits racing past the check before the lock are held to the
+		// run's artifact caps here, on what is recorded.
+		if len(arts) > 0 {
+			if over := checkRecorded(recordedOf(snap.Artifacts), arts, lim); over != nil {
+				refusal = &Error{Code: CodeInvalidPayload, Message: "Artifacts could not be accepted",
+					Details: &ErrorDetails{ValidationErrors: []ValidationError{*over}}}
+				return store.Append{}, refusal
+			}
+		}
+		gctx, cancel := guardCtx(ctx, lim)
 		defer cancel()
 		var chosen *Transition
 		var missing []string
@@ -860,7 +1017,7 @@ func (s *Service) Detail(ctx context.Context, actor Actor, runID string) (*RunDe
 	if err != nil {
 		return nil, err
 	}
-	out := &RunDetail{Run: runInfo(d.run), State: d.state(ctx, actor), Events: d.events(ctx, actor, true),
+	out := &RunDetail{Run: s.runInfo(d.run, d.lim), State: d.state(ctx, actor), Events: d.events(ctx, actor, true),
 		Summary: d.summary(events), History: []HistoryEvent{}, Artifacts: []ArtifactInfo{}}
 	for _, e := range events {
 		out.History = append(out.History, HistoryEvent{Seq: e.Seq, EventID: e.EventID, EventName: e.Name,
@@ -880,19 +1037,31 @@ func (s *Service) Detail(ctx context.Context, actor Actor, runID string) (*RunDe
 type listing struct {
 	name, description string
 	revision          int64
+	errored           string // why the run is errored, or ""
 }
 
 func (l listing) key() string { return l.name + "\x00" + l.description }
 
+// listing lists a run. A run that cannot be loaded (its stored definition
+// does not compile or is gone) or whose current guards are over their budget, or cannot see its
+// context, is listed as errored, with why; it is recorded (RunInfo.Error)
+// and the run is kept as it is. Other failures (the database) are errors.
 func (s *Service) listing(ctx context.Context, runID string) (listing, error) {
+	name := "run " + runID + " summary"
 	d, err := s.load(ctx, runID)
-	if err != nil {
+	var refusal *Error
+	var broken *loadError
+	switch {
+	case errors.As(err, &broken) || errors.As(err, &refusal) && refusal.Code == CodeProcessNotFound:
+		s.problem(runID, err.Error())
+		return listing{name: name, description: "errored: " + err.Error(), revision: -1, errored: err.Error()}, nil
+	case err != nil:
 		return listing{}, err
 	}
 	if err := s.withHistory(ctx, d); err != nil {
 		return listing{}, err
 	}
-	sv := d.state(ctx, Actor{})
+	sv, problem := d.stateAndProblem(ctx, Actor{})
 	var pending []string
 	for _, g := range sv.MissingGuards {
 		pending = append(pending, g.GuardName)
@@ -902,5 +1071,16 @@ func (s *Service) listing(ctx context.Context, runID string) (listing, error) {
 	if len(pending) > 0 {
 		desc += "; pending guards " + strings.Join(pending, ", ")
 	}
-	return listing{name: "run " + d.run.ID + " summary", description: desc, revision: d.run.Revision}, nil
+	l := listing{name: name, description: desc, revision: d.run.Revision}
+	if problem != nil {
+		l.errored = problem.Error()
+		l.description += "; errored: " + l.errored
+	}
+	if d.contextErr != nil && errors.Is(problem, d.contextErr) {
+		// runInfo checks the context itself, against the caps in force.
+		s.problem(runID, "")
+	} else {
+		s.problem(runID, l.errored)
+	}
+	return l, nil
 }

@@ -180,6 +180,11 @@ type RunInfo struct {
 	CreatedBy      string          `json:"created_by"`
 	CreatedAt      string          `json:"created_at"`
 	UpdatedAt      string          `json:"updated_at"`
+	// Error says why the run is errored: its stored context cannot be
+	// read, or a guard of its current state was over its budget when the
+	// run was last listed. An errored run is kept as it is; its guards
+	// fail with this reason until it is fixed (or the cap raised).
+	Error string `json:"error,omitempty"`
 }
 
 // RunList is list_runs' answer.

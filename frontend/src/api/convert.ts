@@ -479,6 +479,7 @@ export function toRunInfo(raw: unknown): RunInfo {
     created_by: str(r.created_by),
     created_at: str(r.created_at),
     updated_at: str(r.updated_at),
+    error: optStr(r.error),
   };
 }
 

@@ -413,6 +413,8 @@ export interface RunInfo {
   created_by: string;
   created_at: string;
   updated_at: string;
+  /** Why the run is errored (its context cannot be read, a guard over its budget). */
+  error?: string;
 }
 
 /** get_state's answer (seed 004). */

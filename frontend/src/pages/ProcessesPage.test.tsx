@@ -124,6 +124,21 @@ describe('ProcessesPage', () => {
     expect(screen.getByTestId('state-draft')).toHaveClass('visited');
   });
 
+  it('marks an errored run in the list and says why in its view', async () => {
+    const { api } = fakeApi();
+    const why = 'guard has_tests: the guard was stopped: it exceeded its cost limit of 100000 units';
+    const errored = { ...run, error: why };
+    api.listProcesses.mockResolvedValue([review]);
+    api.listRuns.mockResolvedValue([errored]);
+    api.getRun.mockResolvedValue({ ...detail, run: errored });
+    renderWithApi(<ProcessesPage />, api);
+    const badge = await screen.findByTestId('run-errored-run-1');
+    expect(badge).toHaveTextContent('errored');
+    expect(badge).toHaveAttribute('title', why);
+    await userEvent.click(screen.getByTestId('run-row-run-1'));
+    expect(await screen.findByTestId('run-error')).toHaveTextContent(`errored: ${why}`);
+  });
+
   it('shows the router\'s problems inline while typing and saves only a valid definition', async () => {
     const { api } = fakeApi();
     api.checkProcess.mockImplementation(async (src) =>

@@ -365,7 +365,7 @@ function RunsPanel({
   onSelect,
 }: {
   process: ProcessView;
-  runs: { run_id: string; current_state: string; revision: number; updated_at: string }[];
+  runs: { run_id: string; current_state: string; revision: number; updated_at: string; error?: string }[];
   selected: string | null;
   onSelect: (id: string) => void;
 }) {
@@ -415,7 +415,15 @@ function RunsPanel({
                     {r.run_id}
                   </button>
                 </td>
-                <td>{r.current_state}</td>
+                <td>
+                  {r.current_state}
+                  {r.error && (
+                    <span className="inline-error" title={r.error} data-testid={`run-errored-${r.run_id}`}>
+                      {' '}
+                      {t.runErrored}
+                    </span>
+                  )}
+                </td>
                 <td>{r.revision}</td>
                 <td>{r.updated_at}</td>
               </tr>
@@ -465,6 +473,11 @@ function RunView({ detail, retry }: { detail: RunDetail | null; retry: () => voi
         {detail.run.process_id} {detail.run.process_version} · {t.colState} <strong data-testid="run-state">{state.current_state}</strong> · {t.colRevision}{' '}
         {state.revision}
       </p>
+      {detail.run.error && (
+        <p className="inline-error" role="alert" data-testid="run-error">
+          {t.runErrored}: {detail.run.error}
+        </p>
+      )}
       <h3>{t.runProgress}</h3>
       <ol className="progress" data-testid="run-progress">
         {summary.progress.completed_states.map((s) => (

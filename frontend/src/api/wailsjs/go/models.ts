@@ -1833,6 +1833,7 @@ export namespace stategate {
 	    created_by: string;
 	    created_at: string;
 	    updated_at: string;
+	    error?: string;
 	
 	    static createFrom(source: any = {}) {
 	        return new RunInfo(source);
@@ -1851,6 +1852,7 @@ export namespace stategate {
 	        this.created_by = source["created_by"];
 	        this.created_at = source["created_at"];
 	        this.updated_at = source["updated_at"];
+	        this.error = source["error"];
 	    }
 	}
 	export class RunDetail {
