@@ -219,6 +219,14 @@ func Open(dataDir string, o Options) (*Core, error) {
 		Abilities:  c.abilities,
 		Separator:  func() string { return c.Settings.Separator(context.Background()) },
 		CallerFrom: callerFrom,
+		Credential: credentialOf,
+		// Read at each new session and each sweep: a changed setting
+		// applies to the next.
+		Sessions: func() gateway.SessionLimits {
+			ctx := context.Background()
+			return gateway.SessionLimits{PerCredential: c.Settings.SessionsPerCredential(ctx),
+				Total: c.Settings.SessionsTotal(ctx), IdleTTL: c.Settings.SessionIdleTimeout(ctx)}
+		},
 		RequestLog: c.Requests,
 		Logger:     o.Logger,
 		Version:    Version,
@@ -268,6 +276,25 @@ func callerFrom(ctx context.Context) gateway.Caller {
 		caller.Roles = []string{string(id.Role)}
 	}
 	return caller
+}
+
+// credentialOf names the credential the auth middleware found, which owns
+// the sessions it opens (gateway.Options.Credential): a token by its name
+// (names are unique), a JWT by its issuer and subject (a refreshed access
+// token keeps its sessions), the anonymous identity of auth off as one.
+// Without an identity (stdio mode) it is the local user.
+func credentialOf(ctx context.Context) string {
+	id, ok := auth.IdentityFrom(ctx)
+	switch {
+	case !ok:
+		return "local"
+	case id.Subject != "":
+		return "jwt\x00" + id.Issuer + "\x00" + id.Subject
+	case id.IsAnonymous():
+		return "anonymous"
+	default:
+		return "token\x00" + id.TokenName
+	}
 }
 
 // actorFrom is who called state_gate: the caller the pipeline's identity
