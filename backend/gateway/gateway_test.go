@@ -60,8 +60,8 @@ type rigOptions struct {
 	backoffBase time.Duration // first retry delay after a loss; default 50 ms
 	// allClientSide declares elicitation and roots to the upstreams too,
 	// not only sampling (upstreams then offer the tools that use them).
-	allClientSide  bool
-	sessions       SessionLimits // zero fields: the gateway's defaults
+	allClientSide bool
+	sessions      SessionLimits // zero fields: the gateway's defaults
 	// auth wraps the HTTP endpoint, as the router's token check does.
 	auth  func(http.Handler) http.Handler
 	hooks pipeline.HookEngine
