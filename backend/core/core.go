@@ -280,20 +280,22 @@ func callerFrom(ctx context.Context) gateway.Caller {
 
 // credentialOf names the credential the auth middleware found, which owns
 // the sessions it opens (gateway.Options.Credential): a token by its name
-// (names are unique), a JWT by its issuer and subject (a refreshed access
-// token keeps its sessions), the anonymous identity of auth off as one.
-// Without an identity (stdio mode) it is the local user.
+// (names are unique, and hold no NUL: auth.ValidName, so no name meets the
+// other kinds' keys, and the hot path builds no string), a JWT by its
+// issuer and subject (a refreshed access token keeps its sessions), the
+// anonymous identity of auth off as one. Without an identity (stdio mode)
+// it is the local user.
 func credentialOf(ctx context.Context) string {
 	id, ok := auth.IdentityFrom(ctx)
 	switch {
 	case !ok:
-		return "local"
+		return "\x00local"
 	case id.Subject != "":
-		return "jwt\x00" + id.Issuer + "\x00" + id.Subject
+		return "\x00jwt\x00" + id.Issuer + "\x00" + id.Subject
 	case id.IsAnonymous():
-		return "anonymous"
+		return "\x00anonymous"
 	default:
-		return "token\x00" + id.TokenName
+		return id.TokenName
 	}
 }
 

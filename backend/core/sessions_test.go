@@ -132,21 +132,28 @@ func TestSessionSettingsAreTheGatewaysNames(t *testing.T) {
 }
 
 // Each kind of credential owns its sessions apart from every other: a
-// token's name, a JWT's issuer and subject, the anonymous identity.
+// token's name, a JWT's issuer and subject, the anonymous identity — and
+// every token name auth.ValidName lets through (a token named "anonymous"
+// is not the anonymous identity).
 func TestCredentialsAreDistinct(t *testing.T) {
 	ids := map[string]context.Context{
-		"no identity (stdio)":          context.Background(),
-		"anonymous":                    auth.WithIdentity(context.Background(), auth.Anonymous),
-		"token anonymous":              auth.WithIdentity(context.Background(), auth.Identity{TokenName: "anonymous"}),
-		"token alice":                  auth.WithIdentity(context.Background(), auth.Identity{TokenName: "alice"}),
-		"JWT alice of issuer 1":        auth.WithIdentity(context.Background(), auth.Identity{TokenName: "alice", Subject: "alice", Issuer: "https://one"}),
-		"JWT alice of issuer 2":        auth.WithIdentity(context.Background(), auth.Identity{TokenName: "alice", Subject: "alice", Issuer: "https://two"}),
-		"JWT bob of issuer 1":          auth.WithIdentity(context.Background(), auth.Identity{TokenName: "bob", Subject: "bob", Issuer: "https://one"}),
-		"token named like a JWT's key": auth.WithIdentity(context.Background(), auth.Identity{TokenName: "jwt\x00https://one\x00alice"}),
-		"token named like a token key": auth.WithIdentity(context.Background(), auth.Identity{TokenName: "token\x00alice"}),
+		"no identity (stdio)":   context.Background(),
+		"anonymous":             auth.WithIdentity(context.Background(), auth.Anonymous),
+		"token anonymous":       auth.WithIdentity(context.Background(), auth.Identity{TokenName: "anonymous"}),
+		"token alice":           auth.WithIdentity(context.Background(), auth.Identity{TokenName: "alice"}),
+		"JWT alice of issuer 1": auth.WithIdentity(context.Background(), auth.Identity{TokenName: "alice", Subject: "alice", Issuer: "https://one"}),
+		"JWT alice of issuer 2": auth.WithIdentity(context.Background(), auth.Identity{TokenName: "alice", Subject: "alice", Issuer: "https://two"}),
+		"JWT bob of issuer 1":   auth.WithIdentity(context.Background(), auth.Identity{TokenName: "bob", Subject: "bob", Issuer: "https://one"}),
+		"token local":           auth.WithIdentity(context.Background(), auth.Identity{TokenName: "local"}),
+		"token jwt":             auth.WithIdentity(context.Background(), auth.Identity{TokenName: "jwt"}),
 	}
 	seen := map[string]string{}
 	for name, ctx := range ids {
+		if id, _ := auth.IdentityFrom(ctx); id.TokenName != "" && id.Subject == "" {
+			if err := auth.ValidName(id.TokenName); err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+		}
 		key := credentialOf(ctx)
 		if other, ok := seen[key]; ok {
 			t.Errorf("%s and %s are one credential (%q)", name, other, key)

@@ -116,7 +116,9 @@ func (g *Gateway) mcpHandler(next http.Handler) http.Handler {
 				unknownSession(w)
 				return
 			}
-			s.track(func() { next.ServeHTTP(w, r) })
+			s.begin()
+			defer s.end()
+			next.ServeHTTP(w, r)
 		default:
 			next.ServeHTTP(w, r)
 		}
@@ -158,16 +160,20 @@ func (g *Gateway) servePost(w http.ResponseWriter, r *http.Request, next http.Ha
 	}
 	var m message
 	parsed := json.Unmarshal(body, &m) == nil
-	env := envelope{ID: m.ID, Method: m.Method}
-	if !parsed && json.Unmarshal(body, &env) != nil {
-		toMCPGo(r) // mcp-go answers a parse error, before any session
-		return
+	method, id := m.Method, m.ID
+	if !parsed {
+		var env envelope
+		if json.Unmarshal(body, &env) != nil {
+			toMCPGo(r) // mcp-go answers a parse error, before any session
+			return
+		}
+		method, id = env.Method, env.ID
 	}
 	modern := mcp.IsModernProtocol(r.Header.Get(mcp.HeaderProtocolVersion))
-	if env.Method == string(mcp.MethodInitialize) && !modern {
+	if method == string(mcp.MethodInitialize) && !modern {
 		tk, refusal := g.sessions.reserve(r.Context(), false)
 		if refusal != nil {
-			writeRefusal(w, env.ID, refusal)
+			writeRefusal(w, id, refusal)
 			return
 		}
 		defer g.sessions.settle(tk)
@@ -184,16 +190,16 @@ func (g *Gateway) servePost(w http.ResponseWriter, r *http.Request, next http.Ha
 		unknownSession(w)
 		return
 	}
-	s.track(func() {
-		if parsed && !g.fast.disabled.Load() {
-			if m.Method == string(mcp.MethodNotificationCancelled) {
-				g.cancelFast(r, m.Params.RequestID)
-			} else if cs, ok := g.fastPathEligible(r, &m); ok && g.serveFast(w, r, cs, &m) {
-				return
-			}
+	s.begin()
+	defer s.end()
+	if parsed && !g.fast.disabled.Load() {
+		if m.Method == string(mcp.MethodNotificationCancelled) {
+			g.cancelFast(r, m.Params.RequestID)
+		} else if cs, ok := g.fastPathEligible(r, &m, s); ok && g.serveFast(w, r, cs, &m) {
+			return
 		}
-		toMCPGo(r)
-	})
+	}
+	toMCPGo(r)
 }
 
 // writeRefusal answers an initialize refused at a session cap: HTTP 200
@@ -245,7 +251,7 @@ func (e errReader) Read([]byte) (int, error) { return 0, e.err }
 // whose requests are always handled under the upstream connection's own
 // context (serveFast checks). TestServerRequestsReachTheCallingClient
 // holds both paths to it.
-func (g *Gateway) fastPathEligible(r *http.Request, m *message) (server.ClientSession, bool) {
+func (g *Gateway) fastPathEligible(r *http.Request, m *message, owned *ownedSession) (server.ClientSession, bool) {
 	if m.Method != string(mcp.MethodToolsCall) || m.JSONRPC != mcp.JSONRPC_VERSION || !plainID(m.ID) ||
 		m.Params.Name == "" || len(m.Params.Task) > 0 || !emptyMeta(m.Params.Meta) {
 		return nil, false
@@ -258,13 +264,11 @@ func (g *Gateway) fastPathEligible(r *http.Request, m *message) (server.ClientSe
 	if v := r.Header.Get(mcp.HeaderProtocolVersion); v != "" && (!mcp.IsValidProtocolVersion(v) || mcp.IsModernProtocol(v)) {
 		return nil, false
 	}
+	// A session of the caller's credential (the front found it: owned),
+	// the one the request names, and registered (initialized, not
+	// deleted).
 	sid := r.Header.Get(server.HeaderKeySessionID)
-	if sid == "" {
-		return nil, false
-	}
-	// A live session of the caller's credential, as mcp-go checks (the
-	// front checked it too), and registered (initialized, not deleted).
-	if terminated, err := g.sessions.ResolveSessionIdManager(r).Validate(sid); err != nil || terminated {
+	if owned == nil || sid == "" || owned.id != sid {
 		return nil, false
 	}
 	v, ok := g.fast.sessions.m.Load(sid)

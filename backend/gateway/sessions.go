@@ -378,16 +378,16 @@ func (t *sessionTable) sseSessionID(ctx context.Context, _ *http.Request) (strin
 	return t.mint(ctx, true), nil
 }
 
-// track runs serve as a request on session s: it keeps s from the idle
-// sweep while it runs.
-func (s *ownedSession) track(serve func()) {
+// begin and end bracket a request on session s: it is kept from the idle
+// sweep while one runs.
+func (s *ownedSession) begin() {
 	s.touch()
 	s.open.Add(1)
-	defer func() {
-		s.touch()
-		s.open.Add(-1)
-	}()
-	serve()
+}
+
+func (s *ownedSession) end() {
+	s.touch()
+	s.open.Add(-1)
 }
 
 // unknownSession answers a streamable HTTP request naming a session that is

@@ -25,7 +25,7 @@ const (
 func init() {
 	defs = append(defs,
 		Def{Key: KeySessionsPerCredential, Default: strconv.Itoa(DefaultSessionsPerCredential), Allowed: "a whole number from 1 to 100000",
-			Help: "HTTP sessions one credential (token, JWT subject, or anonymous) may hold at once; past it a new session is refused",
+			Help:  "HTTP sessions one credential (token, JWT subject, or anonymous) may hold at once; past it a new session is refused",
 			check: intRange(1, 100000)},
 		Def{Key: KeySessionsTotal, Default: strconv.Itoa(DefaultSessionsTotal), Allowed: "a whole number from 1 to 100000",
 			Help: "HTTP sessions all clients together may hold at once; past it a new session is refused", check: intRange(1, 100000)},
