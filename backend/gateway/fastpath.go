@@ -230,8 +230,9 @@ func (e errReader) Read([]byte) (int, error) { return 0, e.err }
 // session of the 2025 protocol revisions, with nothing that needs mcp-go —
 // no progress token or other _meta (progress needs the SSE stream), no
 // task, and no notifications queued for the session (mcp-go sends them
-// ahead of its answer). Batches, notifications, other methods and unknown
-// sessions go to mcp-go too, which answers them as before. Controls on the
+// ahead of its answer). Batches, notifications and other methods go to
+// mcp-go too, which answers them as before (a session that is not the
+// caller's never gets here: the front answers 404). Controls on the
 // call (scope, gate, policy, hooks) are steps of the pipeline, which both
 // paths run; only what the transport itself needs belongs here.
 //
