@@ -226,6 +226,14 @@ func Open(dataDir string, o Options) (*Core, error) {
 		Abilities:  c.abilities,
 		Separator:  func() string { return c.Settings.Separator(context.Background()) },
 		CallerFrom: callerFrom,
+		Credential: credentialOf,
+		// Read at each new session and each sweep: a changed setting
+		// applies to the next.
+		Sessions: func() gateway.SessionLimits {
+			ctx := context.Background()
+			return gateway.SessionLimits{PerCredential: c.Settings.SessionsPerCredential(ctx),
+				Total: c.Settings.SessionsTotal(ctx), IdleTTL: c.Settings.SessionIdleTimeout(ctx)}
+		},
 		RequestLog: c.Requests,
 		Logger:     o.Logger,
 		Version:    Version,
@@ -289,6 +297,27 @@ func StateGateLimits(s *settings.Settings) func() stategate.Limits {
 			MaxArtifactBytes:     s.StateGateMaxArtifactBytes(ctx),
 			MaxRunArtifactsBytes: s.StateGateMaxRunArtifactsBytes(ctx),
 		}
+	}
+}
+
+// credentialOf names the credential the auth middleware found, which owns
+// the sessions it opens (gateway.Options.Credential): a token by its name
+// (names are unique, and hold no NUL: auth.ValidName, so no name meets the
+// other kinds' keys, and the hot path builds no string), a JWT by its
+// issuer and subject (a refreshed access token keeps its sessions), the
+// anonymous identity of auth off as one. Without an identity (stdio mode)
+// it is the local user.
+func credentialOf(ctx context.Context) string {
+	id, ok := auth.IdentityFrom(ctx)
+	switch {
+	case !ok:
+		return "\x00local"
+	case id.Subject != "":
+		return "\x00jwt\x00" + id.Issuer + "\x00" + id.Subject
+	case id.IsAnonymous():
+		return "\x00anonymous"
+	default:
+		return id.TokenName
 	}
 }
 

@@ -90,42 +90,135 @@ type message struct {
 
 var bodyPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
-// fastMCP wraps the streamable HTTP handler of /mcp with the fast path.
-// ids is the session id manager next validates sessions with.
-func (g *Gateway) fastMCP(next http.Handler, ids server.SessionIdManager) http.Handler {
+// mcpHandler is the front of /mcp, before mcp-go's streamable HTTP
+// handler next: whose sessions are whose and how many (sessions.go), how
+// long they have been idle (idle.go), and the fast path. A POST's body is
+// read once here, for all three.
+func (g *Gateway) mcpHandler(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method != http.MethodPost || g.fast.disabled.Load() {
-			next.ServeHTTP(w, r)
-			return
-		}
-		buf := bodyPool.Get().(*bytes.Buffer)
-		buf.Reset()
-		defer func() {
-			if buf.Cap() <= 64<<10 {
-				bodyPool.Put(buf)
-			}
-		}()
-		if r.ContentLength > 0 {
-			buf.Grow(int(r.ContentLength))
-		}
-		if _, err := buf.ReadFrom(r.Body); err != nil {
-			// Let mcp-go answer a body it cannot read, as it always has.
-			r.Body = io.NopCloser(io.MultiReader(bytes.NewReader(buf.Bytes()), errReader{err}))
-			next.ServeHTTP(w, r)
-			return
-		}
-		body := buf.Bytes()
-		var m message
-		if json.Unmarshal(body, &m) == nil {
-			if m.Method == string(mcp.MethodNotificationCancelled) {
-				g.cancelFast(r, m.Params.RequestID)
-			} else if s, ok := g.fastPathEligible(r, &m, ids); ok && g.serveFast(w, r, s, &m) {
+		switch r.Method {
+		case http.MethodPost:
+			g.servePost(w, r, next)
+		case http.MethodGet, http.MethodDelete:
+			if mcp.IsModernProtocol(r.Header.Get(mcp.HeaderProtocolVersion)) {
+				next.ServeHTTP(w, r) // that revision has no sessions: mcp-go answers 405
 				return
 			}
+			// mcp-go would open a session for a GET without an id (or with
+			// an id it never gave out), past every cap and owner.
+			sid := r.Header.Get(server.HeaderKeySessionID)
+			if sid == "" {
+				http.Error(w, "Bad Request: Mcp-Session-Id header is required", http.StatusBadRequest)
+				return
+			}
+			s := g.sessions.owned(g.sessions.credential(r.Context()), sid, false)
+			if s == nil {
+				unknownSession(w)
+				return
+			}
+			s.begin()
+			defer s.end()
+			next.ServeHTTP(w, r)
+		default:
+			next.ServeHTTP(w, r)
 		}
+	})
+}
+
+// envelope is what mcp-go reads of every POST before it decides what to
+// do with it: a body it fails to read as this fails here too.
+type envelope struct {
+	ID     json.RawMessage `json:"id"`
+	Method string          `json:"method"`
+}
+
+// servePost answers a POST to /mcp: an initialize opens a session under a
+// slot of the caller's credential (or is refused at a cap), any other
+// message must name a session of that credential, and a tools/call may
+// take the fast path.
+func (g *Gateway) servePost(w http.ResponseWriter, r *http.Request, next http.Handler) {
+	buf := bodyPool.Get().(*bytes.Buffer)
+	buf.Reset()
+	defer func() {
+		if buf.Cap() <= 64<<10 {
+			bodyPool.Put(buf)
+		}
+	}()
+	if r.ContentLength > 0 {
+		buf.Grow(int(r.ContentLength))
+	}
+	if _, err := buf.ReadFrom(r.Body); err != nil {
+		// Let mcp-go answer a body it cannot read, as it always has.
+		r.Body = io.NopCloser(io.MultiReader(bytes.NewReader(buf.Bytes()), errReader{err}))
+		next.ServeHTTP(w, r)
+		return
+	}
+	body := buf.Bytes()
+	toMCPGo := func(r *http.Request) {
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		next.ServeHTTP(w, r)
-	})
+	}
+	var m message
+	parsed := json.Unmarshal(body, &m) == nil
+	method, id := m.Method, m.ID
+	if !parsed {
+		var env envelope
+		if json.Unmarshal(body, &env) != nil {
+			toMCPGo(r) // mcp-go answers a parse error, before any session
+			return
+		}
+		method, id = env.Method, env.ID
+	}
+	modern := mcp.IsModernProtocol(r.Header.Get(mcp.HeaderProtocolVersion))
+	if method == string(mcp.MethodInitialize) && !modern {
+		tk, refusal := g.sessions.reserve(r.Context(), false)
+		if refusal != nil {
+			writeRefusal(w, id, refusal)
+			return
+		}
+		defer g.sessions.settle(tk)
+		toMCPGo(r.WithContext(context.WithValue(r.Context(), ticketKey{}, tk)))
+		return
+	}
+	sid := r.Header.Get(server.HeaderKeySessionID)
+	if sid == "" || modern {
+		toMCPGo(r) // mcp-go answers 404 to a missing id; that revision has none
+		return
+	}
+	s := g.sessions.owned(g.sessions.credential(r.Context()), sid, false)
+	if s == nil {
+		unknownSession(w)
+		return
+	}
+	s.begin()
+	defer s.end()
+	if parsed && !g.fast.disabled.Load() {
+		if m.Method == string(mcp.MethodNotificationCancelled) {
+			g.cancelFast(r, m.Params.RequestID)
+		} else if cs, ok := g.fastPathEligible(r, &m, s); ok && g.serveFast(w, r, cs, &m) {
+			return
+		}
+	}
+	toMCPGo(r)
+}
+
+// writeRefusal answers an initialize refused at a session cap: HTTP 200
+// with the JSON-RPC error, as every other error of a request on /mcp, so
+// that clients show its message (which names the setting) to their user;
+// no session id is given out.
+func writeRefusal(w http.ResponseWriter, id json.RawMessage, refusal *sessionRefusal) {
+	e := refusal.jsonrpc(mcp.NewRequestId(nil))
+	if len(bytes.TrimSpace(id)) == 0 {
+		id = json.RawMessage("null")
+	}
+	body, _ := json.Marshal(struct {
+		JSONRPC string          `json:"jsonrpc"`
+		ID      json.RawMessage `json:"id"`
+		Error   any             `json:"error"`
+	}{mcp.JSONRPC_VERSION, id, e.Error})
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(append(body, '\n'))
 }
 
 type errReader struct{ err error }
@@ -137,8 +230,9 @@ func (e errReader) Read([]byte) (int, error) { return 0, e.err }
 // session of the 2025 protocol revisions, with nothing that needs mcp-go —
 // no progress token or other _meta (progress needs the SSE stream), no
 // task, and no notifications queued for the session (mcp-go sends them
-// ahead of its answer). Batches, notifications, other methods and unknown
-// sessions go to mcp-go too, which answers them as before. Controls on the
+// ahead of its answer). Batches, notifications and other methods go to
+// mcp-go too, which answers them as before (a session that is not the
+// caller's never gets here: the front answers 404). Controls on the
 // call (scope, gate, policy, hooks) are steps of the pipeline, which both
 // paths run; only what the transport itself needs belongs here.
 //
@@ -158,7 +252,7 @@ func (e errReader) Read([]byte) (int, error) { return 0, e.err }
 // whose requests are always handled under the upstream connection's own
 // context (serveFast checks). TestServerRequestsReachTheCallingClient
 // holds both paths to it.
-func (g *Gateway) fastPathEligible(r *http.Request, m *message, ids server.SessionIdManager) (server.ClientSession, bool) {
+func (g *Gateway) fastPathEligible(r *http.Request, m *message, owned *ownedSession) (server.ClientSession, bool) {
 	if m.Method != string(mcp.MethodToolsCall) || m.JSONRPC != mcp.JSONRPC_VERSION || !plainID(m.ID) ||
 		m.Params.Name == "" || len(m.Params.Task) > 0 || !emptyMeta(m.Params.Meta) {
 		return nil, false
@@ -171,13 +265,11 @@ func (g *Gateway) fastPathEligible(r *http.Request, m *message, ids server.Sessi
 	if v := r.Header.Get(mcp.HeaderProtocolVersion); v != "" && (!mcp.IsValidProtocolVersion(v) || mcp.IsModernProtocol(v)) {
 		return nil, false
 	}
+	// A session of the caller's credential (the front found it: owned),
+	// the one the request names, and registered (initialized, not
+	// deleted).
 	sid := r.Header.Get(server.HeaderKeySessionID)
-	if sid == "" {
-		return nil, false
-	}
-	// Live for this endpoint's id manager, as mcp-go checks, and
-	// registered (initialized, not deleted).
-	if terminated, err := ids.Validate(sid); err != nil || terminated {
+	if owned == nil || sid == "" || owned.id != sid {
 		return nil, false
 	}
 	v, ok := g.fast.sessions.m.Load(sid)

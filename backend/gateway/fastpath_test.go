@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -31,11 +32,18 @@ import (
 type rawHTTP struct {
 	url, sid string
 	t        testing.TB
+	header   http.Header // sent with every request (the caller's credential)
 }
 
 func newRawHTTP(t testing.TB, url string) *rawHTTP {
 	t.Helper()
-	s := &rawHTTP{url: url, t: t}
+	return newRawHTTPAs(t, url, nil)
+}
+
+// newRawHTTPAs initializes a session sending header with every request.
+func newRawHTTPAs(t testing.TB, url string, header http.Header) *rawHTTP {
+	t.Helper()
+	s := &rawHTTP{url: url, t: t, header: header}
 	_, hdr, body := s.post(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`)
 	s.sid = hdr.Get(server.HeaderKeySessionID)
 	if s.sid == "" {
@@ -50,6 +58,7 @@ func newRawHTTP(t testing.TB, url string) *rawHTTP {
 func (s *rawHTTP) post(body string) (int, http.Header, []byte) {
 	s.t.Helper()
 	req, _ := http.NewRequest(http.MethodPost, s.url, strings.NewReader(body))
+	maps.Copy(req.Header, s.header)
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	if s.sid != "" {

@@ -42,9 +42,15 @@ type Options struct {
 	// (elicitation, for a human approval) about this tool call; such calls
 	// of a client that declared elicitation take mcp-go's path. nil: never.
 	AsksClient func(c Caller, server, item, target string) bool
-	// SessionIdleTTL ends streamable HTTP sessions idle this long (idle.go);
-	// default DefaultSessionIdleTTL, negative: never.
-	SessionIdleTTL time.Duration
+	// Sessions bound the HTTP sessions (sessions.go), asked at each new
+	// session and each sweep, so a changed setting applies to the next;
+	// nil: the defaults.
+	Sessions func() SessionLimits
+	// Credential names the credential a request carries (the token, the
+	// JWT's issuer and subject, the anonymous identity): a session belongs
+	// to the credential that opened it, and the caps count per credential.
+	// Default: the caller's name (CallerFrom).
+	Credential func(ctx context.Context) string
 	// Abilities are the virtual tools of the policy in force (abilities.go);
 	// nil: none. Call Refresh when they change.
 	Abilities func() []Ability
@@ -68,17 +74,17 @@ var _ Upstreams = (*upstream.Service)(nil)
 
 // Gateway is the aggregated server. One per process.
 type Gateway struct {
-	ups     Upstreams
-	srv     *server.MCPServer
-	o       Options
-	log     logrus.FieldLogger
-	chain   *pipeline.Chain
-	gate    *gate.Gate
-	call    *callRegistry
-	subs    subscriptions
-	answers pendingLists // list requests answered by the chain, for mcp-go to send
-	fast    fastPath
-	idle    *idleSessions
+	ups      Upstreams
+	srv      *server.MCPServer
+	o        Options
+	log      logrus.FieldLogger
+	chain    *pipeline.Chain
+	gate     *gate.Gate
+	call     *callRegistry
+	subs     subscriptions
+	answers  pendingLists // list requests answered by the chain, for mcp-go to send
+	fast     fastPath
+	sessions *sessionTable
 
 	rebuildMu      sync.Mutex
 	mu             sync.RWMutex
@@ -117,8 +123,8 @@ func New(ups Upstreams, o Options) *Gateway {
 	if o.Debounce <= 0 {
 		o.Debounce = 50 * time.Millisecond
 	}
-	if o.SessionIdleTTL == 0 {
-		o.SessionIdleTTL = DefaultSessionIdleTTL
+	if o.Credential == nil {
+		o.Credential = func(ctx context.Context) string { return o.CallerFrom(ctx).Name }
 	}
 	if o.Version == "" {
 		o.Version = "dev"
@@ -137,7 +143,9 @@ func New(ups Upstreams, o Options) *Gateway {
 	g.shapeErrors(hooks) // first: the log records the error as the client gets it
 	g.logHooks(hooks)
 	g.trackSessions(hooks)
-	g.idle = newIdleSessions(o.SessionIdleTTL, g.log, hooks)
+	g.sessions = newSessionTable(o.Sessions, o.Credential, func(ctx context.Context) string {
+		return o.CallerFrom(ctx).Name
+	}, g.log, hooks)
 	g.frontLists(hooks)
 	hooks.AddAfterInitialize(func(ctx context.Context, _ any, _ *mcp.InitializeRequest, res *mcp.InitializeResult) {
 		res.Instructions = g.instructions(o.CallerFrom(ctx))

@@ -60,8 +60,8 @@ type rigOptions struct {
 	backoffBase time.Duration // first retry delay after a loss; default 50 ms
 	// allClientSide declares elicitation and roots to the upstreams too,
 	// not only sampling (upstreams then offer the tools that use them).
-	allClientSide  bool
-	sessionIdleTTL time.Duration // default: the gateway's
+	allClientSide bool
+	sessions      SessionLimits // zero fields: the gateway's defaults
 	// auth wraps the HTTP endpoint, as the router's token check does.
 	auth  func(http.Handler) http.Handler
 	hooks pipeline.HookEngine
@@ -96,7 +96,7 @@ func newRig(t testing.TB, defs []spec.Server, ro rigOptions) *rig {
 		ClientSide:     cs,
 	})
 	gw = New(r.ups, Options{RequestLog: r.log, CallerFrom: ro.callerFrom, Debounce: 10 * time.Millisecond,
-		SessionIdleTTL: ro.sessionIdleTTL, Hooks: ro.hooks})
+		Sessions: func() SessionLimits { return ro.sessions }, Hooks: ro.hooks})
 	r.gw = gw
 	gw.Start()
 	t.Cleanup(func() { gw.Close(); r.ups.Close() })

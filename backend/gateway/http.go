@@ -32,12 +32,12 @@ func (g *Gateway) HTTPHandler(auth func(http.Handler) http.Handler) http.Handler
 	}
 	// Real sessions: notifications (list_changed, progress) and
 	// server-initiated requests need a session to go to, and an unknown
-	// session must get 404 so the client re-initializes. (What
-	// WithStateful(true) sets up, with the manager kept for the fast path.)
-	ids := &server.InsecureStatefulSessionIdManager{}
+	// session must get 404 so the client re-initializes. The session
+	// table gives out the ids, each owned by a credential and within the
+	// caps (sessions.go).
 	streamable := server.NewStreamableHTTPServer(g.srv,
 		server.WithEndpointPath(PathMCP),
-		server.WithSessionIdManager(ids),
+		server.WithSessionIdManagerResolver(g.sessions),
 		// Resumable streams, and no notification lost to the answer's
 		// race (eventstore.go).
 		server.WithEventStore(newEventStore(DefaultEventStoreBytes)),
@@ -45,12 +45,13 @@ func (g *Gateway) HTTPHandler(auth func(http.Handler) http.Handler) http.Handler
 	sse := server.NewSSEServer(g.srv,
 		server.WithSSEEndpoint(PathSSE),
 		server.WithMessageEndpoint(PathMessage),
-		server.WithUseFullURLForMessageEndpoint(false))
-	g.idle.endThrough(streamable)
+		server.WithUseFullURLForMessageEndpoint(false),
+		server.WithSessionIDGenerator(g.sessions.sseSessionID))
+	g.sessions.endThrough(streamable)
 	mux := http.NewServeMux()
-	mux.Handle(PathMCP, auth(limitBody(g.idle.track(g.fastMCP(streamable, ids)))))
-	mux.Handle(PathSSE, auth(sse.SSEHandler()))
-	mux.Handle(PathMessage, auth(limitBody(sse.MessageHandler())))
+	mux.Handle(PathMCP, auth(limitBody(g.mcpHandler(streamable))))
+	mux.Handle(PathSSE, auth(g.sseHandler(sse.SSEHandler())))
+	mux.Handle(PathMessage, auth(limitBody(g.messageHandler(sse.MessageHandler()))))
 	return guardLocal(mux)
 }
 

@@ -18,8 +18,7 @@ func (s *rawHTTP) listStatus() int {
 }
 
 func (r *rig) trackedSessions() int {
-	n := 0
-	r.gw.idle.sessions.Range(func(any, any) bool { n++; return true })
+	_, n := r.gw.sessions.held("")
 	return n
 }
 
@@ -29,7 +28,7 @@ func (r *rig) trackedSessions() int {
 // stream, or with a recent request, are kept however long they stay quiet.
 func TestIdleSessionsAreEnded(t *testing.T) {
 	const ttl = time.Second
-	r := newRig(t, []spec.Server{everything(t, "everything", spec.PrefixAlways)}, rigOptions{sessionIdleTTL: ttl})
+	r := newRig(t, []spec.Server{everything(t, "everything", spec.PrefixAlways)}, rigOptions{sessions: SessionLimits{IdleTTL: ttl}})
 
 	abandoned := newRawHTTP(t, r.url)
 	listening := newRawHTTP(t, r.url)
@@ -58,9 +57,9 @@ func TestIdleSessionsAreEnded(t *testing.T) {
 	newRawHTTP(t, r.url) // a new session is when the router sweeps
 
 	testpeers.Eventually(t, 5*time.Second, "the abandoned session ended", func() bool {
-		return r.gw.idle.swept.Load() > 0 && !r.gw.idle.sweeping.Load()
+		return r.gw.sessions.swept.Load() > 0 && !r.gw.sessions.sweeping.Load()
 	})
-	if n := r.gw.idle.swept.Load(); n != 1 {
+	if n := r.gw.sessions.swept.Load(); n != 1 {
 		t.Errorf("%d sessions ended, want only the abandoned one", n)
 	}
 	if status := abandoned.listStatus(); status != http.StatusNotFound {
@@ -78,7 +77,7 @@ func TestIdleSessionsAreEnded(t *testing.T) {
 
 // A session the client ends itself is let go at once, without a sweep.
 func TestDeletedSessionIsNoLongerTracked(t *testing.T) {
-	r := newRig(t, []spec.Server{everything(t, "everything", spec.PrefixAlways)}, rigOptions{sessionIdleTTL: time.Hour})
+	r := newRig(t, []spec.Server{everything(t, "everything", spec.PrefixAlways)}, rigOptions{sessions: SessionLimits{IdleTTL: time.Hour}})
 	s := newRawHTTP(t, r.url)
 	if n := r.trackedSessions(); n != 1 {
 		t.Fatalf("%d sessions tracked after one initialize", n)
@@ -96,7 +95,7 @@ func TestDeletedSessionIsNoLongerTracked(t *testing.T) {
 	if n := r.trackedSessions(); n != 0 {
 		t.Errorf("%d sessions still tracked after the client's DELETE", n)
 	}
-	if n := r.gw.idle.swept.Load(); n != 0 {
+	if n := r.gw.sessions.swept.Load(); n != 0 {
 		t.Errorf("the sweep ended %d sessions", n)
 	}
 }

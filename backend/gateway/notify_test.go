@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"runtime"
@@ -122,6 +123,7 @@ func (s *rawHTTP) listen(lastID string) (status int, events <-chan sseEvent, sto
 	s.t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, s.url, nil)
+	maps.Copy(req.Header, s.header)
 	req.Header.Set("Accept", "text/event-stream")
 	req.Header.Set(server.HeaderKeySessionID, s.sid)
 	req.Header.Set("MCP-Protocol-Version", "2025-11-25")

@@ -41,6 +41,10 @@ const (
 	CodeApprovalDenied = -32008
 	// CodeApprovalTimeout: nobody answered within the rule's timeout.
 	CodeApprovalTimeout = -32009
+	// CodeSessionLimit: a new HTTP session is refused at a session cap
+	// (backend/gateway/sessions.go); data.setting names the setting that
+	// raises it, data.limit its value.
+	CodeSessionLimit = -32010
 )
 
 // Reasons, the data.reason member of a routing or upstream error.
@@ -67,6 +71,7 @@ const (
 	ReasonApprovalUnavailable = "approval_unavailable" // CodeApproval
 	ReasonApprovalDenied      = "approval_denied"      // CodeApprovalDenied
 	ReasonApprovalTimeout     = "approval_timeout"     // CodeApprovalTimeout
+	ReasonSessionLimit        = "session_limit"        // CodeSessionLimit, with data.setting and data.limit
 
 	// ReasonTaskRequired: -32601, an ability whose backend tool runs only
 	// as a task (execution.taskSupport "required"); abilities are called

@@ -40,7 +40,8 @@ func TestDefaults(t *testing.T) {
 		"chatTools": "on", "chatMaxToolRounds": "20", "chatToolTimeout": "60", "checkForUpdates": "off",
 		"oauthIssuers": "", "oauthAudience": "", "publicURL": "",
 		"stategateGuardTimeoutMs": "2000", "stategateMaxArtifactMB": "256", "stategateMaxContextKB": "1024",
-		"stategateMaxPayloadKB": "1024", "stategateMaxRunArtifactsMB": "1024"}
+		"stategateMaxPayloadKB": "1024", "stategateMaxRunArtifactsMB": "1024",
+		"sessionsPerCredential": "100", "sessionsTotal": "1000", "sessionIdleTimeout": "600"}
 	if !reflect.DeepEqual(all, want) {
 		t.Errorf("All = %v, want %v", all, want)
 	}
@@ -62,7 +63,7 @@ func TestDefaults(t *testing.T) {
 	if s.HookTimeout(ctx) != 5*time.Second || s.HookMemoryMB(ctx) != 64 {
 		t.Errorf("hook defaults wrong: hookTimeout %v hookMemoryMB %d", s.HookTimeout(ctx), s.HookMemoryMB(ctx))
 	}
-	if !reflect.DeepEqual(Keys(), []string{"approvalTimeoutSeconds", "auth", "chatMaxToolRounds", "chatToolTimeout", "chatTools", "checkForUpdates", "closeToTray", "hookMemoryMB", "hookTimeout", "language", "listen", "oauthAudience", "oauthIssuers", "port", "publicURL", "retention", "separator", "startAtLogin", "stategateGuardTimeoutMs", "stategateMaxArtifactMB", "stategateMaxContextKB", "stategateMaxPayloadKB", "stategateMaxRunArtifactsMB", "theme", "timeout"}) {
+	if !reflect.DeepEqual(Keys(), []string{"approvalTimeoutSeconds", "auth", "chatMaxToolRounds", "chatToolTimeout", "chatTools", "checkForUpdates", "closeToTray", "hookMemoryMB", "hookTimeout", "language", "listen", "oauthAudience", "oauthIssuers", "port", "publicURL", "retention", "separator", "sessionIdleTimeout", "sessionsPerCredential", "sessionsTotal", "startAtLogin", "stategateGuardTimeoutMs", "stategateMaxArtifactMB", "stategateMaxContextKB", "stategateMaxPayloadKB", "stategateMaxRunArtifactsMB", "theme", "timeout"}) {
 		t.Errorf("Keys = %v", Keys())
 	}
 	if set, _ := s.IsSet(ctx, KeyPort); set {
@@ -218,7 +219,7 @@ func TestUnknownKey(t *testing.T) {
 		func() error { _, err := s.Get(ctx, "colour"); return err }(),
 		func() error { _, err := Validate("colour", "x"); return err }(),
 	} {
-		if !errors.Is(err, ErrUnknownKey) || !strings.Contains(err.Error(), "auth, chatMaxToolRounds, chatToolTimeout, chatTools, checkForUpdates, closeToTray, hookMemoryMB, hookTimeout, language, listen, oauthAudience, oauthIssuers, port, publicURL, retention, separator, startAtLogin, stategateGuardTimeoutMs, stategateMaxArtifactMB, stategateMaxContextKB, stategateMaxPayloadKB, stategateMaxRunArtifactsMB, theme, timeout") {
+		if !errors.Is(err, ErrUnknownKey) || !strings.Contains(err.Error(), "auth, chatMaxToolRounds, chatToolTimeout, chatTools, checkForUpdates, closeToTray, hookMemoryMB, hookTimeout, language, listen, oauthAudience, oauthIssuers, port, publicURL, retention, separator, sessionIdleTimeout, sessionsPerCredential, sessionsTotal, startAtLogin, stategateGuardTimeoutMs, stategateMaxArtifactMB, stategateMaxContextKB, stategateMaxPayloadKB, stategateMaxRunArtifactsMB, theme, timeout") {
 			t.Errorf("error %v does not list the known keys", err)
 		}
 	}
@@ -422,5 +423,25 @@ func TestCheckForUpdatesSetting(t *testing.T) {
 	}
 	if err := s.Set(ctx, KeyCheckForUpdates, "ON"); err != nil || !s.CheckForUpdates(ctx) {
 		t.Errorf("checkForUpdates=ON: %v, stored %v", err, s.CheckForUpdates(ctx))
+	}
+}
+
+func TestSessionSettings(t *testing.T) {
+	st, _ := openStore(t)
+	s := New(st)
+	ctx := context.Background()
+	if s.SessionsPerCredential(ctx) != 100 || s.SessionsTotal(ctx) != 1000 || s.SessionIdleTimeout(ctx) != 10*time.Minute {
+		t.Fatalf("defaults %d %d %v", s.SessionsPerCredential(ctx), s.SessionsTotal(ctx), s.SessionIdleTimeout(ctx))
+	}
+	for key, bad := range map[string]string{KeySessionsPerCredential: "0", KeySessionsTotal: "100001", KeySessionIdleTimeout: "59"} {
+		if err := s.Set(ctx, key, bad); !errors.Is(err, ErrInvalidValue) {
+			t.Errorf("%s=%s: %v", key, bad, err)
+		}
+	}
+	if err := s.SetMany(ctx, map[string]string{KeySessionsPerCredential: "5", KeySessionsTotal: "50", KeySessionIdleTimeout: "86400"}); err != nil {
+		t.Fatal(err)
+	}
+	if s.SessionsPerCredential(ctx) != 5 || s.SessionsTotal(ctx) != 50 || s.SessionIdleTimeout(ctx) != 24*time.Hour {
+		t.Fatal("not stored")
 	}
 }
