@@ -35,6 +35,8 @@ var migrations = []*gormigrate.Migration{
 	{ID: "0500_upstream_logins", Migrate: migrateUpstreamLogins},
 	// The request log's backend tool of an ability call (issue 18); 0700.
 	{ID: "0700_request_log_backend_tool", Migrate: migrateRequestLogBackendTool},
+	// A token's own roles, for state_gate (issue 24); numbered apart (0900).
+	{ID: "0900_token_custom_roles", Migrate: migrateTokenCustomRoles},
 }
 
 // MigrationIDs lists the migrations this build knows, oldest first.

@@ -67,6 +67,10 @@ type Token struct {
 	Prefix     string     `json:"prefix"`
 	Servers    []string   `gorm:"serializer:json" json:"servers"` // empty: all servers
 	Role       Role       `json:"role"`                           // RoleClient or RoleAdmin
+	// Roles are the token's own roles besides Role (reviewer, …), which a
+	// built-in server matches (state_gate's event roles); they never widen
+	// what the token reaches (migration 0900_token_custom_roles; none: nil).
+	Roles []string `gorm:"serializer:json" json:"roles"`
 	CreatedAt  time.Time  `json:"createdAt"`
 	LastUsedAt *time.Time `json:"lastUsedAt,omitempty"`
 	RevokedAt  *time.Time `json:"revokedAt,omitempty"`
