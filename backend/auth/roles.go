@@ -42,19 +42,25 @@ func CheckRoles(roles []string) ([]string, error) {
 			continue
 		}
 		if why, reserved := reservedRoles[strings.ToLower(r)]; reserved {
-			return nil, fmt.Errorf("%w: role %q is reserved: %s", store.ErrInvalid, r, why)
+			return nil, roleError(fmt.Sprintf("role %q is reserved: %s", r, why))
 		}
 		if !roleRE.MatchString(r) {
-			return nil, fmt.Errorf("%w: bad role %q: use 1-64 letters, digits, '_', '.' or '-', starting with a letter or digit", store.ErrInvalid, r)
+			return nil, roleError(fmt.Sprintf("bad role %q: use 1-64 letters, digits, '_', '.' or '-', starting with a letter or digit", r))
 		}
 		seen[r] = true
 		out = append(out, r)
 	}
 	if len(out) > MaxRoles {
-		return nil, fmt.Errorf("%w: %d roles: a token carries at most %d (MaxRoles)", store.ErrInvalid, len(out), MaxRoles)
+		return nil, roleError(fmt.Sprintf("%d roles: a token carries at most %d (auth.MaxRoles)", len(out), MaxRoles))
 	}
 	return out, nil
 }
+
+// roleError is a role CheckRoles refuses; it wraps store.ErrInvalid.
+type roleError string
+
+func (e roleError) Error() string { return string(e) }
+func (e roleError) Unwrap() error { return store.ErrInvalid }
 
 // usableRoles are the stored roles CheckRoles accepts one by one: a row
 // edited by hand (the sqlite3 shell) cannot give a token "admin" or a

@@ -37,7 +37,7 @@ func TestCheckRoles(t *testing.T) {
 		{"a space inside", []string{"code reviewer"}, nil, `bad role "code reviewer"`},
 		{"65 characters", []string{strings.Repeat("r", 65)}, nil, "bad role"},
 		{"64 characters", []string{strings.Repeat("r", 64)}, []string{strings.Repeat("r", 64)}, ""},
-		{"over MaxRoles", many, nil, fmt.Sprintf("%d roles: a token carries at most %d (MaxRoles)", MaxRoles+1, MaxRoles)},
+		{"over MaxRoles", many, nil, fmt.Sprintf("%d roles: a token carries at most %d (auth.MaxRoles)", MaxRoles+1, MaxRoles)},
 		{"MaxRoles", many[:MaxRoles], many[:MaxRoles], ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
