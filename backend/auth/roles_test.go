@@ -119,3 +119,25 @@ func TestTokenRolesReachTheIdentityOnly(t *testing.T) {
 		t.Errorf("SetRoles of a revoked token: %v", err)
 	}
 }
+
+// A JWT's roles claim: an array of strings, of which the names a token
+// could carry; admin and client never (a JWT caller is a client), and a
+// claim of another shape is no roles rather than a refused token.
+func TestJWTRoles(t *testing.T) {
+	for _, tc := range []struct {
+		claim string
+		want  []string
+	}{
+		{``, nil},
+		{`null`, nil},
+		{`["reviewer","qa"]`, []string{"reviewer", "qa"}},
+		{`["reviewer","admin","Client","token:x","*",""]`, []string{"reviewer"}},
+		{`"reviewer"`, nil},
+		{`{"reviewer":true}`, nil},
+		{`["reviewer",7]`, nil},
+	} {
+		if got := jwtRoles([]byte(tc.claim)); !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("roles claim %s: %q, want %q", tc.claim, got, tc.want)
+		}
+	}
+}
