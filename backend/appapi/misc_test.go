@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -447,4 +448,52 @@ func TestLogFileAndOpenLogFolder(t *testing.T) {
 	if err := api.OpenLogFolder(); err != nil || len(opened) != 1 || opened[0] != "/data/logs" {
 		t.Errorf("OpenLogFolder: %v, opened %v", err, opened)
 	}
+}
+
+// A token's own roles through the UI API: listed (an empty list for none),
+// replaced whole, cleared, and refused when reserved, malformed, or on a
+// revoked token.
+func TestUpdateTokenRoles(t *testing.T) {
+	f := newFixture(t)
+	if _, err := f.api.CreateToken("bot", nil); err != nil {
+		t.Fatal(err)
+	}
+	list, err := f.api.ListTokens()
+	if err != nil || len(list) != 1 || list[0].Roles == nil || len(list[0].Roles) != 0 {
+		t.Fatalf("ListTokens = %+v, %v", list, err)
+	}
+	if b, _ := json.Marshal(list[0]); !strings.Contains(string(b), `"roles":[]`) {
+		t.Errorf("TokenView JSON without roles = %s", b)
+	}
+	v, err := f.api.UpdateTokenRoles("bot", []string{"reviewer", " maintainer ", "reviewer"})
+	if err != nil || !slices.Equal(v.Roles, []string{"reviewer", "maintainer"}) || v.Role != "client" {
+		t.Fatalf("UpdateTokenRoles = %+v, %v", v, err)
+	}
+	if list, _ := f.api.ListTokens(); !slices.Equal(list[0].Roles, []string{"reviewer", "maintainer"}) {
+		t.Errorf("listed roles = %v", list[0].Roles)
+	}
+	for _, tc := range []struct {
+		roles []string
+		want  string
+	}{
+		{[]string{"admin"}, `role "admin" is reserved`},
+		{[]string{"Client"}, `role "Client" is reserved`},
+		{[]string{"token:bot"}, `bad role "token:bot"`},
+	} {
+		_, err := f.api.UpdateTokenRoles("bot", tc.roles)
+		wantErr(t, fmt.Sprint("roles ", tc.roles), err, tc.want)
+	}
+	if list, _ := f.api.ListTokens(); !slices.Equal(list[0].Roles, []string{"reviewer", "maintainer"}) {
+		t.Errorf("a refused update changed the roles to %v", list[0].Roles)
+	}
+	if v, err := f.api.UpdateTokenRoles("bot", nil); err != nil || v.Roles == nil || len(v.Roles) != 0 {
+		t.Errorf("cleared: %+v, %v", v, err)
+	}
+	_, err = f.api.UpdateTokenRoles("nope", []string{"x"})
+	wantErr(t, "roles of an unknown token", err, "not found")
+	if err := f.api.RevokeToken("bot"); err != nil {
+		t.Fatal(err)
+	}
+	_, err = f.api.UpdateTokenRoles("bot", []string{"x"})
+	wantErr(t, "roles of a revoked token", err, "already revoked")
 }

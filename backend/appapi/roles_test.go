@@ -92,6 +92,11 @@ func TestClientTokenGets403OnEveryMethod(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Roles of its own (state_gate's) do not make a client token an admin.
+	withRoles, _, err := h.c.Auth.CreateToken(context.Background(), auth.NewToken{Name: "reviewer-bot", Roles: []string{"reviewer", "maintainer"}})
+	if err != nil {
+		t.Fatal(err)
+	}
 	before := snapshot(t, h.fixture)
 	methods := boundMethods()
 	if len(methods) < 30 {
@@ -100,7 +105,7 @@ func TestClientTokenGets403OnEveryMethod(t *testing.T) {
 	for _, name := range Methods() {
 		m := methods[name]
 		args := zeroArgs(t, m)
-		for _, tok := range []struct{ name, secret string }{{"claude-code", client.Token}, {"ci", scoped.Token}} {
+		for _, tok := range []struct{ name, secret string }{{"claude-code", client.Token}, {"ci", scoped.Token}, {"reviewer-bot", withRoles}} {
 			r := h.call(t, name, tok.secret, args)
 			if r.code != http.StatusForbidden {
 				t.Errorf("%s %s with client token %s: %d %s, want 403", name, args, tok.name, r.code, r.body)
@@ -131,11 +136,14 @@ func TestClientTokenGets403OnEveryMethod(t *testing.T) {
 	for _, c := range []struct{ method, args string }{
 		{"CreateToken", `["escalated", null]`},
 		{"RevokeToken", `["browser"]`},
+		{"UpdateTokenRoles", `["claude-code", ["reviewer"]]`},
 		{"AddServersFromJSON", `["{\"mcpServers\":{\"evil\":{\"command\":\"echo\",\"args\":[\"started by a client token\"]}}}"]`},
 		{"SaveSettings", `[{"port":3282,"authEnabled":false,"separator":"__","retentionDays":30,"timeoutSeconds":60,"theme":"dark","language":"system"}]`},
 	} {
-		if r := h.call(t, c.method, client.Token, c.args); r.code != http.StatusForbidden {
-			t.Errorf("client token %s: %d %s", c.method, r.code, r.body)
+		for _, secret := range []string{client.Token, withRoles} {
+			if r := h.call(t, c.method, secret, c.args); r.code != http.StatusForbidden {
+				t.Errorf("client token %s: %d %s", c.method, r.code, r.body)
+			}
 		}
 	}
 	if after := snapshot(t, h.fixture); after != before {

@@ -19,6 +19,7 @@ type TokenView struct {
 	Prefix     string     `json:"prefix"`
 	Servers    []string   `json:"servers"` // empty: every server
 	Role       string     `json:"role"`    // "client" (the MCP endpoint only) or "admin" (the browser UI too)
+	Roles      []string   `json:"roles"`   // the token's own roles, for state_gate (auth.CheckRoles); never widen its reach
 	CreatedAt  time.Time  `json:"createdAt"`
 	LastUsedAt *time.Time `json:"lastUsedAt,omitempty"`
 	RevokedAt  *time.Time `json:"revokedAt,omitempty"`
@@ -51,8 +52,12 @@ func tokenView(t store.Token) TokenView {
 	if t.Role == store.RoleAdmin {
 		role = store.RoleAdmin
 	}
-	return TokenView{ID: t.ID, Name: t.Name, Prefix: t.Prefix, Servers: servers, Role: string(role), CreatedAt: t.CreatedAt,
-		LastUsedAt: t.LastUsedAt, RevokedAt: t.RevokedAt}
+	roles := t.Roles
+	if roles == nil {
+		roles = []string{}
+	}
+	return TokenView{ID: t.ID, Name: t.Name, Prefix: t.Prefix, Servers: servers, Role: string(role), Roles: roles,
+		CreatedAt: t.CreatedAt, LastUsedAt: t.LastUsedAt, RevokedAt: t.RevokedAt}
 }
 
 // ListTokens returns every token, revoked ones included.
@@ -100,6 +105,17 @@ func (a *API) UpdateTokenServers(name string, servers []string) (TokenView, erro
 		}
 	}
 	t, err := a.core.Auth.SetServers(bg(), name, servers)
+	if err != nil {
+		return TokenView{}, err
+	}
+	return tokenView(t), nil
+}
+
+// UpdateTokenRoles replaces a token's own roles (none: clear them), which
+// state_gate matches against an event's roles; admin and client are
+// reserved, and a revoked token is refused.
+func (a *API) UpdateTokenRoles(name string, roles []string) (TokenView, error) {
+	t, err := a.core.Auth.SetRoles(bg(), name, roles)
 	if err != nil {
 		return TokenView{}, err
 	}

@@ -74,6 +74,9 @@ type Identity struct {
 	// Anonymous, whose reach the surface decides (the MCP endpoint lets it
 	// in when auth is off; see appapi for the UI).
 	Role store.Role
+	// Roles are the token's own roles (roles.go): matched by built-in
+	// servers (state_gate), never by what decides the token's reach.
+	Roles []string
 	// Of a JWT access token (oauth.go): its sub, its iss and its scopes.
 	// TokenName is then SubjectPrefix + Subject.
 	Subject string
@@ -226,29 +229,48 @@ func NewSecret() (string, error) {
 // servers are stored as given (empty: all servers); the caller checks that
 // they exist. A taken name gives an error wrapping store.ErrDuplicate.
 func (s *Service) Create(ctx context.Context, name string, servers []string) (string, store.Token, error) {
-	return s.create(ctx, name, store.RoleClient, servers)
+	return s.CreateToken(ctx, NewToken{Name: name, Servers: servers})
 }
 
 // CreateAdmin makes an admin token, which also opens the browser UI and
 // its API: it can start processes and change the configuration. It is
 // never limited to some servers.
 func (s *Service) CreateAdmin(ctx context.Context, name string) (string, store.Token, error) {
-	return s.create(ctx, name, store.RoleAdmin, nil)
+	return s.CreateToken(ctx, NewToken{Name: name, Admin: true})
 }
 
-func (s *Service) create(ctx context.Context, name string, role store.Role, servers []string) (string, store.Token, error) {
-	if err := ValidName(name); err != nil {
+// NewToken is what CreateToken makes.
+type NewToken struct {
+	Name    string
+	Servers []string // a client token's servers (empty: all); the caller checks that they exist
+	Roles   []string // its own roles (CheckRoles)
+	Admin   bool     // an admin token: never limited to some servers
+}
+
+// CreateToken makes a token and returns its secret, which is not stored and
+// cannot be recovered (Create and CreateAdmin are the usual ways in).
+func (s *Service) CreateToken(ctx context.Context, nt NewToken) (string, store.Token, error) {
+	if err := ValidName(nt.Name); err != nil {
 		return "", store.Token{}, err
+	}
+	roles, err := CheckRoles(nt.Roles)
+	if err != nil {
+		return "", store.Token{}, err
+	}
+	role := store.RoleClient
+	if nt.Admin {
+		role = store.RoleAdmin
 	}
 	secret, err := NewSecret()
 	if err != nil {
 		return "", store.Token{}, err
 	}
+	servers := nt.Servers
 	if len(servers) == 0 {
 		servers = nil
 	}
-	tok, err := s.st.Tokens().Create(ctx, store.Token{Name: name, Hash: store.HashToken(secret),
-		Prefix: secret[:DisplayPrefixLen], Servers: servers, Role: role})
+	tok, err := s.st.Tokens().Create(ctx, store.Token{Name: nt.Name, Hash: store.HashToken(secret),
+		Prefix: secret[:DisplayPrefixLen], Servers: servers, Role: role, Roles: roles})
 	if err != nil {
 		return "", store.Token{}, err
 	}
@@ -333,6 +355,29 @@ func (s *Service) SetServers(ctx context.Context, name string, servers []string)
 	return t, nil
 }
 
+// SetRoles replaces a token's own roles (none: clear them). An unknown
+// name wraps store.ErrNotFound; a revoked token wraps ErrAlreadyRevoked; a
+// role CheckRoles refuses wraps store.ErrInvalid.
+func (s *Service) SetRoles(ctx context.Context, name string, roles []string) (store.Token, error) {
+	roles, err := CheckRoles(roles)
+	if err != nil {
+		return store.Token{}, fmt.Errorf("token %q: %w", name, err)
+	}
+	t, err := s.st.Tokens().Get(ctx, name)
+	if err != nil {
+		return store.Token{}, err
+	}
+	if t.RevokedAt != nil {
+		return store.Token{}, fmt.Errorf("token %q: %w on %s", name, ErrAlreadyRevoked, t.RevokedAt.Local().Format("2006-01-02 15:04:05"))
+	}
+	if err := s.st.Tokens().SetRoles(ctx, name, roles); err != nil {
+		return store.Token{}, err
+	}
+	s.invalidate()
+	t.Roles = roles
+	return t, nil
+}
+
 func (s *Service) invalidate() {
 	s.mu.Lock()
 	s.clearLocked()
@@ -405,7 +450,7 @@ func (s *Service) Verify(ctx context.Context, secret string) (Identity, error) {
 	if tok.Role == store.RoleAdmin {
 		role = store.RoleAdmin
 	}
-	return Identity{TokenName: tok.Name, Servers: append([]string(nil), tok.Servers...), Role: role}, nil
+	return Identity{TokenName: tok.Name, Servers: append([]string(nil), tok.Servers...), Role: role, Roles: usableRoles(tok.Roles)}, nil
 }
 
 // cached looks hash up in memory after dropping the cache if the database

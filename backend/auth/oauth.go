@@ -152,6 +152,21 @@ type jwtClaims struct {
 	jwt.RegisteredClaims
 	Scope string   `json:"scope"`
 	Scp   []string `json:"scp"`
+	// Roles is the caller's roles as the authorization server grants them
+	// (a "roles" array, as Entra ID and many others send it), matched by
+	// built-in servers like a token's own roles (roles.go). Read leniently:
+	// a claim of another shape is no roles, never a refused token.
+	Roles json.RawMessage `json:"roles"`
+}
+
+// jwtRoles reads a roles claim: an array of strings, of which those
+// CheckRoles accepts (admin and client never: a JWT caller is a client).
+func jwtRoles(raw json.RawMessage) []string {
+	var roles []string
+	if len(raw) == 0 || json.Unmarshal(raw, &roles) != nil {
+		return nil
+	}
+	return usableRoles(roles)
 }
 
 func invalidJWT(format string, a ...any) error {
@@ -203,7 +218,7 @@ func (s *Service) verifyJWT(ctx context.Context, raw string) (Identity, error) {
 	scopes := strings.Fields(claims.Scope)
 	scopes = append(scopes, claims.Scp...)
 	id := Identity{TokenName: SubjectPrefix + claims.Subject, Subject: claims.Subject, Issuer: claims.Issuer,
-		Role: store.RoleClient, Scopes: scopes, Scoped: true}
+		Role: store.RoleClient, Roles: jwtRoles(claims.Roles), Scopes: scopes, Scoped: true}
 	for _, sc := range scopes {
 		if sc == ScopeAll {
 			id.Servers, id.Scoped = nil, false

@@ -21,7 +21,9 @@ func (e *env) tokensCommand() *cobra.Command {
 			"Only a hash of each token is stored, so a token is shown once, when it is created.\n\n" +
 			"A token has a role. A client token (the default, what `snippet` and the Connect page make) reaches the\n" +
 			"MCP endpoint (/mcp, /sse) only. An admin token (--admin) also opens the browser UI of `serve`, which can\n" +
-			"start processes and change every setting: keep it out of AI clients' configs.",
+			"start processes and change every setting: keep it out of AI clients' configs.\n\n" +
+			"A token may also carry roles of its own (--role reviewer): state_gate lets it emit the events kept to\n" +
+			"those roles. They never change what the token reaches.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
@@ -40,14 +42,16 @@ func (e *env) withAuth(fn func(*store.Store, *auth.Service) error) error {
 
 func (e *env) tokensCreate() *cobra.Command {
 	var serversFlag string
+	var roles []string
 	var asJSON, admin bool
 	cmd := &cobra.Command{
-		Use:   "create NAME [--servers a,b | --admin]",
+		Use:   "create NAME [--servers a,b | --admin] [--role R]...",
 		Short: "Create a token and print it (once: it cannot be shown again)",
 		Example: "  mcp-router tokens create laptop\n" +
 			"  mcp-router tokens create ci --servers github,fs --json\n" +
+			"  mcp-router tokens create review-bot --role reviewer   # state_gate: may emit events kept to reviewer\n" +
 			"  mcp-router tokens create me --admin        # for the browser UI",
-		Args: exactArgs(1, "tokens create NAME [--servers a,b | --admin] [--json]"),
+		Args: exactArgs(1, "tokens create NAME [--servers a,b | --admin] [--role R]... [--json]"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			name := args[0]
 			if err := auth.ValidName(name); err != nil {
@@ -60,15 +64,14 @@ func (e *env) tokensCreate() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if roles, err = checkRoleFlag(cmd, roles); err != nil {
+				return err
+			}
 			return e.withAuth(func(st *store.Store, svc *auth.Service) error {
 				if err := checkServersExist(cmd, st, servers); err != nil {
 					return err
 				}
-				create := func() (string, store.Token, error) { return svc.Create(cmd.Context(), name, servers) }
-				if admin {
-					create = func() (string, store.Token, error) { return svc.CreateAdmin(cmd.Context(), name) }
-				}
-				secret, tok, err := create()
+				secret, tok, err := svc.CreateToken(cmd.Context(), auth.NewToken{Name: name, Servers: servers, Roles: roles, Admin: admin})
 				if errors.Is(err, store.ErrDuplicate) {
 					return fmt.Errorf("a token named %q already exists (see `mcp-router tokens list`)", name)
 				}
@@ -81,7 +84,8 @@ func (e *env) tokensCreate() *cobra.Command {
 						Token   string     `json:"token"`
 						Servers []string   `json:"servers"`
 						Role    store.Role `json:"role"`
-					}{tok.Name, secret, nonNil(tok.Servers), tok.Role})
+						Roles   []string   `json:"roles"`
+					}{tok.Name, secret, nonNil(tok.Servers), tok.Role, nonNil(tok.Roles)})
 				}
 				// The secret alone on stdout, so $(mcp-router tokens create x) works.
 				fmt.Fprintln(cmd.OutOrStdout(), secret)
@@ -90,16 +94,38 @@ func (e *env) tokensCreate() *cobra.Command {
 						"never put it in an AI client's config. Copy it now: it cannot be shown again.\n", tok.Name)
 					return nil
 				}
-				fmt.Fprintf(cmd.ErrOrStderr(), "Created client token %q for %s (the MCP endpoint only). Copy it now: it cannot be shown again.\n",
-					tok.Name, serversLabel(tok.Servers))
+				fmt.Fprintf(cmd.ErrOrStderr(), "Created client token %q for %s (the MCP endpoint only)%s. Copy it now: it cannot be shown again.\n",
+					tok.Name, serversLabel(tok.Servers), rolesNote(tok.Roles))
 				return nil
 			})
 		},
 	}
 	cmd.Flags().StringVar(&serversFlag, "servers", "", "comma-separated servers the token may use (default: all)")
 	cmd.Flags().BoolVar(&admin, "admin", false, "make an admin token: it also opens the browser UI (default: a client token, the MCP endpoint only)")
-	cmd.Flags().BoolVar(&asJSON, "json", false, `print JSON: {"name": …, "token": "mcpr_…", "servers": […], "role": "client"|"admin"}`)
+	cmd.Flags().StringSliceVar(&roles, "role", nil, "a role of the token's own, for state_gate (repeat, or a,b); 1-64 letters, digits, _ . -; not admin or client")
+	cmd.Flags().BoolVar(&asJSON, "json", false, `print JSON: {"name": …, "token": "mcpr_…", "servers": […], "role": "client"|"admin", "roles": […]}`)
 	return cmd
+}
+
+// checkRoleFlag reads --role: the names auth.CheckRoles accepts, as a
+// usage error naming the flag otherwise; given, it names at least one.
+func checkRoleFlag(cmd *cobra.Command, roles []string) ([]string, error) {
+	out, err := auth.CheckRoles(roles)
+	if err != nil {
+		return nil, usagef("--role: %v", err)
+	}
+	if cmd.Flags().Changed("role") && len(out) == 0 {
+		return nil, usagef("--role needs at least one role")
+	}
+	return out, nil
+}
+
+// rolesNote is ", with roles a, b" for a token with roles of its own.
+func rolesNote(roles []string) string {
+	if len(roles) == 0 {
+		return ""
+	}
+	return ", with roles " + strings.Join(roles, ", ")
 }
 
 // parseServerList reads --servers a,b: trimmed, no empties, no repeats.
@@ -156,6 +182,7 @@ type tokenView struct {
 	Prefix     string     `json:"prefix"`
 	Servers    []string   `json:"servers"` // empty: all servers
 	Role       store.Role `json:"role"`    // client or admin
+	Roles      []string   `json:"roles"`   // its own, for state_gate
 	CreatedAt  time.Time  `json:"createdAt"`
 	LastUsedAt *time.Time `json:"lastUsedAt"`
 	RevokedAt  *time.Time `json:"revokedAt"`
@@ -177,7 +204,7 @@ func (e *env) tokensList() *cobra.Command {
 				if asJSON {
 					views := make([]tokenView, len(toks))
 					for i, t := range toks {
-						views[i] = tokenView{t.Name, t.Prefix, nonNil(t.Servers), t.Role, t.CreatedAt, t.LastUsedAt, t.RevokedAt, t.RevokedAt != nil}
+						views[i] = tokenView{t.Name, t.Prefix, nonNil(t.Servers), t.Role, nonNil(t.Roles), t.CreatedAt, t.LastUsedAt, t.RevokedAt, t.RevokedAt != nil}
 					}
 					return writeJSON(cmd.OutOrStdout(), views)
 				}
@@ -186,13 +213,17 @@ func (e *env) tokensList() *cobra.Command {
 					return nil
 				}
 				tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
-				fmt.Fprintln(tw, "NAME\tROLE\tPREFIX\tSERVERS\tCREATED\tLAST USED\tREVOKED")
+				fmt.Fprintln(tw, "NAME\tROLE\tROLES\tPREFIX\tSERVERS\tCREATED\tLAST USED\tREVOKED")
 				for _, t := range toks {
 					servers := "all"
 					if len(t.Servers) > 0 {
 						servers = strings.Join(t.Servers, ",")
 					}
-					fmt.Fprintf(tw, "%s\t%s\t%s…\t%s\t%s\t%s\t%s\n", t.Name, t.Role, t.Prefix, servers,
+					roles := "-"
+					if len(t.Roles) > 0 {
+						roles = strings.Join(t.Roles, ",")
+					}
+					fmt.Fprintf(tw, "%s\t%s\t%s\t%s…\t%s\t%s\t%s\t%s\n", t.Name, t.Role, roles, t.Prefix, servers,
 						fmtTime(&t.CreatedAt, "-"), fmtTime(t.LastUsedAt, "never"), fmtTime(t.RevokedAt, "no"))
 				}
 				return tw.Flush()

@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -38,39 +39,70 @@ func (e *env) tokensDelete() *cobra.Command {
 
 func (e *env) tokensUpdate() *cobra.Command {
 	var serversFlag string
-	var all bool
+	var roles []string
+	var all, noRoles bool
+	const usage = "tokens update NAME [--servers a,b | --all-servers] [--role R... | --no-roles]"
 	cmd := &cobra.Command{
-		Use:   "update NAME (--servers a,b | --all-servers)",
-		Short: "Change the servers a token may use; a running router applies it within a second",
+		Use:   "update NAME [--servers a,b | --all-servers] [--role R... | --no-roles]",
+		Short: "Change the servers a token may use or its own roles; a running router applies it within a second",
 		Example: "  mcp-router tokens update ci --servers github,fs\n" +
-			"  mcp-router tokens update ci --all-servers",
-		Args: exactArgs(1, "tokens update NAME (--servers a,b | --all-servers)"),
+			"  mcp-router tokens update ci --all-servers\n" +
+			"  mcp-router tokens update review-bot --role reviewer,maintainer   # replaces its roles\n" +
+			"  mcp-router tokens update review-bot --no-roles",
+		Args: exactArgs(1, usage),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			given := cmd.Flags().Changed("servers")
-			if given == all {
-				return usagef("tokens update %s: give --servers a,b or --all-servers (one of them)", args[0])
+			name := args[0]
+			setServers, setRoles := cmd.Flags().Changed("servers"), cmd.Flags().Changed("role")
+			switch {
+			case setServers && all:
+				return usagef("tokens update %s: give --servers a,b or --all-servers, not both", name)
+			case setRoles && noRoles:
+				return usagef("tokens update %s: give --role or --no-roles, not both", name)
+			case !setServers && !all && !setRoles && !noRoles:
+				return usagef("tokens update %s: nothing to change: give --servers a,b, --all-servers, --role R or --no-roles", name)
 			}
 			servers, err := parseServerList(cmd, serversFlag)
 			if err != nil {
+				return err
+			}
+			if roles, err = checkRoleFlag(cmd, roles); err != nil {
 				return err
 			}
 			return e.withAuth(func(st *store.Store, svc *auth.Service) error {
 				if err := checkServersExist(cmd, st, servers); err != nil {
 					return err
 				}
-				tok, err := svc.SetServers(cmd.Context(), args[0], servers)
-				switch {
-				case errors.Is(err, store.ErrNotFound):
-					return noToken(args[0])
-				case err != nil:
-					return err
+				if setServers || all {
+					tok, err := svc.SetServers(cmd.Context(), name, servers)
+					switch {
+					case errors.Is(err, store.ErrNotFound):
+						return noToken(name)
+					case err != nil:
+						return err
+					}
+					fmt.Fprintf(cmd.OutOrStdout(), "token %s may now use %s\n", tok.Name, serversLabel(tok.Servers))
 				}
-				fmt.Fprintf(cmd.OutOrStdout(), "token %s may now use %s\n", tok.Name, serversLabel(tok.Servers))
+				if setRoles || noRoles {
+					tok, err := svc.SetRoles(cmd.Context(), name, roles)
+					switch {
+					case errors.Is(err, store.ErrNotFound):
+						return noToken(name)
+					case err != nil:
+						return err
+					}
+					if len(tok.Roles) == 0 {
+						fmt.Fprintf(cmd.OutOrStdout(), "token %s now has no roles of its own\n", tok.Name)
+					} else {
+						fmt.Fprintf(cmd.OutOrStdout(), "token %s now has roles %s\n", tok.Name, strings.Join(tok.Roles, ", "))
+					}
+				}
 				return nil
 			})
 		},
 	}
 	cmd.Flags().StringVar(&serversFlag, "servers", "", "comma-separated servers the token may use, replacing the current list")
 	cmd.Flags().BoolVar(&all, "all-servers", false, "let the token use every server")
+	cmd.Flags().StringSliceVar(&roles, "role", nil, "the token's own roles, for state_gate, replacing the current ones (repeat, or a,b)")
+	cmd.Flags().BoolVar(&noRoles, "no-roles", false, "clear the token's own roles")
 	return cmd
 }

@@ -18,6 +18,7 @@ type listedToken struct {
 	Prefix     string   `json:"prefix"`
 	Servers    []string `json:"servers"`
 	Role       string   `json:"role"`
+	Roles      []string `json:"roles"`
 	CreatedAt  string   `json:"createdAt"`
 	LastUsedAt *string  `json:"lastUsedAt"`
 	RevokedAt  *string  `json:"revokedAt"`
@@ -160,8 +161,19 @@ func TestTokensBadInput(t *testing.T) {
 		{"delete unknown", []string{"tokens", "delete", "nope"}, `no token named "nope"`, ExitError},
 		{"delete no name", []string{"tokens", "delete"}, "usage: mcp-router tokens delete NAME", ExitUsage},
 		{"update unknown", []string{"tokens", "update", "nope", "--all-servers"}, `no token named "nope"`, ExitError},
-		{"update nothing", []string{"tokens", "update", "existing"}, "give --servers a,b or --all-servers", ExitUsage},
-		{"update both", []string{"tokens", "update", "existing", "--servers", "fs", "--all-servers"}, "one of them", ExitUsage},
+		{"update nothing", []string{"tokens", "update", "existing"}, "nothing to change: give --servers a,b, --all-servers, --role R or --no-roles", ExitUsage},
+		{"update both", []string{"tokens", "update", "existing", "--servers", "fs", "--all-servers"}, "give --servers a,b or --all-servers, not both", ExitUsage},
+		{"role admin", []string{"tokens", "create", "new", "--role", "admin"}, `--role: role "admin" is reserved: it is the role of admin tokens (tokens create NAME --admin)`, ExitUsage},
+		{"role client", []string{"tokens", "create", "new", "--role", "reviewer,Client"}, `--role: role "Client" is reserved: every client token carries it already`, ExitUsage},
+		{"role with a colon", []string{"tokens", "create", "new", "--role", "token:lead-agent"}, `--role: bad role "token:lead-agent": use 1-64 letters, digits`, ExitUsage},
+		{"role star", []string{"tokens", "create", "new", "--role", "*"}, `--role: bad role "*"`, ExitUsage},
+		{"role empty", []string{"tokens", "create", "new", "--role", ""}, "--role needs at least one role", ExitUsage},
+		{"role empty in a list", []string{"tokens", "create", "new", "--role", "a,,b"}, `--role: bad role ""`, ExitUsage},
+		{"update role empty", []string{"tokens", "update", "existing", "--role", " "}, "--role", ExitUsage},
+		{"update role admin", []string{"tokens", "update", "existing", "--role", "reviewer", "--role", "ADMIN"}, `--role: role "ADMIN" is reserved`, ExitUsage},
+		{"update role and no roles", []string{"tokens", "update", "existing", "--role", "x", "--no-roles"}, "give --role or --no-roles, not both", ExitUsage},
+		{"update role of revoked", []string{"tokens", "update", "gone", "--role", "x"}, `token "gone": already revoked`, ExitError},
+		{"update role of unknown", []string{"tokens", "update", "nope", "--no-roles"}, `no token named "nope"`, ExitError},
 		{"update unknown server", []string{"tokens", "update", "existing", "--servers", "fs,nope"}, `--servers: no server named "nope"`, ExitError},
 		{"update empty servers", []string{"tokens", "update", "existing", "--servers", ","}, "--servers needs at least one server", ExitUsage},
 		{"update revoked", []string{"tokens", "update", "gone", "--servers", "fs"}, `token "gone": already revoked`, ExitError},
@@ -270,5 +282,72 @@ func TestTokensUpdateAndDelete(t *testing.T) {
 	mustRun(t, dir, "tokens", "delete", "ci")
 	if _, err := verifyIn(t, dir, again); !errors.Is(err, auth.ErrInvalidToken) {
 		t.Errorf("deleted active token verifies: %v", err)
+	}
+}
+
+// --role gives a token roles of its own (repeated or a,b), shown by
+// tokens list (table and --json) and create --json, carried by the
+// identity the router finds; tokens update --role replaces them and
+// --no-roles clears them. They never make a token an admin.
+func TestTokensRoles(t *testing.T) {
+	dir := t.TempDir()
+	r := run(t, dir, "", "tokens", "create", "review-bot", "--role", "reviewer", "--role", "qa,reviewer")
+	if r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	secret := strings.TrimSpace(r.stdout)
+	if !strings.Contains(r.stderr, `Created client token "review-bot" for all servers (the MCP endpoint only), with roles reviewer, qa.`) {
+		t.Errorf("stderr %q", r.stderr)
+	}
+	id, err := verifyIn(t, dir, secret)
+	if err != nil || !reflect.DeepEqual(id.Roles, []string{"reviewer", "qa"}) || id.Role != store.RoleClient || id.IsAdmin() {
+		t.Fatalf("identity %+v, %v", id, err)
+	}
+	var created map[string]any
+	if err := json.Unmarshal([]byte(mustRun(t, dir, "tokens", "create", "lead", "--admin", "--role", "maintainer", "--json")), &created); err != nil {
+		t.Fatal(err)
+	}
+	if created["role"] != "admin" || !reflect.DeepEqual(created["roles"], []any{"maintainer"}) {
+		t.Errorf("create --admin --role --json = %v", created)
+	}
+	if err := json.Unmarshal([]byte(mustRun(t, dir, "tokens", "create", "plain", "--json")), &created); err != nil || !reflect.DeepEqual(created["roles"], []any{}) {
+		t.Errorf("create --json without --role = %v, %v", created, err)
+	}
+
+	roles := map[string][]string{}
+	for _, row := range tokensJSON(t, dir) {
+		roles[row.Name] = row.Roles
+	}
+	if want := map[string][]string{"lead": {"maintainer"}, "plain": {}, "review-bot": {"reviewer", "qa"}}; !reflect.DeepEqual(roles, want) {
+		t.Errorf("list --json roles = %v, want %v", roles, want)
+	}
+	table := mustRun(t, dir, "tokens", "list")
+	lines := strings.Split(strings.TrimSpace(table), "\n")
+	if len(lines) != 4 || strings.Join(strings.Fields(lines[0])[:3], " ") != "NAME ROLE ROLES" {
+		t.Fatalf("table:\n%s", table)
+	}
+	for _, line := range lines[1:] {
+		f := strings.Fields(line)
+		want := strings.Join(roles[f[0]], ",")
+		if want == "" {
+			want = "-"
+		}
+		if f[2] != want {
+			t.Errorf("table row %q: roles %q, want %q", line, f[2], want)
+		}
+	}
+
+	if out := mustRun(t, dir, "tokens", "update", "review-bot", "--role", "maintainer"); out != "token review-bot now has roles maintainer\n" {
+		t.Errorf("update --role said %q", out)
+	}
+	if id, _ := verifyIn(t, dir, secret); !reflect.DeepEqual(id.Roles, []string{"maintainer"}) {
+		t.Errorf("after update --role: %v", id.Roles)
+	}
+	out := mustRun(t, dir, "tokens", "update", "review-bot", "--all-servers", "--no-roles")
+	if out != "token review-bot may now use all servers\ntoken review-bot now has no roles of its own\n" {
+		t.Errorf("update --all-servers --no-roles said %q", out)
+	}
+	if id, _ := verifyIn(t, dir, secret); len(id.Roles) != 0 {
+		t.Errorf("after --no-roles: %v", id.Roles)
 	}
 }

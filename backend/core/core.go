@@ -278,10 +278,13 @@ func callerFrom(ctx context.Context) gateway.Caller {
 		}
 	}
 	// The token's role (client, admin) is a role the caller carries: a
-	// state_gate event may be kept to it (roles: [admin]).
+	// state_gate event may be kept to it (roles: [admin]); so are the
+	// token's own roles (roles: [reviewer]; auth.CheckRoles keeps them apart
+	// from client and admin).
 	if id.Role != "" {
 		caller.Roles = []string{string(id.Role)}
 	}
+	caller.Roles = append(caller.Roles, id.Roles...)
 	return caller
 }
 

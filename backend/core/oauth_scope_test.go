@@ -12,10 +12,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mark3labs/mcp-go/client"
+
 	"github.com/mcp-router/mcp-router/backend/pipeline"
 	"github.com/mcp-router/mcp-router/backend/policy"
 	"github.com/mcp-router/mcp-router/backend/settings"
 	"github.com/mcp-router/mcp-router/backend/spec"
+	"github.com/mcp-router/mcp-router/backend/stategate"
 	"github.com/mcp-router/mcp-router/internal/testpeers"
 )
 
@@ -231,5 +234,88 @@ func TestJWTToolScopes(t *testing.T) {
 	}
 	if err := json.Unmarshal(raw, &md); err != nil || !slices.Equal(md.ScopesSupported, []string{"mcp:*"}) || strings.Contains(string(raw), "mcp:tool") {
 		t.Errorf("metadata: %v %s", err, raw)
+	}
+}
+
+// A JWT's roles claim reaches state_gate as a token's own roles do, through
+// the endpoint with a real authorization server's tokens: a JWT with
+// roles ["reviewer"] closes a run kept to reviewer, one without roles is
+// refused; an "admin" in the claim is not the admin role (a JWT caller is
+// a client), so an event kept to admin stays FORBIDDEN.
+func TestStateGateRolesFromJWTClaims(t *testing.T) {
+	iss := testpeers.StartOAuthIssuer(t)
+	dir := t.TempDir()
+	procs := stategate.ProcessesDir(dir)
+	if err := os.MkdirAll(procs, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	const gateProcess = `id: gate
+version: 1
+states:
+  - name: open
+    initial: true
+  - name: done
+    final: true
+events:
+  - name: close
+    roles: [reviewer]
+  - name: force
+    roles: [admin]
+transitions:
+  - {from: open, event: close, to: done}
+  - {from: open, event: force, to: done}
+`
+	if err := os.WriteFile(filepath.Join(procs, "gate.yaml"), []byte(gateProcess), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ep := serve(t, dir, []spec.Server{stateGateDef()}, false)
+	ctx := context.Background()
+	if err := ep.core.Settings.SetMany(ctx, map[string]string{
+		settings.KeyOAuthIssuers: iss.URL, settings.KeyPublicURL: "http://" + ep.addr,
+	}); err != nil {
+		t.Fatal(err)
+	}
+	reviewer := iss.Token(t, map[string]string{"resource": ep.url, "scope": "mcp:*", "sub": "rita", "test_roles": "reviewer admin"})
+	plain := iss.Token(t, map[string]string{"resource": ep.url, "scope": "mcp:*", "sub": "paul"})
+	if id, err := ep.core.Auth.Verify(ctx, reviewer); err != nil || !slices.Equal(id.Roles, []string{"reviewer"}) || id.IsAdmin() {
+		t.Fatalf("the reviewer's JWT verifies as %+v, %v", id, err)
+	}
+	clients := map[string]*client.Client{}
+	for who, tok := range map[string]string{"rita": reviewer, "paul": plain} {
+		c, err := mcpClient(t, ep.url, tok)
+		if err != nil {
+			t.Fatal(err)
+		}
+		clients[who] = c
+	}
+	raw, err := callTool(ctx, clients["paul"], "state_gate__create_run", map[string]any{"process_id": "gate"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var run stategate.RunInfo
+	if err := json.Unmarshal(raw, &run); err != nil || run.RunID == "" {
+		t.Fatalf("create_run: %s", raw)
+	}
+	emit := func(who, event, key string) stategate.EmitResponse {
+		t.Helper()
+		raw, err := callTool(ctx, clients[who], "state_gate__emit_event", map[string]any{"run_id": run.RunID, "event_name": event,
+			"expected_revision": 0, "idempotency_key": key})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var r stategate.EmitResponse
+		if err := json.Unmarshal(raw, &r); err != nil {
+			t.Fatalf("%s: %s", event, raw)
+		}
+		return r
+	}
+	if r := emit("paul", "close", "k1"); r.Success || r.Error == nil || r.Error.Code != stategate.CodeForbidden {
+		t.Errorf("close by a JWT without roles: %+v", r)
+	}
+	if r := emit("rita", "force", "k2"); r.Success || r.Error == nil || r.Error.Code != stategate.CodeForbidden {
+		t.Errorf("force (roles: [admin]) by a JWT claiming admin: %+v", r)
+	}
+	if r := emit("rita", "close", "k3"); !r.Success || r.Result == nil || r.Result.Transition.ToState != "done" {
+		t.Errorf("close by a JWT with roles [reviewer]: %+v %+v", r.Result, r.Error)
 	}
 }

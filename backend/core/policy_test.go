@@ -2,6 +2,7 @@ package core
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -19,6 +20,7 @@ import (
 	"github.com/mcp-router/mcp-router/backend/pipeline"
 	"github.com/mcp-router/mcp-router/backend/policy"
 	"github.com/mcp-router/mcp-router/backend/spec"
+	"github.com/mcp-router/mcp-router/backend/stategate"
 	"github.com/mcp-router/mcp-router/backend/store"
 	"github.com/mcp-router/mcp-router/internal/testmcp"
 	"github.com/mcp-router/mcp-router/internal/testpeers"
@@ -425,5 +427,86 @@ func TestApprovalByElicitation(t *testing.T) {
 	_, err = del(c, "c", false)
 	if err == nil || !strings.Contains(err.Error(), `policy "guard": nobody approved 'notes__delete_note' within 1s`) {
 		t.Errorf("timeout: %v", err)
+	}
+}
+
+// initializeAs opens a session with token and returns its initialize
+// result's instructions.
+func initializeAs(t *testing.T, url, token string) string {
+	t.Helper()
+	code, _, body := postAs(t, url, token, "", `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	if i := strings.LastIndex(string(body), "data: "); i >= 0 {
+		body = body[i+len("data: "):]
+	}
+	var resp struct {
+		Result *mcp.InitializeResult `json:"result"`
+	}
+	if err := json.Unmarshal(body, &resp); code != 200 || err != nil || resp.Result == nil {
+		t.Fatalf("initialize as %s: HTTP %d %s (%v)", token[:12], code, body, err)
+	}
+	return resp.Result.Instructions
+}
+
+// A server the policy denies to a client says nothing to it at initialize:
+// neither its own instructions (state_gate has some) nor a gate message,
+// while another client still gets both, and each initialize is in the
+// request log once.
+func TestDeniedServerGivesNoInstructions(t *testing.T) {
+	dir := t.TempDir()
+	src := "policies:\n  - name: alice-without\n    match: {clients: [alice]}\n    servers: {deny: [state_gate, gated]}\n"
+	if err := os.WriteFile(filepath.Join(dir, policy.FileName), []byte(src), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	const gateMark = "GATE-MARK: call gated__activate first"
+	gated := testmcp.Server("gated")
+	gated.Gate = spec.Gate{Enabled: true, Message: gateMark}
+	ep := serve(t, dir, []spec.Server{stateGateDef(), gated}, false)
+	ctx := context.Background()
+	alice, _, err := ep.core.Auth.Create(ctx, "alice", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bob, _, err := ep.core.Auth.Create(ctx, "bob", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	testpeers.Eventually(t, 10*time.Second, "state_gate running", func() bool {
+		st, err := ep.core.Servers.Status(stategate.ServerName)
+		return err == nil && st.Instructions != ""
+	})
+	st, _ := ep.core.Servers.Status(stategate.ServerName)
+	ownMark := strings.SplitN(strings.TrimSpace(st.Instructions), "\n", 2)[0]
+
+	forBob := initializeAs(t, ep.url, bob)
+	for _, want := range []string{"## state_gate", ownMark, "## gated", gateMark} {
+		if !strings.Contains(forBob, want) {
+			t.Errorf("bob's instructions lack %q: %q", want, forBob)
+		}
+	}
+	forAlice := initializeAs(t, ep.url, alice)
+	for _, unwanted := range []string{"state_gate", ownMark, "gated", gateMark} {
+		if strings.Contains(forAlice, unwanted) {
+			t.Errorf("alice's instructions hold %q of a server denied to her: %q", unwanted, forAlice)
+		}
+	}
+
+	if err := ep.core.Requests.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := ep.core.Store.Logs().List(ctx, store.LogFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	inits := map[string]int{}
+	for _, r := range rows {
+		if r.Method == "initialize" {
+			inits[r.Client]++
+			if r.Client == "alice" && strings.Contains(r.Response, gateMark) || r.Client == "bob" && !strings.Contains(r.Response, gateMark) {
+				t.Errorf("the log's initialize of %s answered %s", r.Client, r.Response)
+			}
+		}
+	}
+	if inits["alice"] != 1 || inits["bob"] != 1 {
+		t.Errorf("initialize entries in the request log: %v", inits)
 	}
 }

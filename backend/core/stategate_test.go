@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -20,6 +21,7 @@ import (
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/mcp-router/mcp-router/backend/auth"
 	"github.com/mcp-router/mcp-router/backend/spec"
 	"github.com/mcp-router/mcp-router/backend/stategate"
 	"github.com/mcp-router/mcp-router/backend/store"
@@ -727,5 +729,148 @@ func TestStateGateHashingStopsWhenTheClientGoes(t *testing.T) {
 	events, _ := ep.core.Store.StateGate().Events(ctx, run.RunID)
 	if len(events) != 0 {
 		t.Fatalf("the abandoned emit stored %d events", len(events))
+	}
+}
+
+// docsCodeReview is the worked example of docs/state-gate.md, as written.
+func docsCodeReview(t *testing.T) string {
+	t.Helper()
+	doc, err := os.ReadFile(filepath.Join(testpeers.RepoRoot(t), "docs", "state-gate.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, ok := strings.Cut(string(doc), "parsed by backend/stategate/docs_test.go -->\n```yaml\n")
+	if !ok {
+		t.Fatal("docs/state-gate.md has no marked yaml block")
+	}
+	src, _, _ := strings.Cut(rest, "```\n")
+	if !strings.Contains(src, "roles: [reviewer, \"token:lead-agent\"]") || !strings.Contains(src, "roles: [maintainer, \"token:lead-agent\"]") {
+		t.Fatalf("the example no longer keeps approve to reviewer and merge to maintainer:\n%s", src)
+	}
+	return src
+}
+
+// The docs' worked example through the router's endpoint, with tokens as
+// the docs make them: approve is kept to the reviewer role, and a token
+// made with --role reviewer (auth.NewToken.Roles) fires it, while a token
+// without it — none, or another role — gets FORBIDDEN. merge is kept to
+// maintainer: the reviewer's token gets it only after its roles are
+// changed, by another process on the same database (as `tokens update
+// --role maintainer` does), which the running router follows.
+func TestStateGateDocsExampleWithTokenRoles(t *testing.T) {
+	dir := t.TempDir()
+	procs := stategate.ProcessesDir(dir)
+	if err := os.MkdirAll(procs, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(procs, "code-review.yaml"), []byte(docsCodeReview(t)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ep := serve(t, dir, []spec.Server{stateGateDef()}, false)
+	ctx := context.Background()
+	agentSecret, _, err := ep.core.Auth.Create(ctx, "agent", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reviewerSecret, _, err := ep.core.Auth.CreateToken(ctx, auth.NewToken{Name: "review-bot", Roles: []string{"reviewer"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	qaSecret, _, err := ep.core.Auth.CreateToken(ctx, auth.NewToken{Name: "qa-bot", Roles: []string{"qa"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	clients := map[string]*client.Client{}
+	for name, secret := range map[string]string{"agent": agentSecret, "review-bot": reviewerSecret, "qa-bot": qaSecret} {
+		c, err := mcpClient(t, ep.url, secret)
+		if err != nil {
+			t.Fatal(err)
+		}
+		clients[name] = c
+	}
+
+	raw, err := callTool(ctx, clients["agent"], "state_gate__create_run", map[string]any{"process_id": "code-review", "context": map[string]any{"risk": "high"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var run stategate.RunInfo
+	if err := json.Unmarshal(raw, &run); err != nil || run.RunID == "" || run.CurrentState != "draft" {
+		t.Fatalf("create_run: %s", raw)
+	}
+	for _, f := range []string{"changes/cache.patch", "review/notes.md"} {
+		p := filepath.Join(run.Workspace, f)
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(f), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	key := 0
+	emit := func(who, event string, payload map[string]any, rev int64, artifacts ...string) stategate.EmitResponse {
+		t.Helper()
+		key++
+		args := map[string]any{"run_id": run.RunID, "event_name": event, "expected_revision": rev, "idempotency_key": fmt.Sprint("k", key)}
+		if payload != nil {
+			args["payload"] = payload
+		}
+		if artifacts != nil {
+			args["artifact_paths"] = artifacts
+		}
+		raw, err := callTool(ctx, clients[who], "state_gate__emit_event", args)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var r stategate.EmitResponse
+		if err := json.Unmarshal(raw, &r); err != nil {
+			t.Fatalf("%s %s: %s", who, event, raw)
+		}
+		return r
+	}
+	accepted := func(r stategate.EmitResponse, to string) bool {
+		return r.Success && r.Result != nil && r.Result.Transition != nil && r.Result.Transition.ToState == to
+	}
+	forbidden := func(r stategate.EmitResponse, who string) bool {
+		return !r.Success && r.Error != nil && r.Error.Code == stategate.CodeForbidden && strings.Contains(r.Error.Message, who+" may not emit")
+	}
+
+	if r := emit("agent", "submit_for_review", map[string]any{"title": "Add the cache"}, 0, "changes/cache.patch"); !accepted(r, "in_review") {
+		t.Fatalf("submit_for_review: %+v", r)
+	}
+	emit("agent", "comment", map[string]any{"finding": "a"}, 1)
+	emit("agent", "comment", map[string]any{"finding": "b"}, 2)
+	for _, who := range []string{"agent", "qa-bot"} {
+		if r := emit(who, "approve", nil, 3); !forbidden(r, who) {
+			t.Errorf("approve by %s (no reviewer role): %+v", who, r.Error)
+		}
+	}
+	if r := emit("review-bot", "approve", nil, 3); !accepted(r, "approved") {
+		t.Fatalf("approve by the token with --role reviewer: %+v %+v", r.Result, r.Error)
+	}
+	if r := emit("review-bot", "merge", nil, 4, "review/notes.md"); !forbidden(r, "review-bot") {
+		t.Fatalf("merge by a reviewer: %+v", r.Error)
+	}
+
+	// Another process (the CLI) gives the token maintainer instead.
+	other, err := store.Open(filepath.Join(dir, "mcp-router.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	otherAuth := auth.New(other)
+	defer otherAuth.Close()
+	if _, err := otherAuth.SetRoles(ctx, "review-bot", []string{"maintainer"}); err != nil {
+		t.Fatal(err)
+	}
+	testpeers.Eventually(t, 5*time.Second, "the router to see review-bot's new roles", func() bool {
+		id, err := ep.core.Auth.Verify(ctx, reviewerSecret)
+		return err == nil && slices.Equal(id.Roles, []string{"maintainer"})
+	})
+	if r := emit("review-bot", "merge", nil, 4, "review/notes.md"); !accepted(r, "merged") {
+		t.Fatalf("merge after tokens update --role maintainer: %+v %+v", r.Result, r.Error)
+	}
+	events, err := ep.core.Store.StateGate().Events(ctx, run.RunID)
+	if err != nil || len(events) != 5 || events[3].Actor != "review-bot" || events[4].Actor != "review-bot" || events[0].Actor != "agent" {
+		t.Fatalf("history: %+v, %v", events, err)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -151,14 +152,15 @@ func (g *Gateway) rebuild() {
 
 	// Resource URIs are global names already: they stay as they are, so
 	// links inside tool results keep working. The first server (by name)
-	// that offers a URI serves it.
+	// that offers a URI, or a URI template, serves it; the other's is a
+	// collision, recorded as one.
 	resourceOwners := map[string]string{}
 	templateOwners := map[string]string{}
 	var resources []server.ServerResource
 	var templates []server.ServerResourceTemplate
 	var resourceList []listed[mcp.Resource]
 	var templateList []listed[mcp.ResourceTemplate]
-	var resourceCollisions []Collision
+	var resourceCollisions, templateCollisions []Collision
 	var templateRoutes []templateRoute
 	for _, name := range snap.servers {
 		for _, r := range snap.catalogs[name].Resources {
@@ -175,7 +177,8 @@ func (g *Gateway) rebuild() {
 			resourceList = append(resourceList, listed[mcp.Resource]{pipeline.ListItem{Server: name, Item: r.URI, Name: r.URI}, res})
 		}
 		for _, t := range snap.catalogs[name].ResourceTemplates {
-			if _, taken := templateOwners[t.URITemplate]; taken {
+			if owner, taken := templateOwners[t.URITemplate]; taken {
+				templateCollisions = append(templateCollisions, Collision{Kind: "template", Name: t.URITemplate, Winner: owner, Loser: name, Item: t.URITemplate})
 				continue
 			}
 			var tmpl mcp.ResourceTemplate
@@ -195,7 +198,7 @@ func (g *Gateway) rebuild() {
 	g.resources, g.templates, g.templateRoutes = resourceOwners, templateOwners, templateRoutes
 	g.catalog = catalogLists{tools: sortListed(toolList), prompts: sortListed(promptList),
 		resources: sortListed(resourceList), templates: sortListed(templateList)}
-	collisions := append(append(toolCollisions, promptCollisions...), resourceCollisions...)
+	collisions := slices.Concat(toolCollisions, promptCollisions, resourceCollisions, templateCollisions)
 	g.collisions = collisions
 	changed := map[string]bool{
 		"tools":     g.swapSignature("tools", signTools(toolNames, toolRaw, sep)+abilitySig),
@@ -205,6 +208,10 @@ func (g *Gateway) rebuild() {
 	g.mu.Unlock()
 
 	for _, c := range collisions {
+		if c.Renamed == "" { // a URI or URI template: not renamed, served by the winner alone
+			g.log.Warnf("name collision: %s %q of %s kept by %s; %s's is not offered", c.Kind, c.Name, c.Loser, c.Winner, c.Loser)
+			continue
+		}
 		g.log.Warnf("name collision: %s %q of %s kept by %s; %s's is named %q", c.Kind, c.Name, c.Loser, c.Winner, c.Loser, c.Renamed)
 	}
 	if changed["tools"] {

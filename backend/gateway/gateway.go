@@ -8,8 +8,6 @@ package gateway
 import (
 	"context"
 	"os"
-	"sort"
-	"strings"
 	"sync"
 	"time"
 
@@ -147,10 +145,10 @@ func New(ups Upstreams, o Options) *Gateway {
 		return o.CallerFrom(ctx).Name
 	}, g.log, hooks)
 	g.frontLists(hooks)
-	hooks.AddAfterInitialize(func(ctx context.Context, _ any, _ *mcp.InitializeRequest, res *mcp.InitializeResult) {
-		res.Instructions = g.instructions(o.CallerFrom(ctx))
-	})
+	// The instance id first, so the log step of the instructions' chain
+	// records the result as the client gets it.
 	g.announceInstance(hooks)
+	g.frontInstructions(hooks)
 	hooks.AddAfterSetLevel(func(ctx context.Context, _ any, req *mcp.SetLevelRequest, _ *mcp.EmptyResult) {
 		g.forwardLevel(ctx, req)
 	})
@@ -317,30 +315,4 @@ func (g *Gateway) toolsChanged(sessionID string) {
 		string(mcp.MethodNotificationToolsListChanged), nil); err != nil {
 		g.log.Debugf("tools/list_changed not delivered: %v", err)
 	}
-}
-
-// instructions joins the running servers' own instructions, each labelled
-// with its server, for what the caller may use. A gated server contributes
-// its gate message instead: its own instructions come with activation.
-func (g *Gateway) instructions(c Caller) string {
-	var parts []string
-	for _, st := range g.ups.Statuses() {
-		if !c.MayUse(st.Name) {
-			continue
-		}
-		if s, ok := g.gate.Gated(st.Name); ok {
-			parts = append(parts, "## "+st.Name+"\n\n"+s.Message(st.Name))
-			continue
-		}
-		if st.State != upstream.StateRunning || st.Instructions == "" {
-			continue
-		}
-		parts = append(parts, "## "+st.Name+"\n\n"+strings.TrimSpace(st.Instructions))
-	}
-	sort.Strings(parts)
-	if len(parts) == 0 {
-		return ""
-	}
-	return "MCP Router serves several servers; tools are named <server>" + g.o.Separator() + "<tool>.\n\n" +
-		strings.Join(parts, "\n\n")
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -352,6 +353,39 @@ func TestCollidingNamesAreRenamedNotLost(t *testing.T) {
 	}
 	if res, err := call(c, "two__echo", map[string]any{"message": "x"}); err != nil || !strings.Contains(text(res), "x") {
 		t.Errorf("renamed tool call: %v %v", res, err)
+	}
+}
+
+// Two servers offering the same resource URI and the same URI template:
+// the first (by name) serves each, and both collisions are recorded, the
+// template's as the resource's.
+func TestCollidingResourcesAndTemplatesAreRecorded(t *testing.T) {
+	a, b := recorder("a", false), recorder("b", false)
+	a.Env["MCPR_REC_SCHEME"], b.Env["MCPR_REC_SCHEME"] = "shared", "shared"
+	r := newRig(t, []spec.Server{a, b}, rigOptions{})
+	want := map[string]Collision{
+		"resource": {Kind: "resource", Name: "shared://doc", Winner: "a", Loser: "b", Item: "shared://doc"},
+		"template": {Kind: "template", Name: "shared://items/{id}", Winner: "a", Loser: "b", Item: "shared://items/{id}"},
+	}
+	for _, col := range r.gw.Collisions() {
+		if w, ok := want[col.Kind]; ok && col == w {
+			delete(want, col.Kind)
+		}
+	}
+	if len(want) != 0 {
+		t.Errorf("collisions not recorded: %+v; got %+v", want, r.gw.Collisions())
+	}
+	c := connect(t, r.url, clientOptions{})
+	ctx := context.Background()
+	templates, err := c.ListResourceTemplates(ctx, mcp.ListResourceTemplatesRequest{})
+	if err != nil || len(templates.ResourceTemplates) != 1 {
+		t.Fatalf("templates %+v, %v", templates, err)
+	}
+	if _, err := c.ReadResource(ctx, mcp.ReadResourceRequest{Params: mcp.ReadResourceParams{URI: "shared://items/7"}}); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(received(t, r, "a"), "resources/read") || slices.Contains(received(t, r, "b"), "resources/read") {
+		t.Errorf("the template's read went to %v / %v, want a only", received(t, r, "a"), received(t, r, "b"))
 	}
 }
 

@@ -16,8 +16,9 @@ import (
 )
 
 // logHooks record, through mcp-go's hooks, the requests the router answers
-// without the pipeline — initialize, ping, a call of an unknown tool, a
-// malformed request — so the request log holds every request once. What
+// without the pipeline — ping, a call of an unknown tool, a malformed
+// request, an initialize mcp-go refused — so the request log holds every
+// request once (a successful initialize passes the chain: instructions.go). What
 // passes the pipeline is recorded by its log step: a success of such a
 // method, or an error marked by that step, is left alone here.
 func (g *Gateway) logHooks(h *server.Hooks) {

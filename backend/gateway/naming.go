@@ -30,14 +30,16 @@ var (
 func keepsDots(sep string) bool { return strings.Contains(sep, ".") }
 
 // Collision reports two upstream items that wanted the same client-facing
-// name. The first (by server name) keeps it; the other got Renamed.
+// name. The first (by server name) keeps it; the other's tool or prompt got
+// Renamed, its resource or resource template is not offered (a URI is not
+// renamed: links to it would break).
 type Collision struct {
-	Kind    string `json:"kind"` // "tool" or "prompt"
+	Kind    string `json:"kind"` // "tool", "prompt", "resource" or "template"
 	Name    string `json:"name"`
 	Winner  string `json:"winner"`  // server that kept Name
 	Loser   string `json:"loser"`   // server whose item was renamed
 	Item    string `json:"item"`    // the loser's own item name
-	Renamed string `json:"renamed"` // the name the loser's item got
+	Renamed string `json:"renamed"` // the name the loser's item got; "" for a resource or template
 }
 
 // upstreamName identifies one item of one server.

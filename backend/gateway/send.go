@@ -18,7 +18,8 @@ import (
 // let it through. A routed request goes to its upstream (its progress token
 // swapped for a router-unique one, and the call registered so that what the
 // upstream asks meanwhile reaches this client); a list is answered from the
-// catalog; logging/setLevel goes to every server left in its candidates.
+// catalog; logging/setLevel goes to every server left in its candidates;
+// an initialize gets the instructions of the servers left in its.
 func (g *Gateway) send(ctx context.Context, r *pipeline.Request) (pipeline.Result, error) {
 	switch r.Method {
 	case pipeline.MethodToolsList, pipeline.MethodPromptsList, pipeline.MethodResourcesList, pipeline.MethodTemplatesList:
@@ -28,6 +29,8 @@ func (g *Gateway) send(ctx context.Context, r *pipeline.Request) (pipeline.Resul
 		return pipeline.Result{Value: &mcp.EmptyResult{}}, nil
 	case pipeline.MethodSubscribe, pipeline.MethodUnsubscribe:
 		return g.sendSubscription(r)
+	case pipeline.MethodInitialize:
+		return g.sendInstructions(ctx, r), nil
 	}
 	ctx, f, done := g.begin(ctx, r.Server, r.Client.Session, r.Meta)
 	defer done()

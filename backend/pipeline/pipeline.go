@@ -1,8 +1,8 @@
 // Package pipeline is the router's forwarding pipeline: the one chain of
 // steps that every request forwarded to an upstream — tools/call,
 // prompts/get, resources/read, resources/subscribe and unsubscribe,
-// completion/complete, logging/setLevel — and every list the router answers
-// passes, in this order:
+// completion/complete, logging/setLevel — every list the router answers,
+// and the instructions of an initialize result, passes, in this order:
 //
 //	identity and scope → gate → policy → hooks → send → log
 //
@@ -16,9 +16,10 @@
 //
 // A request has one of two shapes. A routed request names one upstream
 // (Server, Item): each step checks it and calls the next or refuses. A
-// fan-out request — a list, or logging/setLevel, which goes to every server
-// the caller may use — carries candidates (List) that each step narrows
-// before the next; send then answers from what is left.
+// fan-out request — a list; logging/setLevel, which goes to every server
+// the caller may use; initialize, whose instructions join those of the
+// servers the caller may use — carries candidates (List) that each step
+// narrows before the next; send then answers from what is left.
 package pipeline
 
 import (
@@ -43,6 +44,9 @@ const (
 	MethodPromptsList   = string(mcp.MethodPromptsList)
 	MethodResourcesList = string(mcp.MethodResourcesList)
 	MethodTemplatesList = string(mcp.MethodResourcesTemplatesList)
+	// MethodInitialize: the chain decides whose instructions (or gate
+	// messages) an initialize result carries; nothing is sent upstream.
+	MethodInitialize = string(mcp.MethodInitialize)
 )
 
 // Forwarded lists the methods the router forwards to an upstream.
@@ -56,7 +60,8 @@ var Lists = []string{MethodToolsList, MethodPromptsList, MethodResourcesList, Me
 func Passes(method string) bool {
 	switch method {
 	case MethodToolsCall, MethodPromptsGet, MethodResourcesRead, MethodSubscribe, MethodUnsubscribe,
-		MethodComplete, MethodSetLevel, MethodToolsList, MethodPromptsList, MethodResourcesList, MethodTemplatesList:
+		MethodComplete, MethodSetLevel, MethodToolsList, MethodPromptsList, MethodResourcesList, MethodTemplatesList,
+		MethodInitialize:
 		return true
 	}
 	return false

@@ -37,6 +37,8 @@ var migrations = []*gormigrate.Migration{
 	{ID: "0700_request_log_backend_tool", Migrate: migrateRequestLogBackendTool},
 	// Secret env and header entries of servers (issue 24, item 7); 0800.
 	{ID: "0800_server_secrets", Migrate: migrateServerSecrets},
+	// A token's own roles, for state_gate (issue 24); numbered apart (0900).
+	{ID: "0900_token_custom_roles", Migrate: migrateTokenCustomRoles},
 }
 
 // MigrationIDs lists the migrations this build knows, oldest first.

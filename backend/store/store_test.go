@@ -204,6 +204,17 @@ func TestOpenV1Fixture(t *testing.T) {
 	if tok.Role != RoleClient || ci.Role != RoleClient {
 		t.Errorf("roles after upgrade: laptop %q, ci %q; want client", tok.Role, ci.Role)
 	}
+	// Migration 0900_token_custom_roles: old tokens carry no roles of their
+	// own, and an upgraded row takes some.
+	if tok.Roles != nil || ci.Roles != nil {
+		t.Errorf("custom roles after upgrade: laptop %v, ci %v; want none", tok.Roles, ci.Roles)
+	}
+	if err := s.Tokens().SetRoles(ctx, "laptop", []string{"reviewer"}); err != nil {
+		t.Fatalf("roles on an upgraded row: %v", err)
+	}
+	if got, err := s.Tokens().Get(ctx, "laptop"); err != nil || !reflect.DeepEqual(got.Roles, []string{"reviewer"}) {
+		t.Errorf("laptop's roles = %v, %v", got.Roles, err)
+	}
 
 	logs, err := s.Logs().List(ctx, LogFilter{})
 	if err != nil {

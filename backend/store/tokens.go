@@ -117,6 +117,20 @@ func (r TokenRepo) Delete(ctx context.Context, name string) error {
 	return nil
 }
 
+// SetRoles replaces the named token's own roles (none: nil); the caller
+// checks them (auth.CheckRoles).
+func (r TokenRepo) SetRoles(ctx context.Context, name string, roles []string) error {
+	return r.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		var t Token
+		if err := tx.Where("name = ?", name).Take(&t).Error; err != nil {
+			return translate(err, "token", name)
+		}
+		t.Roles = roles
+		// Select: no roles must be written (as JSON null), not skipped.
+		return tx.Model(&t).Select("roles").Updates(&t).Error
+	})
+}
+
 // SetServers replaces the servers the named token may use (none: all).
 func (r TokenRepo) SetServers(ctx context.Context, name string, servers []string) error {
 	return r.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {

@@ -117,3 +117,45 @@ func TestTokens(t *testing.T) {
 		t.Errorf("Get after Delete: %v", err)
 	}
 }
+
+// A token's own roles (migration 0900): stored with the token, replaced
+// whole, cleared to none, and revision-visible like every token change.
+func TestTokenRoles(t *testing.T) {
+	s, _ := openTest(t)
+	ctx := context.Background()
+	r := s.Tokens()
+	if _, err := r.Create(ctx, Token{Name: "rev", Hash: HashToken("s1"), Prefix: "mcpr_ab", Roles: []string{"reviewer"}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Create(ctx, Token{Name: "plain", Hash: HashToken("s2"), Prefix: "mcpr_cd"}); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := r.Lookup(ctx, HashToken("s1")); err != nil || !reflect.DeepEqual(got.Roles, []string{"reviewer"}) {
+		t.Fatalf("rev = %+v, %v", got, err)
+	}
+	if got, err := r.Get(ctx, "plain"); err != nil || got.Roles != nil {
+		t.Fatalf("plain = %+v, %v", got, err)
+	}
+	before, err := s.Revision(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.SetRoles(ctx, "plain", []string{"maintainer", "reviewer"}); err != nil {
+		t.Fatal(err)
+	}
+	if after, _ := s.Revision(ctx); after == before {
+		t.Error("a change of roles did not move the configuration revision")
+	}
+	if got, _ := r.Get(ctx, "plain"); !reflect.DeepEqual(got.Roles, []string{"maintainer", "reviewer"}) {
+		t.Errorf("after SetRoles: %+v", got.Roles)
+	}
+	if err := r.SetRoles(ctx, "rev", nil); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := r.Get(ctx, "rev"); got.Roles != nil {
+		t.Errorf("cleared roles read back as %#v", got.Roles)
+	}
+	if err := r.SetRoles(ctx, "nobody", []string{"x"}); !errors.Is(err, ErrNotFound) {
+		t.Errorf("SetRoles of an unknown token: %v", err)
+	}
+}

@@ -7,7 +7,8 @@
 // beforeTokenSigning hook: resource (RFC 8707, becomes aud), sub,
 // test_exp_in (seconds until exp; negative: already expired), test_iss
 // (claims another issuer: the token is then signed by this server's key,
-// which the other issuer's JWKS does not hold).
+// which the other issuer's JWKS does not hold), test_roles (space-separated:
+// the token's "roles" claim, an array).
 //
 // What a real authorization server does and the mock does not, kept here
 // for the router's OAuth client (docs/auth.md, "The router as an OAuth
@@ -72,6 +73,7 @@ server.service.on('beforeTokenSigning', (token, req) => {
     token.payload.exp = now + Number(b.test_exp_in);
   }
   if (b.test_iss) token.payload.iss = b.test_iss;
+  if (b.test_roles !== undefined) token.payload.roles = String(b.test_roles).split(' ').filter((r) => r !== '');
 });
 server.service.on('beforeResponse', (resp, req) => {
   const b = req.body || {};

@@ -124,6 +124,15 @@ describe('createApi', () => {
     }
   });
 
+  it("carries a token's own roles (nil: none) and updates them through UpdateTokenRoles", async () => {
+    const row = (name: string, roles: unknown) => ({ id: 1, name, prefix: 'mcpr_x', servers: [], role: 'client', roles, createdAt: '2026-11-24T00:00:00Z' });
+    const f = fakeTransport({ ListTokens: [row('bot', ['reviewer', 'qa']), row('plain', null)], UpdateTokenRoles: row('bot', ['maintainer']) });
+    const api = createApi(f.t);
+    expect((await api.listTokens()).map((x) => x.roles)).toEqual([['reviewer', 'qa'], []]);
+    expect((await api.updateTokenRoles('bot', ['maintainer'])).roles).toEqual(['maintainer']);
+    expect(f.calls.at(-1)).toEqual(['UpdateTokenRoles', ['bot', ['maintainer']]]);
+  });
+
   it('turns a Go error string into an ApiError', async () => {
     const t: ApiTransport = { call: () => Promise.reject('store: disk full'), on: () => () => {} };
     await expect(createApi(t).listServers()).rejects.toEqual(new ApiError('store: disk full'));

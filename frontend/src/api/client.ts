@@ -117,6 +117,7 @@ export function createApi(t: ApiTransport): Api {
     revokeToken: (name) => call('RevokeToken', [name], none),
     deleteToken: (name) => call('DeleteToken', [name], none),
     updateTokenServers: (name, servers) => call('UpdateTokenServers', [name, servers], toTokenView),
+    updateTokenRoles: (name, roles) => call('UpdateTokenRoles', [name, roles], toTokenView),
     snippet: (client, mode, token) => call('Snippet', [client, mode, token], (r) => (typeof r === 'string' ? r : '')),
     endpointStatus: () => call('EndpointStatus', [], toEndpointStatus),
 

@@ -331,6 +331,7 @@ export function toTokenView(raw: unknown): TokenView {
     prefix: str(r.prefix),
     servers: strings(r.servers),
     role: oneOf(TOKEN_ROLES, r.role, `token ${name}: role`),
+    roles: strings(r.roles),
     createdAt: str(r.createdAt),
     lastUsedAt: optStr(r.lastUsedAt),
     revokedAt: optStr(r.revokedAt),

@@ -269,6 +269,8 @@ export interface TokenView {
   prefix: string;
   servers: string[];
   role: TokenRole;
+  /** Roles of the token's own, which state_gate matches (roles: [reviewer]); they never widen its reach. */
+  roles: string[];
   createdAt: string;
   lastUsedAt?: string;
   revokedAt?: string;
@@ -520,6 +522,8 @@ export interface Api extends ChatApi, ApprovalsApi, AboutApi {
   deleteToken(name: string): Promise<void>;
   /** The servers a token may use; empty: all. */
   updateTokenServers(name: string, servers: string[]): Promise<TokenView>;
+  /** Replaces the token's own roles; empty: none. admin and client are reserved. */
+  updateTokenRoles(name: string, roles: string[]): Promise<TokenView>;
   snippet(client: SnippetClient, mode: SnippetMode, token: string): Promise<string>;
   endpointStatus(): Promise<EndpointStatus>;
   // Logs

@@ -413,6 +413,12 @@ export const en = {
   deleteTokenBody: 'The token is removed for good: clients using it lose access at once, and its name can be used again.',
   tokenEditServers: 'Servers…',
   tokenSaveServers: 'Save',
+  tokenRoles: 'Roles',
+  tokenNoRoles: 'none',
+  tokenEditRoles: 'Roles…',
+  tokenRolesField: 'Roles of this token, comma-separated',
+  tokenRolesHint: 'state_gate lets the token emit the events kept to these roles (roles: [reviewer]). They never widen what the token reaches; admin and client are reserved.',
+  tokenSaveRoles: 'Save roles',
   errNameTakenRevoked: (name: string) => `A revoked token is still named "${name}". Delete it first, or choose another name.`,
 
   // settings
@@ -860,6 +866,12 @@ export const ja: Messages = {
   deleteTokenBody: 'トークンは完全に削除されます。使っているクライアントはすぐにアクセスできなくなり、その名前は再び使えるようになります。',
   tokenEditServers: 'サーバー…',
   tokenSaveServers: '保存',
+  tokenRoles: 'ロール',
+  tokenNoRoles: 'なし',
+  tokenEditRoles: 'ロール…',
+  tokenRolesField: 'このトークンのロール(カンマ区切り)',
+  tokenRolesHint: 'state_gate は、これらのロールに限られたイベントの発行をこのトークンに許します(roles: [reviewer])。トークンが使える範囲は広がりません。admin と client は予約されています。',
+  tokenSaveRoles: 'ロールを保存',
   errNameTakenRevoked: (name) => `失効したトークンが「${name}」という名前を使っています。先に削除するか、別の名前にしてください。`,
 
   settingsTitle: '設定',

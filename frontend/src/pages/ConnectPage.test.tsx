@@ -153,4 +153,53 @@ describe('ConnectPage', () => {
     await userEvent.click(screen.getByTestId('token-create'));
     expect(api.createToken).toHaveBeenCalledWith('old', []);
   });
+  it("shows each token's own roles and edits them, keeping what was typed when the router refuses", async () => {
+    const { api } = fakeApi();
+    api.listTokens.mockResolvedValue([
+      token('review-bot', { roles: ['reviewer'] }),
+      token('me', { role: 'admin' }),
+      token('old', { roles: ['qa'], revokedAt: '2026-11-23T01:00:00Z' }),
+    ]);
+    renderWithApi(<ConnectPage />, api);
+    expect(await screen.findByTestId('token-roles-review-bot')).toHaveTextContent('reviewer');
+    expect(screen.getByTestId('token-roles-me')).toHaveTextContent('none');
+    expect(screen.getByTestId('token-roles-old')).toHaveTextContent('qa');
+    expect(within(screen.getByTestId('tokens-table')).getByRole('columnheader', { name: 'Roles' })).toBeInTheDocument();
+    // A revoked token's roles are not edited; an admin token's may be.
+    expect(screen.queryByTestId('token-edit-roles-old')).not.toBeInTheDocument();
+    expect(screen.getByTestId('token-edit-roles-me')).toBeInTheDocument();
+
+    await userEvent.click(screen.getByTestId('token-edit-roles-review-bot'));
+    const input = screen.getByTestId('token-roles-input-review-bot');
+    expect(input).toHaveValue('reviewer');
+    expect(input).toHaveAccessibleDescription(/never widen what the token reaches/);
+    await userEvent.clear(input);
+    await userEvent.type(input, ' reviewer, maintainer ,, ');
+    await userEvent.click(screen.getByTestId('token-save-roles-review-bot'));
+    expect(api.updateTokenRoles).toHaveBeenCalledWith('review-bot', ['reviewer', 'maintainer']);
+    await waitFor(() => expect(screen.queryByTestId('token-roles-editor-review-bot')).not.toBeInTheDocument());
+    expect(screen.getByTestId('token-roles-review-bot')).toHaveTextContent('reviewermaintainer');
+
+    // The router refuses a reserved name: the editor stays open with the text.
+    api.updateTokenRoles.mockRejectedValueOnce('token "review-bot": role "admin" is reserved: it is the role of admin tokens');
+    await userEvent.click(screen.getByTestId('token-edit-roles-review-bot'));
+    await userEvent.type(screen.getByTestId('token-roles-input-review-bot'), ', admin{Enter}');
+    expect(await screen.findByTestId('token-roles-error')).toHaveTextContent('role "admin" is reserved');
+    expect(screen.getByTestId('token-roles-input-review-bot')).toHaveValue('reviewer, maintainer, admin');
+    expect(screen.getByTestId('token-roles-review-bot')).not.toHaveTextContent('none');
+
+    // Emptied, the roles are cleared.
+    await userEvent.clear(screen.getByTestId('token-roles-input-review-bot'));
+    await userEvent.click(screen.getByTestId('token-save-roles-review-bot'));
+    expect(api.updateTokenRoles).toHaveBeenLastCalledWith('review-bot', []);
+    await waitFor(() => expect(screen.getByTestId('token-roles-review-bot')).toHaveTextContent('none'));
+  });
+
+  it('shows roles in Japanese', async () => {
+    const { api } = fakeApi();
+    api.listTokens.mockResolvedValue([token('plain')]);
+    renderWithApi(<ConnectPage />, api, 'ja');
+    expect(await screen.findByTestId('token-roles-plain')).toHaveTextContent('なし');
+    expect(screen.getByTestId('token-edit-roles-plain')).toHaveTextContent('ロール…');
+  });
 });

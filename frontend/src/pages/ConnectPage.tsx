@@ -1,4 +1,4 @@
-import { useEffect, useState, type FormEvent } from 'react';
+import { useEffect, useId, useState, type FormEvent } from 'react';
 import { ADMIN_TOKEN_COMMAND, SNIPPET_CLIENTS, SNIPPET_MODES, toApiError, type CreatedToken, type SnippetClient, type SnippetMode, type TokenView } from '../api';
 import { ConfirmDialog, LoadError } from '../components/Dialog';
 import { useLocale, useMessages } from '../i18n';
@@ -177,6 +177,7 @@ function TokensCard({ created, onCreated }: { created: CreatedToken | null; onCr
   const [confirm, setConfirm] = useState<TokenView | null>(null);
   const [confirmDelete, setConfirmDelete] = useState<TokenView | null>(null);
   const [editing, setEditing] = useState<string | null>(null);
+  const [editingRoles, setEditingRoles] = useState<string | null>(null);
   const active = tokens.filter((x) => !x.revokedAt);
   const revoked = tokens.filter((x) => x.revokedAt);
 
@@ -219,6 +220,7 @@ function TokensCard({ created, onCreated }: { created: CreatedToken | null; onCr
               <th scope="col">{t.colName}</th>
               <th scope="col">{t.tokenPrefix}</th>
               <th scope="col">{t.tokenRole}</th>
+              <th scope="col">{t.tokenRoles}</th>
               <th scope="col">{t.tokenScope}</th>
               <th scope="col">{t.tokenCreatedAt}</th>
               <th scope="col">{t.tokenLastUsed}</th>
@@ -236,6 +238,19 @@ function TokensCard({ created, onCreated }: { created: CreatedToken | null; onCr
                   <span className={`tag role-${x.role}`} title={t.roleHint[x.role]} data-testid={`token-role-${x.name}`}>
                     {t.roleLabel[x.role]}
                   </span>
+                </td>
+                <td data-testid={`token-roles-${x.name}`}>
+                  {editingRoles === x.name ? (
+                    <RolesEditor token={x} onDone={() => setEditingRoles(null)} />
+                  ) : x.roles.length === 0 ? (
+                    <span className="muted">{t.tokenNoRoles}</span>
+                  ) : (
+                    x.roles.map((r) => (
+                      <span key={r} className="tag">
+                        {r}
+                      </span>
+                    ))
+                  )}
                 </td>
                 <td>
                   {editing === x.name ? (
@@ -256,6 +271,11 @@ function TokensCard({ created, onCreated }: { created: CreatedToken | null; onCr
                       {editing !== x.name && x.role !== 'admin' && (
                         <button type="button" className="small" onClick={() => setEditing(x.name)} data-testid={`token-edit-${x.name}`}>
                           {t.tokenEditServers}
+                        </button>
+                      )}
+                      {editingRoles !== x.name && (
+                        <button type="button" className="small" onClick={() => setEditingRoles(x.name)} data-testid={`token-edit-roles-${x.name}`}>
+                          {t.tokenEditRoles}
                         </button>
                       )}
                       <button type="button" className="small danger" onClick={() => setConfirm(x)} data-testid={`token-revoke-${x.name}`}>
@@ -295,6 +315,7 @@ function TokensCard({ created, onCreated }: { created: CreatedToken | null; onCr
             const name = confirmDelete.name;
             setConfirmDelete(null);
             if (editing === name) setEditing(null);
+            if (editingRoles === name) setEditingRoles(null);
             void remove(name);
           }}
         />
@@ -434,5 +455,68 @@ function ScopeEditor({ token, onDone }: { token: TokenView; onDone: () => void }
         </button>
       </div>
     </div>
+  );
+}
+
+/** The roles typed as "a, b": trimmed, no empties (the router checks the names). */
+function parseRoles(text: string): string[] {
+  return text
+    .split(',')
+    .map((r) => r.trim())
+    .filter((r) => r !== '');
+}
+
+/** Edits a token's own roles, the names state_gate matches; the router refuses bad or reserved ones. */
+function RolesEditor({ token, onDone }: { token: TokenView; onDone: () => void }) {
+  const t = useMessages();
+  const setRoles = useTokens((s) => s.setRoles);
+  const [text, setText] = useState(token.roles.join(', '));
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const hintId = useId();
+  const save = async (e: FormEvent) => {
+    e.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      await setRoles(token.name, parseRoles(text));
+      onDone();
+    } catch (err) {
+      setError(toApiError(err).message);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <form className="scope-editor" onSubmit={(e) => void save(e)} noValidate data-testid={`token-roles-editor-${token.name}`}>
+      <input
+        value={text}
+        aria-label={t.tokenRolesField}
+        aria-describedby={hintId}
+        placeholder="reviewer, maintainer"
+        onChange={(e) => {
+          setText(e.target.value);
+          setError(null);
+        }}
+        aria-invalid={error ? true : undefined}
+        data-testid={`token-roles-input-${token.name}`}
+      />
+      <p className="muted" id={hintId}>
+        {t.tokenRolesHint}
+      </p>
+      {error && (
+        <p className="inline-error" role="alert" data-testid="token-roles-error">
+          {error}
+        </p>
+      )}
+      <div className="row">
+        <button type="submit" className="small primary" disabled={busy} data-testid={`token-save-roles-${token.name}`}>
+          {busy && <span className="spinner" />} {t.tokenSaveRoles}
+        </button>
+        <button type="button" className="small" onClick={onDone}>
+          {t.cancel}
+        </button>
+      </div>
+    </form>
   );
 }

@@ -14,6 +14,8 @@ export interface TokensState {
   remove(name: string): Promise<void>;
   /** Throws to the editor, which keeps the choice. */
   setServers(name: string, servers: string[]): Promise<void>;
+  /** Throws to the editor, which keeps what was typed. */
+  setRoles(name: string, roles: string[]): Promise<void>;
   actionError: string | null;
   endpoint: EndpointStatus | null;
   endpointError: string | null;
@@ -25,7 +27,10 @@ export interface TokensState {
 export type TokensStore = StoreApi<TokensState>;
 
 export function createTokensStore(
-  api: Pick<Api, 'listTokens' | 'createToken' | 'revokeToken' | 'deleteToken' | 'updateTokenServers' | 'endpointStatus' | 'snippet'>,
+  api: Pick<
+    Api,
+    'listTokens' | 'createToken' | 'revokeToken' | 'deleteToken' | 'updateTokenServers' | 'updateTokenRoles' | 'endpointStatus' | 'snippet'
+  >,
 ): TokensStore {
   return createStore<TokensState>()((set, get) => ({
     tokens: [],
@@ -69,6 +74,10 @@ export function createTokensStore(
     },
     async setServers(name, servers) {
       const view = await api.updateTokenServers(name, servers);
+      set({ tokens: get().tokens.map((t) => (t.name === name ? view : t)) });
+    },
+    async setRoles(name, roles) {
+      const view = await api.updateTokenRoles(name, roles);
       set({ tokens: get().tokens.map((t) => (t.name === name ? view : t)) });
     },
     snippet: (client, mode, token) => api.snippet(client, mode, token),

@@ -97,7 +97,7 @@ export function logRow(id: number, over: Partial<LogRow> = {}): LogRow {
 }
 
 export function token(name: string, over: Partial<TokenView> = {}): TokenView {
-  return { id: 1, name, prefix: 'mcpr_abcd', servers: [], role: 'client', createdAt: '2026-11-23T00:00:00Z', ...over };
+  return { id: 1, name, prefix: 'mcpr_abcd', servers: [], role: 'client', roles: [], createdAt: '2026-11-23T00:00:00Z', ...over };
 }
 
 export const defaultSettings: AppSettings = {
@@ -214,6 +214,7 @@ export function fakeApi(initial: ServerView[] = []) {
     revokeToken: vi.fn<Api['revokeToken']>(async () => {}),
     deleteToken: vi.fn<Api['deleteToken']>(async () => {}),
     updateTokenServers: vi.fn<Api['updateTokenServers']>(async (name, servers) => token(name, { servers })),
+    updateTokenRoles: vi.fn<Api['updateTokenRoles']>(async (name, roles) => token(name, { roles })),
     snippet: vi.fn<Api['snippet']>(async (client, mode, tok) => `${client} ${mode} ${tok || '<token>'}`),
     endpointStatus: vi.fn<Api['endpointStatus']>(async () => ({
       url: 'http://127.0.0.1:3282/mcp',

@@ -146,6 +146,7 @@ export namespace appapi {
 	    prefix: string;
 	    servers: string[];
 	    role: string;
+	    roles: string[];
 	    // Go type: time
 	    createdAt: any;
 	    // Go type: time
@@ -164,6 +165,7 @@ export namespace appapi {
 	        this.prefix = source["prefix"];
 	        this.servers = source["servers"];
 	        this.role = source["role"];
+	        this.roles = source["roles"];
 	        this.createdAt = this.convertValues(source["createdAt"], null);
 	        this.lastUsedAt = this.convertValues(source["lastUsedAt"], null);
 	        this.revokedAt = this.convertValues(source["revokedAt"], null);

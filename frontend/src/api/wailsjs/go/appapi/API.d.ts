@@ -161,6 +161,8 @@ export function UpdateChatConversation(arg1:number,arg2:chat.ConversationInput):
 
 export function UpdateServer(arg1:string,arg2:spec.Server):Promise<appapi.ServerView>;
 
+export function UpdateTokenRoles(arg1:string,arg2:Array<string>):Promise<appapi.TokenView>;
+
 export function UpdateTokenServers(arg1:string,arg2:Array<string>):Promise<appapi.TokenView>;
 
 export function VerifyAudit():Promise<store.AuditReport>;

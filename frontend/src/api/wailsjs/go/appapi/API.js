@@ -302,6 +302,10 @@ export function UpdateServer(arg1, arg2) {
   return window['go']['appapi']['API']['UpdateServer'](arg1, arg2);
 }
 
+export function UpdateTokenRoles(arg1, arg2) {
+  return window['go']['appapi']['API']['UpdateTokenRoles'](arg1, arg2);
+}
+
 export function UpdateTokenServers(arg1, arg2) {
   return window['go']['appapi']['API']['UpdateTokenServers'](arg1, arg2);
 }
