@@ -50,13 +50,8 @@ func TestDockerImageCommandWithoutDocker(t *testing.T) {
 	env := append(os.Environ(), "MCP_ROUTER_DATA_DIR="+data)
 	add := exec.Command(bin, "servers", "add", "everything", "--env", "API_KEY=sk-secret", "--", testpeers.Everything(t), "stdio")
 	add.Env = env
-	out, err := add.CombinedOutput()
-	if err != nil {
+	if out, err := add.CombinedOutput(); err != nil {
 		t.Fatalf("servers add: %v\n%s", err, out)
-	}
-	// The first command made it private, and said so.
-	if !strings.Contains(string(out), data+" was mode 0755: made it 0700") {
-		t.Errorf("servers add did not say the data dir was made private:\n%s", out)
 	}
 	db := filepath.Join(data, "mcp-router.db")
 	checkPrivate := func(when string) {
@@ -77,6 +72,26 @@ func TestDockerImageCommandWithoutDocker(t *testing.T) {
 		}
 	}
 	checkPrivate("after servers add")
+	// A data dir an older version left open is made private by the next
+	// command, which says so.
+	if err := os.Chmod(data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(db, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	list := exec.Command(bin, "servers", "list")
+	list.Env = env
+	out, err := list.CombinedOutput()
+	if err != nil {
+		t.Fatalf("servers list: %v\n%s", err, out)
+	}
+	for _, want := range []string{data + " was mode 0755: made it 0700", db + " was mode 0644: made it 0600"} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("servers list did not say %q:\n%s", want, out)
+		}
+	}
+	checkPrivate("after servers list")
 
 	cmd := exec.Command(bin, "stdio") // the image's ENTRYPOINT + CMD
 	cmd.Env = env

@@ -12,6 +12,7 @@ package filemode
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"runtime"
@@ -41,7 +42,9 @@ func (c Change) String() string {
 }
 
 // MakeDir creates dir (with its parents) if it is missing and makes it
-// 0700. A Change is returned when an existing dir had another mode.
+// 0700. A Change is returned when an existing dir that held something had
+// another mode; an empty one (a fresh mkdir, a new volume) is made 0700
+// without one, as it exposed nothing.
 func MakeDir(dir string) (*Change, error) {
 	if err := os.MkdirAll(dir, Dir); err != nil {
 		return nil, err
@@ -56,7 +59,21 @@ func MakeDir(dir string) (*Change, error) {
 	if !st.IsDir() {
 		return nil, fmt.Errorf("%s is not a directory", dir)
 	}
-	return set(dir, st.Mode().Perm(), Dir)
+	c, err := set(dir, st.Mode().Perm(), Dir)
+	if c != nil && isEmpty(dir) {
+		return nil, nil
+	}
+	return c, err
+}
+
+func isEmpty(dir string) bool {
+	f, err := os.Open(dir)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	_, err = f.Readdirnames(1)
+	return errors.Is(err, io.EOF)
 }
 
 // Protect makes an existing file 0600; a missing file is no change and

@@ -37,8 +37,23 @@ func TestMakeDir(t *testing.T) {
 	if got := perm(t, fresh); got != Dir {
 		t.Errorf("a new dir under umask 0 is %04o", got)
 	}
+	// An empty 0755 dir is made 0700 with nothing to report: nothing was
+	// exposed.
+	empty := filepath.Join(base, "empty")
+	if err := os.Mkdir(empty, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if c, err := MakeDir(empty); err != nil || c != nil {
+		t.Errorf("an empty 0755 dir: %v %v", c, err)
+	}
+	if got := perm(t, empty); got != Dir {
+		t.Errorf("the empty 0755 dir is now %04o", got)
+	}
 	open := filepath.Join(base, "open")
 	if err := os.Mkdir(open, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(open, "mcp-router.db"), nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
 	c, err := MakeDir(open)

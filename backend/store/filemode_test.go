@@ -58,33 +58,48 @@ func checkPrivate(t *testing.T, dir, db string) {
 
 func TestOpenInAnOpenDataDirMakesItPrivate(t *testing.T) {
 	for _, mask := range []int{0o022, 0} {
-		t.Run(fmt.Sprintf("umask %04o", mask), func(t *testing.T) {
-			umask(t, mask)
-			dir := filepath.Join(t.TempDir(), "data")
-			if err := os.Mkdir(dir, 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.Chmod(dir, 0o755); err != nil {
-				t.Fatal(err)
-			}
-			db := filepath.Join(dir, "mcp-router.db")
-			log, hook := logtest.NewNullLogger()
-			s, err := OpenWith(db, Options{Logger: log})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer s.Close()
-			writeSecret(t, s, "k")
-			checkPrivate(t, dir, db)
-			// The dir's change is said; a new database has nothing to say.
-			var msgs []string
-			for _, e := range hook.AllEntries() {
-				msgs = append(msgs, e.Message)
-			}
-			if len(msgs) != 1 || !strings.Contains(msgs[0], dir+" was mode 0755: made it 0700") || hook.LastEntry().Level != logrus.WarnLevel {
-				t.Errorf("warnings: %q", msgs)
-			}
-		})
+		for _, held := range []string{"", "policy.yaml"} {
+			t.Run(fmt.Sprintf("umask %04o, holding %q", mask, held), func(t *testing.T) {
+				umask(t, mask)
+				dir := filepath.Join(t.TempDir(), "data")
+				if err := os.Mkdir(dir, 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.Chmod(dir, 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if held != "" {
+					if err := os.WriteFile(filepath.Join(dir, held), []byte("policies: []\n"), 0o644); err != nil {
+						t.Fatal(err)
+					}
+				}
+				db := filepath.Join(dir, "mcp-router.db")
+				log, hook := logtest.NewNullLogger()
+				s, err := OpenWith(db, Options{Logger: log})
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer s.Close()
+				writeSecret(t, s, "k")
+				checkPrivate(t, dir, db)
+				// A dir that held something is said to have changed; an
+				// empty one exposed nothing, and a new database has
+				// nothing to say.
+				var msgs []string
+				for _, e := range hook.AllEntries() {
+					if e.Level != logrus.WarnLevel {
+						t.Errorf("logged at %s: %s", e.Level, e.Message)
+					}
+					msgs = append(msgs, e.Message)
+				}
+				switch {
+				case held == "" && len(msgs) != 0:
+					t.Errorf("warnings for an empty dir: %q", msgs)
+				case held != "" && (len(msgs) != 1 || !strings.Contains(msgs[0], dir+" was mode 0755: made it 0700")):
+					t.Errorf("warnings: %q", msgs)
+				}
+			})
+		}
 	}
 }
 
