@@ -18,11 +18,14 @@ RUN apt-get update \
  && rm -rf /var/lib/apt/lists/*
 COPY --from=build /out/mcp-router /usr/local/bin/mcp-router
 # Not root: the data dir on the host stays the user's (docker-compose.yml runs
-# the container as the host user; 1000 here is the default). Gate init files
-# (docs/gate.md) are read from /init, a mounted folder: point
-# --init-arg-file at /init/<file>.
+# the container as the host user; 1000 here is the default). /data holds
+# secrets (servers' env and header values, logins), so it is the user's only
+# (0700; a named volume starts with this mode, and the router makes a mounted
+# dir 0700 at open). Gate init files (docs/gate.md) are read from /init, a
+# mounted folder: point --init-arg-file at /init/<file>.
 RUN useradd --uid 1000 --create-home --home-dir /home/mcp mcp \
- && mkdir -p /data /init && chown mcp:mcp /data /init
+ && install -d -o mcp -g mcp -m 0700 /data \
+ && install -d -o mcp -g mcp -m 0755 /init
 USER 1000:1000
 ENV MCP_ROUTER_DATA_DIR=/data
 VOLUME /data

@@ -23,13 +23,15 @@ func TestDockerImageCommandWithoutDocker(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"-tags nogui", "CGO_ENABLED=0", "USER 1000:1000", "mkdir -p /data /init", `ENV MCP_ROUTER_DATA_DIR=/data`, `ENTRYPOINT ["mcp-router"]`, `CMD ["stdio"]`} {
+	for _, want := range []string{"-tags nogui", "CGO_ENABLED=0", "USER 1000:1000", "install -d -o mcp -g mcp -m 0700 /data",
+		"install -d -o mcp -g mcp -m 0755 /init", `ENV MCP_ROUTER_DATA_DIR=/data`, `ENTRYPOINT ["mcp-router"]`, `CMD ["stdio"]`} {
 		if !strings.Contains(string(dockerfile), want) {
 			t.Fatalf("Dockerfile no longer has %q; update this test with it", want)
 		}
 	}
 	compose, _ := os.ReadFile("docker-compose.yml")
-	for _, want := range []string{"network_mode: host", "stdin_open: true", `command: ["stdio"]`, ":/data", ":/init:ro", `user: "${UID:-1000}:${GID:-1000}"`} {
+	for _, want := range []string{"network_mode: host", "stdin_open: true", `command: ["stdio"]`, "target: /data", "create_host_path: false",
+		":/init:ro", `user: "${UID:-1000}:${GID:-1000}"`} {
 		if !strings.Contains(string(compose), want) {
 			t.Fatalf("docker-compose.yml no longer has %q", want)
 		}
@@ -40,13 +42,56 @@ func TestDockerImageCommandWithoutDocker(t *testing.T) {
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build -tags nogui: %v\n%s", err, out)
 	}
+	// A data dir as a bind mount brings it: made by hand or by Docker, 0755.
 	data := t.TempDir()
+	if err := os.Chmod(data, 0o755); err != nil {
+		t.Fatal(err)
+	}
 	env := append(os.Environ(), "MCP_ROUTER_DATA_DIR="+data)
-	add := exec.Command(bin, "servers", "add", "everything", "--", testpeers.Everything(t), "stdio")
+	add := exec.Command(bin, "servers", "add", "everything", "--env", "API_KEY=sk-secret", "--", testpeers.Everything(t), "stdio")
 	add.Env = env
 	if out, err := add.CombinedOutput(); err != nil {
 		t.Fatalf("servers add: %v\n%s", err, out)
 	}
+	db := filepath.Join(data, "mcp-router.db")
+	checkPrivate := func(when string) {
+		t.Helper()
+		for _, f := range []struct {
+			path     string
+			want     os.FileMode
+			optional bool // SQLite removes it with the last connection
+		}{{data, 0o700, false}, {db, 0o600, false}, {db + "-wal", 0o600, true}, {db + "-shm", 0o600, true}} {
+			st, err := os.Stat(f.path)
+			switch {
+			case os.IsNotExist(err) && f.optional:
+			case err != nil:
+				t.Errorf("%s: %v", when, err)
+			case st.Mode().Perm() != f.want:
+				t.Errorf("%s: %s is %04o, want %04o", when, filepath.Base(f.path), st.Mode().Perm(), f.want)
+			}
+		}
+	}
+	checkPrivate("after servers add")
+	// A data dir an older version left open is made private by the next
+	// command, which says so.
+	if err := os.Chmod(data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(db, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	list := exec.Command(bin, "servers", "list")
+	list.Env = env
+	out, err := list.CombinedOutput()
+	if err != nil {
+		t.Fatalf("servers list: %v\n%s", err, out)
+	}
+	for _, want := range []string{data + " was mode 0755: made it 0700", db + " was mode 0644: made it 0600"} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("servers list did not say %q:\n%s", want, out)
+		}
+	}
+	checkPrivate("after servers list")
 
 	cmd := exec.Command(bin, "stdio") // the image's ENTRYPOINT + CMD
 	cmd.Env = env
@@ -89,6 +134,7 @@ func TestDockerImageCommandWithoutDocker(t *testing.T) {
 				if !strings.Contains(string(msg.Result), "from the image") {
 					t.Fatalf("echo answered %s", line)
 				}
+				checkPrivate("while stdio runs")
 				_ = stdin.Close() // a client hanging up ends the container
 				if err := cmd.Wait(); err != nil {
 					t.Errorf("stdio exited with %v after stdin closed", err)

@@ -55,9 +55,12 @@ export default defineConfig({
   worker: {
     format: 'iife',
   },
-  // `npm run dev` in a browser talks to a running `mcp-router serve`.
+  // `npm run dev` in a browser talks to a running `mcp-router serve`. The
+  // page's Host goes through unchanged (the string shorthand would rewrite
+  // it to the target's): the UI API answers only an Origin that names the
+  // Host it was sent to, and the page's Origin is this dev server's.
   server: {
-    proxy: { '/ui/api': 'http://127.0.0.1:3282' },
+    proxy: { '/ui/api': { target: 'http://127.0.0.1:3282', changeOrigin: false } },
   },
   build: {
     outDir: 'dist',

@@ -57,26 +57,26 @@ YAML
   for _ in $(seq 1 50); do [[ -n $(awk '{print $1}' "$out/watcher.log") ]] && break; sleep 0.2; done
   [[ -n $(awk '{print $1}' "$out/watcher.log") ]] || fail "approval: no tray item registered with the watcher"
   for _ in $(seq 1 100); do
-    curl -fs -X POST "$api/ListTools" -d '[]' | grep -q '"state_gate__get_state"' && break
+    curl -fs -X POST -H "Content-Type: application/json" "$api/ListTools" -d '[]' | grep -q '"state_gate__get_state"' && break
     sleep 0.2
   done
-  curl -fs -X POST "$api/ListTools" -d '[]' | grep -q '"state_gate__get_state"' || fail "approval: state_gate__get_state is not published"
+  curl -fs -X POST -H "Content-Type: application/json" "$api/ListTools" -d '[]' | grep -q '"state_gate__get_state"' || fail "approval: state_gate__get_state is not published"
   "$out/wmdelete" "$wid"
   for _ in $(seq 1 50); do xwininfo -id "$wid" | grep -q IsUnMapped && break; sleep 0.2; done
   xwininfo -id "$wid" | grep -q IsUnMapped || fail "approval: the window did not close to the tray"
   kill -0 "$apid" 2>/dev/null || fail "approval: closing the window quit the app"
   # The call waits for a person: in the background, its answer to a file.
-  curl -s -X POST "$api/CallTool" -d '["state_gate__get_state", "{}"]' >"$out/call.json" &
+  curl -s -X POST -H "Content-Type: application/json" "$api/CallTool" -d '["state_gate__get_state", "{}"]' >"$out/call.json" &
   cpid=$!
   for _ in $(seq 1 75); do xwininfo -id "$wid" | grep -q IsViewable && break; sleep 0.2; done
   xwininfo -id "$wid" | grep -q IsViewable || fail "approval: the window stayed hidden while a call waits for approval ($(xwininfo -id "$wid" | grep 'Map State'))"
   state=$(xprop -id "$wid" _NET_WM_STATE 2>&1 || true)
   [[ $state != *_NET_WM_STATE_HIDDEN* ]] || fail "approval: the window is iconified: $state"
-  pending=$(curl -fs -X POST "$api/PendingApprovals" -d '[]') || fail "approval: PendingApprovals failed"
+  pending=$(curl -fs -X POST -H "Content-Type: application/json" "$api/PendingApprovals" -d '[]') || fail "approval: PendingApprovals failed"
   [[ $pending == *'"rule":"ask-a-person"'* && $pending == *'"tool":"get_state"'* ]] || fail "approval: pending approvals: $pending"
   kill -0 "$cpid" 2>/dev/null || fail "approval: the call ended before anyone answered: $(cat "$out/call.json")"
   id=$(grep -o '"id":"[^"]*"' <<<"$pending" | head -1 | cut -d'"' -f4)
-  curl -fs -X POST "$api/DecideApproval" -d "[\"$id\", \"deny\"]" >/dev/null || fail "approval: DecideApproval failed"
+  curl -fs -X POST -H "Content-Type: application/json" "$api/DecideApproval" -d "[\"$id\", \"deny\"]" >/dev/null || fail "approval: DecideApproval failed"
   wait "$cpid" || true
   cpid=""
   res=$(cat "$out/call.json")

@@ -25,6 +25,7 @@ import (
 // Paths of the browser UI, all under PathUI.
 const (
 	PathUI      = "/ui/"
+	pathAPI     = "/ui/api/"
 	PathCall    = "/ui/api/call/"
 	PathEvents  = "/ui/api/events"
 	PathSession = "/ui/api/session"
@@ -49,8 +50,10 @@ type HTTPOptions struct {
 
 // Handler serves the browser UI: the pages at /ui/, and the API the pages
 // call (docs/ui-api.md): POST /ui/api/call/<Method> with a JSON array of
-// arguments, GET /ui/api/events (Server-Sent Events) and GET
-// /ui/api/session. Calls reach exactly the exported methods of *API, by
+// arguments (Content-Type: application/json), GET /ui/api/events
+// (Server-Sent Events) and GET /ui/api/session. The API answers only the
+// pages the router serves and clients that are no browser page
+// (ownOriginOnly). Calls reach exactly the exported methods of *API, by
 // reflection, so the browser and the desktop window (whose Wails bindings
 // are generated from the same methods) can never drift apart. The calls
 // and the events need an admin token (see admin); the pages and the
@@ -61,13 +64,16 @@ func Handler(a *API, o HTTPOptions) http.Handler {
 		o.Heartbeat = 25 * time.Second
 	}
 	h := &uiHandler{a: a, o: o, methods: boundMethods()}
-	mux := http.NewServeMux()
-	mux.Handle(PathCall, h.admin(http.HandlerFunc(h.call)))
-	mux.Handle(PathEvents, h.admin(http.HandlerFunc(h.events)))
-	mux.HandleFunc(PathSession, h.session)
-	mux.HandleFunc("/ui/api/", func(w http.ResponseWriter, r *http.Request) {
+	api := http.NewServeMux()
+	api.Handle(PathCall, h.admin(http.HandlerFunc(h.call)))
+	api.Handle(PathEvents, h.admin(http.HandlerFunc(h.events)))
+	api.HandleFunc(PathSession, h.session)
+	api.HandleFunc(pathAPI, func(w http.ResponseWriter, r *http.Request) {
 		writeJSONError(w, http.StatusNotFound, "no such UI API endpoint: "+r.URL.Path)
 	})
+	mux := http.NewServeMux()
+	// Before the token check: with auth off it is the only check.
+	mux.Handle(pathAPI, ownOriginOnly(api))
 	mux.HandleFunc(PathUI, h.static)
 	return mux
 }
@@ -200,6 +206,9 @@ func (h *uiHandler) call(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodPost {
 		w.Header().Set("Allow", http.MethodPost)
 		writeJSONError(w, http.StatusMethodNotAllowed, "call a method with POST and a JSON array of its arguments")
+		return
+	}
+	if !isJSONBody(w, r) {
 		return
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxCallBytes))

@@ -304,6 +304,7 @@ func TestAuthOffOpensTheAPIToThisMachineOnly(t *testing.T) {
 			h := Handler(f.api, o.opts)
 			do := func(path, remote, token string) (int, string) {
 				req := httptest.NewRequest(http.MethodPost, path, strings.NewReader("[]"))
+				req.Header.Set("Content-Type", "application/json")
 				if strings.HasSuffix(path, "session") || strings.HasSuffix(path, "events") {
 					req.Method = http.MethodGet
 				}

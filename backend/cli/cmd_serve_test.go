@@ -157,6 +157,7 @@ func TestServeSaysWhoMayUseTheUI(t *testing.T) {
 		t.Helper()
 		req, _ := http.NewRequest(http.MethodPost, base+"/ui/api/call/ListServers", strings.NewReader("[]"))
 		req.Header.Set("Authorization", "Bearer "+token)
+		req.Header.Set("Content-Type", "application/json")
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
 			t.Fatal(err)

@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mcp-router/mcp-router/backend/config"
+	"github.com/mcp-router/mcp-router/backend/filemode"
 	"github.com/mcp-router/mcp-router/backend/spec"
 	"github.com/mcp-router/mcp-router/backend/store"
 )
@@ -73,14 +74,19 @@ func (e *env) serversExport() *cobra.Command {
 	return cmd
 }
 
-// writeNewFile creates path with mode 0600 and writes data; an existing
-// file is left alone.
+// writeNewFile creates path with mode 0600, whatever the umask, and writes
+// data; an existing file is left alone.
 func writeNewFile(path string, data []byte) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, filemode.Secret)
 	if err != nil {
 		if os.IsExist(err) {
 			return fmt.Errorf("%s already exists: choose another file or remove it first", path)
 		}
+		return err
+	}
+	if err := f.Chmod(filemode.Secret); err != nil {
+		f.Close()
+		os.Remove(path)
 		return err
 	}
 	if _, err := f.Write(data); err != nil {

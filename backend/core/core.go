@@ -108,10 +108,11 @@ func Open(dataDir string, o Options) (*Core, error) {
 	if o.Logger == nil {
 		o.Logger = logrus.StandardLogger()
 	}
-	st, err := store.Open(config.DBPath(dataDir))
+	st, err := store.OpenWith(config.DBPath(dataDir), store.Options{Logger: o.Logger})
 	if err != nil {
 		return nil, err
 	}
+	protectSecretFiles(dataDir, o.Logger)
 	id, chain := identity(dataDir, o.Logger)
 	c := &Core{DataDir: dataDir, Store: st, Log: o.Logger, Instance: id, chain: chain, beforeServers: o.BeforeServers}
 	c.Settings = settings.New(st)

@@ -8,7 +8,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -18,6 +17,8 @@ import (
 	"github.com/sirupsen/logrus"
 	"gorm.io/gorm"
 	"gorm.io/gorm/logger"
+
+	"github.com/mcp-router/mcp-router/backend/filemode"
 )
 
 // Sentinel errors callers test with errors.Is; messages name the record.
@@ -48,16 +49,32 @@ type Store struct {
 	revValue int64 // config_revision at the last read
 }
 
+// Options tune OpenWith.
+type Options struct {
+	// Logger receives the warnings of modes made private at open; default
+	// logrus' standard logger.
+	Logger logrus.FieldLogger
+}
+
 // Open opens (creating if needed) the database at path and brings its schema
 // up to date. A database written by a newer version is refused with
-// ErrNewerDatabase.
-func Open(path string) (*Store, error) {
+// ErrNewerDatabase. It is OpenWith with the default options.
+func Open(path string) (*Store, error) { return OpenWith(path, Options{}) }
+
+// OpenWith is Open with options. Before SQLite opens the database, its
+// directory (the data dir) is made 0700 and the database with its -wal and
+// -shm 0600, whatever their modes were (each change is logged as a
+// warning): the database holds servers' env and header values.
+func OpenWith(path string, o Options) (*Store, error) {
+	if o.Logger == nil {
+		o.Logger = logrus.StandardLogger()
+	}
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return nil, fmt.Errorf("database path %q: %w", path, err)
 	}
-	if err := os.MkdirAll(filepath.Dir(abs), 0o700); err != nil {
-		return nil, fmt.Errorf("create data directory: %w", err)
+	if err := makePrivate(abs, o.Logger); err != nil {
+		return nil, err
 	}
 	// Two processes opening a new database at once (the app starting while
 	// a CLI command runs) can meet SQLite's WAL switch or recovery, which
@@ -72,6 +89,42 @@ func Open(path string) (*Store, error) {
 		time.Sleep(wait)
 	}
 }
+
+// makePrivate makes the database's directory 0700 and the database, its
+// -wal and -shm (and a rollback -journal, should one be left) 0600 before
+// SQLite opens them. SQLite creates the -wal and -shm with the database
+// file's mode, so a database created 0600 here keeps them 0600 whatever
+// the umask. A mode that cannot be changed (a file of another user) is
+// logged, not fatal: the router still starts.
+func makePrivate(db string, log logrus.FieldLogger) error {
+	warn := func(what string, c *filemode.Change, err error) {
+		switch {
+		case err != nil:
+			log.Warnf("%s: %v", what, err)
+		case c != nil:
+			log.Warnf("%s: %s", what, c)
+		}
+	}
+	c, err := filemode.MakeDir(filepath.Dir(db))
+	if err != nil && !isModeError(err) {
+		return fmt.Errorf("create data directory: %w", err)
+	}
+	warn("data directory (it holds secrets)", c, err)
+	c, err = filemode.Create(db)
+	if err != nil && !isModeError(err) {
+		return fmt.Errorf("create database %s: %w", db, err)
+	}
+	warn("database (it holds servers' env and header values)", c, err)
+	for _, suffix := range []string{"-wal", "-shm", "-journal"} {
+		c, err := filemode.Protect(db + suffix)
+		warn("database", c, err)
+	}
+	return nil
+}
+
+// isModeError reports whether err is a failure to change a mode (the
+// directory or file exists and is usable).
+func isModeError(err error) bool { return errors.Is(err, filemode.ErrMode) }
 
 // busyTimeout is how long a statement waits for another connection's lock
 // (_busy_timeout in dsn) and how long Open retries a busy database.

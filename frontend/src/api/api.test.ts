@@ -287,6 +287,22 @@ describe('httpTransport', () => {
     expect((init.headers as Record<string, string>).Authorization).toBe('Bearer mcpr_tok');
   });
 
+  it('declares every call application/json, one without arguments or a token too', async () => {
+    // The router refuses any other Content-Type (415): a page of another
+    // origin could send text/plain without a CORS preflight (docs/ui-api.md).
+    const fetch = vi.fn(async (..._a: unknown[]) => jsonResponse(200, null));
+    const t = httpTransport({ fetch: fetch as unknown as typeof globalThis.fetch });
+    await t.call('ListServers', []);
+    await t.call('SetServerEnabled', ['a', true]);
+    expect(fetch).toHaveBeenCalledTimes(2);
+    for (const [, init] of fetch.mock.calls as [string, RequestInit][]) {
+      expect(init.method).toBe('POST');
+      expect((init.headers as Record<string, string>)['Content-Type']).toBe('application/json');
+      expect(Array.isArray(JSON.parse(init.body as string))).toBe(true);
+    }
+    expect((fetch.mock.calls[0] as [string, RequestInit])[1].body).toBe('[]');
+  });
+
   it('turns {error} into an ApiError and a 401 into onUnauthorized', async () => {
     const onUnauthorized = vi.fn();
     const fetch = vi
