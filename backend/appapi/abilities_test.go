@@ -18,7 +18,9 @@ import (
 // gets the refusal's reason.
 func TestToolsPageLeavesOutAbilitiesOverTaskOnlyTools(t *testing.T) {
 	remote := httptest.NewServer(testmcp.HTTPHandlerWithTaskTool())
-	defer remote.Close()
+	// Closed after the fixture's router (cleanups run last-registered
+	// first): closed before it, Close waits on the router's open stream.
+	t.Cleanup(remote.Close)
 	f := newFixture(t, spec.Server{Name: "notes", URL: remote.URL, Enabled: true})
 	if _, err := f.api.SavePolicy(`abilities:
   - name: lookup
