@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"sort"
 	"strings"
@@ -341,7 +340,7 @@ func (e *env) serversImport() *cobra.Command {
 		Short: "Import servers from a client config (Claude Desktop, Claude Code .mcp.json, Cursor, VS Code); - reads stdin",
 		Args:  exactArgs(1, "servers import FILE"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			data, name, err := readInput(cmd, args[0])
+			data, name, err := readInput(cmd, args[0], config.ClientConfigLimits())
 			if err != nil {
 				return err
 			}
@@ -383,21 +382,6 @@ func noteUpstreamAuth(w io.Writer, defs []spec.Server, added []string) {
 				d.Name, d.URL, d.Name)
 		}
 	}
-}
-
-func readInput(cmd *cobra.Command, path string) ([]byte, string, error) {
-	if path == "-" {
-		data, err := io.ReadAll(cmd.InOrStdin())
-		return data, "stdin", err
-	}
-	data, err := os.ReadFile(path)
-	if err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return nil, path, fmt.Errorf("%s: no such file", path)
-		}
-		return nil, path, err
-	}
-	return data, path, nil
 }
 
 func getServer(cmd *cobra.Command, st *store.Store, name string) (store.Server, error) {
