@@ -176,7 +176,7 @@ func TestReadFileRefusesWhatIsNotARegularFile(t *testing.T) {
 		{fifo, ErrNotRegular, "named pipe"},
 		{"/dev/zero", ErrNotRegular, "device"},
 		{dir, ErrNotRegular, "directory"},
-		{big, ErrTooLarge, "2 MiB, over 1 MiB"},
+		{big, ErrTooLarge, "the test file is 2097152 bytes, over 1 MiB"},
 	} {
 		done := make(chan error, 1)
 		go func() {

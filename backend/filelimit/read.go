@@ -10,7 +10,8 @@ import (
 // blocking (a FIFO is opened at once instead of waiting for a writer) and
 // checked with fstat before any read: a FIFO, a device, a socket or a
 // directory is refused, and so is a file over MaxBytes, before it is read.
-// A missing file is an error that wraps fs.ErrNotExist, as os.ReadFile's.
+// A missing file is os.Open's error (it wraps fs.ErrNotExist); a refusal
+// says "the <What>": callers name the path.
 func (l Limits) ReadFile(path string) ([]byte, fs.FileInfo, error) {
 	l = l.WithDefaults()
 	f, err := openNoBlock(path)
@@ -23,17 +24,17 @@ func (l Limits) ReadFile(path string) ([]byte, fs.FileInfo, error) {
 		return nil, nil, err
 	}
 	if !fi.Mode().IsRegular() {
-		return nil, fi, &Error{Cap: ErrNotRegular, Message: fmt.Sprintf("%s is %s, not a regular file: the %s is read from regular files only", path, kind(fi.Mode()), l.What)}
+		return nil, fi, &Error{Cap: ErrNotRegular, Message: fmt.Sprintf("the %s is %s, not a regular file: it is read from regular files only", l.What, kind(fi.Mode()))}
 	}
 	if fi.Size() > l.MaxBytes {
-		return nil, fi, l.tooLarge(path, fi.Size())
+		return nil, fi, l.tooLarge("", fi.Size())
 	}
-	data, err := l.ReadAll(f, path)
+	data, err := l.ReadAll(f, "")
 	return data, fi, err
 }
 
 // ReadAll reads r (stdin, a file opened elsewhere) up to MaxBytes: one
-// byte more is an error naming the cap.
+// byte more is an error naming the cap (and name, if given).
 func (l Limits) ReadAll(r io.Reader, name string) ([]byte, error) {
 	l = l.WithDefaults()
 	data, err := io.ReadAll(io.LimitReader(r, l.MaxBytes+1))
@@ -64,7 +65,7 @@ func (l Limits) tooLarge(name string, size int64) *Error {
 	if size < 0 {
 		return refuse(ErrTooLarge, 0, 0, "%s is larger than %s, the size cap of a %s", what, bytesText(l.MaxBytes), l.What)
 	}
-	return refuse(ErrTooLarge, 0, 0, "%s is %s, over %s, the size cap of a %s", what, bytesText(size), bytesText(l.MaxBytes), l.What)
+	return refuse(ErrTooLarge, 0, 0, "%s is %d bytes, over %s, the size cap of a %s", what, size, bytesText(l.MaxBytes), l.What)
 }
 
 func bytesText(n int64) string {
