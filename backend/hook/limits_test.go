@@ -2,6 +2,7 @@ package hook
 
 import (
 	"context"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
@@ -84,4 +85,35 @@ func FuzzValidate(f *testing.F) {
 			t.Fatalf("%d bytes took %s and %d MB (%v)", len(script), took, alloc>>20, err)
 		}
 	})
+}
+
+// A row written around the router with a column SQLite kept but a hook
+// cannot have (an order that is not a number) made the whole list fail,
+// and with it the router's start ("load hooks"). It is now a broken hook,
+// logged, and the others run.
+func TestUnreadableHookRowIsBroken(t *testing.T) {
+	st, err := store.Open(filepath.Join(t.TempDir(), "hooks.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	ctx := context.Background()
+	if _, err := st.Hooks().Create(ctx, store.Hook{Name: "good", HookType: "pre", Enabled: true,
+		Script: `return {continue: false, error: {message: 'good ran'}};`}); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.DB().Exec(`INSERT INTO hooks (name, enabled, execution_order, hook_type, script, fail_closed)
+		VALUES ('garbled', 1, 'first', 'pre', 'return;', 0)`).Error; err != nil {
+		t.Fatal(err)
+	}
+	svc := New(st.Hooks(), Options{})
+	if err := svc.Reload(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if b := svc.Pre(ctx, callTool(nil)); b == nil || b.Hook != "good" {
+		t.Errorf("block = %v", b)
+	}
+	if logs := svc.Logs("garbled"); len(logs) == 0 || logs[0].Message != "cannot be loaded: the stored row cannot be read as a hook: bad execution_order" {
+		t.Errorf("logs = %+v", logs)
+	}
 }
