@@ -84,3 +84,23 @@ func TestReadClientConfigRefusesWhatIsNotARegularFile(t *testing.T) {
 		t.Errorf("big: %v", err)
 	}
 }
+
+// An instance-id that is a FIFO is refused at once: the read is on the
+// way to every start (core.Open), and os.ReadFile waited for a writer
+// forever.
+func TestInstanceIDThatIsAFIFOIsRefused(t *testing.T) {
+	dir := t.TempDir()
+	if err := syscall.Mkfifo(filepath.Join(dir, InstanceFile), 0o600); err != nil {
+		t.Skip("no FIFOs here:", err)
+	}
+	done := make(chan error, 1)
+	go func() { _, err := InstanceID(dir); done <- err }()
+	select {
+	case err := <-done:
+		if !errors.Is(err, filelimit.ErrNotRegular) {
+			t.Errorf("err = %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("InstanceID blocked on a FIFO")
+	}
+}
