@@ -47,8 +47,8 @@ type Limits struct {
 const (
 	DefaultMaxBytes    = 1 << 20
 	DefaultMaxDepth    = 64
-	DefaultMaxNodes    = 200_000
-	DefaultMaxKeys     = 5_000
+	DefaultMaxNodes    = 100_000
+	DefaultMaxKeys     = 1_000
 	DefaultAliasFactor = 10
 	// AliasFloor is the expansion every YAML document may have whatever its
 	// size, so a small file may reuse its anchors freely.

@@ -33,6 +33,9 @@ func (l Limits) ParseYAML(ctx context.Context, src []byte) (*ast.File, error) {
 	if err := l.CheckSize(len(src)); err != nil {
 		return nil, err
 	}
+	if err := l.countWords(src); err != nil {
+		return nil, err
+	}
 	tokens, err := l.scanYAML(ctx, src)
 	if err != nil {
 		return nil, err
@@ -45,6 +48,52 @@ func (l Limits) ParseYAML(ctx context.Context, src []byte) (*ast.File, error) {
 		return nil, err
 	}
 	return file, nil
+}
+
+// yamlIndicator marks the bytes that are a YAML token by themselves (or
+// start one).
+var yamlIndicator = func() (t [256]bool) {
+	for _, c := range []byte("-?:,[]{}#&*!|>'\"%@`") {
+		t[c] = true
+	}
+	return t
+}()
+
+// countWords refuses src when its words and indicators — every indicator
+// byte, and every run of other bytes between spaces — pass MaxNodes. Every
+// token go-yaml's scanner makes starts one of them, so the scanner, which
+// makes all of a document's tokens before any can be counted (about 270
+// bytes each), never makes more than MaxNodes; the count itself is one
+// pass that allocates nothing.
+func (l Limits) countWords(src []byte) error {
+	if n, at := yamlWords(src, l.MaxNodes); n > l.MaxNodes {
+		line, col := lineCol(src, at)
+		return refuse(ErrTooManyNodes, line, col, "more than %d YAML words and indicators, the node cap of a %s", l.MaxNodes, l.What)
+	}
+	return nil
+}
+
+// yamlWords counts the words and indicators of src, stopping at the one
+// after limit; at is where that one starts.
+func yamlWords(src []byte, limit int) (n, at int) {
+	inWord := false
+	for i, c := range src {
+		switch {
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
+			inWord = false
+			continue
+		case yamlIndicator[c]:
+			inWord = false
+		case inWord:
+			continue
+		default:
+			inWord = true
+		}
+		if n++; n > limit {
+			return n, i
+		}
+	}
+	return n, len(src)
 }
 
 // blockLevel is one open block collection of the token scan.
