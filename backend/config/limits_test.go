@@ -28,7 +28,7 @@ func allocated(fn func()) uint64 {
 // over the size cap.
 var configBombs = []struct {
 	name, src, want string
-	cap            error
+	cap             error
 }{
 	{"deep", `{"mcpServers": {"a": {"command": "x", "args": ` + testbombs.JSON(400_000) + `}}}`, "line 1, column 108: nested more than 64 levels deep", filelimit.ErrTooDeep},
 	{"deep with comments", "// a comment\n{\"mcpServers\": " + testbombs.JSON(400_000) + ",}", "line 2, column 79: nested more than 64 levels deep", filelimit.ErrTooDeep},

@@ -30,8 +30,9 @@ type Limits struct {
 	// MaxDepth bounds nesting: YAML collections and JSON arrays and objects,
 	// counted after YAML aliases are expanded.
 	MaxDepth int
-	// MaxNodes bounds a YAML document's tokens as written and its nodes as
-	// its aliases would expand them.
+	// MaxNodes bounds a YAML document's words and indicators as written
+	// (so the tokens go-yaml's scanner makes of it) and its nodes as its
+	// aliases would expand them.
 	MaxNodes int
 	// MaxKeys bounds the keys of one YAML block mapping (go-yaml's parser
 	// takes time quadratic in them).

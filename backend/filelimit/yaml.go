@@ -13,8 +13,10 @@ import (
 // ParseYAML parses YAML within the caps, in three steps, each refusing
 // before the next one can cost more than the file is worth:
 //
-//  1. the size;
-//  2. the tokens, counted as the scanner makes them (MaxNodes), with their
+//  1. the size, and the words and indicators, counted over the bytes
+//     (MaxNodes): go-yaml's scanner makes every token of a document before
+//     any can be looked at;
+//  2. the tokens, with their
 //     nesting measured from their columns and brackets (MaxDepth), the keys
 //     of each block mapping counted (MaxKeys), and a node given at most one
 //     anchor and one tag — go-yaml's parser takes memory and time
