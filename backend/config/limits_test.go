@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -58,7 +57,7 @@ func TestClientConfigBombsAreRefused(t *testing.T) {
 func TestReadClientConfigRefusesWhatIsNotARegularFile(t *testing.T) {
 	dir := t.TempDir()
 	fifo := filepath.Join(dir, "mcp.json")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+	if err := testbombs.MakeFIFO(fifo); err != nil {
 		t.Skip("no FIFOs here:", err)
 	}
 	done := make(chan error, 1)
@@ -90,7 +89,7 @@ func TestReadClientConfigRefusesWhatIsNotARegularFile(t *testing.T) {
 // forever.
 func TestInstanceIDThatIsAFIFOIsRefused(t *testing.T) {
 	dir := t.TempDir()
-	if err := syscall.Mkfifo(filepath.Join(dir, InstanceFile), 0o600); err != nil {
+	if err := testbombs.MakeFIFO(filepath.Join(dir, InstanceFile)); err != nil {
 		t.Skip("no FIFOs here:", err)
 	}
 	done := make(chan error, 1)

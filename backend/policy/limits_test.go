@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -83,7 +82,7 @@ func TestServiceKeepsTheLastGoodPolicyOverABomb(t *testing.T) {
 func TestServiceRefusesWhatIsNotARegularFile(t *testing.T) {
 	rg := newRig(t, "policies:\n  - name: no-fs\n    servers: {deny: [fs]}\n")
 	os.Remove(rg.svc.Path())
-	if err := syscall.Mkfifo(rg.svc.Path(), 0o600); err != nil {
+	if err := testbombs.MakeFIFO(rg.svc.Path()); err != nil {
 		t.Skip("no FIFOs here:", err)
 	}
 	done := make(chan error, 1)

@@ -4,11 +4,12 @@ import (
 	"errors"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/mcp-router/mcp-router/backend/filelimit"
+
+	"github.com/mcp-router/mcp-router/internal/testbombs"
 )
 
 // A FIFO in place of the secrets file is refused at once (os.ReadFile
@@ -16,7 +17,7 @@ import (
 func TestSecretsFileThatIsAFIFOIsRefused(t *testing.T) {
 	t.Setenv(EnvStore, InFile)
 	dir := t.TempDir()
-	if err := syscall.Mkfifo(filepath.Join(dir, "keys.json"), 0o600); err != nil {
+	if err := testbombs.MakeFIFO(filepath.Join(dir, "keys.json")); err != nil {
 		t.Skip("no FIFOs here:", err)
 	}
 	s := New(dir, "keys.json", "k-", "API key")

@@ -3,18 +3,19 @@ package spec
 import (
 	"errors"
 	"path/filepath"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/mcp-router/mcp-router/backend/filelimit"
+
+	"github.com/mcp-router/mcp-router/internal/testbombs"
 )
 
 // An init argument file that is a FIFO is refused at once: the activation
 // that reads it waited for a writer forever.
 func TestGateInitArgumentFIFOIsRefused(t *testing.T) {
 	fifo := filepath.Join(t.TempDir(), "code.js")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+	if err := testbombs.MakeFIFO(fifo); err != nil {
 		t.Skip("no FIFOs here:", err)
 	}
 	g := Gate{Enabled: true, InitTool: "init", InitArgFiles: map[string]string{"code": fifo}}

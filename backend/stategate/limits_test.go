@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -82,7 +81,7 @@ func TestRegistryRefusesTheLadder(t *testing.T) {
 func TestRegistryRefusesAFIFO(t *testing.T) {
 	r := newRig(t)
 	fifo := filepath.Join(ProcessesDir(r.dir), "pipe.yaml")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+	if err := testbombs.MakeFIFO(fifo); err != nil {
 		t.Skip("no FIFOs here:", err)
 	}
 	done := make(chan []ProcessFile, 1)
