@@ -2,6 +2,7 @@ package config
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -83,6 +84,13 @@ func ReadClientConfig(path string) ([]spec.Server, error) {
 // neither the comment stripper nor the decoder can be made to spend more
 // than the file is worth.
 func ParseClientConfig(data []byte) ([]spec.Server, error) {
+	// Within the parse deadline, like every loader of a file.
+	return filelimit.Within(context.Background(), ClientConfigLimits(), func(context.Context) ([]spec.Server, error) {
+		return parseClientConfig(data)
+	})
+}
+
+func parseClientConfig(data []byte) ([]spec.Server, error) {
 	if err := ClientConfigLimits().CheckJSON(data); err != nil {
 		var le *filelimit.Error
 		if errors.As(err, &le) && le.Line > 0 {
