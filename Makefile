@@ -24,7 +24,7 @@ APP := build/bin/mcp-router
 RESULTS := $(CURDIR)/test-results
 
 .PHONY: run test build deps system-deps wails frontend-deps test-deps \
-        test-go test-frontend test-desktop test-desktop-41 test-tray vet check-files print-goflags clean
+        test-go test-fuzz test-frontend test-desktop test-desktop-41 test-tray vet check-files print-goflags clean
 
 run: build
 	$(APP)
@@ -44,7 +44,7 @@ weather:
 	go build -o build/bin/weather-mcp ./mcp_servers/weather
 
 test: deps test-deps
-	$(MAKE) check-files vet test-go test-frontend test-desktop test-desktop-41 test-tray test-e2e test-ui test-dist test-workflows
+	$(MAKE) check-files vet test-go test-fuzz test-frontend test-desktop test-desktop-41 test-tray test-e2e test-ui test-dist test-workflows
 
 deps: system-deps wails frontend-deps
 
@@ -114,6 +114,11 @@ test-go:
 	# package syscall (race_linux.go), so only this run covers its raw calls.
 	MCPR_REQUIRE_PEERS=1 go test -count=1 ./backend/hotpath/ ./backend/upstream/ ./backend/gateway/
 	MCPR_REQUIRE_PEERS=1 go test -tags nogui -count=1 -run TestDocker .
+
+# Every Go fuzz target (found by scripts/fuzz.sh, not listed here) for
+# FUZZTIME each (default 10s), two at a time; their seeds also run in test-go.
+test-fuzz:
+	scripts/fuzz.sh
 
 test-frontend: frontend-deps
 	cd frontend && npm test

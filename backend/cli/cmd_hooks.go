@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/mcp-router/mcp-router/backend/filelimit"
 	"github.com/mcp-router/mcp-router/backend/hook"
 	"github.com/mcp-router/mcp-router/backend/settings"
 	"github.com/mcp-router/mcp-router/backend/store"
@@ -69,20 +70,22 @@ func checkType(t string) error {
 	return usagef("bad --type %q: want pre, post or both", t)
 }
 
-// readScript reads --file (- for stdin), refusing oversized scripts before
-// reading them whole.
+// readScript reads --file (- for stdin) within hook.ScriptLimits, refusing
+// oversized scripts before reading them whole.
 func readScript(cmd *cobra.Command, path string) (string, error) {
 	if path == "" {
 		return "", usagef("--file is required: the hook's script (- reads stdin)")
 	}
-	data, name, err := readInput(cmd, path)
+	data, _, err := readInput(cmd, path, hook.ScriptLimits())
 	if err != nil {
 		return "", err
 	}
-	if len(data) > hook.MaxScriptBytes {
-		return "", fmt.Errorf("%s: script is %d bytes; the limit is 1 MB", name, len(data))
-	}
 	return string(data), nil
+}
+
+// hookContextLimits are the caps of `hooks test --context FILE`.
+func hookContextLimits() filelimit.Limits {
+	return filelimit.Limits{What: "hook context file", MaxBytes: hook.MaxScriptBytes}.WithDefaults()
 }
 
 func (e *env) hooksAdd() *cobra.Command {
@@ -321,9 +324,12 @@ func (e *env) hooksTest() *cobra.Command {
 			if ctxFile == "" {
 				return usagef("--context is required: a JSON file with the sample context (- reads stdin)")
 			}
-			data, src, err := readInput(cmd, ctxFile)
+			data, src, err := readInput(cmd, ctxFile, hookContextLimits())
 			if err != nil {
 				return err
+			}
+			if err := hookContextLimits().CheckJSON(data); err != nil {
+				return fmt.Errorf("%s: %w", src, err)
 			}
 			var m map[string]any
 			if err := json.Unmarshal(data, &m); err != nil || m == nil {

@@ -171,7 +171,7 @@ func TestHooksBadInput(t *testing.T) {
 		{[]string{"hooks", "add", "new", "--type", "pre", "--file", bad}, 1, `hook "new": syntax error at line 2, column 9: Unexpected token )`},
 		{[]string{"hooks", "add", "new", "--type", "pre", "--file", filepath.Join(files, "missing.js")}, 1, "no such file"},
 		{[]string{"hooks", "add", "existing", "--type", "pre", "--file", good}, 1, `a hook named "existing" already exists`},
-		{[]string{"hooks", "add", "new", "--type", "pre", "--file", big}, 1, "limit is 1 MB"},
+		{[]string{"hooks", "add", "new", "--type", "pre", "--file", big}, 1, "is 1048577 bytes, over 1 MiB, the size cap of a hook script"},
 		{[]string{"hooks", "add", "new", "--type", "around", "--file", good}, 2, `bad --type "around"`},
 		{[]string{"hooks", "add", "new", "--file", good}, 2, "--type is required"},
 		{[]string{"hooks", "add", "new", "--type", "pre"}, 2, "--file is required"},

@@ -1,17 +1,18 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/mcp-router/mcp-router/backend/filelimit"
 	"github.com/mcp-router/mcp-router/backend/policy"
 	"github.com/mcp-router/mcp-router/backend/settings"
 	"github.com/mcp-router/mcp-router/backend/store"
@@ -40,18 +41,35 @@ func (e *env) policyPath(args []string) (string, bool, error) {
 	return filepath.Join(dir, policy.FileName), false, nil
 }
 
-// loadPolicy reads and parses the file; a missing default file is no
-// policy (nil, nil). Problems are printed to w, one "FILE:LINE:COL:
-// message" a line.
-func loadPolicy(path string, explicit bool, w io.Writer) (*policy.Policy, error) {
-	src, err := os.ReadFile(path)
+// loadPolicy reads and parses the file ("-": stdin); a missing default
+// file is no policy (nil, nil). Problems are printed to w, one
+// "FILE:LINE:COL: message" a line. The file is read and parsed within
+// policy.FileLimits (a FIFO or a device is refused, not waited on), and
+// reading and parsing stop when the command's context ends: a signal ends
+// the command at once.
+func loadPolicy(cmd *cobra.Command, path string, explicit bool, w io.Writer) (*policy.Policy, error) {
+	ctx, lim := cmd.Context(), policy.FileLimits()
+	var src []byte
+	var err error
+	if path == "-" {
+		src, err = readStdin(ctx, cmd.InOrStdin(), lim)
+	} else {
+		src, _, err = lim.ReadFile(path)
+	}
 	if errors.Is(err, fs.ErrNotExist) && !explicit {
 		return nil, nil
+	}
+	var le *filelimit.Error
+	if errors.As(err, &le) {
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	if err != nil {
 		return nil, err
 	}
-	p, err := policy.Parse(src)
+	p, err := policy.ParseContext(ctx, src, lim)
+	if ctx.Err() != nil {
+		return nil, fmt.Errorf("%s: the check was stopped (%w)", path, context.Cause(ctx))
+	}
 	var fe *policy.FileError
 	if errors.As(err, &fe) {
 		fe.Path = path
@@ -71,14 +89,14 @@ func plural(n int) string {
 func (e *env) policyCheck() *cobra.Command {
 	return &cobra.Command{
 		Use:   "check [FILE]",
-		Short: "Check a policy file (default: policy.yaml in the data dir); problems are printed as FILE:LINE:COLUMN: message",
+		Short: "Check a policy file (default: policy.yaml in the data dir; - reads stdin); problems are printed as FILE:LINE:COLUMN: message",
 		Args:  cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			path, explicit, err := e.policyPath(args)
 			if err != nil {
 				return err
 			}
-			p, err := loadPolicy(path, explicit, cmd.OutOrStdout())
+			p, err := loadPolicy(cmd, path, explicit, cmd.OutOrStdout())
 			if err != nil {
 				return err
 			}
@@ -130,7 +148,7 @@ func (e *env) policyExplain() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			p, err := loadPolicy(path, explicit, cmd.ErrOrStderr())
+			p, err := loadPolicy(cmd, path, explicit, cmd.ErrOrStderr())
 			if err != nil {
 				return err
 			}

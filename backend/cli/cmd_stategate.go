@@ -1,11 +1,11 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"text/tabwriter"
 
@@ -46,14 +46,15 @@ func (e *env) withStateGate(fn func(*stategate.Service) error) error {
 	})
 }
 
-// readDefinition reads a definition file ("-" for stdin).
-func (e *env) readDefinition(path string) ([]byte, string, error) {
-	if path == "-" {
-		b, err := io.ReadAll(io.LimitReader(e.opts.Stdin, stategate.MaxDefinitionBytes+1))
-		return b, "stdin", err
+// readDefinition reads a definition file ("-" for stdin) within
+// stategate.DefinitionLimits: a FIFO or a device is refused, not waited
+// on, and reading stdin stops on a signal.
+func (e *env) readDefinition(cmd *cobra.Command, path string) ([]byte, string, error) {
+	b, name, err := readInput(cmd, path, stategate.DefinitionLimits())
+	if path != "-" {
+		name = filepath.Base(path)
 	}
-	b, err := os.ReadFile(path)
-	return b, filepath.Base(path), err
+	return b, name, err
 }
 
 // definitionError prints every problem of a definition, one per line, and
@@ -79,7 +80,7 @@ func (e *env) processAdd() *cobra.Command {
 		Example: "  mcp-router stategate process add review.yaml\n  mcp-router stategate process add --replace review.yaml",
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			src, name, err := e.readDefinition(args[0])
+			src, name, err := e.readDefinition(cmd, args[0])
 			if err != nil {
 				return err
 			}
@@ -103,11 +104,15 @@ func (e *env) processCheck() *cobra.Command {
 		Short: "Check a definition without storing it",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			src, name, err := e.readDefinition(args[0])
+			src, name, err := e.readDefinition(cmd, args[0])
 			if err != nil {
 				return err
 			}
-			p, err := stategate.Parse(src, stategate.CompileOptions{})
+			// Stops at once on a signal (the context ends).
+			p, err := stategate.ParseContext(cmd.Context(), src, stategate.CompileOptions{})
+			if ctx := cmd.Context(); ctx != nil && ctx.Err() != nil {
+				return fmt.Errorf("%s: the check was stopped (%w)", name, context.Cause(ctx))
+			}
 			if err != nil {
 				return definitionError(cmd.ErrOrStderr(), name, err)
 			}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"os"
 	"slices"
 	"sort"
 	"strings"
@@ -393,7 +392,7 @@ func (e *env) serversImport() *cobra.Command {
 			"  mcp-router servers import servers.json --secret-env github:GITHUB_TOKEN=ghp_…",
 		Args: exactArgs(1, "servers import FILE"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			data, name, err := readInput(cmd, args[0])
+			data, name, err := readInput(cmd, args[0], config.ClientConfigLimits())
 			if err != nil {
 				return err
 			}
@@ -463,21 +462,6 @@ func noteUpstreamAuth(w io.Writer, defs []spec.Server, added []string) {
 				d.Name, d.URL, d.Name)
 		}
 	}
-}
-
-func readInput(cmd *cobra.Command, path string) ([]byte, string, error) {
-	if path == "-" {
-		data, err := io.ReadAll(cmd.InOrStdin())
-		return data, "stdin", err
-	}
-	data, err := os.ReadFile(path)
-	if err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return nil, path, fmt.Errorf("%s: no such file", path)
-		}
-		return nil, path, err
-	}
-	return data, path, nil
 }
 
 func getServer(cmd *cobra.Command, st *store.Store, name string) (store.Server, error) {

@@ -2,16 +2,17 @@ package config
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"net/url"
-	"os"
 	"reflect"
 	"sort"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/mcp-router/mcp-router/backend/filelimit"
 	"github.com/mcp-router/mcp-router/backend/spec"
 )
 
@@ -43,10 +44,25 @@ type clientEntry struct {
 	PassUpstreamAuth bool `json:"passUpstreamAuth"`
 }
 
+// MaxClientConfigBytes bounds a client config file or pasted JSON: Claude
+// Code's ~/.claude.json keeps its projects' history beside mcpServers and
+// grows to several megabytes.
+const MaxClientConfigBytes = 16 << 20
+
+// ClientConfigLimits are the caps of a client config (docs/limits.md):
+// its size and its nesting, checked before any parser reads it.
+func ClientConfigLimits() filelimit.Limits {
+	return filelimit.Limits{What: "client config", MaxBytes: MaxClientConfigBytes}.WithDefaults()
+}
+
 // ReadClientConfig reads and parses a client config file; errors start with
-// the path so the CLI can print them as they are.
+// the path so the CLI can print them as they are. A FIFO or a device is
+// refused, never waited on, and a file over the size cap is not read.
 func ReadClientConfig(path string) ([]spec.Server, error) {
-	data, err := os.ReadFile(path)
+	data, _, err := ClientConfigLimits().ReadFile(path)
+	if errors.As(err, new(*filelimit.Error)) {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -63,13 +79,33 @@ func ReadClientConfig(path string) ([]spec.Server, error) {
 // with its position, so the user can fix the file in one pass; if any entry
 // is bad it returns no servers, so an import is all or nothing. The result
 // is normalized, valid and sorted by name.
+//
+// The size and nesting are checked first, within ClientConfigLimits, so
+// neither the comment stripper nor the decoder can be made to spend more
+// than the file is worth.
 func ParseClientConfig(data []byte) ([]spec.Server, error) {
+	// Within the parse deadline, like every loader of a file.
+	return filelimit.Within(context.Background(), ClientConfigLimits(), func(context.Context) ([]spec.Server, error) {
+		return parseClientConfig(data)
+	})
+}
+
+func parseClientConfig(data []byte) ([]spec.Server, error) {
+	if err := ClientConfigLimits().CheckJSON(data); err != nil {
+		var le *filelimit.Error
+		if errors.As(err, &le) && le.Line > 0 {
+			return nil, fmt.Errorf("line %d, column %d: %w", le.Line, le.Column, errors.New(le.Message))
+		}
+		return nil, err
+	}
 	clean := standardJSON(data)
-	var top any
+	// Checked as JSON without building a tree of it: the file may be a
+	// client's whole settings, of which only one object is read.
+	var top json.RawMessage
 	if err := json.Unmarshal(clean, &top); err != nil {
 		return nil, syntaxError(data, err)
 	}
-	if _, ok := top.(map[string]any); !ok {
+	if firstByte(top) != '{' {
 		return nil, fmt.Errorf("expected a JSON object with %q (Claude Desktop, Claude Code, Cursor) or %q (VS Code)", keyMCPServers, keyServers)
 	}
 	members, err := objectMembers(clean, 0)

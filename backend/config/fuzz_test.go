@@ -2,6 +2,9 @@ package config
 
 import (
 	"testing"
+	"time"
+
+	"github.com/mcp-router/mcp-router/backend/spec"
 )
 
 func FuzzParseClientConfig(f *testing.F) {
@@ -21,8 +24,17 @@ func FuzzParseClientConfig(f *testing.F) {
 	} {
 		f.Add([]byte(seed))
 	}
+	for _, b := range configBombs {
+		f.Add([]byte(b.src))
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		servers, err := ParseClientConfig(data)
+		var servers []spec.Server
+		var err error
+		start := time.Now()
+		alloc := allocated(func() { servers, err = ParseClientConfig(data) })
+		if took := time.Since(start); took > 20*time.Second || alloc > 1<<30 {
+			t.Fatalf("%d bytes took %s and %d MB", len(data), took, alloc>>20)
+		}
 		if err != nil {
 			if servers != nil {
 				t.Fatalf("servers returned with error %v", err)

@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+
+	"github.com/mcp-router/mcp-router/backend/filelimit"
 )
 
 // InstanceFile holds the router's instance id inside the data directory.
@@ -61,8 +63,15 @@ func InstanceID(dataDir string) (string, error) {
 	return readInstanceID(path)
 }
 
+// instanceLimits bound the instance-id file: 33 bytes when the router
+// wrote it; a FIFO or a device in its place is refused, never waited on
+// (the read is on the way to every start).
+func instanceLimits() filelimit.Limits {
+	return filelimit.Limits{What: "instance-id file", MaxBytes: 1 << 10}
+}
+
 func readInstanceID(path string) (string, error) {
-	data, err := os.ReadFile(path)
+	data, _, err := instanceLimits().ReadFile(path)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return "", err

@@ -2,6 +2,7 @@ package config
 
 import (
 	"bytes"
+	"encoding/json"
 
 	"github.com/tailscale/hujson"
 )
@@ -17,6 +18,9 @@ func standardJSON(data []byte) []byte {
 	out := bytes.Clone(data)
 	if bytes.HasPrefix(out, utf8BOM) {
 		copy(out, "   ")
+	}
+	if json.Valid(out) {
+		return out // plain JSON: no need for hujson's tree of it
 	}
 	if std, err := hujson.Standardize(out); err == nil {
 		return std

@@ -12,6 +12,7 @@ package hook
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"runtime"
 	"runtime/debug"
@@ -269,7 +270,7 @@ func (s *Service) Reload(ctx context.Context) error {
 			continue
 		}
 		c := old.byName[h.Name]
-		if c == nil || c.hook.Script != h.Script || c.hook.ID != h.ID {
+		if c == nil || c.hook.Script != h.Script || c.hook.ID != h.ID || c.hook.LoadError != h.LoadError {
 			c = s.compileHook(h)
 		} else {
 			// Same script: keep the runtimes, take the new settings.
@@ -328,9 +329,18 @@ func sortHooks(l []*compiled) {
 
 func (s *Service) compileHook(h store.Hook) *compiled {
 	c := &compiled{hook: h, pool: newPool(s.opts.PoolSize)}
-	c.prog, c.broken = compile(h.Name, h.Script)
+	if h.LoadError != "" {
+		// A row the store could not read: reported, never run.
+		c.broken = errors.New(h.LoadError)
+	} else {
+		c.prog, c.broken = compile(h.Name, h.Script)
+	}
 	if c.broken != nil {
-		s.emit(h.Name, LogLine{Time: time.Now(), Level: "error", Router: true, Message: "does not compile: " + c.broken.Error()})
+		what := "does not compile: "
+		if h.LoadError != "" {
+			what = "cannot be loaded: "
+		}
+		s.emit(h.Name, LogLine{Time: time.Now(), Level: "error", Router: true, Message: what + c.broken.Error()})
 		return c
 	}
 	// A new runtime takes ~20 ms (the builtins are set up and frozen); make

@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -11,7 +12,8 @@ import (
 
 	"github.com/goccy/go-yaml"
 	"github.com/goccy/go-yaml/ast"
-	"github.com/goccy/go-yaml/parser"
+
+	"github.com/mcp-router/mcp-router/backend/filelimit"
 )
 
 // FileName is the policy file's name in the data dir.
@@ -19,6 +21,12 @@ const FileName = "policy.yaml"
 
 // MaxFileBytes bounds the policy file.
 const MaxFileBytes = 1 << 20
+
+// FileLimits are the caps of a policy file (docs/limits.md): its size,
+// nesting, YAML tokens, keys and alias expansion, and a parse deadline.
+func FileLimits() filelimit.Limits {
+	return filelimit.Limits{What: "policy file", MaxBytes: MaxFileBytes}.WithDefaults()
+}
 
 // File is policy.yaml as written (docs/policy.md; docs/policy.schema.json).
 type File struct {
@@ -125,9 +133,38 @@ func (e *FileError) Error() string {
 	return b.String()
 }
 
-// Parse reads and checks a policy file's text. The error, if any, is a
-// *FileError with the line and column of each problem.
-func Parse(src []byte) (p *Policy, err error) {
+// Parse reads and checks a policy file's text within FileLimits. The
+// error, if any, is a *FileError with the line and column of each problem.
+func Parse(src []byte) (*Policy, error) {
+	return ParseContext(context.Background(), src, FileLimits())
+}
+
+// ParseContext is Parse within lim, returning as soon as ctx ends (the
+// CLI's check on a signal) or lim's parse deadline passes.
+func ParseContext(ctx context.Context, src []byte, lim filelimit.Limits) (*Policy, error) {
+	lim = lim.WithDefaults()
+	p, err := filelimit.Within(ctx, lim, func(ctx context.Context) (*Policy, error) { return parse(ctx, src, lim) })
+	if err != nil {
+		var fe *FileError
+		if !errors.As(err, &fe) {
+			fe = &FileError{Problems: []Problem{limitProblem(err)}}
+		}
+		return nil, fe
+	}
+	return p, nil
+}
+
+// limitProblem places an error of a cap (or of the parser) where it was
+// found.
+func limitProblem(err error) Problem {
+	var le *filelimit.Error
+	if errors.As(err, &le) {
+		return Problem{Line: le.Line, Column: le.Column, Message: le.Message}
+	}
+	return yamlProblem(err)
+}
+
+func parse(ctx context.Context, src []byte, lim filelimit.Limits) (p *Policy, err error) {
 	// go-yaml v1.19.2 panics on some malformed input (a tag on a value
 	// decoded into a list: testdata/fuzz/FuzzParse); a bad file must be an
 	// error, never a crash of the router.
@@ -136,14 +173,13 @@ func Parse(src []byte) (p *Policy, err error) {
 			p, err = nil, &FileError{Problems: []Problem{{Message: fmt.Sprintf("the YAML parser failed on this file (%v); check its tags (!…) and structure", r)}}}
 		}
 	}()
-	if len(src) > MaxFileBytes {
-		return nil, &FileError{Problems: []Problem{{Message: fmt.Sprintf("the policy file is larger than %d bytes", MaxFileBytes)}}}
-	}
 	sum := sha256.Sum256(src)
 	hash := hex.EncodeToString(sum[:])
-	file, err := parser.ParseBytes(src, 0)
+	// Size, nesting, tokens and alias expansion are checked before the
+	// parser and the decoder can spend more than the file is worth.
+	file, err := lim.ParseYAML(ctx, src)
 	if err != nil {
-		return nil, &FileError{Problems: []Problem{yamlProblem(err)}}
+		return nil, &FileError{Problems: []Problem{limitProblem(err)}}
 	}
 	var f File
 	var body ast.Node

@@ -5,6 +5,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestSeedExampleLoads(t *testing.T) {
@@ -76,13 +77,22 @@ func TestEmptyFileIsNoRules(t *testing.T) {
 	}
 }
 
+// Any file, the bombs of issue 24 first: Parse answers within bounded
+// time and allocation, a policy or an error.
 func FuzzParse(f *testing.F) {
-	src, _ := os.ReadFile("testdata/seed.yaml")
-	f.Add(src)
+	for _, s := range policySeeds(f) {
+		f.Add(s)
+	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		p, err := Parse(b)
+		var p *Policy
+		var err error
+		start := time.Now()
+		alloc := allocated(func() { p, err = Parse(b) })
 		if err == nil && p == nil {
 			t.Fatal("nil policy without an error")
+		}
+		if took := time.Since(start); took > 20*time.Second || alloc > 1<<30 {
+			t.Fatalf("%d bytes took %s and %d MB (%v)", len(b), took, alloc>>20, err)
 		}
 	})
 }

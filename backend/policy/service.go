@@ -5,7 +5,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"errors"
-	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/sirupsen/logrus"
 
+	"github.com/mcp-router/mcp-router/backend/filelimit"
 	"github.com/mcp-router/mcp-router/backend/pipeline"
 )
 
@@ -41,6 +41,8 @@ type Options struct {
 	// approval_timeout_seconds (the approvalTimeoutSeconds setting); nil:
 	// DefaultApprovalTimeout.
 	ApprovalTimeout func() time.Duration
+	// Limits are the caps of the policy file; zero: FileLimits().
+	Limits filelimit.Limits
 }
 
 // Service holds the policy in force and follows policy.yaml.
@@ -86,6 +88,10 @@ func NewService(path string, o Options) *Service {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
+	if o.Limits == (filelimit.Limits{}) {
+		o.Limits = FileLimits()
+	}
+	o.Limits = o.Limits.WithDefaults()
 	return &Service{path: path, o: o, status: Status{Path: path}}
 }
 
@@ -157,7 +163,7 @@ func (s *Service) Poll() (changed bool, err error) {
 // load reads the file; force reloads even when its content is what was
 // last read. Called with mu held.
 func (s *Service) load(force bool) error {
-	src, sig, err := readFile(s.path)
+	src, sig, err := readFile(s.path, s.o.Limits)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		// Unreadable: keep what is in force, say why.
 		s.fail(sig, &FileError{Path: s.path, Problems: []Problem{{Message: err.Error()}}})
@@ -178,7 +184,7 @@ func (s *Service) load(force bool) error {
 		s.seen = sig
 		return nil
 	}
-	p, perr := Parse(src)
+	p, perr := ParseContext(context.Background(), src, s.o.Limits)
 	if perr != nil {
 		var fe *FileError
 		if !errors.As(perr, &fe) {
@@ -210,21 +216,14 @@ func (s *Service) fail(sig fileSig, fe *FileError) {
 	}
 }
 
-func readFile(path string) ([]byte, fileSig, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fileSig{}, err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, fileSig{exists: true}, err
+// readFile reads the policy file within lim: a regular file (a FIFO or a
+// device is refused, never waited on) no larger than the cap.
+func readFile(path string, lim filelimit.Limits) ([]byte, fileSig, error) {
+	src, fi, err := lim.ReadFile(path)
+	if fi == nil {
+		return nil, fileSig{exists: err == nil || !errors.Is(err, fs.ErrNotExist)}, err
 	}
 	sig := fileSig{exists: true, modTime: fi.ModTime(), size: fi.Size()}
-	if fi.IsDir() {
-		return nil, sig, fmt.Errorf("%s is a directory", path)
-	}
-	src, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
 	if err != nil {
 		return nil, sig, err
 	}
@@ -236,7 +235,7 @@ func readFile(path string) ([]byte, fileSig, error) {
 // a temporary file, so a reader never sees half of it) and puts it in
 // force. A file that does not load is not written: the error says why.
 func (s *Service) Save(src []byte) error {
-	if _, err := Parse(src); err != nil {
+	if _, err := ParseContext(context.Background(), src, s.o.Limits); err != nil {
 		return err
 	}
 	before := s.cur.Load()
@@ -252,7 +251,7 @@ func (s *Service) Save(src []byte) error {
 // Source is the policy file's text ("" and no error when it does not
 // exist).
 func (s *Service) Source() (string, error) {
-	b, err := os.ReadFile(s.path)
+	b, _, err := s.o.Limits.ReadFile(s.path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return "", nil
 	}

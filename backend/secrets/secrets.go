@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/zalando/go-keyring"
+
+	"github.com/mcp-router/mcp-router/backend/filelimit"
 )
 
 // Where values are kept.
@@ -171,13 +173,23 @@ func (s *Store) Delete(name string) error {
 	return s.writeFile(m)
 }
 
+// fileLimits bound the secrets file (docs/limits.md): a FIFO or a device
+// in its place is refused, never waited on, and so is one past the caps.
+func (s *Store) fileLimits() filelimit.Limits {
+	return filelimit.Limits{What: s.what + " file", MaxBytes: 16 << 20}
+}
+
 func (s *Store) readFile() (map[string]string, error) {
-	data, err := os.ReadFile(s.file)
+	lim := s.fileLimits()
+	data, _, err := lim.ReadFile(s.file)
 	if errors.Is(err, os.ErrNotExist) {
 		return map[string]string{}, nil
 	}
+	if err == nil {
+		err = lim.CheckJSON(data)
+	}
 	if err != nil {
-		return nil, fmt.Errorf("read the %s file: %w", s.what, err)
+		return nil, fmt.Errorf("read the %s file %s: %w", s.what, s.file, err)
 	}
 	m := map[string]string{}
 	if err := json.Unmarshal(data, &m); err != nil {

@@ -4,10 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/mcp-router/mcp-router/backend/filelimit"
 )
 
 // Gate locks a server's tools per client session until the client calls
@@ -86,13 +87,20 @@ func (g Gate) InitArguments() (map[string]any, error) {
 		return nil, err
 	}
 	for _, k := range sortedKeys(g.InitArgFiles) {
-		b, err := os.ReadFile(g.InitArgFiles[k])
+		// A regular file within the cap: a FIFO is refused, never waited on
+		// by the activation that reads it.
+		b, _, err := initArgLimits().ReadFile(g.InitArgFiles[k])
 		if err != nil {
 			return nil, fmt.Errorf("init argument %q: %w", k, err)
 		}
 		args[k] = string(b)
 	}
 	return args, nil
+}
+
+// initArgLimits bound a file whose content becomes an init argument.
+func initArgLimits() filelimit.Limits {
+	return filelimit.Limits{What: "gate init argument file", MaxBytes: 1 << 20}
 }
 
 func sortedKeys(m map[string]string) []string {

@@ -2,6 +2,7 @@ package stategate
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -15,11 +16,12 @@ import (
 
 	"github.com/goccy/go-yaml"
 	"github.com/goccy/go-yaml/ast"
-	"github.com/goccy/go-yaml/parser"
 	"github.com/goccy/go-yaml/token"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
+
+	"github.com/mcp-router/mcp-router/backend/filelimit"
 )
 
 // A process definition, as the user writes it in YAML (processes/*.yaml in
@@ -239,9 +241,46 @@ var (
 // MaxDefinitionBytes bounds a definition file.
 const MaxDefinitionBytes = 1 << 20
 
-// Parse reads, checks and compiles a definition. Every problem it finds is
-// reported with its line and column in a *DefinitionError.
-func Parse(src []byte, o CompileOptions) (p *Process, err error) {
+// DefinitionLimits are the caps of a process definition (docs/limits.md):
+// its size, nesting, YAML tokens, keys and alias expansion, checked before
+// go-yaml's parser and decoder, and a parse deadline.
+func DefinitionLimits() filelimit.Limits {
+	return filelimit.Limits{What: "process definition", MaxBytes: MaxDefinitionBytes}.WithDefaults()
+}
+
+// Parse reads, checks and compiles a definition within DefinitionLimits.
+// Every problem it finds is reported with its line and column in a
+// *DefinitionError.
+func Parse(src []byte, o CompileOptions) (*Process, error) {
+	return ParseContext(context.Background(), src, o)
+}
+
+// ParseContext is Parse returning as soon as ctx ends (the CLI's check on
+// a signal) or the parse deadline passes.
+func ParseContext(ctx context.Context, src []byte, o CompileOptions) (*Process, error) {
+	lim := DefinitionLimits()
+	p, err := filelimit.Within(ctx, lim, func(ctx context.Context) (*Process, error) { return parseRecovered(ctx, src, o, lim) })
+	if err != nil {
+		var de *DefinitionError
+		if !errors.As(err, &de) {
+			de = &DefinitionError{Problems: []Problem{limitProblem(err)}}
+		}
+		return nil, de
+	}
+	return p, nil
+}
+
+// limitProblem places an error of a cap (or of the parser) where it was
+// found.
+func limitProblem(err error) Problem {
+	var le *filelimit.Error
+	if errors.As(err, &le) {
+		return Problem{Line: le.Line, Column: le.Column, Message: le.Message}
+	}
+	return yamlProblem(err)
+}
+
+func parseRecovered(ctx context.Context, src []byte, o CompileOptions, lim filelimit.Limits) (p *Process, err error) {
 	o.defaults()
 	// go-yaml v1.19.2 panics on some malformed input (FuzzParse found one,
 	// testdata/fuzz/FuzzParse): such a file is a definition error, not a
@@ -251,16 +290,15 @@ func Parse(src []byte, o CompileOptions) (p *Process, err error) {
 			p, err = nil, &DefinitionError{Problems: []Problem{{Line: 1, Column: 1, Message: fmt.Sprintf("the YAML could not be read (%v)", r)}}}
 		}
 	}()
-	return parse(src, o)
+	return parse(ctx, src, o, lim)
 }
 
-func parse(src []byte, o CompileOptions) (*Process, error) {
-	if len(src) > MaxDefinitionBytes {
-		return nil, &DefinitionError{Problems: []Problem{{Message: fmt.Sprintf("the definition is larger than %d bytes", MaxDefinitionBytes)}}}
-	}
-	file, err := parser.ParseBytes(src, 0)
+func parse(ctx context.Context, src []byte, o CompileOptions, lim filelimit.Limits) (*Process, error) {
+	// Size, nesting, tokens and alias expansion are checked before the
+	// parser and the decoder can spend more than the file is worth.
+	file, err := lim.ParseYAML(ctx, src)
 	if err != nil {
-		return nil, &DefinitionError{Problems: []Problem{yamlProblem(err)}}
+		return nil, &DefinitionError{Problems: []Problem{limitProblem(err)}}
 	}
 	if len(file.Docs) != 1 || file.Docs[0].Body == nil {
 		return nil, &DefinitionError{Problems: []Problem{{Line: 1, Column: 1, Message: "want exactly one YAML document holding the process"}}}

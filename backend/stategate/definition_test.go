@@ -5,6 +5,9 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/mcp-router/mcp-router/internal/testbombs"
 )
 
 func readExample(t testing.TB) []byte {
@@ -125,8 +128,25 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte(minimal))
 	f.Add(readExample(f))
 	f.Add([]byte("id: [\n"))
+	// The bombs of issue 24 and the shapes that cost go-yaml's parser most.
+	for _, s := range []string{
+		testbombs.Process(),
+		"id: a\nversion: *x\nx: &x " + testbombs.FlowYAML(50) + "\n",
+		"id: a\nstates: " + testbombs.FlowYAML(50_000) + "\n",
+		"id: a\nstates:\n" + testbombs.BlockYAML(50_000),
+		testbombs.KeysYAML(6000),
+		"id: " + testbombs.Scalar(MaxDefinitionBytes) + "\n",
+	} {
+		f.Add([]byte(s))
+	}
 	f.Fuzz(func(t *testing.T, src []byte) {
-		p, err := Parse(src, CompileOptions{})
+		var p *Process
+		var err error
+		start := time.Now()
+		alloc := allocated(func() { p, err = Parse(src, CompileOptions{}) })
+		if took := time.Since(start); took > 20*time.Second || alloc > 1<<30 {
+			t.Fatalf("%d bytes took %s and %d MB (%v)", len(src), took, alloc>>20, err)
+		}
 		if err == nil {
 			if p.Initial() == nil || p.ID == "" {
 				t.Fatalf("accepted a process without id or initial state: %q", src)

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/mcp-router/mcp-router/backend/filelimit"
 )
 
 // registry reads the process definitions in a directory (processes/ in the
@@ -69,8 +71,12 @@ func (r *registry) scan() ([]ProcessFile, error) {
 			continue
 		}
 		lf = &loadedFile{name: e.Name(), size: info.Size(), modTime: info.ModTime()}
-		src, err := os.ReadFile(filepath.Join(r.dir, e.Name()))
-		if err != nil {
+		// Regular files only, within the size cap: a FIFO named *.yaml is
+		// refused, never waited on.
+		src, _, err := DefinitionLimits().ReadFile(filepath.Join(r.dir, e.Name()))
+		if errors.As(err, new(*filelimit.Error)) {
+			lf.err = fmt.Errorf("%s: %w", e.Name(), err)
+		} else if err != nil {
 			lf.err = err
 		} else if lf.proc, lf.err = Parse(src, r.o); lf.err != nil {
 			var de *DefinitionError
@@ -117,6 +123,13 @@ func (r *registry) get(id string) (*Process, string, error) {
 	for _, f := range files {
 		if f.Process != nil && f.Process.ID == id {
 			return f.Process, f.File, nil
+		}
+	}
+	// A file named for the id that does not load (refused at a cap, say):
+	// the caller learns why, not only that there is no such process.
+	for _, f := range files {
+		if f.Err != nil && (f.File == id+".yaml" || f.File == id+".yml") {
+			return nil, "", refuse(CodeProcessNotFound, "Process '%s' not found: %s does not load (%s)", id, f.File, oneLine(f.Err))
 		}
 	}
 	return nil, "", refuse(CodeProcessNotFound, "Process '%s' not found", id)

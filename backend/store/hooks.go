@@ -3,7 +3,9 @@ package store
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
+	"time"
 
 	"gorm.io/gorm"
 )
@@ -24,12 +26,122 @@ func checkHook(h Hook) error {
 }
 
 // List returns hooks in the order they run: execution order, then name.
+// A row whose columns cannot be read as a hook (written around the router:
+// an order that is not a number, an empty name) is listed with LoadError
+// saying which, never an error for the whole list: one bad row must not
+// keep the other hooks, or the router, from loading.
 func (r HookRepo) List(ctx context.Context) ([]Hook, error) {
+	rows, err := r.db.WithContext(ctx).Model(&Hook{}).
+		Select("id, name, enabled, execution_order, hook_type, script, fail_closed, created_at, updated_at").
+		Order("execution_order, name").Rows()
+	if err != nil {
+		return nil, fmt.Errorf("list hooks: %w", err)
+	}
+	defer rows.Close()
 	var out []Hook
-	if err := r.db.WithContext(ctx).Order("execution_order, name").Find(&out).Error; err != nil {
+	for rows.Next() {
+		var id int64
+		var name, enabled, order, typ, script, failClosed, created, updated any
+		if err := rows.Scan(&id, &name, &enabled, &order, &typ, &script, &failClosed, &created, &updated); err != nil {
+			return nil, fmt.Errorf("list hooks: %w", err)
+		}
+		h := Hook{ID: uint(id)}
+		var bad []string
+		read := func(col string, ok bool) {
+			if !ok {
+				bad = append(bad, col)
+			}
+		}
+		h.Name, _ = columnText(name)
+		read("name", strings.TrimSpace(h.Name) != "")
+		var ok bool
+		h.Enabled, ok = columnBool(enabled)
+		read("enabled", ok)
+		h.ExecutionOrder, ok = columnInt(order)
+		read("execution_order", ok)
+		h.HookType, _ = columnText(typ)
+		read("hook_type", checkHook(Hook{Name: "x", HookType: h.HookType}) == nil)
+		h.Script, ok = columnText(script)
+		read("script", ok)
+		h.FailClosed, ok = columnBool(failClosed)
+		read("fail_closed", ok)
+		h.CreatedAt, _ = columnTime(created)
+		h.UpdatedAt, _ = columnTime(updated)
+		if len(bad) > 0 {
+			if h.Name == "" {
+				h.Name = fmt.Sprintf("#%d", h.ID)
+			}
+			h.LoadError = "the stored row cannot be read as a hook: bad " + strings.Join(bad, ", ")
+		}
+		out = append(out, h)
+	}
+	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("list hooks: %w", err)
 	}
 	return out, nil
+}
+
+// The column readers take what either SQLite driver returns for a value
+// SQLite stored with whatever type it was given.
+
+func columnText(v any) (string, bool) {
+	switch x := v.(type) {
+	case string:
+		return x, true
+	case []byte:
+		return string(x), true
+	case nil:
+		return "", false
+	}
+	return fmt.Sprint(v), true
+}
+
+func columnInt(v any) (int, bool) {
+	switch x := v.(type) {
+	case int64:
+		return int(x), true
+	case float64:
+		return int(x), x == float64(int(x))
+	case bool:
+		if x {
+			return 1, true
+		}
+		return 0, true
+	}
+	s, ok := columnText(v)
+	if !ok {
+		return 0, false
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(s))
+	return n, err == nil
+}
+
+func columnBool(v any) (bool, bool) {
+	if b, ok := v.(bool); ok {
+		return b, true
+	}
+	if n, ok := columnInt(v); ok && (n == 0 || n == 1) {
+		return n == 1, true
+	}
+	s, _ := columnText(v)
+	b, err := strconv.ParseBool(strings.TrimSpace(s))
+	return b, err == nil
+}
+
+func columnTime(v any) (time.Time, bool) {
+	if t, ok := v.(time.Time); ok {
+		return t, true
+	}
+	s, ok := columnText(v)
+	if !ok {
+		return time.Time{}, false
+	}
+	for _, layout := range []string{time.RFC3339Nano, "2006-01-02 15:04:05.999999999-07:00", "2006-01-02 15:04:05.999999999", "2006-01-02 15:04:05"} {
+		if t, err := time.Parse(layout, s); err == nil {
+			return t, true
+		}
+	}
+	return time.Time{}, false
 }
 
 // Get returns the named hook.

@@ -42,6 +42,9 @@ type Hook struct {
 	FailClosed     bool      `json:"failClosed"`
 	CreatedAt      time.Time `json:"createdAt"`
 	UpdatedAt      time.Time `json:"updatedAt"`
+	// LoadError: the row could not be read as a hook (HookRepo.List); the
+	// hook is shown with it and never runs.
+	LoadError string `gorm:"-" json:"loadError,omitempty"`
 }
 
 // Role is what a token may reach.
