@@ -17,7 +17,6 @@ import (
 
 	"github.com/mcp-router/mcp-router/backend/gate"
 	"github.com/mcp-router/mcp-router/backend/pipeline"
-	"github.com/mcp-router/mcp-router/backend/spec"
 )
 
 // The fast path is a front end of the forwarding pipeline for the
@@ -86,6 +85,9 @@ type message struct {
 		Task      json.RawMessage `json:"task"`
 		RequestID json.RawMessage `json:"requestId"` // notifications/cancelled
 	} `json:"params"`
+	// A client's answer to a request the gateway sent on a call's stream.
+	Result json.RawMessage `json:"result"`
+	Error  json.RawMessage `json:"error"`
 }
 
 var bodyPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
@@ -94,7 +96,7 @@ var bodyPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 // ids is the session id manager next validates sessions with.
 func (g *Gateway) fastMCP(next http.Handler, ids server.SessionIdManager) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method != http.MethodPost || g.fast.disabled.Load() {
+		if r.Method != http.MethodPost {
 			next.ServeHTTP(w, r)
 			return
 		}
@@ -117,10 +119,21 @@ func (g *Gateway) fastMCP(next http.Handler, ids server.SessionIdManager) http.H
 		body := buf.Bytes()
 		var m message
 		if json.Unmarshal(body, &m) == nil {
-			if m.Method == string(mcp.MethodNotificationCancelled) {
+			if m.Method == "" && g.deliverAnswer(r, &m) {
+				w.WriteHeader(http.StatusAccepted)
+				return
+			}
+			if g.fast.disabled.Load() {
+				// every request takes mcp-go's path
+			} else if m.Method == string(mcp.MethodNotificationCancelled) {
 				g.cancelFast(r, m.Params.RequestID)
 			} else if s, ok := g.fastPathEligible(r, &m, ids); ok && g.serveFast(w, r, s, &m) {
 				return
+			}
+			if shared := g.shareResponse(w, r, &m); shared != nil {
+				defer shared.finish()
+				w, r = shared, r.WithContext(withCallStream(r.Context(),
+					&callStream{asks: g.asks, sessionID: r.Header.Get(server.HeaderKeySessionID), sink: shared}))
 			}
 		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
@@ -255,11 +268,6 @@ func (g *Gateway) serveFast(w http.ResponseWriter, r *http.Request, s server.Cli
 	if !ok || taskOnly || ability || un.Item == gate.ActivateItem {
 		return false
 	}
-	// An elicitation from an HTTP or SSE upstream may go on the POST's own
-	// stream on mcp-go's path (see fastPathEligible).
-	if declares(s, "elicitation") && !g.stdioUpstream(un.Server) {
-		return false
-	}
 	// So does the policy's question to the client (human approval): only
 	// mcp-go's path writes it on the POST's stream, which a client reads
 	// whether or not it holds a GET stream.
@@ -269,6 +277,8 @@ func (g *Gateway) serveFast(w http.ResponseWriter, r *http.Request, s server.Cli
 	g.fast.served.Add(1)
 	key := s.SessionID() + "\x00" + string(m.ID)
 	ctx, cancel := context.WithCancel(r.Context())
+	resp := &fastResponse{w: w}
+	ctx = withCallStream(ctx, &callStream{asks: g.asks, sessionID: s.SessionID(), sink: resp})
 	g.fast.inflight.Store(key, cancel)
 	req := &pipeline.Request{Method: pipeline.MethodToolsCall, Client: pipeline.Client{Session: s},
 		Server: un.Server, Item: un.Item, Target: m.Params.Name}
@@ -296,12 +306,43 @@ func (g *Gateway) serveFast(w http.ResponseWriter, r *http.Request, s server.Cli
 		out.Write(raw)
 		out.WriteString("}\n")
 	}
-	h := w.Header()
-	h["Content-Type"] = contentTypeJSON
-	h["Content-Length"] = []string{strconv.Itoa(out.Len())}
-	w.WriteHeader(http.StatusOK)
-	_, _ = w.Write(out.Bytes())
+	resp.answer(out.Bytes())
 	return true
+}
+
+// shareResponse gives mcp-go a response writer the gateway can also write
+// the call's server requests on, for a request that reaches an upstream,
+// made on a session of the 2025 revisions whose client declared sampling,
+// elicitation or roots; nil for any other.
+func (g *Gateway) shareResponse(w http.ResponseWriter, r *http.Request, m *message) *sharedResponse {
+	switch m.Method {
+	case string(mcp.MethodToolsCall), string(mcp.MethodPromptsGet), string(mcp.MethodResourcesRead):
+	default:
+		return nil
+	}
+	if len(m.ID) == 0 || mcp.IsModernProtocol(r.Header.Get(mcp.HeaderProtocolVersion)) {
+		return nil
+	}
+	v, ok := g.fast.sessions.m.Load(r.Header.Get(server.HeaderKeySessionID))
+	if !ok {
+		return nil
+	}
+	s := v.(server.ClientSession)
+	if !declares(s, "sampling") && !declares(s, "elicitation") && !declares(s, "roots") {
+		return nil
+	}
+	return newSharedResponse(w)
+}
+
+// deliverAnswer hands a client's JSON-RPC response to the request the
+// gateway sent on a fast-path call's stream, if it is the answer to one,
+// from the session that was asked.
+func (g *Gateway) deliverAnswer(r *http.Request, m *message) bool {
+	if len(m.ID) == 0 || (len(m.Result) == 0 && len(m.Error) == 0) {
+		return false
+	}
+	sid := r.Header.Get(server.HeaderKeySessionID)
+	return sid != "" && g.asks.deliver(sid, bytes.TrimSpace(m.ID), m.Result, m.Error)
 }
 
 // jsonrpcError is the error answer mcp-go's path gives for err: a routing
@@ -314,12 +355,6 @@ func jsonrpcError(id mcp.RequestId, err error) mcp.JSONRPCError {
 	}
 	return mcp.JSONRPCError{JSONRPC: mcp.JSONRPC_VERSION, ID: id,
 		Error: mcp.NewJSONRPCErrorDetails(mcp.INTERNAL_ERROR, err.Error(), nil)}
-}
-
-// stdioUpstream reports whether the named server is a stdio process.
-func (g *Gateway) stdioUpstream(name string) bool {
-	def, err := g.ups.Definition(name)
-	return err == nil && def.Transport == spec.Stdio
 }
 
 var contentTypeJSON = []string{"application/json"}

@@ -1,0 +1,154 @@
+package gateway
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os/exec"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcp-router/mcp-router/backend/spec"
+	"github.com/mcp-router/mcp-router/internal/testpeers"
+)
+
+// goEverythingUpstream is the go-sdk conformance everything-server as an
+// upstream named name: over stdio, or as a stateful streamable HTTP server.
+func goEverythingUpstream(t *testing.T, name string, transport spec.Transport) spec.Server {
+	t.Helper()
+	bin := testpeers.GoEverything(t)
+	if transport == spec.Stdio {
+		s := spec.Server{Name: name, Command: bin, Enabled: true, PrefixMode: spec.PrefixAlways}
+		s.Normalize()
+		return s
+	}
+	addr := fmt.Sprintf("127.0.0.1:%d", testpeers.FreePort(t))
+	cmd := exec.Command(bin, "-http", addr, "-stateless=false")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	testpeers.Eventually(t, 10*time.Second, "the go-sdk server to listen", func() bool {
+		nc, err := net.Dial("tcp", addr)
+		if err == nil {
+			nc.Close()
+		}
+		return err == nil
+	})
+	s := spec.Server{Name: name, Transport: spec.HTTP, URL: "http://" + addr + "/mcp", Enabled: true, PrefixMode: spec.PrefixAlways}
+	s.Normalize()
+	return s
+}
+
+// TestGoSDKClientWithoutGETStreamGetsServerRequestsOnTheCall: the official
+// go-sdk client (v1.8.0) on 2025-11-25, with a session but no standalone GET
+// stream, reads server requests only on the response stream of its call.
+// An upstream's elicitation and sampling raised during the call must reach
+// it there, whatever the upstream's transport and whichever path (the fast
+// path or mcp-go's) serves the call. Before the call streams, a stdio
+// upstream's elicitation went to the GET stream (the client waited for its
+// timeout), and so did sampling on every upstream.
+func TestGoSDKClientWithoutGETStreamGetsServerRequestsOnTheCall(t *testing.T) {
+	for _, transport := range []spec.Transport{spec.Stdio, spec.HTTP} {
+		for _, fast := range []bool{true, false} {
+			t.Run(fmt.Sprintf("%s/fast=%v", transport, fast), func(t *testing.T) {
+				r := newRig(t, []spec.Server{goEverythingUpstream(t, "goev", transport)}, rigOptions{allClientSide: true})
+				r.gw.SetFastPath(fast)
+				var elicited, sampled atomic.Int32
+				c := sdk.NewClient(&sdk.Implementation{Name: "go-sdk-test", Version: "1"}, &sdk.ClientOptions{
+					ElicitationHandler: func(_ context.Context, req *sdk.ElicitRequest) (*sdk.ElicitResult, error) {
+						elicited.Add(1)
+						if req.Params.Message != "who are you?" {
+							return nil, fmt.Errorf("unexpected question %q", req.Params.Message)
+						}
+						return &sdk.ElicitResult{Action: "accept", Content: map[string]any{"username": "ada"}}, nil
+					},
+					CreateMessageHandler: func(_ context.Context, req *sdk.CreateMessageRequest) (*sdk.CreateMessageResult, error) {
+						sampled.Add(1)
+						return &sdk.CreateMessageResult{Model: "test", Role: "assistant",
+							Content: &sdk.TextContent{Text: "sampled by the go-sdk client"}}, nil
+					},
+				})
+				ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+				defer cancel()
+				cs, err := c.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: r.url, DisableStandaloneSSE: true, MaxRetries: -1},
+					&sdk.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer cs.Close()
+				if v := cs.InitializeResult().ProtocolVersion; v != "2025-11-25" {
+					t.Fatalf("protocol %q, want 2025-11-25", v)
+				}
+				callText := func(tool string, args map[string]any) string {
+					t.Helper()
+					// Well under the go-sdk server's and the router's own
+					// timeouts: a request that went to a GET stream nobody
+					// reads ends here.
+					cctx, ccancel := context.WithTimeout(ctx, 5*time.Second)
+					defer ccancel()
+					r.waitNothingQueued(t)
+					before := r.gw.fast.served.Load()
+					start := time.Now()
+					res, err := cs.CallTool(cctx, &sdk.CallToolParams{Name: tool, Arguments: args})
+					if err != nil {
+						t.Fatalf("%s after %v: %v", tool, time.Since(start).Round(time.Millisecond), err)
+					}
+					if servedFast := r.gw.fast.served.Load() > before; servedFast != fast {
+						t.Errorf("%s: served by the fast path %v, want %v", tool, servedFast, fast)
+					}
+					var b strings.Builder
+					for _, c := range res.Content {
+						if tc, ok := c.(*sdk.TextContent); ok {
+							b.WriteString(tc.Text)
+						}
+					}
+					return b.String()
+				}
+				if got := callText("goev__test_elicitation", map[string]any{"message": "who are you?"}); !strings.Contains(got, "action=accept") || !strings.Contains(got, "ada") || elicited.Load() != 1 {
+					t.Errorf("test_elicitation: %q, %d elicitations", got, elicited.Load())
+				}
+				if got := callText("goev__test_sampling", map[string]any{"prompt": "hello"}); !strings.Contains(got, "sampled by the go-sdk client") || sampled.Load() != 1 {
+					t.Errorf("test_sampling: %q, %d sampling requests", got, sampled.Load())
+				}
+			})
+		}
+	}
+}
+
+// The same with mcp-go's client holding no GET stream, against
+// server-everything over stdio, which also asks for the client's roots:
+// sampling, roots and elicitation all reach the client on the call's own
+// stream, on both paths. (Before, all three went to the GET stream.)
+func TestServerRequestsReachAClientWithoutGETStream(t *testing.T) {
+	for _, fast := range []bool{true, false} {
+		t.Run(fmt.Sprintf("fast=%v", fast), func(t *testing.T) {
+			r := newRig(t, []spec.Server{everything(t, "everything", spec.PrefixAlways)}, rigOptions{allClientSide: true})
+			r.gw.SetFastPath(fast)
+			llm, roots, elicitor := &fakeLLM{}, &fakeRoots{}, &fakeElicitor{}
+			c := connect(t, r.url, clientOptions{sampling: llm, roots: roots, elicitation: elicitor, noGET: true})
+			callSoon := func(tool string, args map[string]any) (*mcp.CallToolResult, error) {
+				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+				defer cancel()
+				return c.CallTool(ctx, mcp.CallToolRequest{Params: mcp.CallToolParams{Name: tool, Arguments: args}})
+			}
+			res, err := callSoon("everything__get-roots-list", map[string]any{})
+			if err != nil || !strings.Contains(text(res), "file:///work/fast-path-root") || roots.calls.Load() == 0 {
+				t.Errorf("roots: %d requests, result %v %v", roots.calls.Load(), err, res)
+			}
+			res, err = callSoon("everything__trigger-elicitation-request", map[string]any{})
+			if err != nil || !strings.Contains(text(res), "Elicited Name") || elicitor.calls.Load() != 1 {
+				t.Errorf("elicitation: %d requests, result %v %v", elicitor.calls.Load(), err, res)
+			}
+			res, err = callSoon("everything__trigger-sampling-request", map[string]any{"prompt": "hello", "maxTokens": 10})
+			if err != nil || !strings.Contains(text(res), "sampled by the test client") || llm.calls != 1 {
+				t.Errorf("sampling: %d requests, result %v %v", llm.calls, err, res)
+			}
+		})
+	}
+}
