@@ -169,7 +169,7 @@ func (g *Gateway) ClientSide() upstream.ClientSide {
 				return nil, err
 			}
 			if f != nil && f.stream != nil {
-				raw, err := f.stream.ask(ctx, string(mcp.MethodSamplingCreateMessage), req.Params)
+				raw, err := f.stream.ask(ctx, f.callCtx.Done(), string(mcp.MethodSamplingCreateMessage), req.Params)
 				if err != nil {
 					return nil, err
 				}
@@ -193,7 +193,7 @@ func (g *Gateway) ClientSide() upstream.ClientSide {
 				if err := req.Params.Validate(); err != nil {
 					return nil, err
 				}
-				raw, err := f.stream.ask(ctx, string(mcp.MethodElicitationCreate), req.Params)
+				raw, err := f.stream.ask(ctx, f.callCtx.Done(), string(mcp.MethodElicitationCreate), req.Params)
 				if err != nil {
 					return nil, err
 				}
@@ -211,7 +211,7 @@ func (g *Gateway) ClientSide() upstream.ClientSide {
 				return nil, err
 			}
 			if f != nil && f.stream != nil {
-				raw, err := f.stream.ask(ctx, string(mcp.MethodListRoots), req.Params)
+				raw, err := f.stream.ask(ctx, f.callCtx.Done(), string(mcp.MethodListRoots), req.Params)
 				if err != nil {
 					return nil, err
 				}

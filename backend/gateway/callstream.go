@@ -43,8 +43,9 @@ type eventSink interface {
 
 // ask sends a request to the client on the call's stream and waits for the
 // client's answer (a POST of a JSON-RPC response, which fastMCP hands to
-// pendingAsks), or for ctx to end.
-func (c *callStream) ask(ctx context.Context, method string, params any) (json.RawMessage, error) {
+// pendingAsks), for ctx to end, or for the call to end (callDone: the
+// client cancelled it or went away; nobody would read an answer).
+func (c *callStream) ask(ctx context.Context, callDone <-chan struct{}, method string, params any) (json.RawMessage, error) {
 	id, ch := c.asks.add(c.sessionID)
 	defer c.asks.remove(c.sessionID, id)
 	msg, err := json.Marshal(struct {
@@ -67,8 +68,12 @@ func (c *callStream) ask(ctx context.Context, method string, params any) (json.R
 		return a.result, nil
 	case <-ctx.Done():
 		return nil, ctx.Err()
+	case <-callDone:
+		return nil, errCallEnded
 	}
 }
+
+var errCallEnded = jsonError("the call this request belongs to has ended")
 
 var errCallAnswered = jsonError("the call this request belongs to is already answered")
 

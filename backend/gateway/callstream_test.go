@@ -2,10 +2,12 @@ package gateway
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net"
 	"os/exec"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -151,4 +153,84 @@ func TestServerRequestsReachAClientWithoutGETStream(t *testing.T) {
 			}
 		})
 	}
+}
+
+// An answer counts only from the session that was asked, only once, and
+// only while the request waits; the ask ends when the call does.
+func TestCallStreamAnswersBelongToTheAskingSession(t *testing.T) {
+	asks := newPendingAsks()
+	sink := &recordingSink{}
+	c := &callStream{asks: asks, sessionID: "s1", sink: sink}
+	got := make(chan error, 1)
+	var result []byte
+	go func() {
+		raw, err := c.ask(context.Background(), nil, "roots/list", map[string]any{})
+		result = raw
+		got <- err
+	}()
+	testpeers.Eventually(t, 5*time.Second, "the request on the stream", func() bool { return sink.count() == 1 })
+	id := sink.id(t, 0)
+	if asks.deliver("s2", []byte(id), []byte(`{"roots":[]}`), nil) {
+		t.Fatal("another session's answer was taken")
+	}
+	if asks.deliver("s1", []byte(`"mcpr-ask-999"`), []byte(`{"roots":[]}`), nil) {
+		t.Fatal("an answer to no request was taken")
+	}
+	if !asks.deliver("s1", []byte(id), []byte(`{"roots":[{"uri":"file:///a"}]}`), nil) {
+		t.Fatal("the asked session's answer was not taken")
+	}
+	if err := <-got; err != nil || string(result) != `{"roots":[{"uri":"file:///a"}]}` {
+		t.Fatalf("ask = %s, %v", result, err)
+	}
+	if asks.deliver("s1", []byte(id), []byte(`{}`), nil) || asks.count.Load() != 0 {
+		t.Fatalf("an answer after the ask ended was taken (%d pending)", asks.count.Load())
+	}
+
+	// A client's error answer is an error; an ended call ends the ask.
+	go func() {
+		_, err := c.ask(context.Background(), nil, "sampling/createMessage", nil)
+		got <- err
+	}()
+	testpeers.Eventually(t, 5*time.Second, "the second request", func() bool { return sink.count() == 2 })
+	asks.deliver("s1", []byte(sink.id(t, 1)), nil, []byte(`{"code":-1,"message":"user rejected sampling request"}`))
+	if err := <-got; err == nil || !strings.Contains(err.Error(), "user rejected") {
+		t.Fatalf("error answer: %v", err)
+	}
+	ended := make(chan struct{})
+	close(ended)
+	if _, err := c.ask(context.Background(), ended, "roots/list", nil); err != errCallEnded || asks.count.Load() != 0 {
+		t.Fatalf("ask on an ended call: %v (%d pending)", err, asks.count.Load())
+	}
+}
+
+type recordingSink struct {
+	mu   sync.Mutex
+	msgs [][]byte
+}
+
+func (r *recordingSink) writeEvent(msg []byte) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.msgs = append(r.msgs, append([]byte(nil), msg...))
+	return nil
+}
+
+func (r *recordingSink) count() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.msgs)
+}
+
+// id is the raw JSON id of the i-th request written.
+func (r *recordingSink) id(t *testing.T, i int) string {
+	t.Helper()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var m struct {
+		ID json.RawMessage `json:"id"`
+	}
+	if err := json.Unmarshal(r.msgs[i], &m); err != nil {
+		t.Fatal(err)
+	}
+	return string(m.ID)
 }
