@@ -155,22 +155,12 @@ func (e errReader) Read([]byte) (int, error) { return 0, e.err }
 // call (scope, gate, policy, hooks) are steps of the pipeline, which both
 // paths run; only what the transport itself needs belongs here.
 //
-// A client that declared sampling or roots is eligible: the requests an
-// upstream sends during the call reach the client the same way on both
-// paths. The gateway asks the calling session (callRegistry, which
-// serveFast registers the call with) from the upstream's side, and mcp-go
-// (v1.2.1) queues sampling and roots requests on the session's channels,
-// which only its GET stream reads — on either path; it never writes them on
-// the POST's own SSE stream. The client's answers are POSTs without a
-// method, which take mcp-go's path. Elicitation is the exception: mcp-go
-// writes it on the POST's SSE stream when the context it is asked under
-// comes from that POST's handler, which is the case on mcp-go's path for an
-// HTTP or SSE upstream (mcp-go's client handles a server request arriving
-// on the answer stream of the call under the call's context). So a client
-// that declared elicitation takes the fast path only for a stdio upstream,
-// whose requests are always handled under the upstream connection's own
-// context (serveFast checks). TestServerRequestsReachTheCallingClient
-// holds both paths to it.
+// A client is eligible whatever it declared: the requests an upstream
+// sends during the call (sampling, elicitation, roots) and its log messages
+// go on the call's own response, which then becomes an event stream
+// (callstream.go), as on mcp-go's path. TestServerRequestsReachTheCallingClient
+// and TestGoSDKClientWithoutGETStreamGetsServerRequestsOnTheCall hold both
+// paths to it.
 func (g *Gateway) fastPathEligible(r *http.Request, m *message, ids server.SessionIdManager) (server.ClientSession, bool) {
 	if m.Method != string(mcp.MethodToolsCall) || m.JSONRPC != mcp.JSONRPC_VERSION || !plainID(m.ID) ||
 		m.Params.Name == "" || len(m.Params.Task) > 0 || !emptyMeta(m.Params.Meta) {
