@@ -169,7 +169,7 @@ func (g *Gateway) ClientSide() upstream.ClientSide {
 				return nil, err
 			}
 			if f != nil && f.stream != nil {
-				raw, err := f.stream.ask(ctx, f.callCtx.Done(), string(mcp.MethodSamplingCreateMessage), req.Params)
+				raw, err := f.stream.ask(ctx, f.callCtx.Done(), string(mcp.MethodSamplingCreateMessage), req.CreateMessageParams)
 				if err != nil {
 					return nil, err
 				}

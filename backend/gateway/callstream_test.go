@@ -72,6 +72,13 @@ func TestGoSDKClientWithoutGETStreamGetsServerRequestsOnTheCall(t *testing.T) {
 					},
 					CreateMessageHandler: func(_ context.Context, req *sdk.CreateMessageRequest) (*sdk.CreateMessageResult, error) {
 						sampled.Add(1)
+						// The upstream's request as it sent it: its prompt and its cap.
+						if len(req.Params.Messages) != 1 || req.Params.MaxTokens != 100 {
+							return nil, fmt.Errorf("unexpected sampling request %+v", req.Params)
+						}
+						if tc, ok := req.Params.Messages[0].Content.(*sdk.TextContent); !ok || tc.Text != "hello" {
+							return nil, fmt.Errorf("unexpected sampling message %#v", req.Params.Messages[0].Content)
+						}
 						return &sdk.CreateMessageResult{Model: "test", Role: "assistant",
 							Content: &sdk.TextContent{Text: "sampled by the go-sdk client"}}, nil
 					},
