@@ -65,10 +65,13 @@ func TestGoSDKClientWithoutGETStreamGetsServerRequestsOnTheCall(t *testing.T) {
 				c := sdk.NewClient(&sdk.Implementation{Name: "go-sdk-test", Version: "1"}, &sdk.ClientOptions{
 					ElicitationHandler: func(_ context.Context, req *sdk.ElicitRequest) (*sdk.ElicitResult, error) {
 						elicited.Add(1)
-						if req.Params.Message != "who are you?" {
-							return nil, fmt.Errorf("unexpected question %q", req.Params.Message)
+						switch req.Params.Message {
+						case "who are you?": // test_elicitation
+							return &sdk.ElicitResult{Action: "accept", Content: map[string]any{"username": "ada"}}, nil
+						case "What is your name?": // test_input_required_result_elicitation
+							return &sdk.ElicitResult{Action: "accept", Content: map[string]any{"name": "grace"}}, nil
 						}
-						return &sdk.ElicitResult{Action: "accept", Content: map[string]any{"username": "ada"}}, nil
+						return nil, fmt.Errorf("unexpected question %q", req.Params.Message)
 					},
 					CreateMessageHandler: func(_ context.Context, req *sdk.CreateMessageRequest) (*sdk.CreateMessageResult, error) {
 						sampled.Add(1)
@@ -121,6 +124,12 @@ func TestGoSDKClientWithoutGETStreamGetsServerRequestsOnTheCall(t *testing.T) {
 				}
 				if got := callText("goev__test_elicitation", map[string]any{"message": "who are you?"}); !strings.Contains(got, "action=accept") || !strings.Contains(got, "ada") || elicited.Load() != 1 {
 					t.Errorf("test_elicitation: %q, %d elicitations", got, elicited.Load())
+				}
+				// A multi-round-trip tool: the upstream (on 2025-11-25 with
+				// the router) turns its input request into elicitation/create,
+				// which must reach this client the same way.
+				if got := callText("goev__test_input_required_result_elicitation", nil); !strings.Contains(got, "Hello, grace!") || elicited.Load() != 2 {
+					t.Errorf("test_input_required_result_elicitation: %q, %d elicitations", got, elicited.Load())
 				}
 				if got := callText("goev__test_sampling", map[string]any{"prompt": "hello"}); !strings.Contains(got, "sampled by the go-sdk client") || sampled.Load() != 1 {
 					t.Errorf("test_sampling: %q, %d sampling requests", got, sampled.Load())
