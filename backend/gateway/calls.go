@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strconv"
 	"sync"
@@ -19,6 +20,12 @@ type inflight struct {
 	clientToken any                  // the client's own progress token, or nil
 	routerToken string
 	touch       func() // restarts the upstream timeout
+	// callCtx is the context the call is served under (mcp-go's handler
+	// context on its path); stream is the fast path's response stream of
+	// the call, nil on mcp-go's path. Both carry what the upstream asks
+	// during the call to the call's own response (callstream.go).
+	callCtx context.Context
+	stream  *callStream
 }
 
 // callRegistry knows which client each upstream call belongs to. Upstream
@@ -39,11 +46,12 @@ func newCallRegistry() *callRegistry {
 		lastSession: map[string]server.ClientSession{}}
 }
 
-func (r *callRegistry) begin(upstreamName string, session server.ClientSession, clientToken any, touch func()) *inflight {
+func (r *callRegistry) begin(ctx context.Context, upstreamName string, session server.ClientSession, clientToken any, touch func()) *inflight {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.seq++
-	f := &inflight{server: upstreamName, session: session, clientToken: clientToken, touch: touch}
+	f := &inflight{server: upstreamName, session: session, clientToken: clientToken, touch: touch,
+		callCtx: ctx, stream: callStreamFrom(ctx)}
 	if clientToken != nil {
 		f.routerToken = "mcpr-" + strconv.FormatUint(r.seq, 10)
 		r.byToken[f.routerToken] = f
@@ -80,14 +88,21 @@ func (r *callRegistry) byProgressToken(token string) *inflight {
 // sessionFor picks the client to ask on behalf of an upstream: the one
 // whose call there is oldest in flight, else the last one that called it.
 func (r *callRegistry) sessionFor(upstreamName string) server.ClientSession {
+	s, _ := r.callFor(upstreamName)
+	return s
+}
+
+// callFor is sessionFor with the call in flight it chose (nil when the
+// request comes outside any call of a client with a session).
+func (r *callRegistry) callFor(upstreamName string) (server.ClientSession, *inflight) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for _, f := range r.byServer[upstreamName] {
 		if f.session != nil {
-			return f.session
+			return f.session, f
 		}
 	}
-	return r.lastSession[upstreamName]
+	return r.lastSession[upstreamName], nil
 }
 
 // Notify receives an upstream's notifications (wire it to
@@ -123,39 +138,90 @@ func (g *Gateway) Notify(upstreamName string, n mcp.JSONRPCNotification) {
 }
 
 // ClientSide answers upstream requests by asking the right client (wire it
-// to upstream.Options.ClientSide).
+// to upstream.Options.ClientSide). The client is the one whose call caused
+// the request: known exactly when the upstream sent it under the call's
+// own context (an HTTP upstream's request on the call's answer stream),
+// else the client whose call there is oldest in flight, else the last
+// client that used the upstream. A request made during a call goes on that
+// call's own response stream (callstream.go), so a client that holds no GET
+// stream still gets it.
 func (g *Gateway) ClientSide() upstream.ClientSide {
-	sessionCtx := func(ctx context.Context, upstreamName, what string) (context.Context, error) {
-		s := g.call.sessionFor(upstreamName)
+	target := func(ctx context.Context, upstreamName, what string) (server.ClientSession, *inflight, error) {
+		f := inflightFrom(ctx)
+		var s server.ClientSession
+		if f != nil && f.server == upstreamName && f.session != nil {
+			s = f.session
+		} else {
+			s, f = g.call.callFor(upstreamName)
+		}
 		if s == nil {
-			return nil, fmt.Errorf("%s: no connected client to ask for %s", upstreamName, what)
+			return nil, nil, fmt.Errorf("%s: no connected client to ask for %s", upstreamName, what)
 		}
 		if !declares(s, what) {
-			return nil, fmt.Errorf("%s: the client did not declare the %s capability", upstreamName, what)
+			return nil, nil, fmt.Errorf("%s: the client did not declare the %s capability", upstreamName, what)
 		}
-		return g.srv.WithContext(ctx, s), nil
+		return s, f, nil
 	}
 	return upstream.ClientSide{
 		Sampling: func(ctx context.Context, name string, req mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
-			ctx, err := sessionCtx(ctx, name, "sampling")
+			s, f, err := target(ctx, name, "sampling")
 			if err != nil {
 				return nil, err
 			}
-			return g.srv.RequestSampling(ctx, req)
+			if f != nil && f.stream != nil {
+				raw, err := f.stream.ask(ctx, f.callCtx.Done(), string(mcp.MethodSamplingCreateMessage), req.CreateMessageParams)
+				if err != nil {
+					return nil, err
+				}
+				var res mcp.CreateMessageResult
+				if err := json.Unmarshal(raw, &res); err != nil {
+					return nil, fmt.Errorf("the client's sampling answer: %w", err)
+				}
+				if res.Content, err = mcp.ParseSamplingContent(res.Content); err != nil {
+					return nil, fmt.Errorf("the client's sampling answer: %w", err)
+				}
+				return &res, nil
+			}
+			return g.srv.RequestSampling(g.srv.WithContext(withCallValues(ctx, f), s), req)
 		},
 		Elicitation: func(ctx context.Context, name string, req mcp.ElicitationRequest) (*mcp.ElicitationResult, error) {
-			ctx, err := sessionCtx(ctx, name, "elicitation")
+			s, f, err := target(ctx, name, "elicitation")
 			if err != nil {
 				return nil, err
 			}
-			return g.srv.RequestElicitation(ctx, req)
+			if f != nil && f.stream != nil {
+				if err := req.Params.Validate(); err != nil {
+					return nil, err
+				}
+				raw, err := f.stream.ask(ctx, f.callCtx.Done(), string(mcp.MethodElicitationCreate), req.Params)
+				if err != nil {
+					return nil, err
+				}
+				var res mcp.ElicitationResult
+				if err := json.Unmarshal(raw, &res); err != nil {
+					return nil, fmt.Errorf("the client's elicitation answer: %w", err)
+				}
+				return &res, nil
+			}
+			return g.srv.RequestElicitation(g.srv.WithContext(withCallValues(ctx, f), s), req)
 		},
 		Roots: func(ctx context.Context, name string, req mcp.ListRootsRequest) (*mcp.ListRootsResult, error) {
-			ctx, err := sessionCtx(ctx, name, "roots")
+			s, f, err := target(ctx, name, "roots")
 			if err != nil {
 				return nil, err
 			}
-			return g.srv.RequestRoots(ctx, req)
+			if f != nil && f.stream != nil {
+				raw, err := f.stream.ask(ctx, f.callCtx.Done(), string(mcp.MethodListRoots), req.Params)
+				if err != nil {
+					return nil, err
+				}
+				var res mcp.ListRootsResult
+				if err := json.Unmarshal(raw, &res); err != nil {
+					return nil, fmt.Errorf("the client's roots answer: %w", err)
+				}
+				return &res, nil
+			}
+			return g.srv.RequestRoots(g.srv.WithContext(withCallValues(ctx, f), s), req)
 		},
 	}
 }

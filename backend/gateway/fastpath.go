@@ -17,7 +17,6 @@ import (
 
 	"github.com/mcp-router/mcp-router/backend/gate"
 	"github.com/mcp-router/mcp-router/backend/pipeline"
-	"github.com/mcp-router/mcp-router/backend/spec"
 )
 
 // The fast path is a front end of the forwarding pipeline for the
@@ -86,6 +85,9 @@ type message struct {
 		Task      json.RawMessage `json:"task"`
 		RequestID json.RawMessage `json:"requestId"` // notifications/cancelled
 	} `json:"params"`
+	// A client's answer to a request the gateway sent on a call's stream.
+	Result json.RawMessage `json:"result"`
+	Error  json.RawMessage `json:"error"`
 }
 
 var bodyPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
@@ -192,14 +194,28 @@ func (g *Gateway) servePost(w http.ResponseWriter, r *http.Request, next http.Ha
 	}
 	s.begin()
 	defer s.end()
-	if parsed && !g.fast.disabled.Load() {
-		if m.Method == string(mcp.MethodNotificationCancelled) {
+	if parsed {
+		// An answer to a request the gateway sent on a call's stream
+		// (callstream.go), taken only from the session it asked.
+		if m.Method == "" && g.deliverAnswer(r, &m) {
+			w.WriteHeader(http.StatusAccepted)
+			return
+		}
+		if g.fast.disabled.Load() {
+			// every request takes mcp-go's path
+		} else if m.Method == string(mcp.MethodNotificationCancelled) {
 			g.cancelFast(r, m.Params.RequestID)
 		} else if cs, ok := g.fastPathEligible(r, &m, s); ok && g.serveFast(w, r, cs, &m) {
 			return
 		}
+		if shared := g.shareResponse(w, r, &m); shared != nil {
+			defer shared.finish()
+			w, r = shared, r.WithContext(withCallStream(r.Context(),
+				&callStream{asks: g.asks, sessionID: sid, sink: shared}))
+		}
 	}
-	toMCPGo(r)
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	next.ServeHTTP(w, r)
 }
 
 // writeRefusal answers an initialize refused at a session cap: HTTP 200
@@ -236,22 +252,12 @@ func (e errReader) Read([]byte) (int, error) { return 0, e.err }
 // call (scope, gate, policy, hooks) are steps of the pipeline, which both
 // paths run; only what the transport itself needs belongs here.
 //
-// A client that declared sampling or roots is eligible: the requests an
-// upstream sends during the call reach the client the same way on both
-// paths. The gateway asks the calling session (callRegistry, which
-// serveFast registers the call with) from the upstream's side, and mcp-go
-// (v1.2.1) queues sampling and roots requests on the session's channels,
-// which only its GET stream reads — on either path; it never writes them on
-// the POST's own SSE stream. The client's answers are POSTs without a
-// method, which take mcp-go's path. Elicitation is the exception: mcp-go
-// writes it on the POST's SSE stream when the context it is asked under
-// comes from that POST's handler, which is the case on mcp-go's path for an
-// HTTP or SSE upstream (mcp-go's client handles a server request arriving
-// on the answer stream of the call under the call's context). So a client
-// that declared elicitation takes the fast path only for a stdio upstream,
-// whose requests are always handled under the upstream connection's own
-// context (serveFast checks). TestServerRequestsReachTheCallingClient
-// holds both paths to it.
+// A client is eligible whatever it declared: the requests an upstream
+// sends during the call (sampling, elicitation, roots) and its log messages
+// go on the call's own response, which then becomes an event stream
+// (callstream.go), as on mcp-go's path. TestServerRequestsReachTheCallingClient
+// and TestGoSDKClientWithoutGETStreamGetsServerRequestsOnTheCall hold both
+// paths to it.
 func (g *Gateway) fastPathEligible(r *http.Request, m *message, owned *ownedSession) (server.ClientSession, bool) {
 	if m.Method != string(mcp.MethodToolsCall) || m.JSONRPC != mcp.JSONRPC_VERSION || !plainID(m.ID) ||
 		m.Params.Name == "" || len(m.Params.Task) > 0 || !emptyMeta(m.Params.Meta) {
@@ -347,11 +353,6 @@ func (g *Gateway) serveFast(w http.ResponseWriter, r *http.Request, s server.Cli
 	if !ok || taskOnly || ability || un.Item == gate.ActivateItem {
 		return false
 	}
-	// An elicitation from an HTTP or SSE upstream may go on the POST's own
-	// stream on mcp-go's path (see fastPathEligible).
-	if declares(s, "elicitation") && !g.stdioUpstream(un.Server) {
-		return false
-	}
 	// So does the policy's question to the client (human approval): only
 	// mcp-go's path writes it on the POST's stream, which a client reads
 	// whether or not it holds a GET stream.
@@ -361,6 +362,8 @@ func (g *Gateway) serveFast(w http.ResponseWriter, r *http.Request, s server.Cli
 	g.fast.served.Add(1)
 	key := s.SessionID() + "\x00" + string(m.ID)
 	ctx, cancel := context.WithCancel(r.Context())
+	resp := &fastResponse{w: w}
+	ctx = withCallStream(ctx, &callStream{asks: g.asks, sessionID: s.SessionID(), sink: resp})
 	g.fast.inflight.Store(key, cancel)
 	req := &pipeline.Request{Method: pipeline.MethodToolsCall, Client: pipeline.Client{Session: s},
 		Server: un.Server, Item: un.Item, Target: m.Params.Name}
@@ -388,12 +391,43 @@ func (g *Gateway) serveFast(w http.ResponseWriter, r *http.Request, s server.Cli
 		out.Write(raw)
 		out.WriteString("}\n")
 	}
-	h := w.Header()
-	h["Content-Type"] = contentTypeJSON
-	h["Content-Length"] = []string{strconv.Itoa(out.Len())}
-	w.WriteHeader(http.StatusOK)
-	_, _ = w.Write(out.Bytes())
+	resp.answer(out.Bytes())
 	return true
+}
+
+// shareResponse gives mcp-go a response writer the gateway can also write
+// the call's server requests on, for a request that reaches an upstream,
+// made on a session of the 2025 revisions whose client declared sampling,
+// elicitation or roots; nil for any other.
+func (g *Gateway) shareResponse(w http.ResponseWriter, r *http.Request, m *message) *sharedResponse {
+	switch m.Method {
+	case string(mcp.MethodToolsCall), string(mcp.MethodPromptsGet), string(mcp.MethodResourcesRead):
+	default:
+		return nil
+	}
+	if len(m.ID) == 0 || mcp.IsModernProtocol(r.Header.Get(mcp.HeaderProtocolVersion)) {
+		return nil
+	}
+	v, ok := g.fast.sessions.m.Load(r.Header.Get(server.HeaderKeySessionID))
+	if !ok {
+		return nil
+	}
+	s := v.(server.ClientSession)
+	if !declares(s, "sampling") && !declares(s, "elicitation") && !declares(s, "roots") {
+		return nil
+	}
+	return newSharedResponse(w)
+}
+
+// deliverAnswer hands a client's JSON-RPC response to the request the
+// gateway sent on a fast-path call's stream, if it is the answer to one,
+// from the session that was asked.
+func (g *Gateway) deliverAnswer(r *http.Request, m *message) bool {
+	if len(m.ID) == 0 || (len(m.Result) == 0 && len(m.Error) == 0) {
+		return false
+	}
+	sid := r.Header.Get(server.HeaderKeySessionID)
+	return sid != "" && g.asks.deliver(sid, bytes.TrimSpace(m.ID), m.Result, m.Error)
 }
 
 // jsonrpcError is the error answer mcp-go's path gives for err: a routing
@@ -406,12 +440,6 @@ func jsonrpcError(id mcp.RequestId, err error) mcp.JSONRPCError {
 	}
 	return mcp.JSONRPCError{JSONRPC: mcp.JSONRPC_VERSION, ID: id,
 		Error: mcp.NewJSONRPCErrorDetails(mcp.INTERNAL_ERROR, err.Error(), nil)}
-}
-
-// stdioUpstream reports whether the named server is a stdio process.
-func (g *Gateway) stdioUpstream(name string) bool {
-	def, err := g.ups.Definition(name)
-	return err == nil && def.Transport == spec.Stdio
 }
 
 var contentTypeJSON = []string{"application/json"}

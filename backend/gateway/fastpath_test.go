@@ -411,10 +411,9 @@ func httpEcho(t *testing.T, name string) spec.Server {
 	return def
 }
 
-// Clients that declared sampling or roots take the fast path to any
-// upstream; one that declared elicitation only to a stdio upstream (an
-// HTTP upstream's elicitation may go on the POST's own stream on mcp-go's
-// path, see fastPathEligible).
+// Clients take the fast path to any upstream whatever they declared: what
+// an upstream asks them during a call goes on the call's own response on
+// either path (callstream.go; TestGoSDKClientWithoutGETStreamGetsServerRequestsOnTheCall).
 func TestFastPathForClientsWithCapabilities(t *testing.T) {
 	r := newRig(t, []spec.Server{everything(t, "everything", spec.PrefixAlways), httpEcho(t, "web")}, rigOptions{})
 	for _, c := range []struct {
@@ -426,8 +425,8 @@ func TestFastPathForClientsWithCapabilities(t *testing.T) {
 		{`{"sampling":{}}`, true, true},
 		{`{"roots":{"listChanged":true}}`, true, true},
 		{`{"sampling":{},"roots":{"listChanged":true}}`, true, true},
-		{`{"elicitation":{}}`, true, false},
-		{`{"sampling":{},"elicitation":{"form":{}},"roots":{}}`, true, false},
+		{`{"elicitation":{}}`, true, true},
+		{`{"sampling":{},"elicitation":{"form":{}},"roots":{}}`, true, true},
 	} {
 		s := initRaw(t, r.url, c.capabilities)
 		for _, p := range []struct {

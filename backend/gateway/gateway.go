@@ -79,6 +79,7 @@ type Gateway struct {
 	chain    *pipeline.Chain
 	gate     *gate.Gate
 	call     *callRegistry
+	asks     *pendingAsks // requests sent on calls' streams, awaiting answers
 	subs     subscriptions
 	answers  pendingLists // list requests answered by the chain, for mcp-go to send
 	fast     fastPath
@@ -127,7 +128,7 @@ func New(ups Upstreams, o Options) *Gateway {
 	if o.Version == "" {
 		o.Version = "dev"
 	}
-	g := &Gateway{ups: ups, o: o, log: o.Logger, call: newCallRegistry(),
+	g := &Gateway{ups: ups, o: o, log: o.Logger, call: newCallRegistry(), asks: newPendingAsks(),
 		tools: map[string]upstreamName{}, prompts: map[string]upstreamName{}, resources: map[string]string{},
 		templates: map[string]string{}, published: map[string]string{}, kick: make(chan struct{}, 1),
 		remembered: map[string][]upstream.Tool{}, startup: newStartup(),

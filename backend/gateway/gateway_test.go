@@ -163,11 +163,16 @@ type clientOptions struct {
 	elicitation client.ElicitationHandler
 	onNote      func(mcp.JSONRPCNotification)
 	headers     map[string]string
+	noGET       bool // hold no standalone GET stream
 }
 
 func connect(t *testing.T, url string, co clientOptions) *client.Client {
 	t.Helper()
-	tr, err := transport.NewStreamableHTTP(url, transport.WithContinuousListening(), transport.WithHTTPHeaders(co.headers))
+	topts := []transport.StreamableHTTPCOption{transport.WithHTTPHeaders(co.headers)}
+	if !co.noGET {
+		topts = append(topts, transport.WithContinuousListening())
+	}
+	tr, err := transport.NewStreamableHTTP(url, topts...)
 	if err != nil {
 		t.Fatal(err)
 	}

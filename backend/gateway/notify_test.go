@@ -77,15 +77,19 @@ func chattyUpstream(t *testing.T, name string) spec.Server {
 // without an event store lost the last one now and then: its POST
 // forwarder took it off the session's queue and then dropped it, having
 // lost the race to the answer. Seen as tools-call-with-logging failing in
-// the conformance suite.)
+// the conformance suite.) On the fast path they go on the call's own
+// response too, which then becomes an event stream (callstream.go).
 func TestLogMessagesDuringACallAllReachTheClient(t *testing.T) {
 	r := newRig(t, []spec.Server{chattyUpstream(t, "chatty")}, rigOptions{})
-	for _, procs := range []int{1, runtime.GOMAXPROCS(0)} {
-		t.Run(fmt.Sprintf("GOMAXPROCS=%d", procs), func(t *testing.T) {
-			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
-			// Declaring elicitation keeps a call to an HTTP upstream on
-			// mcp-go's path (see fastPathEligible), where the messages go
-			// on the POST's own event stream.
+	for _, run := range []struct {
+		procs int
+		fast  bool
+	}{{1, false}, {runtime.GOMAXPROCS(0), false}, {1, true}, {runtime.GOMAXPROCS(0), true}} {
+		t.Run(fmt.Sprintf("GOMAXPROCS=%d/fast=%v", run.procs, run.fast), func(t *testing.T) {
+			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(run.procs))
+			r.gw.SetFastPath(run.fast)
+			defer r.gw.SetFastPath(true)
+			before := r.gw.fast.served.Load()
 			s := initRaw(t, r.url, `{"elicitation":{}}`)
 			const calls = 200
 			lost := 0
@@ -108,6 +112,13 @@ func TestLogMessagesDuringACallAllReachTheClient(t *testing.T) {
 			}
 			if lost > 0 {
 				t.Errorf("%d of %d calls lost log messages", lost, calls)
+			}
+			want := uint64(0)
+			if run.fast {
+				want = calls
+			}
+			if got := r.gw.fast.served.Load() - before; got != want {
+				t.Errorf("the fast path served %d of %d calls, want %d", got, calls, want)
 			}
 		})
 	}

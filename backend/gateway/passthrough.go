@@ -252,8 +252,11 @@ func (g *Gateway) resourceUpdated(n mcp.JSONRPCNotification) {
 
 // logMessage sends an upstream's log message to the client it most likely
 // concerns: the one with a call in flight there, else its last caller.
+// During a fast-path call it goes on the call's own response, ahead of the
+// answer (upstreams deliver a call's notifications before its answer), as
+// mcp-go's path sends it on the POST's stream.
 func (g *Gateway) logMessage(upstreamName string, n mcp.JSONRPCNotification) {
-	s := g.call.sessionFor(upstreamName)
+	s, f := g.call.callFor(upstreamName)
 	if s == nil {
 		return
 	}
@@ -263,6 +266,15 @@ func (g *Gateway) logMessage(upstreamName string, n mcp.JSONRPCNotification) {
 	}
 	if _, ok := params["logger"]; !ok {
 		params["logger"] = upstreamName
+	}
+	if f != nil && f.stream != nil {
+		if fast, ok := f.stream.sink.(*fastResponse); ok {
+			msg, err := json.Marshal(mcp.JSONRPCNotification{JSONRPC: mcp.JSONRPC_VERSION,
+				Notification: mcp.Notification{Method: n.Method, Params: mcp.NotificationParams{AdditionalFields: params}}})
+			if err == nil && fast.writeEvent(msg) == nil {
+				return
+			}
+		}
 	}
 	_ = g.srv.SendNotificationToSpecificClient(s.SessionID(), n.Method, params)
 }

@@ -145,8 +145,8 @@ func (g *Gateway) begin(ctx context.Context, upstreamName string, session server
 	if token != nil {
 		ctx, touch = upstream.WithActivity(ctx)
 	}
-	f := g.call.begin(upstreamName, session, token, touch)
-	return ctx, f, func() { g.call.end(f) }
+	f := g.call.begin(ctx, upstreamName, session, token, touch)
+	return context.WithValue(ctx, inflightKey{}, f), f, func() { g.call.end(f) }
 }
 
 // sendLevel passes a client's logging/setLevel on to every server left in
