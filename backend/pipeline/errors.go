@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -153,10 +154,36 @@ func Upstream(server string, err error) *RouteError {
 	case errors.As(err, &rpc):
 		e.What = fmt.Sprintf("upstream error %d: %s", rpc.Code, rpc.Message)
 		e.Reason, e.Code, e.UpstreamData = ReasonUpstreamError, rpc.Code, rpc.Data
+		if rpc.Code == mcp.MISSING_REQUIRED_CLIENT_CAPABILITY {
+			// The client's own declared capabilities fell short (they reach
+			// the upstream in _meta): the spec puts what is missing at
+			// error.data.requiredCapabilities, where a client looks.
+			if v, ok := dataMember(rpc.Data, "requiredCapabilities"); ok {
+				e.Extra = map[string]any{"requiredCapabilities": v}
+			}
+		}
 	case errors.Is(err, context.Canceled):
 		e.What, e.Reason, e.Code = "cancelled", ReasonCancelled, mcp.INTERNAL_ERROR
 	}
 	return e
+}
+
+// dataMember is one member of an upstream error's data object (decoded
+// JSON, or raw bytes); false when data is not an object or lacks it.
+func dataMember(data any, key string) (any, bool) {
+	switch d := data.(type) {
+	case map[string]any:
+		v, ok := d[key]
+		return v, ok
+	case json.RawMessage:
+		var m map[string]any
+		if json.Unmarshal(d, &m) != nil {
+			return nil, false
+		}
+		v, ok := m[key]
+		return v, ok
+	}
+	return nil, false
 }
 
 // Locked refuses a prompt or resource request to a gated server the

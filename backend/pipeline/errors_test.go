@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"encoding/json"
 	"fmt"
 	"reflect"
 	"testing"
@@ -17,7 +18,7 @@ import (
 // "-32022" without that data at the top of error.data (the issue 25 HTTP
 // upstream bug); it is the router's bad upstream answer instead, the
 // upstream's data kept under data.upstream.
-func TestUpstreamProtocolRefusalIsNotTheClients(t *testing.T) {
+func TestUpstreamProtocolErrorsAsTheSpecShapesThem(t *testing.T) {
 	upData := map[string]any{"requested": "2025-11-25", "supported": []any{"2025-06-18"}}
 	err := fmt.Errorf("tools/call: %w", &upstream.RPCError{Code: mcp.UNSUPPORTED_PROTOCOL_VERSION,
 		Message: `protocol version "2025-11-25" is not supported by this server`, Data: upData})
@@ -34,6 +35,22 @@ func TestUpstreamProtocolRefusalIsNotTheClients(t *testing.T) {
 	}
 	if want := `gosdk: upstream error -32022: protocol version "2025-11-25" is not supported by this server`; e.Error() != want {
 		t.Fatalf("message %q, want %q", e.Error(), want)
+	}
+
+	// -32021: the spec's requiredCapabilities at the top of data (as the
+	// upstream sent them, decoded or raw), the upstream's data kept too.
+	for _, data := range []any{
+		map[string]any{"requiredCapabilities": map[string]any{"sampling": map[string]any{}}},
+		json.RawMessage(`{"requiredCapabilities":{"sampling":{}}}`),
+	} {
+		miss := Upstream("gosdk", &upstream.RPCError{Code: mcp.MISSING_REQUIRED_CLIENT_CAPABILITY, Message: "sampling capability required", Data: data})
+		d := miss.Data()
+		if miss.Code != mcp.MISSING_REQUIRED_CLIENT_CAPABILITY || d["server"] != "gosdk" || d["upstream"] == nil {
+			t.Fatalf("-32021 from the upstream: code %d data %v", miss.Code, d)
+		}
+		if !reflect.DeepEqual(d["requiredCapabilities"], map[string]any{"sampling": map[string]any{}}) {
+			t.Fatalf("-32021 from the upstream (%T data): requiredCapabilities %v not at the top of data %v", data, d["requiredCapabilities"], d)
+		}
 	}
 
 	// Any other upstream error keeps its own code.

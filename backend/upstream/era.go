@@ -8,16 +8,18 @@ import (
 )
 
 // A connection speaks the revision it negotiated, whatever its client
-// speaks. A 2026-07-28 client states its revision, identity, capabilities
-// and log level in every request's _meta; forwarded as they are into an
-// upstream's 2025-11-25 session, they make a request of the other era,
-// which a stateful HTTP server refuses (-32022: the go-sdk server rejects
-// any request carrying the protocol-version key). These are the keys that
-// belong to the client's era, not to the connection's.
+// speaks. A 2026-07-28 client states its revision and log level in every
+// request's _meta; forwarded as they are into an upstream's 2025-11-25
+// session, they make a request of the other era, which a stateful HTTP
+// server refuses (-32022: the go-sdk server rejects any request carrying
+// the protocol-version key), and the session's own level (logging/setLevel)
+// governs its logging. These keys are dropped. The client's identity and
+// declared capabilities stay: they say what the client at the end can
+// answer, and a server that reads them per request (the go-sdk's does)
+// refuses a call the client cannot serve with -32021 instead of asking it
+// something it cannot answer.
 var modernRequestMetaKeys = []string{
 	mcp.MetaKeyProtocolVersion,
-	mcp.MetaKeyClientInfo,
-	mcp.MetaKeyClientCapabilities,
 	mcp.MetaKeyLogLevel,
 }
 

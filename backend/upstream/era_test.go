@@ -3,6 +3,7 @@ package upstream
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net"
 	"os/exec"
@@ -17,7 +18,8 @@ import (
 )
 
 // modernMeta is the _meta a 2026-07-28 client sends with every request,
-// plus a progress token, which belongs to both eras.
+// plus a progress token, which belongs to both eras. The client declares
+// no sampling.
 func modernMeta() map[string]any {
 	return map[string]any{
 		mcp.MetaKeyProtocolVersion:    mcp.ProtocolVersion20260728,
@@ -47,7 +49,13 @@ func TestModernRequestIntoLegacyHTTPSession(t *testing.T) {
 		}
 		return err == nil
 	})
-	c := dialHTTP(t, "http://"+addr+"/mcp", ClientSide{}, nil)
+	// The connection declares sampling (the router can pass it on to
+	// clients that have it); the client below does not.
+	c := dialHTTP(t, "http://"+addr+"/mcp", ClientSide{
+		Sampling: func(context.Context, string, mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+			return nil, errors.New("not asked in this test")
+		},
+	}, nil)
 	if c.modern() {
 		t.Fatalf("connection negotiated %q; this test needs a 2025-11-25 session", c.init.ProtocolVersion)
 	}
@@ -77,10 +85,23 @@ func TestModernRequestIntoLegacyHTTPSession(t *testing.T) {
 			}
 		})
 	}
+
+	// The client's declared capabilities reach the upstream: it declared
+	// no sampling, so a tool that needs it is refused with -32021.
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	_, err := c.request(ctx, "tools/call", map[string]any{"name": "test_missing_capability", "_meta": modernMeta()})
+	var rpc *RPCError
+	if !errors.As(err, &rpc) || rpc.Code != mcp.MISSING_REQUIRED_CLIENT_CAPABILITY {
+		t.Fatalf("test_missing_capability for a client without sampling: %v, want -32021", err)
+	}
 }
 
 func TestWithoutModernMeta(t *testing.T) {
-	want := map[string]any{"name": "echo", "_meta": map[string]any{"progressToken": "tok-1"}}
+	kept := modernMeta()
+	delete(kept, mcp.MetaKeyProtocolVersion)
+	delete(kept, mcp.MetaKeyLogLevel)
+	want := map[string]any{"name": "echo", "_meta": kept}
 	got := withoutModernMeta(map[string]any{"name": "echo", "_meta": modernMeta()})
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("map params: got %v, want %v", got, want)
@@ -96,8 +117,8 @@ func TestWithoutModernMeta(t *testing.T) {
 		t.Fatalf("raw params: got %s, want %v", gotRaw, want)
 	}
 
-	// Only protocol keys: _meta goes altogether.
-	onlyProtocol := map[string]any{"uri": "x", "_meta": map[string]any{mcp.MetaKeyProtocolVersion: mcp.ProtocolVersion20260728}}
+	// Only keys of the newer era: _meta goes altogether.
+	onlyProtocol := map[string]any{"uri": "x", "_meta": map[string]any{mcp.MetaKeyProtocolVersion: mcp.ProtocolVersion20260728, mcp.MetaKeyLogLevel: "info"}}
 	if got := withoutModernMeta(onlyProtocol); !reflect.DeepEqual(got, map[string]any{"uri": "x"}) {
 		t.Fatalf("protocol-only _meta: got %v", got)
 	}
