@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -56,9 +57,12 @@ const (
 	ReasonServerDown       = "server_down"    // CodeServerDown
 	ReasonTimeout          = "timeout"        // CodeTimeout
 	ReasonUpstreamError    = "upstream_error" // the server answered with a JSON-RPC error: its own code
-	ReasonBadResponse      = "bad_response"   // CodeBadResponse
-	ReasonCancelled        = "cancelled"      // -32603: the call was cancelled before its answer
-	ReasonLocked           = "locked"         // CodeLocked: activate the server first
+	// ReasonUpstreamProtocol: CodeBadResponse, the server refused the
+	// protocol revision of the router's connection to it (its -32022).
+	ReasonUpstreamProtocol = "upstream_protocol"
+	ReasonBadResponse      = "bad_response" // CodeBadResponse
+	ReasonCancelled        = "cancelled"    // -32603: the call was cancelled before its answer
+	ReasonLocked           = "locked"       // CodeLocked: activate the server first
 	// -32602: no prompt by that name for this caller
 	ReasonUnknownPrompt = "unknown_prompt"
 	// -32002 (-32602 on the 2026-07-28 revision, as MCP asks): no resource
@@ -144,13 +148,47 @@ func Upstream(server string, err error) *RouteError {
 		e.Reason, e.Code = ReasonServerDown, CodeServerDown
 	case errors.Is(err, upstream.ErrTimeout):
 		e.Reason, e.Code = ReasonTimeout, CodeTimeout
+	case errors.As(err, &rpc) && rpc.Code == mcp.UNSUPPORTED_PROTOCOL_VERSION:
+		// The server refused the revision the router's connection speaks,
+		// not the client's: the router speaks the client's (mcp-go refuses
+		// an unsupported one with its own -32022 and the spec's
+		// requested/supported data). Passed on as -32022, the client would
+		// read "your revision is not supported" with the upstream's data.
+		e.What = fmt.Sprintf("upstream error %d: %s", rpc.Code, rpc.Message)
+		e.Reason, e.Code, e.UpstreamData = ReasonUpstreamProtocol, CodeBadResponse, rpc.Data
 	case errors.As(err, &rpc):
 		e.What = fmt.Sprintf("upstream error %d: %s", rpc.Code, rpc.Message)
 		e.Reason, e.Code, e.UpstreamData = ReasonUpstreamError, rpc.Code, rpc.Data
+		if rpc.Code == mcp.MISSING_REQUIRED_CLIENT_CAPABILITY {
+			// The client's own declared capabilities fell short (they reach
+			// the upstream in _meta): the spec puts what is missing at
+			// error.data.requiredCapabilities, where a client looks.
+			if v, ok := dataMember(rpc.Data, "requiredCapabilities"); ok {
+				e.Extra = map[string]any{"requiredCapabilities": v}
+			}
+		}
 	case errors.Is(err, context.Canceled):
 		e.What, e.Reason, e.Code = "cancelled", ReasonCancelled, mcp.INTERNAL_ERROR
 	}
 	return e
+}
+
+// dataMember is one member of an upstream error's data object (decoded
+// JSON, or raw bytes); false when data is not an object or lacks it.
+func dataMember(data any, key string) (any, bool) {
+	switch d := data.(type) {
+	case map[string]any:
+		v, ok := d[key]
+		return v, ok
+	case json.RawMessage:
+		var m map[string]any
+		if json.Unmarshal(d, &m) != nil {
+			return nil, false
+		}
+		v, ok := m[key]
+		return v, ok
+	}
+	return nil, false
 }
 
 // Locked refuses a prompt or resource request to a gated server the

@@ -239,7 +239,7 @@ func (c *conn) initialize(ctx context.Context, info mcp.Implementation) (*mcp.In
 // error from the server comes back as *RPCError.
 func (c *conn) request(ctx context.Context, method string, params any) ([]byte, error) {
 	id := mcp.NewRequestId("mcpr-" + strconv.FormatInt(c.ids.Add(1), 10))
-	req := transport.JSONRPCRequest{JSONRPC: mcp.JSONRPC_VERSION, ID: id, Method: method, Params: params}
+	req := transport.JSONRPCRequest{JSONRPC: mcp.JSONRPC_VERSION, ID: id, Method: method, Params: c.inOwnEra(params)}
 	var resp *transport.JSONRPCResponse
 	var err error
 	if c.login == nil {
