@@ -1,6 +1,7 @@
 package config
 
 import (
+	"github.com/mcp-router/mcp-router/internal/testbombs"
 	"testing"
 	"time"
 
@@ -31,7 +32,7 @@ func FuzzParseClientConfig(f *testing.F) {
 		var servers []spec.Server
 		var err error
 		start := time.Now()
-		alloc := allocated(func() { servers, err = ParseClientConfig(data) })
+		alloc := testbombs.Allocated(func() { servers, err = ParseClientConfig(data) })
 		if took := time.Since(start); took > 20*time.Second || alloc > 1<<30 {
 			t.Fatalf("%d bytes took %s and %d MB", len(data), took, alloc>>20)
 		}

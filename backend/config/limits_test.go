@@ -4,7 +4,6 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -12,14 +11,6 @@ import (
 	"github.com/mcp-router/mcp-router/backend/filelimit"
 	"github.com/mcp-router/mcp-router/internal/testbombs"
 )
-
-func allocated(fn func()) uint64 {
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	fn()
-	runtime.ReadMemStats(&after)
-	return after.TotalAlloc - before.TotalAlloc
-}
 
 // configBombs are client configs that cost their parser far more than
 // their size before the caps: deep nesting (hujson's tree of 500,000
@@ -39,7 +30,7 @@ func TestClientConfigBombsAreRefused(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			var err error
 			start := time.Now()
-			alloc := allocated(func() { _, err = ParseClientConfig([]byte(tc.src)) })
+			alloc := testbombs.Allocated(func() { _, err = ParseClientConfig([]byte(tc.src)) })
 			t.Logf("%d bytes refused in %s, %d KB allocated: %v", len(tc.src), time.Since(start), alloc>>10, err)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("err = %v, want %q", err, tc.want)

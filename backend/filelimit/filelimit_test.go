@@ -8,7 +8,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -21,16 +20,6 @@ import (
 
 var testLimits = Limits{What: "test file"}
 
-// allocated is how many bytes fn allocated (runtime.MemStats.TotalAlloc):
-// what refusing a bomb cost, whatever the collector did meanwhile.
-func allocated(fn func()) uint64 {
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	fn()
-	runtime.ReadMemStats(&after)
-	return after.TotalAlloc - before.TotalAlloc
-}
-
 // The ladder is refused at the alias where the expansion passes the cap,
 // with its line and column, having cost a few megabytes; the old path
 // (go-yaml's decoder, then anything that walks the value) expands it to
@@ -39,7 +28,7 @@ func TestAliasLadderIsRefusedBeforeDecoding(t *testing.T) {
 	src := []byte(testbombs.Policy())
 	var err error
 	start := time.Now()
-	alloc := allocated(func() { _, err = testLimits.ParseYAML(context.Background(), src) })
+	alloc := testbombs.Allocated(func() { _, err = testLimits.ParseYAML(context.Background(), src) })
 	took := time.Since(start)
 	var fe *Error
 	if !errors.As(err, &fe) || !errors.Is(err, ErrAliasExpansion) {
@@ -101,7 +90,7 @@ func TestYAMLCaps(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			var err error
 			start := time.Now()
-			alloc := allocated(func() { _, err = testLimits.ParseYAML(context.Background(), []byte(tc.src)) })
+			alloc := testbombs.Allocated(func() { _, err = testLimits.ParseYAML(context.Background(), []byte(tc.src)) })
 			t.Logf("%d bytes refused in %s, %d KB allocated: %.200v", len(tc.src), time.Since(start), alloc>>10, err)
 			var fe *Error
 			if !errors.As(err, &fe) {
@@ -271,7 +260,7 @@ func FuzzParseYAML(f *testing.F) {
 		}
 		var err error
 		start := time.Now()
-		alloc := allocated(func() {
+		alloc := testbombs.Allocated(func() {
 			_, err = Within(context.Background(), testLimits, func(ctx context.Context) ([]any, error) {
 				file, err := testLimits.ParseYAML(ctx, src)
 				if err != nil {

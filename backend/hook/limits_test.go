@@ -2,22 +2,14 @@ package hook
 
 import (
 	"context"
+	"github.com/mcp-router/mcp-router/internal/testbombs"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/mcp-router/mcp-router/backend/store"
 )
-
-func allocated(fn func()) uint64 {
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	fn()
-	runtime.ReadMemStats(&after)
-	return after.TotalAlloc - before.TotalAlloc
-}
 
 // scriptBombs cost goja's parser far more than their size: 200,000 nested
 // brackets (about 940 MB of stack before the cap), a chain of 20,000 arrow
@@ -32,7 +24,7 @@ func TestScriptBombsAreRefused(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			var err error
 			start := time.Now()
-			alloc := allocated(func() { err = Validate(tc.src) })
+			alloc := testbombs.Allocated(func() { err = Validate(tc.src) })
 			t.Logf("%d bytes refused in %s, %d KB allocated: %v", len(tc.src), time.Since(start), alloc>>10, err)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("err = %v, want %q", err, tc.want)
@@ -80,7 +72,7 @@ func FuzzValidate(f *testing.F) {
 	f.Fuzz(func(t *testing.T, script string) {
 		var err error
 		start := time.Now()
-		alloc := allocated(func() { err = Validate(script) })
+		alloc := testbombs.Allocated(func() { err = Validate(script) })
 		if took := time.Since(start); took > 20*time.Second || alloc > 1<<30 {
 			t.Fatalf("%d bytes took %s and %d MB (%v)", len(script), took, alloc>>20, err)
 		}

@@ -2,6 +2,7 @@ package policy
 
 import (
 	"errors"
+	"github.com/mcp-router/mcp-router/internal/testbombs"
 	"os"
 	"strings"
 	"testing"
@@ -87,7 +88,7 @@ func FuzzParse(f *testing.F) {
 		var p *Policy
 		var err error
 		start := time.Now()
-		alloc := allocated(func() { p, err = Parse(b) })
+		alloc := testbombs.Allocated(func() { p, err = Parse(b) })
 		if err == nil && p == nil {
 			t.Fatal("nil policy without an error")
 		}

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -18,15 +17,6 @@ import (
 	"github.com/mcp-router/mcp-router/internal/testbombs"
 )
 
-// allocated is what fn allocated, in bytes (MemStats.TotalAlloc).
-func allocated(fn func()) uint64 {
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	fn()
-	runtime.ReadMemStats(&after)
-	return after.TotalAlloc - before.TotalAlloc
-}
-
 // Issue 24: the ladder under abilities[0].input_schema.$defs killed the
 // router (its JSON Schema was marshalled with every alias expanded, 9^9
 // strings). It is refused at the alias that passes the cap, with its
@@ -35,7 +25,7 @@ func TestAliasLadderIsRefused(t *testing.T) {
 	src := []byte(testbombs.Policy())
 	var err error
 	start := time.Now()
-	alloc := allocated(func() { _, err = Parse(src) })
+	alloc := testbombs.Allocated(func() { _, err = Parse(src) })
 	took := time.Since(start)
 	var fe *FileError
 	if !errors.As(err, &fe) || len(fe.Problems) != 1 {

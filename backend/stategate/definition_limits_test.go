@@ -19,7 +19,7 @@ func TestProcessLadderIsRefused(t *testing.T) {
 	src := []byte(testbombs.Process())
 	var err error
 	start := time.Now()
-	alloc := allocated(func() { _, err = Parse(src, CompileOptions{}) })
+	alloc := testbombs.Allocated(func() { _, err = Parse(src, CompileOptions{}) })
 	took := time.Since(start)
 	var de *DefinitionError
 	if !errors.As(err, &de) || len(de.Problems) != 1 {

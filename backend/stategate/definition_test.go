@@ -143,7 +143,7 @@ func FuzzParse(f *testing.F) {
 		var p *Process
 		var err error
 		start := time.Now()
-		alloc := allocated(func() { p, err = Parse(src, CompileOptions{}) })
+		alloc := testbombs.Allocated(func() { p, err = Parse(src, CompileOptions{}) })
 		if took := time.Since(start); took > 20*time.Second || alloc > 1<<30 {
 			t.Fatalf("%d bytes took %s and %d MB (%v)", len(src), took, alloc>>20, err)
 		}

@@ -4,9 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/mcp-router/mcp-router/internal/testbombs"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -94,17 +94,6 @@ func (g *gate) emit(ctx context.Context, run string, rev int64, event, key strin
 	return res
 }
 
-// allocated runs fn and returns the bytes it allocated (TotalAlloc grows
-// with every allocation, so it bounds the heap's peak growth too).
-func allocated(fn func()) uint64 {
-	var before, after runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&before)
-	fn()
-	runtime.ReadMemStats(&after)
-	return after.TotalAlloc - before.TotalAlloc
-}
-
 // The CEL bomb, with the context cap raised past its 2 MB so the
 // guard itself is what is tested: the emit is refused with GUARD_FAILED
 // naming the cost limit, the evaluation allocates a few megabytes (not the
@@ -122,7 +111,7 @@ func TestGuardOverDynValuesIsChargedBySize(t *testing.T) {
 	const bound = 200 << 20
 	var res *EmitResponse
 	start := time.Now()
-	grew := allocated(func() { res = g.emit(ctx, run.RunID, 0, "go", "k1", nil) })
+	grew := testbombs.Allocated(func() { res = g.emit(ctx, run.RunID, 0, "go", "k1", nil) })
 	took := time.Since(start)
 	if res.Success || res.Error.Code != CodeGuardFailed || len(res.Error.Details.MissingGuards) != 1 ||
 		!strings.Contains(res.Error.Details.MissingGuards[0], "heavy: the guard was stopped: it exceeded its cost limit of 100000 units") {
@@ -140,7 +129,7 @@ func TestGuardOverDynValuesIsChargedBySize(t *testing.T) {
 	// with why, and the listing stays within the bound.
 	svc := g.reopen(Options{Limits: limitsOf(lim)})
 	var srv *Server
-	grew = allocated(func() {
+	grew = testbombs.Allocated(func() {
 		srv = NewServer(svc, ServerOptions{})
 		srv.Resync(ctx)
 	})

@@ -6,6 +6,7 @@ package testbombs
 
 import (
 	"fmt"
+	"runtime"
 	"strings"
 )
 
@@ -89,3 +90,15 @@ func JSON(n int) string { return strings.Repeat("[", n) + strings.Repeat("]", n)
 
 // Scalar is a YAML or JSON string of n bytes.
 func Scalar(n int) string { return `"` + strings.Repeat("x", n) + `"` }
+
+// Allocated runs fn and returns the bytes it allocated. TotalAlloc only
+// grows, so it bounds the heap's peak growth during fn too; the tests of
+// every loader hold a bomb to a bound with it.
+func Allocated(fn func()) uint64 {
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	fn()
+	runtime.ReadMemStats(&after)
+	return after.TotalAlloc - before.TotalAlloc
+}
