@@ -110,3 +110,37 @@ func TestStatelessClientGetsProgressOnItsCallStream(t *testing.T) {
 		})
 	}
 }
+
+// resources/read of a URI no server offers is refused with the URI at
+// error.data.uri (SEP-2164), for a 2025-11-25 session (-32002) and a
+// 2026-07-28 client (-32602); before, data held only server and reason.
+func TestResourceNotFoundNamesTheURIInBothEras(t *testing.T) {
+	r := newRig(t, []spec.Server{goEverythingUpstream(t, "goev", spec.Stdio)}, rigOptions{})
+	waitTool(t, r, "goev__test_simple_text")
+	const uri = "test://no-such-resource"
+	type rpcError struct {
+		Error *struct {
+			Code int            `json:"code"`
+			Data map[string]any `json:"data"`
+		} `json:"error"`
+	}
+	check := func(era string, raw []byte, code int) {
+		t.Helper()
+		var e rpcError
+		if err := json.Unmarshal(raw, &e); err != nil || e.Error == nil {
+			t.Fatalf("%s: %s", era, raw)
+		}
+		if e.Error.Code != code || e.Error.Data["uri"] != uri {
+			t.Fatalf("%s: code %d data %v, want %d with uri %s", era, e.Error.Code, e.Error.Data, code, uri)
+		}
+	}
+	s := newRawHTTP(t, r.url)
+	_, _, body := s.post(`{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri":"` + uri + `"}}`)
+	check("2025-11-25", body, mcp.RESOURCE_NOT_FOUND)
+
+	_, msgs := modernRequest(t, r.url, "resources/read", uri, map[string]any{"uri": uri}, nil)
+	if len(msgs) == 0 {
+		t.Fatal("2026-07-28: no answer")
+	}
+	check("2026-07-28", msgs[len(msgs)-1], mcp.INVALID_PARAMS)
+}
