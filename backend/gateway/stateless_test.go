@@ -3,14 +3,18 @@ package gateway
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
+	"io"
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/mcp-router/mcp-router/backend/spec"
+	"github.com/mcp-router/mcp-router/internal/testpeers"
 )
 
 // modernRequest posts one JSON-RPC request of a 2026-07-28 client (no
@@ -143,4 +147,185 @@ func TestResourceNotFoundNamesTheURIInBothEras(t *testing.T) {
 		t.Fatal("2026-07-28: no answer")
 	}
 	check("2026-07-28", msgs[len(msgs)-1], mcp.INVALID_PARAMS)
+}
+
+// modernListen opens a subscriptions/listen stream of a 2026-07-28 client
+// for the notification types in notifications, with header (a credential)
+// on the request. It returns the stream's messages as they come; the
+// stream closes at the test's end.
+func modernListen(t *testing.T, url string, header http.Header, notifications map[string]any) <-chan json.RawMessage {
+	t.Helper()
+	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": "listen-1", "method": "subscriptions/listen", "params": map[string]any{
+		"notifications": notifications,
+		"_meta": map[string]any{
+			mcp.MetaKeyProtocolVersion:    mcp.ProtocolVersion20260728,
+			mcp.MetaKeyClientInfo:         map[string]any{"name": "modern-listener", "version": "1"},
+			mcp.MetaKeyClientCapabilities: map[string]any{},
+		}}})
+	ctx, cancel := context.WithCancel(context.Background())
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
+	for k, v := range header {
+		req.Header[k] = v
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set(mcp.HeaderProtocolVersion, mcp.ProtocolVersion20260728)
+	req.Header.Set(mcp.HeaderMethod, "subscriptions/listen")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cancel(); resp.Body.Close() })
+	out := make(chan json.RawMessage, 64)
+	if !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+		// A refusal: one JSON answer.
+		raw, _ := io.ReadAll(resp.Body)
+		out <- raw
+		close(out)
+		return out
+	}
+	go func() {
+		defer close(out)
+		sc := bufio.NewScanner(resp.Body)
+		sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
+		for sc.Scan() {
+			if data, ok := strings.CutPrefix(sc.Text(), "data:"); ok {
+				out <- json.RawMessage(strings.TrimSpace(data))
+			}
+		}
+	}()
+	return out
+}
+
+// waitNotification reads msgs until a notification of method arrives
+// (true) or within has passed (false); the others read are returned too.
+func waitNotification(msgs <-chan json.RawMessage, method string, within time.Duration) (bool, []json.RawMessage) {
+	var seen []json.RawMessage
+	deadline := time.After(within)
+	for {
+		select {
+		case raw, ok := <-msgs:
+			if !ok {
+				return false, seen
+			}
+			seen = append(seen, raw)
+			var m struct {
+				Method string `json:"method"`
+			}
+			if json.Unmarshal(raw, &m) == nil && m.Method == method {
+				return true, seen
+			}
+		case <-deadline:
+			return false, seen
+		}
+	}
+}
+
+// A 2026-07-28 client holding a subscriptions/listen stream for
+// toolsListChanged gets notifications/tools/list_changed there when an
+// upstream's tool list changes (the conformance scenario's
+// test_trigger_tool_change), tagged with its subscription id.
+func TestListenStreamGetsToolsListChanged(t *testing.T) {
+	for _, transport := range []spec.Transport{spec.Stdio, spec.HTTP} {
+		t.Run(string(transport), func(t *testing.T) {
+			r := newRig(t, []spec.Server{goEverythingUpstream(t, "goev", transport)}, rigOptions{})
+			waitTool(t, r, "goev__test_trigger_tool_change")
+			msgs := modernListen(t, r.url, nil, map[string]any{"toolsListChanged": true})
+			if ok, seen := waitNotification(msgs, string(mcp.MethodNotificationSubscriptionsAcknowledged), 5*time.Second); !ok {
+				t.Fatalf("no acknowledgement on the listen stream: %s", seen)
+			}
+			_, res := modernRequest(t, r.url, "tools/call", "goev__test_trigger_tool_change",
+				map[string]any{"name": "goev__test_trigger_tool_change", "arguments": map[string]any{}}, nil)
+			ok, seen := waitNotification(msgs, string(mcp.MethodNotificationToolsListChanged), 5*time.Second)
+			if !ok {
+				t.Fatalf("no tools/list_changed on the listen stream after the tool list changed (call: %s); stream: %s", res, seen)
+			}
+			var n struct {
+				Params struct {
+					Meta map[string]any `json:"_meta"`
+				} `json:"params"`
+			}
+			_ = json.Unmarshal(seen[len(seen)-1], &n)
+			if n.Params.Meta[mcp.MetaKeySubscriptionID] != "listen-1" {
+				t.Fatalf("list_changed not tagged with the subscription id: %s", seen[len(seen)-1])
+			}
+		})
+	}
+}
+
+// A 2026-07-28 client follows resources by naming them in its
+// subscriptions/listen (no resources/subscribe in that revision): the
+// router subscribes the upstream, and the resource's
+// notifications/resources/updated reaches the listen stream, tagged with
+// its subscription id. A URI of a server the caller's scope excludes is
+// refused as a subscribe would be, and the upstream subscription ends with
+// the stream. Before, the updates went nowhere: mcp-go records the URIs on
+// the stream's own session, and only the router talks to upstreams.
+func TestListenStreamGetsResourceUpdatesWithinScope(t *testing.T) {
+	rec, other := recorder("rec", false), recorder("other", false)
+	rec.Env["MCPR_REC_NOTIFY"], other.Env["MCPR_REC_NOTIFY"] = "1", "1"
+	r := newRig(t, []spec.Server{rec, other}, rigOptions{auth: headerCaller, callerFrom: callerFromHeader})
+	waitTool(t, r, "rec__echo")
+	waitTool(t, r, "other__echo")
+
+	msgs := modernListen(t, r.url, nil, map[string]any{"resourceSubscriptions": []string{"rec://doc"}})
+	ok, seen := waitNotification(msgs, string(mcp.MethodNotificationResourceUpdated), 5*time.Second)
+	if !ok {
+		t.Fatalf("no resources/updated for rec://doc on the listen stream: %s", seen)
+	}
+	var n struct {
+		Params struct {
+			URI  string         `json:"uri"`
+			Meta map[string]any `json:"_meta"`
+		} `json:"params"`
+	}
+	_ = json.Unmarshal(seen[len(seen)-1], &n)
+	if n.Params.URI != "rec://doc" || n.Params.Meta[mcp.MetaKeySubscriptionID] != "listen-1" {
+		t.Fatalf("resources/updated: %s", seen[len(seen)-1])
+	}
+
+	// The scoped caller may use "other" only.
+	scoped := http.Header{"X-Caller": []string{"scoped"}}
+	refused := modernListen(t, r.url, scoped, map[string]any{"resourceSubscriptions": []string{"rec://doc"}})
+	ok, seen = waitNotification(refused, string(mcp.MethodNotificationResourceUpdated), 2*time.Second)
+	if ok || len(seen) == 0 || !bytes.Contains(seen[0], []byte(`"error"`)) {
+		t.Fatalf("a listen for a resource out of the caller's scope: %s", seen)
+	}
+	allowed := modernListen(t, r.url, scoped, map[string]any{"resourceSubscriptions": []string{"other://doc"}})
+	if ok, seen := waitNotification(allowed, string(mcp.MethodNotificationResourceUpdated), 5*time.Second); !ok {
+		t.Fatalf("no resources/updated for other://doc on the scoped caller's stream: %s", seen)
+	}
+}
+
+// When a listen stream closes, its subscriptions end: the router forgets
+// it and unsubscribes the upstream once nobody else follows the URI.
+func TestClosedListenStreamEndsItsSubscriptions(t *testing.T) {
+	rec := recorder("rec", false)
+	r := newRig(t, []spec.Server{rec}, rigOptions{})
+	waitTool(t, r, "rec__echo")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "subscriptions/listen", "params": map[string]any{
+		"notifications": map[string]any{"resourceSubscriptions": []string{"rec://doc"}},
+		"_meta": map[string]any{mcp.MetaKeyProtocolVersion: mcp.ProtocolVersion20260728,
+			mcp.MetaKeyClientCapabilities: map[string]any{}}}})
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, r.url, bytes.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set(mcp.HeaderProtocolVersion, mcp.ProtocolVersion20260728)
+	req.Header.Set(mcp.HeaderMethod, "subscriptions/listen")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	subscribers := func() int {
+		r.gw.subs.mu.Lock()
+		defer r.gw.subs.mu.Unlock()
+		return len(r.gw.subs.byURI["rec://doc"]) + len(r.gw.subs.listeners)
+	}
+	testpeers.Eventually(t, 5*time.Second, "the listen stream to subscribe rec://doc", func() bool { return subscribers() == 2 })
+	cancel()
+	testpeers.Eventually(t, 5*time.Second, "the closed stream's subscription to end", func() bool { return subscribers() == 0 })
 }
