@@ -329,3 +329,48 @@ func TestClosedListenStreamEndsItsSubscriptions(t *testing.T) {
 	cancel()
 	testpeers.Eventually(t, 5*time.Second, "the closed stream's subscription to end", func() bool { return subscribers() == 0 })
 }
+
+// notifications/tools/list_changed reaches a listen stream only when the
+// tool list its caller sees changed: a change on a server the caller's
+// scope excludes is not announced to it (it would tell the caller about a
+// server it cannot see), one on a server it may use is. Before, mcp-go's
+// broadcast reached every stream alike.
+func TestListenStreamGetsOnlyTheListChangesItsCallerSees(t *testing.T) {
+	rec, other := recorder("rec", false), recorder("other", false)
+	r := newRig(t, []spec.Server{rec, other}, rigOptions{auth: headerCaller, callerFrom: callerFromHeader})
+	waitTool(t, r, "rec__echo")
+	waitTool(t, r, "other__echo")
+	ack := string(mcp.MethodNotificationSubscriptionsAcknowledged)
+	changed := string(mcp.MethodNotificationToolsListChanged)
+	everyone := modernListen(t, r.url, nil, map[string]any{"toolsListChanged": true})
+	scoped := modernListen(t, r.url, http.Header{"X-Caller": []string{"scoped"}}, map[string]any{"toolsListChanged": true})
+	for _, s := range []<-chan json.RawMessage{everyone, scoped} {
+		if ok, seen := waitNotification(s, ack, 5*time.Second); !ok {
+			t.Fatalf("no acknowledgement: %s", seen)
+		}
+	}
+
+	// rec's tool goes away: only the unscoped caller's list changed.
+	rec.DisabledTools = []string{"echo"}
+	if err := r.ups.Sync([]spec.Server{rec, other}); err != nil {
+		t.Fatal(err)
+	}
+	if ok, seen := waitNotification(everyone, changed, 5*time.Second); !ok {
+		t.Fatalf("the unscoped caller got no tools/list_changed when rec's tools changed: %s", seen)
+	}
+	if ok, seen := waitNotification(scoped, changed, time.Second); ok {
+		t.Fatalf("the caller scoped to other got tools/list_changed for rec's change: %s", seen)
+	}
+
+	// other's tool goes away: both callers' lists changed.
+	other.DisabledTools = []string{"echo"}
+	if err := r.ups.Sync([]spec.Server{rec, other}); err != nil {
+		t.Fatal(err)
+	}
+	if ok, seen := waitNotification(scoped, changed, 5*time.Second); !ok {
+		t.Fatalf("the caller scoped to other got no tools/list_changed when other's tools changed: %s", seen)
+	}
+	if ok, seen := waitNotification(everyone, changed, 5*time.Second); !ok {
+		t.Fatalf("the unscoped caller got no tools/list_changed when other's tools changed: %s", seen)
+	}
+}
