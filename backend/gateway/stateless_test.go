@@ -374,3 +374,67 @@ func TestListenStreamGetsOnlyTheListChangesItsCallerSees(t *testing.T) {
 		t.Fatalf("the unscoped caller got no tools/list_changed when other's tools changed: %s", seen)
 	}
 }
+
+// What mcp-go (v1.2.1) already does for a 2026-07-28 client through the
+// router, held here so that a change of the router's answer paths (raw
+// upstream results, lists answered from the catalog) cannot lose it: every
+// result carries resultType, and Mcp-Method / Mcp-Name that do not match
+// the body are refused with -32020 (HTTP 400).
+func TestStatelessResultsCarryResultTypeAndHeadersAreChecked(t *testing.T) {
+	r := newRig(t, []spec.Server{recorder("rec", false)}, rigOptions{})
+	waitTool(t, r, "rec__echo")
+	for _, c := range []struct {
+		method, name string
+		params       map[string]any
+	}{
+		{"tools/call", "rec__echo", map[string]any{"name": "rec__echo"}},
+		{"prompts/get", "rec__greet", map[string]any{"name": "rec__greet"}},
+		{"resources/read", "rec://doc", map[string]any{"uri": "rec://doc"}},
+		{"resources/read", "rec://items/1", map[string]any{"uri": "rec://items/1"}},
+		{"completion/complete", "", map[string]any{"ref": map[string]any{"type": "ref/prompt", "name": "rec__greet"},
+			"argument": map[string]any{"name": "name", "value": "x"}}},
+		{"tools/list", "", nil},
+		{"prompts/list", "", nil},
+		{"resources/list", "", nil},
+		{"resources/templates/list", "", nil},
+		{"server/discover", "", nil},
+	} {
+		_, msgs := modernRequest(t, r.url, c.method, c.name, c.params, nil)
+		var out struct {
+			Result *struct {
+				ResultType string `json:"resultType"`
+			} `json:"result"`
+		}
+		if len(msgs) != 1 || json.Unmarshal(msgs[0], &out) != nil || out.Result == nil || out.Result.ResultType != "complete" {
+			t.Errorf("%s %s: want a result with resultType complete, got %s", c.method, c.name, msgs)
+		}
+	}
+	for _, c := range []struct{ method, headerMethod, name string }{
+		{"tools/call", "tools/call", "rec__other"}, // Mcp-Name differs from params.name
+		{"tools/call", "prompts/get", "rec__echo"}, // Mcp-Method differs from the body's
+	} {
+		body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": c.method, "params": map[string]any{
+			"name": "rec__echo", "_meta": map[string]any{mcp.MetaKeyProtocolVersion: mcp.ProtocolVersion20260728,
+				mcp.MetaKeyClientCapabilities: map[string]any{}}}})
+		req, _ := http.NewRequest(http.MethodPost, r.url, bytes.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set(mcp.HeaderProtocolVersion, mcp.ProtocolVersion20260728)
+		req.Header.Set(mcp.HeaderMethod, c.headerMethod)
+		req.Header.Set(mcp.HeaderName, c.name)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		var out struct {
+			Error *struct {
+				Code int `json:"code"`
+			} `json:"error"`
+		}
+		if json.Unmarshal(raw, &out) != nil || out.Error == nil || out.Error.Code != mcp.HEADER_MISMATCH || resp.StatusCode != http.StatusBadRequest {
+			t.Errorf("Mcp-Method %q, Mcp-Name %q: status %d, %s; want 400 and -32020", c.headerMethod, c.name, resp.StatusCode, raw)
+		}
+	}
+}
