@@ -132,9 +132,22 @@ func (g *Gateway) Notify(upstreamName string, n mcp.JSONRPCNotification) {
 		out[k] = v
 	}
 	out["progressToken"] = f.clientToken
-	if err := g.srv.SendNotificationToSpecificClient(f.session.SessionID(), n.Method, out); err != nil {
+	if err := g.sendToCaller(f, n.Method, out); err != nil {
 		g.log.WithField("server", upstreamName).Debugf("progress not delivered: %v", err)
 	}
+}
+
+// sendToCaller sends a notification about call f to the client that made
+// it. A 2026-07-28 request is served by a session of its own that mcp-go
+// registers nowhere (it has no id), so a notification for it goes to the
+// session in the call's context, whose channel mcp-go writes on the
+// request's own response stream ahead of the answer; a session's
+// notification goes through the server's registry as before.
+func (g *Gateway) sendToCaller(f *inflight, method string, params map[string]any) error {
+	if f.session.SessionID() == "" && f.callCtx != nil && server.ClientSessionFromContext(f.callCtx) == f.session {
+		return g.srv.SendNotificationToClient(f.callCtx, method, params)
+	}
+	return g.srv.SendNotificationToSpecificClient(f.session.SessionID(), method, params)
 }
 
 // ClientSide answers upstream requests by asking the right client (wire it

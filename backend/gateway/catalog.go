@@ -194,6 +194,7 @@ func (g *Gateway) rebuild() {
 
 	g.gate.Publish(gates)
 	g.mu.Lock()
+	oldCatalog := g.catalog
 	g.tools, g.prompts, g.taskOnly, g.abilities = toolNames, promptNames, taskOnly, abilities
 	g.resources, g.templates, g.templateRoutes = resourceOwners, templateOwners, templateRoutes
 	g.catalog = catalogLists{tools: sortListed(toolList), prompts: sortListed(promptList),
@@ -213,6 +214,10 @@ func (g *Gateway) rebuild() {
 			continue
 		}
 		g.log.Warnf("name collision: %s %q of %s kept by %s; %s's is named %q", c.Kind, c.Name, c.Loser, c.Winner, c.Loser, c.Renamed)
+	}
+	if listeners := g.listChangeStreams(); len(listeners) > 0 {
+		// Before publishing: the broadcast must find each stream's due.
+		g.oweListChanges(listeners, oldCatalog, g.listsNow(), changed)
 	}
 	if changed["tools"] {
 		g.srv.SetTools(tools...)

@@ -184,6 +184,9 @@ func (g *Gateway) servePost(w http.ResponseWriter, r *http.Request, next http.Ha
 	}
 	sid := r.Header.Get(server.HeaderKeySessionID)
 	if sid == "" || modern {
+		if modern && method == string(mcp.MethodSubscriptionsListen) {
+			w, r = wrapListen(w, r) // it gets only the list_changed its caller may see (listen.go)
+		}
 		toMCPGo(r) // mcp-go answers 404 to a missing id; that revision has none
 		return
 	}

@@ -304,6 +304,7 @@ func (g *Gateway) toolsOf(serverName string) map[string]string {
 // changed without the catalog changing (a new policy hides or shows
 // servers and tools): tools, prompts and resources list_changed.
 func (g *Gateway) ListsChanged() {
+	g.oweAllListChanges()
 	for _, m := range []mcp.MCPMethod{mcp.MethodNotificationToolsListChanged, mcp.MethodNotificationPromptsListChanged,
 		mcp.MethodNotificationResourcesListChanged} {
 		g.srv.SendNotificationToAllClients(string(m), nil)

@@ -168,6 +168,8 @@ func (g *Gateway) beforeDispatch(ctx context.Context, id any, message any) error
 		return g.serveList(ctx, id, raw)
 	case pipeline.MethodSubscribe, pipeline.MethodUnsubscribe:
 		return g.serveSubscription(ctx, head.Method, raw)
+	case string(mcp.MethodSubscriptionsListen):
+		return g.serveListen(ctx, raw)
 	}
 	return nil
 }

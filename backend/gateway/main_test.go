@@ -148,5 +148,10 @@ func serveRecorder(scheme string) {
 			reply["result"] = map[string]any{}
 		}
 		_ = out.Encode(reply)
+		if req.Method == "resources/subscribe" && os.Getenv("MCPR_REC_NOTIFY") == "1" {
+			// The subscribed resource changes at once.
+			_ = out.Encode(map[string]any{"jsonrpc": "2.0", "method": "notifications/resources/updated",
+				"params": map[string]any{"uri": req.Params.URI}})
+		}
 	}
 }

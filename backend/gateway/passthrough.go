@@ -106,7 +106,11 @@ func (g *Gateway) runningServers() []string {
 // for which URI, and subscribes upstream once per URI.
 type subscriptions struct {
 	mu    sync.Mutex
-	byURI map[string]map[string]bool // URI → session IDs
+	byURI map[string]map[string]bool // URI → session IDs (or listen streams' keys, listen.go)
+	// listeners are the open subscriptions/listen streams that follow
+	// resources, by key; listenSeq numbers them.
+	listeners map[string]*listener
+	listenSeq uint64
 }
 
 // serveSubscription runs a resources/subscribe or unsubscribe through the
@@ -151,14 +155,18 @@ func (g *Gateway) resourceOwner(uri string) string {
 
 // sendSubscription records a session's subscription and subscribes the
 // upstream for the first subscriber (or unsubscribes it after the last).
-func (g *Gateway) sendSubscription(r *pipeline.Request) (pipeline.Result, error) {
+func (g *Gateway) sendSubscription(ctx context.Context, r *pipeline.Request) (pipeline.Result, error) {
 	if r.Server == "" {
 		return pipeline.Result{}, pipeline.UnknownResource(r.Item, r.Client.Modern)
 	}
+	subscriber := r.Client.SessionID()
+	if l := listenerFrom(ctx); l != nil {
+		subscriber = l.key // a listen stream's URI (listen.go)
+	}
 	if r.Method == pipeline.MethodSubscribe {
-		g.subscribe(r.Client.SessionID(), r.Item)
+		g.subscribe(subscriber, r.Item)
 	} else {
-		g.unsubscribe(r.Client.SessionID(), r.Item)
+		g.unsubscribe(subscriber, r.Item)
 	}
 	return pipeline.Result{Value: &mcp.EmptyResult{}}, nil
 }
@@ -246,7 +254,7 @@ func (g *Gateway) resourceUpdated(n mcp.JSONRPCNotification) {
 	}
 	g.subs.mu.Unlock()
 	for _, id := range sessions {
-		_ = g.srv.SendNotificationToSpecificClient(id, n.Method, n.Params.AdditionalFields)
+		_ = g.notifySubscriber(id, n.Method, n.Params.AdditionalFields)
 	}
 }
 

@@ -28,7 +28,7 @@ func (g *Gateway) send(ctx context.Context, r *pipeline.Request) (pipeline.Resul
 		g.sendLevel(r)
 		return pipeline.Result{Value: &mcp.EmptyResult{}}, nil
 	case pipeline.MethodSubscribe, pipeline.MethodUnsubscribe:
-		return g.sendSubscription(r)
+		return g.sendSubscription(ctx, r)
 	case pipeline.MethodInitialize:
 		return g.sendInstructions(ctx, r), nil
 	}

@@ -167,6 +167,13 @@ func Upstream(server string, err error) *RouteError {
 				e.Extra = map[string]any{"requiredCapabilities": v}
 			}
 		}
+		if rpc.Code == mcp.RESOURCE_NOT_FOUND || rpc.Code == mcp.INVALID_PARAMS {
+			// A resource the server does not have: the spec (SEP-2164)
+			// puts its URI at error.data.uri, in both revisions.
+			if v, ok := dataMember(rpc.Data, "uri"); ok {
+				e.Extra = map[string]any{"uri": v}
+			}
+		}
 	case errors.Is(err, context.Canceled):
 		e.What, e.Reason, e.Code = "cancelled", ReasonCancelled, mcp.INTERNAL_ERROR
 	}
@@ -223,14 +230,17 @@ func UnknownPrompt(name string) *RouteError {
 }
 
 // UnknownResource is UnknownTool's twin for the resource methods; modern
-// says the request is of the 2026-07-28 revision, whose code differs.
+// says the request is of the 2026-07-28 revision, whose code differs. The
+// URI is also in error.data.uri, where the spec (SEP-2164) has a client
+// look for it, in both revisions.
 func UnknownResource(uri string, modern bool) *RouteError {
 	code := mcp.RESOURCE_NOT_FOUND
 	if modern {
 		code = mcp.INVALID_PARAMS
 	}
 	return &RouteError{Server: RouterServer, What: fmt.Sprintf("resource '%s' not found", uri),
-		Reason: ReasonUnknownResource, Code: code, Err: server.ErrResourceNotFound}
+		Reason: ReasonUnknownResource, Code: code, Err: server.ErrResourceNotFound,
+		Extra: map[string]any{"uri": uri}}
 }
 
 // JSONRPCError is the error response of a failed request with id.

@@ -59,3 +59,29 @@ func TestUpstreamProtocolErrorsAsTheSpecShapesThem(t *testing.T) {
 		t.Fatalf("-32602 from the upstream: code %d reason %q", other.Code, other.Reason)
 	}
 }
+
+// A resource not found carries its URI at error.data.uri (SEP-2164), in
+// both revisions' codes: the router's own refusal, and an upstream's
+// not-found whose data names the URI (kept under data.upstream too).
+func TestResourceNotFoundCarriesItsURI(t *testing.T) {
+	for _, modern := range []bool{false, true} {
+		e := UnknownResource("test://nope", modern)
+		d := e.Data()
+		if d["uri"] != "test://nope" || d["reason"] != ReasonUnknownResource || d["server"] != RouterServer {
+			t.Fatalf("modern=%v: data %v, want uri test://nope", modern, d)
+		}
+	}
+	for _, code := range []int{mcp.RESOURCE_NOT_FOUND, mcp.INVALID_PARAMS} {
+		for _, data := range []any{map[string]any{"uri": "test://gone"}, json.RawMessage(`{"uri":"test://gone"}`)} {
+			e := Upstream("gosdk", &upstream.RPCError{Code: code, Message: "Resource not found", Data: data})
+			d := e.Data()
+			if e.Code != code || d["uri"] != "test://gone" || d["upstream"] == nil {
+				t.Fatalf("upstream %d (%T data): code %d data %v, want uri test://gone at the top", code, data, e.Code, d)
+			}
+		}
+	}
+	// An error that is not about a resource gets no uri member.
+	if d := Upstream("gosdk", &upstream.RPCError{Code: mcp.INTERNAL_ERROR, Message: "x", Data: map[string]any{"uri": "u"}}).Data(); d["uri"] != nil {
+		t.Fatalf("-32603 from the upstream: data %v has a uri", d)
+	}
+}
