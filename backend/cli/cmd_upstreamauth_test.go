@@ -324,7 +324,8 @@ func stdioWhoami(t *testing.T, dir string, args ...string) map[string]string {
 	return whoamiAnswers(t, strings.Join(out, "\n"))
 }
 
-// serveDirStarted is serveDir (with auth) once every server has started.
+// serveDirStarted is serveDir (with auth) once every server has started
+// and the catalog has their tools.
 func serveDirStarted(t *testing.T, dataDir string) {
 	t.Helper()
 	c, err := core.Open(dataDir, core.Options{})
@@ -337,6 +338,7 @@ func serveDirStarted(t *testing.T, dataDir string) {
 	wctx, wcancel := context.WithTimeout(context.Background(), 20*time.Second)
 	c.WaitStarted(wctx)
 	wcancel()
+	c.Gateway.Rebuild() // the started servers' tools are in the catalog
 	ctx, cancel := context.WithCancel(context.Background())
 	ready := make(chan struct{})
 	served := make(chan error, 1)
