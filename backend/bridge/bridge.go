@@ -48,6 +48,9 @@ type Options struct {
 	URL    string // the router's streamable HTTP endpoint; default DefaultURL
 	Token  string // bearer token; none when empty
 	Logger logrus.FieldLogger
+	// Header holds header lines sent with every request to the router
+	// (a client's X-Upstream-Authorization, docs/auth.md). Never logged.
+	Header http.Header
 
 	// BackoffBase and BackoffMax bound the wait between reconnect attempts
 	// (default 200 ms, doubling up to 5 s).

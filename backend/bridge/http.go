@@ -10,6 +10,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"slices"
 	"strings"
 )
 
@@ -45,6 +46,9 @@ func (b *bridge) newRequest(ctx context.Context, method string, s *session, body
 		req.Header.Set("Accept", "application/json, text/event-stream")
 	} else {
 		req.Header.Set("Accept", "text/event-stream")
+	}
+	for k, vs := range b.o.Header {
+		req.Header[k] = slices.Clone(vs)
 	}
 	if b.o.Token != "" {
 		req.Header.Set("Authorization", "Bearer "+b.o.Token)

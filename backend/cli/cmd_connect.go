@@ -2,6 +2,8 @@ package cli
 
 import (
 	"context"
+	"fmt"
+	"net/http"
 	"net/url"
 	"os"
 	"strings"
@@ -23,13 +25,17 @@ const (
 
 func (e *env) connectCommand() *cobra.Command {
 	var rawURL, token string
+	var upAuth []string
 	cmd := &cobra.Command{
 		Use:   "connect",
 		Short: "Bridge stdin/stdout to a running router, for AI clients that only start stdio servers",
 		Long: "connect reads JSON-RPC messages (one per line) on stdin, sends them to a running router's\n" +
 			"endpoint and writes the router's messages to stdout. The endpoint is --url, else $MCPR_URL,\n" +
 			"else the listen and port settings of the data dir, else " + config.DefaultEndpointURL + ".\n" +
-			"The token is --token, else $MCPR_TOKEN. See docs/connect.md.",
+			"The token is --token, else $MCPR_TOKEN. See docs/connect.md.\n\n" +
+			"--upstream-auth SERVER=VALUE (repeatable), else $" + config.UpstreamAuthEnv + " (one SERVER=VALUE a line), sends\n" +
+			"VALUE as the Authorization of the server SERVER (* for every server) if it has passUpstreamAuth,\n" +
+			"on this client's calls, as an HTTP client's X-Upstream-Authorization does. See docs/auth.md.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			u, err := e.connectURL(cmd.Context(), rawURL, cmd.Flags().Changed("url"))
@@ -44,8 +50,12 @@ func (e *env) connectCommand() *cobra.Command {
 			if strings.ContainsAny(tok, " \t\r\n") {
 				return usagef("bad token: it must not contain spaces or line breaks")
 			}
+			header, err := upstreamAuthHeader(upAuth, cmd.Flags().Changed("upstream-auth"))
+			if err != nil {
+				return err
+			}
 			err = bridge.Run(cmd.Context(), cmd.InOrStdin(), cmd.OutOrStdout(), bridge.Options{
-				URL: u, Token: tok, Logger: logrus.StandardLogger(),
+				URL: u, Token: tok, Logger: logrus.StandardLogger(), Header: header,
 			})
 			if cmd.Context().Err() != nil {
 				return nil // interrupted: SIGINT or SIGTERM
@@ -55,7 +65,45 @@ func (e *env) connectCommand() *cobra.Command {
 	}
 	cmd.Flags().StringVar(&rawURL, "url", "", "the router's endpoint (default $"+envURL+", else from the settings, else "+config.DefaultEndpointURL+")")
 	cmd.Flags().StringVar(&token, "token", "", "access token (default $"+envToken+")")
+	addUpstreamAuthFlag(cmd, &upAuth)
 	return cmd
+}
+
+// addUpstreamAuthFlag adds --upstream-auth SERVER=VALUE (connect, stdio).
+func addUpstreamAuthFlag(cmd *cobra.Command, into *[]string) {
+	cmd.Flags().StringArrayVar(into, "upstream-auth", nil,
+		"SERVER=VALUE: VALUE goes as the Authorization of SERVER (* for all) when it has passUpstreamAuth; repeatable (default $"+config.UpstreamAuthEnv+", one a line)")
+}
+
+// upstreamAuth is a client's upstream credentials: the --upstream-auth
+// entries when given, else the lines of $MCPR_UPSTREAM_AUTH. A bad entry is
+// a usage error, which never repeats a value.
+func upstreamAuth(flagVals []string, flagSet bool) (map[string]string, error) {
+	entries := flagVals
+	if !flagSet {
+		entries = config.SplitUpstreamAuthEnv(os.Getenv(config.UpstreamAuthEnv))
+	}
+	m, err := config.ParseUpstreamAuth(entries)
+	if err != nil {
+		if !flagSet {
+			err = fmt.Errorf("$%s: %w", config.UpstreamAuthEnv, err)
+		}
+		return nil, usageError{err}
+	}
+	return m, nil
+}
+
+// upstreamAuthHeader is upstreamAuth as the header lines connect sends.
+func upstreamAuthHeader(flagVals []string, flagSet bool) (http.Header, error) {
+	m, err := upstreamAuth(flagVals, flagSet)
+	if err != nil {
+		return nil, err
+	}
+	h, err := config.UpstreamAuthHeader(m)
+	if err != nil {
+		return nil, usageError{err}
+	}
+	return h, nil
 }
 
 // connectURL picks the endpoint: --url, $MCPR_URL, the settings of an

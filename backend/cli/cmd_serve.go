@@ -7,7 +7,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mcp-router/mcp-router/backend/appapi"
+	"github.com/mcp-router/mcp-router/backend/config"
 	"github.com/mcp-router/mcp-router/backend/core"
+	"github.com/mcp-router/mcp-router/backend/upstream"
 )
 
 // runCore opens the data dir's router, runs fn with it and closes it.
@@ -59,11 +61,25 @@ func (e *env) serveCommand() *cobra.Command {
 }
 
 func (e *env) stdioCommand() *cobra.Command {
-	return &cobra.Command{
+	var upAuth []string
+	cmd := &cobra.Command{
 		Use:   "stdio",
 		Short: "Serve the aggregated MCP server on stdin/stdout, without a running app",
-		Args:  cobra.NoArgs,
+		Long: "stdio serves the aggregated MCP server on stdin/stdout, for a client that starts it as a command.\n\n" +
+			"--upstream-auth SERVER=VALUE (repeatable), else $" + config.UpstreamAuthEnv + " (one SERVER=VALUE a line), sends\n" +
+			"VALUE as the Authorization of the server SERVER (* for every server) if it has passUpstreamAuth,\n" +
+			"as an HTTP client's X-Upstream-Authorization does. See docs/auth.md.",
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			m, err := upstreamAuth(upAuth, cmd.Flags().Changed("upstream-auth"))
+			if err != nil {
+				return err
+			}
+			a := upstream.ClientAuthorization{All: m[config.UpstreamAuthAll]}
+			delete(m, config.UpstreamAuthAll)
+			if len(m) > 0 {
+				a.PerServer = m
+			}
 			return e.runCore(cmd.Context(), func(c *core.Core) error {
 				// Answer at once with what is running: some clients give up
 				// on a server whose initialize takes long, and an `npx -y`
@@ -72,10 +88,18 @@ func (e *env) stdioCommand() *cobra.Command {
 				// (core.FirstListWait); each one that comes up later reaches
 				// the client as list_changed.
 				c.Gateway.Rebuild()
-				return c.ServeStdio(cmd.Context(), cmd.InOrStdin(), cmd.OutOrStdout())
+				// The client's calls carry its upstream credentials, as an
+				// HTTP request's context does (core.upstreamAuthorization).
+				ctx := cmd.Context()
+				if !a.Empty() {
+					ctx = upstream.WithClientAuthorizations(ctx, a)
+				}
+				return c.ServeStdio(ctx, cmd.InOrStdin(), cmd.OutOrStdout())
 			})
 		},
 	}
+	addUpstreamAuthFlag(cmd, &upAuth)
+	return cmd
 }
 
 // serveBanner tells the user where the router listens and who may use it:

@@ -29,6 +29,7 @@ var snippetWhere = map[string]string{
 func (e *env) snippetCommand() *cobra.Command {
 	var client, mode, token, endpoint string
 	var newToken bool
+	var upAuth []string
 	cmd := &cobra.Command{
 		Use:   "snippet --client " + strings.Join(config.SnippetClients, "|") + " [--mode http|stdio]",
 		Short: "Print the config that connects an AI client to this router",
@@ -37,7 +38,10 @@ func (e *env) snippetCommand() *cobra.Command {
 			"With auth on (the default), a new client token named after the client is created for the snippet unless\n" +
 			"--token gives an existing client token (an admin token is refused: it would open the browser UI).\n" +
 			"--mode stdio runs `mcp-router connect` as a bridge, for clients that only start local commands\n" +
-			"(Claude Desktop).",
+			"(Claude Desktop).\n\n" +
+			"--upstream-auth SERVER=VALUE (repeatable; * for every server) puts the client's own credential for\n" +
+			"servers with passUpstreamAuth in the snippet: $" + config.UpstreamAuthEnv + " for stdio, the\n" +
+			"X-Upstream-Authorization headers for http (docs/auth.md).",
 		Example: "  mcp-router snippet --client claude-code\n" +
 			"  mcp-router snippet --client claude-desktop --mode stdio\n" +
 			"  mcp-router snippet --client codex --token mcpr_… >> ~/.codex/config.toml",
@@ -62,6 +66,13 @@ func (e *env) snippetCommand() *cobra.Command {
 				}
 			}
 			var o config.SnippetOptions
+			if len(upAuth) > 0 {
+				m, err := config.ParseUpstreamAuth(upAuth)
+				if err != nil {
+					return usageError{err}
+				}
+				o.UpstreamAuth = m
+			}
 			if mode == config.ModeStdio {
 				bin, err := executablePath()
 				if err != nil {
@@ -119,6 +130,7 @@ func (e *env) snippetCommand() *cobra.Command {
 	f.StringVar(&token, "token", "", "use this existing token instead of creating one")
 	f.BoolVar(&newToken, "new-token", false, "create a token even when auth is off (so the snippet keeps working if auth is turned on)")
 	f.StringVar(&endpoint, "url", "", "endpoint URL (default http://<listen>:<port>/mcp from settings)")
+	f.StringArrayVar(&upAuth, "upstream-auth", nil, "SERVER=VALUE: the client's own Authorization for SERVER (* for all) if it has passUpstreamAuth; repeatable")
 	return cmd
 }
 

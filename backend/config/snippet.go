@@ -43,6 +43,11 @@ type SnippetOptions struct {
 	URL        string // endpoint URL; "" means DefaultEndpointURL
 	Token      string // bearer token; "" when auth is off
 	BinaryPath string // absolute path of mcp-router, for stdio snippets
+	// UpstreamAuth is the client's own credentials for servers with
+	// passUpstreamAuth, by server (UpstreamAuthAll for all), as
+	// ParseUpstreamAuth reads them: $MCPR_UPSTREAM_AUTH in a stdio
+	// snippet, X-Upstream-Authorization(-For) headers in an http one.
+	UpstreamAuth map[string]string
 }
 
 // CheckSnippet reports whether Snippet can write client in mode, without
@@ -90,10 +95,35 @@ func Snippet(client, mode string, o SnippetOptions) (string, error) {
 	if strings.ContainsAny(o.Token, " \t\r\n") {
 		return "", fmt.Errorf("the token contains white space")
 	}
-	if client == ClientCodex {
-		return codexSnippet(mode, o), nil
+	for k, v := range o.UpstreamAuth {
+		if !utf8.ValidString(v) {
+			return "", fmt.Errorf("the upstream auth value for %q is not valid UTF-8, which client configs cannot hold", k)
+		}
 	}
-	return jsonSnippet(client, mode, o)
+	env, headers := map[string]string{}, map[string]string{}
+	if o.Token != "" {
+		env[TokenEnv] = o.Token
+		headers["Authorization"] = "Bearer " + o.Token
+	}
+	if len(o.UpstreamAuth) > 0 {
+		env[UpstreamAuthEnv] = FormatUpstreamAuthEnv(o.UpstreamAuth)
+		h, err := UpstreamAuthHeader(o.UpstreamAuth)
+		if err != nil {
+			return "", err
+		}
+		for k := range h {
+			headers[k] = h.Get(k)
+		}
+	}
+	if mode == ModeHTTP {
+		env = nil
+	} else {
+		headers = nil
+	}
+	if client == ClientCodex {
+		return codexSnippet(mode, o, env, headers), nil
+	}
+	return jsonSnippet(client, mode, o, env, headers)
 }
 
 // jsonEntry is one server in a JSON client config; field order is the
@@ -107,20 +137,22 @@ type jsonEntry struct {
 	Env     map[string]string `json:"env,omitempty"`
 }
 
-func jsonSnippet(client, mode string, o SnippetOptions) (string, error) {
+// jsonSnippet and codexSnippet write env (stdio) or headers (http), empty
+// or nil for none.
+func jsonSnippet(client, mode string, o SnippetOptions, env, headers map[string]string) (string, error) {
 	var e jsonEntry
 	if mode == ModeHTTP {
 		e = jsonEntry{Type: "http", URL: o.URL}
-		if o.Token != "" {
-			e.Headers = map[string]string{"Authorization": "Bearer " + o.Token}
+		if len(headers) > 0 {
+			e.Headers = headers
 		}
 	} else {
 		e = jsonEntry{Command: o.BinaryPath, Args: connectArgs(o.URL)}
 		if client == ClientVSCode {
 			e.Type = "stdio"
 		}
-		if o.Token != "" {
-			e.Env = map[string]string{TokenEnv: o.Token}
+		if len(env) > 0 {
+			e.Env = env
 		}
 	}
 	top := "mcpServers"
@@ -148,13 +180,13 @@ func connectArgs(url string) []string {
 
 // codexSnippet writes Codex's ~/.codex/config.toml table by hand: the only
 // values are strings, so TOML basic strings (tomlString) are all we need.
-func codexSnippet(mode string, o SnippetOptions) string {
+func codexSnippet(mode string, o SnippetOptions, env, headers map[string]string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "[mcp_servers.%s]\n", SnippetServerName)
 	if mode == ModeHTTP {
 		fmt.Fprintf(&b, "url = %s\n", tomlString(o.URL))
-		if o.Token != "" {
-			fmt.Fprintf(&b, "http_headers = { %s = %s }\n", tomlString("Authorization"), tomlString("Bearer "+o.Token))
+		if len(headers) > 0 {
+			fmt.Fprintf(&b, "http_headers = %s\n", tomlTable(headers))
 		}
 		return b.String()
 	}
@@ -165,10 +197,19 @@ func codexSnippet(mode string, o SnippetOptions) string {
 		quoted[i] = tomlString(a)
 	}
 	fmt.Fprintf(&b, "args = [%s]\n", strings.Join(quoted, ", "))
-	if o.Token != "" {
-		fmt.Fprintf(&b, "env = { %s = %s }\n", tomlString(TokenEnv), tomlString(o.Token))
+	if len(env) > 0 {
+		fmt.Fprintf(&b, "env = %s\n", tomlTable(env))
 	}
 	return b.String()
+}
+
+// tomlTable writes m as a TOML inline table, keys in order.
+func tomlTable(m map[string]string) string {
+	var parts []string
+	for _, k := range sortedKeys(m) {
+		parts = append(parts, tomlString(k)+" = "+tomlString(m[k]))
+	}
+	return "{ " + strings.Join(parts, ", ") + " }"
 }
 
 // tomlString quotes s as a TOML basic string. TOML allows only the escapes

@@ -123,7 +123,8 @@ func (c *Core) Serve(ctx context.Context, o ServeOptions) error {
 	return nil
 }
 
-// upstreamAuthorization takes a client's X-Upstream-Authorization off the
+// upstreamAuthorization takes a client's X-Upstream-Authorization (and
+// X-Upstream-Authorization-For, its values per server) off the
 // request (nothing after it sees or logs the header) and puts its value in
 // the request's context, where only the transports of servers with
 // passUpstreamAuth read it, for this request's calls (docs/auth.md). It
@@ -131,21 +132,32 @@ func (c *Core) Serve(ctx context.Context, o ServeOptions) error {
 func upstreamAuthorization(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		vals := r.Header.Values(upstream.HeaderUpstreamAuthorization)
-		if len(vals) == 0 {
+		per := r.Header.Values(upstream.HeaderUpstreamAuthorizationFor)
+		if len(vals) == 0 && len(per) == 0 {
 			next.ServeHTTP(w, r)
 			return
 		}
 		r.Header.Del(upstream.HeaderUpstreamAuthorization)
+		r.Header.Del(upstream.HeaderUpstreamAuthorizationFor)
 		if len(vals) > 1 {
 			http.Error(w, upstream.HeaderUpstreamAuthorization+" is given more than once", http.StatusBadRequest)
 			return
 		}
-		v := strings.TrimSpace(vals[0])
-		if err := upstream.CheckClientAuthorization(v); err != nil {
+		var a upstream.ClientAuthorization
+		if len(vals) == 1 {
+			a.All = strings.TrimSpace(vals[0])
+			if err := upstream.CheckClientAuthorization(a.All); err != nil {
+				http.Error(w, err.Error(), http.StatusBadRequest)
+				return
+			}
+		}
+		m, err := upstream.ParseClientAuthorizationFor(per)
+		if err != nil {
 			http.Error(w, err.Error(), http.StatusBadRequest)
 			return
 		}
-		next.ServeHTTP(w, r.WithContext(upstream.WithClientAuthorization(r.Context(), v)))
+		a.PerServer = m
+		next.ServeHTTP(w, r.WithContext(upstream.WithClientAuthorizations(r.Context(), a)))
 	})
 }
 

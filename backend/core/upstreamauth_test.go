@@ -286,3 +286,62 @@ func passAndPlain(t *testing.T, dir string, transport spec.Transport, upURL stri
 	c = clientWith(t, ep.url, map[string]string{"Authorization": "Bearer " + tokC})
 	return ep, tokA, a, b, c
 }
+
+// X-Upstream-Authorization-For gives named servers values of their own: a
+// server named there gets its own value, another server with
+// passUpstreamAuth the X-Upstream-Authorization value (or the configured
+// one without it), a server without the flag never any; on the router's
+// own HTTP transport and on mcp-go's (legacy SSE), two clients at once.
+func TestUpstreamAuthorizationForNamedServers(t *testing.T) {
+	upURL, _ := echoAuthUpstream(t)
+	sseURL, _ := echoAuthSSEUpstream(t)
+	h := map[string]string{"Authorization": configured}
+	ep := serve(t, t.TempDir(), []spec.Server{
+		{Name: "one", Transport: spec.HTTP, URL: upURL, Headers: h, PassUpstreamAuth: true, Enabled: true},
+		{Name: "two", Transport: spec.HTTP, URL: upURL, Headers: h, PassUpstreamAuth: true, Enabled: true},
+		{Name: "sse", Transport: spec.SSE, URL: sseURL, Headers: h, PassUpstreamAuth: true, Enabled: true},
+		{Name: "plain", Transport: spec.HTTP, URL: upURL, Headers: h, Enabled: true},
+	}, false)
+	ctx := context.Background()
+	tokA, _, _ := ep.core.Auth.Create(ctx, "alice", nil)
+	tokB, _, _ := ep.core.Auth.Create(ctx, "bob", nil)
+	a := clientWith(t, ep.url, map[string]string{"Authorization": "Bearer " + tokA, "X-Upstream-Authorization": "Bearer all-a",
+		"X-Upstream-Authorization-For": `{"one":"Bearer one-a","sse":"Bearer sse-a","plain":"Bearer plain-a"}`})
+	b := clientWith(t, ep.url, map[string]string{"Authorization": "Bearer " + tokB,
+		"X-Upstream-Authorization-For": `{"two":"Bearer two-b"}`})
+	want := map[*client.Client]map[string]string{
+		a: {"one": "Bearer one-a", "two": "Bearer all-a", "sse": "Bearer sse-a", "plain": configured},
+		b: {"one": configured, "two": "Bearer two-b", "sse": configured, "plain": configured},
+	}
+	var wg sync.WaitGroup
+	for cl, servers := range want {
+		for server, v := range servers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for range 10 {
+					if got := whoami(t, cl, server+"__whoami"); got != "auth:"+digest(v) {
+						t.Errorf("%s__whoami = %s, want the digest of %q", server, got, v)
+						return
+					}
+				}
+			}()
+		}
+	}
+	wg.Wait()
+
+	for _, tc := range []struct{ header, want string }{
+		{`github Bearer x`, "must be a JSON object"},
+		{`{"not a name":"Bearer x"}`, "is not a server name"},
+		{`{"one":"Bearer x\u0001"}`, "control characters"},
+	} {
+		resp, body := post(t, ep.url, initializeBody, map[string]string{"Authorization": "Bearer " + tokA, "X-Upstream-Authorization-For": tc.header})
+		if resp.StatusCode != 400 || !strings.Contains(body, tc.want) {
+			t.Errorf("%s: HTTP %d %s", tc.header, resp.StatusCode, body)
+		}
+	}
+	resp, _ := post(t, ep.url, initializeBody, map[string]string{"X-Upstream-Authorization-For": `{"one":"Bearer x"}`})
+	if resp.StatusCode != 401 {
+		t.Errorf("no router token: HTTP %d", resp.StatusCode)
+	}
+}

@@ -57,6 +57,9 @@ var ErrInvalid = errors.New("invalid server definition")
 // once prefixed), in file names and on a command line.
 var nameRe = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,47}$`)
 
+// ValidName reports whether name can be a server's name.
+func ValidName(name string) bool { return nameRe.MatchString(name) }
+
 // Server is one upstream server definition. The gorm tags let the store
 // embed it; the package itself does not import gorm.
 type Server struct {

@@ -154,9 +154,9 @@ func dialOnce(ctx context.Context, s spec.Server, o dialOptions) (_ *conn, sent 
 	case spec.SSE:
 		opts := []transport.ClientOption{transport.WithHeaders(s.Headers), transport.WithSSELogger(quietLogger)}
 		if l := o.login(s); l != nil {
-			opts = append(opts, transport.WithHeaderFunc(loginHeaders(s.PassUpstreamAuth, l)))
+			opts = append(opts, transport.WithHeaderFunc(loginHeaders(s.Name, s.PassUpstreamAuth, l)))
 		} else if s.PassUpstreamAuth {
-			opts = append(opts, transport.WithHeaderFunc(clientAuthHeaders))
+			opts = append(opts, transport.WithHeaderFunc(clientAuthHeaders(s.Name)))
 		}
 		tr, err := transport.NewSSE(s.URL, opts...)
 		if err != nil {
@@ -293,7 +293,7 @@ func (c *conn) request(ctx context.Context, method string, params any) ([]byte, 
 // Authorization (passUpstreamAuth) rather than the login's or the
 // configured one.
 func (c *conn) sentClientAuthorization(ctx context.Context) bool {
-	v, ok := clientAuthorization(ctx)
+	v, ok := clientAuthorization(ctx, c.spec.Name)
 	return c.spec.PassUpstreamAuth && ok && CheckClientAuthorization(v) == nil
 }
 

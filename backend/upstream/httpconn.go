@@ -432,7 +432,7 @@ func (t *streamTransport) deleteSession() {
 // it went out (for Rejected on a 401).
 func (t *streamTransport) headFor(ctx context.Context) (head []byte, sent string, err error) {
 	if t.passAuth {
-		if v, ok := clientAuthorization(ctx); ok && CheckClientAuthorization(v) == nil {
+		if v, ok := clientAuthorization(ctx, t.server); ok && CheckClientAuthorization(v) == nil {
 			return withAuthorization(t.headNoAuth, v), "", nil
 		}
 	}

@@ -65,6 +65,7 @@ type streamTransport struct {
 	// passAuth: a request whose context carries a client's Authorization
 	// (WithClientAuthorization) sends headNoAuth and that value instead.
 	passAuth   bool
+	server     string // the server's name, for a client's value per server
 	headNoAuth []byte
 	// login: the server's OAuth login (login.go), nil when there is no
 	// Authorizer.
@@ -132,9 +133,9 @@ func newHTTPTransport(s spec.Server, login *loginAuth) (transport.Interface, err
 	if p, err := proxyFor(&http.Request{URL: u}); err == nil && p != nil {
 		opts := []transport.StreamableHTTPCOption{}
 		if login != nil {
-			opts = append(opts, transport.WithHTTPHeaderFunc(loginHeaders(s.PassUpstreamAuth, login)))
+			opts = append(opts, transport.WithHTTPHeaderFunc(loginHeaders(s.Name, s.PassUpstreamAuth, login)))
 		} else if s.PassUpstreamAuth {
-			opts = append(opts, transport.WithHTTPHeaderFunc(clientAuthHeaders))
+			opts = append(opts, transport.WithHTTPHeaderFunc(clientAuthHeaders(s.Name)))
 		}
 		tr, err := transport.NewStreamableHTTP(s.URL, append(opts,
 			transport.WithHTTPHeaders(s.Headers),
@@ -152,6 +153,7 @@ func newHTTPTransport(s spec.Server, login *loginAuth) (transport.Interface, err
 		return nil, err
 	}
 	t.passAuth = s.PassUpstreamAuth
+	t.server = s.Name
 	t.login = login
 	return t, nil
 }

@@ -83,11 +83,11 @@ func (l *loginAuth) rejected(v string) {
 // the connection. What it sent is noted in the request's sentLogin, if its
 // context has one (withSentLogin): the login's value, or "" for a client's
 // value or the configured header, which are never refreshed.
-func loginHeaders(pass bool, l *loginAuth) func(context.Context) map[string]string {
+func loginHeaders(server string, pass bool, l *loginAuth) func(context.Context) map[string]string {
 	return func(ctx context.Context) map[string]string {
 		sent, _ := ctx.Value(sentLoginKey{}).(*sentLogin)
 		if pass {
-			if h := clientAuthHeaders(ctx); h != nil {
+			if h := clientAuthHeaders(server)(ctx); h != nil {
 				sent.set("")
 				return h
 			}
