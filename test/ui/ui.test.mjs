@@ -417,6 +417,9 @@ test('the UI end to end', { timeout: 420_000 }, async (t) => {
     await tid('token-row-e2e-client').waitFor({ state: 'detached' });
     assert.equal((await call('ListTokens')).some((x) => x.name === 'e2e-client'), false);
     await tid('token-create').click();
+    // The secret of the first e2e-client (made by an earlier step) may still
+    // be shown, so wait for the new token's row, not for a secret.
+    await tid('token-row-e2e-client').waitFor();
     await tid('token-secret-value').waitFor();
     assert.equal((await call('ListTokens')).filter((x) => x.name === 'e2e-client' && !x.revokedAt).length, 1);
   });
