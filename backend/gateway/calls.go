@@ -101,6 +101,14 @@ func (r *callRegistry) sessionFor(upstreamName string) server.ClientSession {
 func (r *callRegistry) callFor(upstreamName string) (server.ClientSession, *inflight) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	// A stateless client's call parked until its retry is waiting for
+	// answers to questions it already asked: a new question comes from
+	// another call, unless every call there is parked.
+	for _, f := range r.byServer[upstreamName] {
+		if f.session != nil && (f.held == nil || !f.held.parked()) {
+			return f.session, f
+		}
+	}
 	for _, f := range r.byServer[upstreamName] {
 		if f.session != nil {
 			return f.session, f

@@ -71,6 +71,9 @@ func mrtrError(reason string, code int, what string, extra map[string]any) *pipe
 // heldCalls are the upstream calls waiting for a stateless client's retry.
 type heldCalls struct {
 	key []byte // HMAC key, random per process
+	// The bounds (the mrtrHeld constants; tests shrink them).
+	wait                 time.Duration
+	perCredential, total int
 
 	mu      sync.Mutex
 	m       map[string]*heldCall
@@ -83,7 +86,8 @@ func newHeldCalls() *heldCalls {
 	if _, err := rand.Read(key); err != nil {
 		panic(fmt.Errorf("mrtr: reading a random key: %w", err))
 	}
-	return &heldCalls{key: key, m: map[string]*heldCall{}, byOwner: map[string]int{}}
+	return &heldCalls{key: key, m: map[string]*heldCall{}, byOwner: map[string]int{},
+		wait: mrtrHeldWait, perCredential: mrtrHeldPerCredential, total: mrtrHeldTotal}
 }
 
 func (h *heldCalls) sign(st mrtrState) string {
@@ -150,6 +154,14 @@ func (c *heldCall) signal() {
 	case c.wake <- struct{}{}:
 	default:
 	}
+}
+
+// parked reports whether c waits for the client's retry: its questions
+// went out in an input_required result and no retry has resumed it.
+func (c *heldCall) parked() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.id != "" && !c.busy && !c.done
 }
 
 // finish records the call's outcome; the first one counts.
@@ -266,7 +278,7 @@ func (g *Gateway) resumeHeld(ctx context.Context, r *pipeline.Request, st mrtrSt
 	if c == nil {
 		return pipeline.Result{}, nil, mrtrError(pipeline.ReasonRequestState, mcp.INVALID_PARAMS, fmt.Sprintf(
 			"the upstream call this requestState resumes is no longer waiting: it ended, or it was cancelled %s after the last input_required answer without a retry (mrtrHeldWait, a constant; docs/limits.md); call again without requestState",
-			mrtrHeldWait), nil)
+			g.held.wait), nil)
 	}
 	c.mu.Lock()
 	if c.busy || c.expired {
@@ -310,7 +322,7 @@ func (g *Gateway) awaitHeld(ctx context.Context, r *pipeline.Request, c *heldCal
 			held := c.id != ""
 			c.busy = false
 			if held {
-				c.timer.Reset(mrtrHeldWait)
+				c.timer.Reset(g.held.wait)
 			}
 			c.mu.Unlock()
 			if !held {
@@ -326,26 +338,33 @@ func (g *Gateway) awaitHeld(ctx context.Context, r *pipeline.Request, c *heldCal
 func (g *Gateway) holdAndAsk(r *pipeline.Request, c *heldCall) (pipeline.Result, *mcp.MultiRoundTripResult, error) {
 	h := g.held
 	h.mu.Lock()
-	if c.id == "" {
-		if len(h.m) >= mrtrHeldTotal || h.byOwner[c.owner] >= mrtrHeldPerCredential {
+	c.mu.Lock()
+	fresh := c.id == ""
+	c.mu.Unlock()
+	if fresh {
+		if len(h.m) >= h.total || h.byOwner[c.owner] >= h.perCredential {
+			cap, n := "mrtrHeldTotal (all credentials)", h.total
+			if h.byOwner[c.owner] >= h.perCredential {
+				cap, n = "mrtrHeldPerCredential", h.perCredential
+			}
 			h.mu.Unlock()
 			c.cancel()
-			cap, n := "mrtrHeldTotal (all credentials)", mrtrHeldTotal
-			if h.byOwner[c.owner] >= mrtrHeldPerCredential {
-				cap, n = "mrtrHeldPerCredential", mrtrHeldPerCredential
-			}
 			return pipeline.Result{}, nil, mrtrError(pipeline.ReasonHeldLimit, mcp.INTERNAL_ERROR, fmt.Sprintf(
 				"the upstream asks for input, but the router already holds %d calls waiting for retries (%s, a constant; docs/limits.md): the call is cancelled; retry once other calls have finished",
 				n, cap), map[string]any{"limit": n})
 		}
 		h.seq++
-		c.id = strconv.FormatUint(h.seq, 10)
-		h.m[c.id] = c
+		newID := strconv.FormatUint(h.seq, 10)
+		c.mu.Lock()
+		c.id = newID
+		c.mu.Unlock()
+		h.m[newID] = c
 		h.byOwner[c.owner]++
 	}
 	h.mu.Unlock()
 
 	c.mu.Lock()
+	id := c.id
 	reqs := make(mcp.InputRequests, len(c.pending))
 	var encErr error
 	for key, a := range c.pending {
@@ -358,16 +377,16 @@ func (g *Gateway) holdAndAsk(r *pipeline.Request, c *heldCall) (pipeline.Result,
 	}
 	c.busy = false
 	if c.timer == nil {
-		c.timer = time.AfterFunc(mrtrHeldWait, func() { g.expire(c) })
+		c.timer = time.AfterFunc(h.wait, func() { g.expire(c) })
 	} else {
-		c.timer.Reset(mrtrHeldWait)
+		c.timer.Reset(h.wait)
 	}
 	c.mu.Unlock()
 	if encErr != nil {
 		g.expire(c)
 		return pipeline.Result{}, nil, fmt.Errorf("the upstream's input request: %w", encErr)
 	}
-	state := h.sign(mrtrState{Held: c.id, Owner: c.owner, Server: r.Server, Item: r.Item, Method: r.Method})
+	state := h.sign(mrtrState{Held: id, Owner: c.owner, Server: r.Server, Item: r.Item, Method: r.Method})
 	return pipeline.Result{}, &mcp.MultiRoundTripResult{InputRequests: reqs, RequestState: state}, nil
 }
 
@@ -387,9 +406,12 @@ func (g *Gateway) expire(c *heldCall) {
 // release takes c out of the held set.
 func (g *Gateway) release(c *heldCall) {
 	h := g.held
+	c.mu.Lock()
+	id := c.id
+	c.mu.Unlock()
 	h.mu.Lock()
-	if c.id != "" && h.m[c.id] == c {
-		delete(h.m, c.id)
+	if id != "" && h.m[id] == c {
+		delete(h.m, id)
 		if h.byOwner[c.owner]--; h.byOwner[c.owner] <= 0 {
 			delete(h.byOwner, c.owner)
 		}

@@ -259,3 +259,54 @@ func TestMRTRRoundTripsThroughTheRouter(t *testing.T) {
 		})
 	}
 }
+
+// TestHeldCallsAreBounded: a held upstream call waits a bounded time for
+// the client's retry, then it is cancelled (the upstream request ends) and
+// a late retry gets an error saying so; and past the per-credential cap a
+// call that would be held is cancelled with an error naming the cap.
+func TestHeldCallsAreBounded(t *testing.T) {
+	r := newRig(t, []spec.Server{goEverythingUpstream(t, "goev", spec.Stdio)}, rigOptions{allClientSide: true})
+	waitTool(t, r, "goev__test_input_required_result_elicitation")
+	r.gw.held.wait, r.gw.held.perCredential = 300*time.Millisecond, 1
+	caps := map[string]any{"elicitation": map[string]any{}}
+	tool := "goev__test_input_required_result_elicitation"
+	held := func() int {
+		r.gw.held.mu.Lock()
+		defer r.gw.held.mu.Unlock()
+		return len(r.gw.held.m)
+	}
+	inFlight := func() int {
+		r.gw.call.mu.Lock()
+		defer r.gw.call.mu.Unlock()
+		return len(r.gw.call.byServer["goev"])
+	}
+
+	res, e := mrtrPost(t, r.url, "tools/call", tool, map[string]any{"name": tool}, caps)
+	state, _ := res["requestState"].(string)
+	if e != nil || state == "" || held() != 1 {
+		t.Fatalf("round 1: %v / %v, %d held", res, e, held())
+	}
+	// A second call of the same credential would be held too: past the cap.
+	_, e = mrtrPost(t, r.url, "tools/call", tool, map[string]any{"name": tool}, caps)
+	data, _ := e["data"].(map[string]any)
+	if e == nil || data["reason"] != "held_call_limit" || !strings.Contains(fmt.Sprint(e["message"]), "mrtrHeldPerCredential") {
+		t.Fatalf("a call past the per-credential cap: %v", e)
+	}
+	// No retry: the held call is cancelled, upstream request and all.
+	deadline := time.Now().Add(5 * time.Second)
+	for (held() != 0 || inFlight() != 0) && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if held() != 0 || inFlight() != 0 {
+		t.Fatalf("after the wait: %d held, %d upstream calls in flight", held(), inFlight())
+	}
+	var key string
+	for k := range res["inputRequests"].(map[string]any) {
+		key = k
+	}
+	_, e = mrtrPost(t, r.url, "tools/call", tool, map[string]any{"name": tool, "requestState": state,
+		"inputResponses": map[string]any{key: map[string]any{"action": "accept", "content": map[string]any{"name": "late"}}}}, caps)
+	if e == nil || !strings.Contains(fmt.Sprint(e["message"]), "no longer waiting") || !strings.Contains(fmt.Sprint(e["message"]), "mrtrHeldWait") {
+		t.Fatalf("a late retry: want an error naming the wait, got %v", e)
+	}
+}
