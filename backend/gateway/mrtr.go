@@ -41,10 +41,11 @@ const (
 	// and the client gets an error naming the cap.
 	mrtrHeldPerCredential = 16
 	mrtrHeldTotal         = 256
-	// mrtrGather is how long the router waits after an upstream's first
-	// question for the others it asks at the same time (the go-sdk asks
-	// every input of a round concurrently), so that one input_required
-	// result carries them all.
+	// mrtrGather is how long the router waits after an upstream's
+	// question for others it asks at the same time (the go-sdk asks every
+	// input of a round concurrently), so that one input_required result
+	// carries them all; the window restarts while more come, 10 times at
+	// most.
 	mrtrGather = 50 * time.Millisecond
 )
 
@@ -306,10 +307,25 @@ func (g *Gateway) awaitHeld(ctx context.Context, r *pipeline.Request, c *heldCal
 			return c.res, nil, c.err
 		}
 		if open > 0 {
-			// The upstream may ask several things at once: gather them.
-			select {
-			case <-time.After(mrtrGather):
-			case <-c.finished:
+			// The upstream may ask several things at once: gather them
+			// while more keep coming (a few windows at most).
+			for range 10 {
+				select {
+				case <-time.After(mrtrGather):
+				case <-c.finished:
+				}
+				c.mu.Lock()
+				more := len(c.pending) > open && !c.done
+				open = len(c.pending)
+				c.mu.Unlock()
+				if !more {
+					break
+				}
+			}
+			c.mu.Lock()
+			done = c.done
+			c.mu.Unlock()
+			if done {
 				continue
 			}
 			return g.holdAndAsk(r, c)

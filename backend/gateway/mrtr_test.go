@@ -310,3 +310,24 @@ func TestHeldCallsAreBounded(t *testing.T) {
 		t.Fatalf("a late retry: want an error naming the wait, got %v", e)
 	}
 }
+
+// FuzzRequestState: whatever a client sends as requestState, verifying it
+// never panics, and it passes only as the router signed it (so a state
+// that passes is exactly the signature of what it says).
+func FuzzRequestState(f *testing.F) {
+	h := newHeldCalls()
+	good := h.sign(mrtrState{Held: "1", Owner: "anon", Server: "s", Item: "t", Method: "tools/call"})
+	for _, seed := range []string{good, good + "-TAMPERED", "", ".", "..", "x.y", good[:len(good)/2],
+		strings.Repeat("A", 1<<16) + "." + strings.Repeat("B", 43), "eyJ9." + good[strings.LastIndexByte(good, '.')+1:]} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if len(s) > 1<<20 {
+			return
+		}
+		st, err := h.verify(s)
+		if err == nil && h.sign(st) != s {
+			t.Fatalf("accepted %q, which the router did not sign", s)
+		}
+	})
+}
