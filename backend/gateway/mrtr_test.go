@@ -220,6 +220,9 @@ func TestMRTRRoundTripsThroughTheRouter(t *testing.T) {
 			if state2 == state1 || strings.Contains(state2, "round=2") {
 				t.Fatalf("multi-round 2: the state must be new and the router's own, got %q", state2)
 			}
+			if reqs["step2"] == nil {
+				t.Fatalf("multi-round 2: the upstream's own key \"step2\" must be relayed, got %v", reqs)
+			}
 			answers = map[string]any{}
 			for k := range reqs {
 				answers[k] = accept(map[string]any{"color": "blue"})
