@@ -371,6 +371,9 @@ func (g *Gateway) serveFast(w http.ResponseWriter, r *http.Request, s server.Cli
 		req.Args = a
 	}
 	res, err := g.chain.Serve(ctx, req)
+	if err == nil {
+		res, err = g.bridgeInput(ctx, req, s, res)
+	}
 	g.fast.inflight.Delete(key)
 	cancel()
 

@@ -79,6 +79,9 @@ func (g *Gateway) callToolAs(un upstreamName, ab *Ability) server.ToolHandlerFun
 func (g *Gateway) serveRouted(ctx context.Context, r *pipeline.Request, mp mcp.MultiRoundTripParams) (pipeline.Result, *mcp.MultiRoundTripResult, error) {
 	if !r.Client.Modern {
 		res, err := g.chain.Serve(ctx, r)
+		if err == nil {
+			res, err = g.bridgeInput(ctx, r, r.Client.Session, res)
+		}
 		return res, nil, err
 	}
 	return g.serveModern(ctx, r, mp, func(ctx context.Context) (pipeline.Result, error) { return g.chain.Serve(ctx, r) })

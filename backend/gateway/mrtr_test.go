@@ -334,3 +334,60 @@ func FuzzRequestState(f *testing.F) {
 		}
 	})
 }
+
+// TestSessionClientGetsUpstreamInputRequestsAsked: the other direction. A
+// go-sdk v1.8.0 client on 2025-11-25 (a session, no GET stream) calls a
+// tool whose upstream asks twice: the first question the go-sdk server
+// bridges itself (elicitation/create mid-call), the second it returns as
+// inputRequests in its result, which a 2025 client cannot read. The router
+// asks that one through the session, on the call's own stream, and sends
+// the call again with the answer: the client sees one ordinary result, on
+// either path. Before, the client got the raw inputRequests result (no
+// content) and was never asked the second question.
+func TestSessionClientGetsUpstreamInputRequestsAsked(t *testing.T) {
+	for _, transport := range []spec.Transport{spec.Stdio, spec.HTTP} {
+		for _, fast := range []bool{true, false} {
+			t.Run(fmt.Sprintf("%s/fast=%v", transport, fast), func(t *testing.T) {
+				r := newRig(t, []spec.Server{goEverythingUpstream(t, "goev", transport)}, rigOptions{allClientSide: true})
+				r.gw.SetFastPath(fast)
+				waitTool(t, r, "goev__test_input_required_result_multi_round")
+				var asked []string
+				c := sdk.NewClient(&sdk.Implementation{Name: "go-sdk-session", Version: "1"}, &sdk.ClientOptions{
+					ElicitationHandler: func(_ context.Context, req *sdk.ElicitRequest) (*sdk.ElicitResult, error) {
+						asked = append(asked, req.Params.Message)
+						switch req.Params.Message {
+						case "Step 1: What is your name?":
+							return &sdk.ElicitResult{Action: "accept", Content: map[string]any{"name": "Alice"}}, nil
+						case "Step 2: What is your favorite color?":
+							return &sdk.ElicitResult{Action: "accept", Content: map[string]any{"color": "blue"}}, nil
+						}
+						return nil, fmt.Errorf("unexpected question %q", req.Params.Message)
+					},
+				})
+				ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+				defer cancel()
+				cs, err := c.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: r.url, DisableStandaloneSSE: true, MaxRetries: -1},
+					&sdk.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer cs.Close()
+				cctx, ccancel := context.WithTimeout(ctx, 10*time.Second)
+				defer ccancel()
+				res, err := cs.CallTool(cctx, &sdk.CallToolParams{Name: "goev__test_input_required_result_multi_round"})
+				if err != nil {
+					t.Fatal(err)
+				}
+				var text string
+				for _, c := range res.Content {
+					if tc, ok := c.(*sdk.TextContent); ok {
+						text += tc.Text
+					}
+				}
+				if !strings.Contains(text, "Alice likes blue") || len(asked) != 2 {
+					t.Fatalf("multi-round for a session client: %q, asked %q", text, asked)
+				}
+			})
+		}
+	}
+}
