@@ -78,9 +78,10 @@ func (g *Gateway) callToolAs(un upstreamName, ab *Ability) server.ToolHandlerFun
 // upstream's questions become (mrtr.go).
 func (g *Gateway) serveRouted(ctx context.Context, r *pipeline.Request, mp mcp.MultiRoundTripParams) (pipeline.Result, *mcp.MultiRoundTripResult, error) {
 	if !r.Client.Modern {
+		sent := *r
 		res, err := g.chain.Serve(ctx, r)
 		if err == nil {
-			res, err = g.bridgeInput(ctx, r, r.Client.Session, res)
+			res, err = g.bridgeInput(ctx, sent, r.Client.Session, res)
 		}
 		return res, nil, err
 	}

@@ -34,8 +34,11 @@ type inputAsked struct {
 }
 
 // bridgeInput answers res's input requests (if it has any) for the session
-// client of r and returns the upstream's final result.
-func (g *Gateway) bridgeInput(ctx context.Context, r *pipeline.Request, session server.ClientSession, res pipeline.Result) (pipeline.Result, error) {
+// client of the request and returns the upstream's final result. sent is
+// the request as it was before the chain ran (a step may have rewritten
+// it, as an ability's mapping does): each round sends a copy of it.
+func (g *Gateway) bridgeInput(ctx context.Context, sent pipeline.Request, session server.ClientSession, res pipeline.Result) (pipeline.Result, error) {
+	r := &sent
 	for round := 0; ; round++ {
 		raw, err := res.JSON()
 		if err != nil || !bytes.Contains(raw, []byte(`"inputRequests"`)) {
@@ -68,8 +71,9 @@ func (g *Gateway) bridgeInput(ctx context.Context, r *pipeline.Request, session 
 		if err != nil {
 			return pipeline.Result{}, fmt.Errorf("encoding the client's answers: %w", err)
 		}
-		r.InputResponses, r.RequestState = b, asked.RequestState
-		if res, err = g.chain.Serve(ctx, r); err != nil {
+		again := sent
+		again.InputResponses, again.RequestState = b, asked.RequestState
+		if res, err = g.chain.Serve(ctx, &again); err != nil {
 			return res, err
 		}
 	}
