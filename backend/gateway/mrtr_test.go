@@ -92,6 +92,13 @@ func TestGoSDKModernClientGetsUpstreamQuestionsAsInputRequired(t *testing.T) {
 // client's capabilities caps, and returns the decoded JSON-RPC response.
 func mrtrPost(t *testing.T, url, method, name string, params map[string]any, caps map[string]any) (result map[string]any, rpcErr map[string]any) {
 	t.Helper()
+	return mrtrPostAs(t, url, "", method, name, params, caps)
+}
+
+// mrtrPostAs is mrtrPost as caller who (the X-Caller header of
+// headerCaller; "" sends none).
+func mrtrPostAs(t *testing.T, url, who, method, name string, params map[string]any, caps map[string]any) (result map[string]any, rpcErr map[string]any) {
+	t.Helper()
 	p := map[string]any{"_meta": map[string]any{
 		mcp.MetaKeyProtocolVersion:    mcp.ProtocolVersion20260728,
 		mcp.MetaKeyClientInfo:         map[string]any{"name": "mrtr-test", "version": "1"},
@@ -107,6 +114,9 @@ func mrtrPost(t *testing.T, url, method, name string, params map[string]any, cap
 	req.Header.Set(mcp.HeaderProtocolVersion, mcp.ProtocolVersion20260728)
 	req.Header.Set(mcp.HeaderMethod, method)
 	req.Header.Set(mcp.HeaderName, name)
+	if who != "" {
+		req.Header.Set("X-Caller", who)
+	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
@@ -389,5 +399,36 @@ func TestSessionClientGetsUpstreamInputRequestsAsked(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestRequestStateBelongsToItsCredential: a requestState resumes a held
+// call only for the credential it was given to; another caller presenting
+// it is refused and the call stays held for its owner.
+func TestRequestStateBelongsToItsCredential(t *testing.T) {
+	r := newRig(t, []spec.Server{goEverythingUpstream(t, "goev", spec.Stdio)},
+		rigOptions{allClientSide: true, auth: headerCaller, callerFrom: callerFromHeader})
+	waitTool(t, r, "goev__test_input_required_result_elicitation")
+	caps := map[string]any{"elicitation": map[string]any{}}
+	tool := "goev__test_input_required_result_elicitation"
+	res, e := mrtrPostAs(t, r.url, "alice", "tools/call", tool, map[string]any{"name": tool}, caps)
+	state, _ := res["requestState"].(string)
+	if e != nil || state == "" {
+		t.Fatalf("alice, round 1: %v / %v", res, e)
+	}
+	var key string
+	for k := range res["inputRequests"].(map[string]any) {
+		key = k
+	}
+	answers := func(name string) map[string]any {
+		return map[string]any{key: map[string]any{"action": "accept", "content": map[string]any{"name": name}}}
+	}
+	_, e = mrtrPostAs(t, r.url, "bob", "tools/call", tool, map[string]any{"name": tool, "requestState": state, "inputResponses": answers("Bob")}, caps)
+	if e == nil || e["code"].(float64) != mcp.INVALID_PARAMS {
+		t.Fatalf("bob with alice's requestState: want -32602, got %v", e)
+	}
+	res, e = mrtrPostAs(t, r.url, "alice", "tools/call", tool, map[string]any{"name": tool, "requestState": state, "inputResponses": answers("Alice")}, caps)
+	if e != nil || !strings.Contains(fmt.Sprint(res["content"]), "Hello, Alice!") {
+		t.Fatalf("alice's retry: %v / %v", res, e)
 	}
 }
