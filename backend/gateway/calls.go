@@ -10,6 +10,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/mcp-router/mcp-router/backend/pipeline"
 	"github.com/mcp-router/mcp-router/backend/upstream"
 )
 
@@ -26,6 +27,9 @@ type inflight struct {
 	// during the call to the call's own response (callstream.go).
 	callCtx context.Context
 	stream  *callStream
+	// held is the call of a 2026-07-28 client, whose questions become an
+	// input_required result (mrtr.go); nil for any other.
+	held *heldCall
 }
 
 // callRegistry knows which client each upstream call belongs to. Upstream
@@ -51,7 +55,7 @@ func (r *callRegistry) begin(ctx context.Context, upstreamName string, session s
 	defer r.mu.Unlock()
 	r.seq++
 	f := &inflight{server: upstreamName, session: session, clientToken: clientToken, touch: touch,
-		callCtx: ctx, stream: callStreamFrom(ctx)}
+		callCtx: ctx, stream: callStreamFrom(ctx), held: heldCallFrom(ctx)}
 	if clientToken != nil {
 		f.routerToken = "mcpr-" + strconv.FormatUint(r.seq, 10)
 		r.byToken[f.routerToken] = f
@@ -97,6 +101,14 @@ func (r *callRegistry) sessionFor(upstreamName string) server.ClientSession {
 func (r *callRegistry) callFor(upstreamName string) (server.ClientSession, *inflight) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	// A stateless client's call parked until its retry is waiting for
+	// answers to questions it already asked: a new question comes from
+	// another call, unless every call there is parked.
+	for _, f := range r.byServer[upstreamName] {
+		if f.session != nil && (f.held == nil || !f.held.parked()) {
+			return f.session, f
+		}
+	}
 	for _, f := range r.byServer[upstreamName] {
 		if f.session != nil {
 			return f.session, f
@@ -171,6 +183,11 @@ func (g *Gateway) ClientSide() upstream.ClientSide {
 			return nil, nil, fmt.Errorf("%s: no connected client to ask for %s", upstreamName, what)
 		}
 		if !declares(s, what) {
+			if f != nil && f.held != nil {
+				// A stateless client's call fails with -32021 naming what
+				// it lacks; the upstream's request is refused.
+				f.held.finish(pipeline.Result{}, missingCapability(what))
+			}
 			return nil, nil, fmt.Errorf("%s: the client did not declare the %s capability", upstreamName, what)
 		}
 		return s, f, nil
@@ -181,8 +198,8 @@ func (g *Gateway) ClientSide() upstream.ClientSide {
 			if err != nil {
 				return nil, err
 			}
-			if f != nil && f.stream != nil {
-				raw, err := f.stream.ask(ctx, f.callCtx.Done(), string(mcp.MethodSamplingCreateMessage), req.CreateMessageParams)
+			if f != nil && (f.stream != nil || f.held != nil) {
+				raw, err := f.ask(ctx, string(mcp.MethodSamplingCreateMessage), req.CreateMessageParams)
 				if err != nil {
 					return nil, err
 				}
@@ -202,11 +219,11 @@ func (g *Gateway) ClientSide() upstream.ClientSide {
 			if err != nil {
 				return nil, err
 			}
-			if f != nil && f.stream != nil {
+			if f != nil && (f.stream != nil || f.held != nil) {
 				if err := req.Params.Validate(); err != nil {
 					return nil, err
 				}
-				raw, err := f.stream.ask(ctx, f.callCtx.Done(), string(mcp.MethodElicitationCreate), req.Params)
+				raw, err := f.ask(ctx, string(mcp.MethodElicitationCreate), req.Params)
 				if err != nil {
 					return nil, err
 				}
@@ -223,8 +240,8 @@ func (g *Gateway) ClientSide() upstream.ClientSide {
 			if err != nil {
 				return nil, err
 			}
-			if f != nil && f.stream != nil {
-				raw, err := f.stream.ask(ctx, f.callCtx.Done(), string(mcp.MethodListRoots), req.Params)
+			if f != nil && (f.stream != nil || f.held != nil) {
+				raw, err := f.ask(ctx, string(mcp.MethodListRoots), req.Params)
 				if err != nil {
 					return nil, err
 				}
@@ -237,6 +254,16 @@ func (g *Gateway) ClientSide() upstream.ClientSide {
 			return g.srv.RequestRoots(g.srv.WithContext(withCallValues(ctx, f), s), req)
 		},
 	}
+}
+
+// ask puts an upstream's request to the client of call f: in the
+// input_required result of a stateless client's call, else on the call's
+// own response stream.
+func (f *inflight) ask(ctx context.Context, method string, params any) (json.RawMessage, error) {
+	if f.held != nil {
+		return f.held.ask(ctx, method, params)
+	}
+	return f.stream.ask(ctx, f.callCtx.Done(), method, params)
 }
 
 // declares reports whether the client of session announced capability what

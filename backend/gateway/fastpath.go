@@ -373,7 +373,11 @@ func (g *Gateway) serveFast(w http.ResponseWriter, r *http.Request, s server.Cli
 	if a := bytes.TrimSpace(m.Params.Arguments); len(a) > 0 && string(a) != "null" {
 		req.Args = a
 	}
+	sent := *req
 	res, err := g.chain.Serve(ctx, req)
+	if err == nil {
+		res, err = g.bridgeInput(ctx, sent, s, res)
+	}
 	g.fast.inflight.Delete(key)
 	cancel()
 

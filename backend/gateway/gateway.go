@@ -80,6 +80,7 @@ type Gateway struct {
 	gate     *gate.Gate
 	call     *callRegistry
 	asks     *pendingAsks // requests sent on calls' streams, awaiting answers
+	held     *heldCalls   // stateless clients' calls held for their retries (mrtr.go)
 	subs     subscriptions
 	answers  pendingLists // list requests answered by the chain, for mcp-go to send
 	fast     fastPath
@@ -128,7 +129,7 @@ func New(ups Upstreams, o Options) *Gateway {
 	if o.Version == "" {
 		o.Version = "dev"
 	}
-	g := &Gateway{ups: ups, o: o, log: o.Logger, call: newCallRegistry(), asks: newPendingAsks(),
+	g := &Gateway{ups: ups, o: o, log: o.Logger, call: newCallRegistry(), asks: newPendingAsks(), held: newHeldCalls(),
 		tools: map[string]upstreamName{}, prompts: map[string]upstreamName{}, resources: map[string]string{},
 		templates: map[string]string{}, published: map[string]string{}, kick: make(chan struct{}, 1),
 		remembered: map[string][]upstream.Tool{}, startup: newStartup(),

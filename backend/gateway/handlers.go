@@ -54,12 +54,45 @@ func (g *Gateway) callToolAs(un upstreamName, ab *Ability) server.ToolHandlerFun
 			}
 			r.Args = b
 		}
-		res, err := g.chain.Serve(ctx, r)
+		res, ask, err := g.serveRouted(ctx, r, req.Params.MultiRoundTripParams)
 		if err != nil {
 			return nil, err
 		}
-		return typed[*mcp.CallToolResult](r, res)
+		if ask != nil {
+			return &mcp.CallToolResult{Result: mcp.Result{ResultType: mcp.ResultTypeInputRequired},
+				MultiRoundTripResult: *ask}, nil
+		}
+		t, err := typed[*mcp.CallToolResult](r, res)
+		if err != nil || !r.Client.Modern || !asksInput(t.ResultType, t.InputRequests) {
+			return t, err
+		}
+		relayed := *t
+		relayed.ResultType, relayed.Content = mcp.ResultTypeInputRequired, nil
+		relayed.RequestState = g.relayState(ctx, r, t.RequestState)
+		return &relayed, nil
 	}
+}
+
+// serveRouted sends a routed tools/call or prompts/get through the chain;
+// a 2026-07-28 client's may instead get the input_required result its
+// upstream's questions become (mrtr.go).
+func (g *Gateway) serveRouted(ctx context.Context, r *pipeline.Request, mp mcp.MultiRoundTripParams) (pipeline.Result, *mcp.MultiRoundTripResult, error) {
+	if !r.Client.Modern {
+		sent := *r
+		res, err := g.chain.Serve(ctx, r)
+		if err == nil {
+			res, err = g.bridgeInput(ctx, sent, r.Client.Session, res)
+		}
+		return res, nil, err
+	}
+	return g.serveModern(ctx, r, mp, func(ctx context.Context) (pipeline.Result, error) { return g.chain.Serve(ctx, r) })
+}
+
+// asksInput reports whether an upstream's result asks for input itself:
+// input_required, or (a 2025-11-25 server answering after its own bridging
+// round) inputRequests without a resultType.
+func asksInput(t mcp.ResultType, reqs mcp.InputRequests) bool {
+	return t == mcp.ResultTypeInputRequired || (t == "" && len(reqs) > 0)
 }
 
 func decodeCallTool(raw json.RawMessage) (any, error) {
@@ -78,11 +111,22 @@ func (g *Gateway) getPrompt(un upstreamName) server.PromptHandlerFunc {
 			}
 			r.Args = b
 		}
-		res, err := g.chain.Serve(ctx, r)
+		res, ask, err := g.serveRouted(ctx, r, req.Params.MultiRoundTripParams)
 		if err != nil {
 			return nil, err
 		}
-		return typed[*mcp.GetPromptResult](r, res)
+		if ask != nil {
+			return &mcp.GetPromptResult{Result: mcp.Result{ResultType: mcp.ResultTypeInputRequired},
+				MultiRoundTripResult: *ask}, nil
+		}
+		t, err := typed[*mcp.GetPromptResult](r, res)
+		if err != nil || !r.Client.Modern || !asksInput(t.ResultType, t.InputRequests) {
+			return t, err
+		}
+		relayed := *t
+		relayed.ResultType, relayed.Messages = mcp.ResultTypeInputRequired, nil
+		relayed.RequestState = g.relayState(ctx, r, t.RequestState)
+		return &relayed, nil
 	}
 }
 

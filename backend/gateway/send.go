@@ -70,12 +70,21 @@ func upstreamParams(r *pipeline.Request, f *inflight) any {
 	meta := forwardMeta(r.Meta, f)
 	switch r.Method {
 	case pipeline.MethodToolsCall, pipeline.MethodPromptsGet:
-		if meta == nil {
+		if meta == nil && len(r.InputResponses) == 0 && r.RequestState == "" {
 			return callParams(r.Item, r.Args)
 		}
-		p := map[string]any{"name": r.Item, "_meta": meta}
+		p := map[string]any{"name": r.Item}
+		if meta != nil {
+			p["_meta"] = meta
+		}
 		if a := bytes.TrimSpace(r.Args); len(a) > 0 && string(a) != "null" {
 			p["arguments"] = json.RawMessage(a)
+		}
+		if len(r.InputResponses) > 0 {
+			p["inputResponses"] = r.InputResponses
+		}
+		if r.RequestState != "" {
+			p["requestState"] = r.RequestState
 		}
 		return p
 	}

@@ -81,6 +81,16 @@ const (
 	// as a task (execution.taskSupport "required"); abilities are called
 	// synchronously, so it is not listed and a call is refused.
 	ReasonTaskRequired = "task_required"
+
+	// Multi-round-trip requests of a 2026-07-28 client (gateway/mrtr.go):
+	// ReasonRequestState, -32602: a requestState the router did not sign
+	// (tampered) or signed for another request, caller or a call no longer
+	// held; ReasonHeldLimit, -32603: too many calls held for retries;
+	// ReasonMissingCapability, -32021 with data.requiredCapabilities: the
+	// upstream asks for what the client did not declare.
+	ReasonRequestState      = "request_state"
+	ReasonHeldLimit         = "held_call_limit"
+	ReasonMissingCapability = "missing_capability"
 )
 
 // RouterRefusal reports whether reason is a refusal of the router's own

@@ -144,6 +144,11 @@ type Request struct {
 	// level, cursor); never name, arguments or _meta.
 	Params map[string]any
 	Meta   *mcp.Meta // the client's _meta, nil if none
+	// InputResponses and RequestState are a multi-round-trip retry's
+	// answers and the upstream's own state (from its input_required
+	// result), passed on with a tools/call or prompts/get; empty: none.
+	InputResponses json.RawMessage
+	RequestState   string
 	// List holds a fan-out request's candidates; nil for a routed request.
 	List *List
 	// Decode, if set, turns the upstream's result into the value the front
