@@ -3,6 +3,7 @@ package gateway
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 	"sync"
@@ -85,15 +86,10 @@ func (r *callRegistry) byProgressToken(token string) *inflight {
 	return r.byToken[token]
 }
 
-// sessionFor picks the client to ask on behalf of an upstream: the one
-// whose call there is oldest in flight, else the last one that called it.
-func (r *callRegistry) sessionFor(upstreamName string) server.ClientSession {
-	s, _ := r.callFor(upstreamName)
-	return s
-}
-
-// callFor is sessionFor with the call in flight it chose (nil when the
-// request comes outside any call of a client with a session).
+// callFor picks the client an upstream's log message most likely
+// concerns: the one whose call there is oldest in flight (and that call),
+// else the last one that called it (and no call). Requests an upstream
+// sends never go by this guess: see soleClient.
 func (r *callRegistry) callFor(upstreamName string) (server.ClientSession, *inflight) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -103,6 +99,58 @@ func (r *callRegistry) callFor(upstreamName string) (server.ClientSession, *infl
 		}
 	}
 	return r.lastSession[upstreamName], nil
+}
+
+// soleClient is the call to ask on behalf of an upstream whose request
+// carries no link to a call (a stdio or SSE upstream, an HTTP upstream's
+// GET stream): the oldest call in flight there when every call in flight
+// there is of one client, else nil. clients is how many clients have calls
+// in flight there. A client is a session; a call without one (a
+// 2026-07-28 request, served by a throwaway session without an id) is a
+// client of its own, since nothing says two such calls share a client.
+func (r *callRegistry) soleClient(upstreamName string) (f *inflight, clients int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	seen := map[any]bool{}
+	for _, x := range r.byServer[upstreamName] {
+		var id any = x
+		if x.session != nil && x.session.SessionID() != "" {
+			id = x.session.SessionID()
+		}
+		if !seen[id] {
+			seen[id] = true
+			if f == nil {
+				f = x
+			}
+		}
+	}
+	if len(seen) != 1 {
+		return nil, len(seen)
+	}
+	return f, 1
+}
+
+// errAmbiguousAsk is why an upstream's request went to no client: it came
+// outside any call's own stream while no client, or more than one, had
+// calls in flight there, so whose it is cannot be known.
+var errAmbiguousAsk = errors.New("cannot tell which client it is for")
+
+// askSole is the client and call to ask for an upstream's request that
+// came outside any call's own stream: the only client with calls in
+// flight there. With none, or with two or more, the request is refused
+// (an error the upstream gets as its JSON-RPC error) and logged: asking
+// one of them would be a guess, and another client's question or
+// sampling prompt, or its roots, must never reach the wrong client.
+func (g *Gateway) askSole(upstreamName, what string) (server.ClientSession, *inflight, error) {
+	f, n := g.call.soleClient(upstreamName)
+	if f != nil {
+		return f.session, f, nil
+	}
+	err := fmt.Errorf("%s: the router refused the %s request: %d clients have calls in flight on this server, and the request came on no call's own stream, so the router %w (a shared stdio, SSE or HTTP upstream's request outside a call; docs/endpoint.md)",
+		upstreamName, what, n, errAmbiguousAsk)
+	g.log.WithField("server", upstreamName).WithField("clients", n).
+		Warnf("%s request of server %s refused: %d clients had calls in flight there, and it came on no call's own stream", what, upstreamName, n)
+	return nil, nil, err
 }
 
 // Notify receives an upstream's notifications (wire it to
@@ -154,10 +202,10 @@ func (g *Gateway) sendToCaller(f *inflight, method string, params map[string]any
 // to upstream.Options.ClientSide). The client is the one whose call caused
 // the request: known exactly when the upstream sent it under the call's
 // own context (an HTTP upstream's request on the call's answer stream),
-// else the client whose call there is oldest in flight, else the last
-// client that used the upstream. A request made during a call goes on that
-// call's own response stream (callstream.go), so a client that holds no GET
-// stream still gets it.
+// else taken to be the only client with calls in flight there; with none,
+// or two or more, the request is refused (askSole). A request made during
+// a call goes on that call's own response stream (callstream.go), so a
+// client that holds no GET stream still gets it.
 func (g *Gateway) ClientSide() upstream.ClientSide {
 	target := func(ctx context.Context, upstreamName, what string) (server.ClientSession, *inflight, error) {
 		f := inflightFrom(ctx)
@@ -165,7 +213,10 @@ func (g *Gateway) ClientSide() upstream.ClientSide {
 		if f != nil && f.server == upstreamName && f.session != nil {
 			s = f.session
 		} else {
-			s, f = g.call.callFor(upstreamName)
+			var err error
+			if s, f, err = g.askSole(upstreamName, what); err != nil {
+				return nil, nil, err
+			}
 		}
 		if s == nil {
 			return nil, nil, fmt.Errorf("%s: no connected client to ask for %s", upstreamName, what)
