@@ -18,6 +18,7 @@ import (
 	logtest "github.com/sirupsen/logrus/hooks/test"
 
 	"github.com/mcp-router/mcp-router/backend/spec"
+	"github.com/mcp-router/mcp-router/internal/testpeers"
 )
 
 // Issue 26, item 1: a request an upstream sends (elicitation, sampling,
@@ -376,5 +377,65 @@ func TestAnUpstreamsRequestOutsideAnyCallIsRefused(t *testing.T) {
 	}
 	for _, a := range who {
 		a.onlyOwn(t)
+	}
+}
+
+// inFlight is how many calls the router has in flight on server.
+func (r *rig) inFlight(server string) int {
+	r.gw.call.mu.Lock()
+	defer r.gw.call.mu.Unlock()
+	return len(r.gw.call.byServer[server])
+}
+
+// With the real server-everything over stdio: while client A's long call
+// is in it, client B's elicitation and sampling are refused (neither
+// client is asked); once A's call is over, B's are asked of B.
+func TestServerEverythingAsksNobodyWhileTwoClientsAreInIt(t *testing.T) {
+	r := newRig(t, []spec.Server{everything(t, "everything", spec.PrefixAlways)}, rigOptions{allClientSide: true})
+	a, b := &asked{who: "alice"}, &asked{who: "bob"}
+	ca := connect(t, r.url, clientOptions{elicitation: a, sampling: a, roots: a})
+	cb := connect(t, r.url, clientOptions{elicitation: b, sampling: b, roots: b})
+	long := make(chan error, 1)
+	go func() {
+		_, err := call(ca, "everything__trigger-long-running-operation", map[string]any{"duration": 4, "steps": 2})
+		long <- err
+	}()
+	testpeers.Eventually(t, 10*time.Second, "alice's call in flight", func() bool { return r.inFlight("everything") == 1 })
+	refused := func(res *mcp.CallToolResult, err error) bool {
+		msg := ""
+		if err != nil {
+			msg = err.Error()
+		} else if res.IsError {
+			msg = text(res)
+		}
+		return strings.Contains(msg, "refused the") && strings.Contains(msg, "2 clients have calls in flight")
+	}
+	res, err := call(cb, "everything__trigger-elicitation-request", map[string]any{})
+	if !refused(res, err) {
+		t.Errorf("bob's elicitation while alice's call is in flight: %v %v, want it refused", err, res)
+	}
+	res, err = call(cb, "everything__trigger-sampling-request", map[string]any{"prompt": "prompt of bob", "maxTokens": 10})
+	if !refused(res, err) {
+		t.Errorf("bob's sampling while alice's call is in flight: %v %v, want it refused", err, res)
+	}
+	if r.inFlight("everything") != 1 {
+		t.Fatal("alice's call ended before bob's were refused: the test proves nothing")
+	}
+	if q := append(a.questions(), b.questions()...); len(q) != 0 {
+		t.Errorf("asked %q while two clients were in flight", q)
+	}
+	if err := <-long; err != nil {
+		t.Fatal(err)
+	}
+	res, err = call(cb, "everything__trigger-elicitation-request", map[string]any{})
+	if err != nil || res.IsError || !strings.Contains(text(res), "answer from bob") {
+		t.Errorf("bob's elicitation alone: %v %v", err, res)
+	}
+	res, err = call(cb, "everything__trigger-sampling-request", map[string]any{"prompt": "prompt of bob", "maxTokens": 10})
+	if err != nil || res.IsError || !strings.Contains(text(res), "answer from bob") {
+		t.Errorf("bob's sampling alone: %v %v", err, res)
+	}
+	if q := b.questions(); len(a.questions()) != 0 || len(q) != 2 || !strings.Contains(q[1], "prompt of bob") {
+		t.Errorf("alice was asked %q, bob %q; want bob asked his elicitation and his sampling prompt", a.questions(), q)
 	}
 }
