@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http/httptest"
@@ -17,6 +18,7 @@ import (
 	"github.com/sirupsen/logrus"
 	logtest "github.com/sirupsen/logrus/hooks/test"
 
+	"github.com/mcp-router/mcp-router/backend/pipeline"
 	"github.com/mcp-router/mcp-router/backend/spec"
 	"github.com/mcp-router/mcp-router/internal/testpeers"
 )
@@ -437,5 +439,29 @@ func TestServerEverythingAsksNobodyWhileTwoClientsAreInIt(t *testing.T) {
 	}
 	if q := b.questions(); len(a.questions()) != 0 || len(q) != 2 || !strings.Contains(q[1], "prompt of bob") {
 		t.Errorf("alice was asked %q, bob %q; want bob asked his elicitation and his sampling prompt", a.questions(), q)
+	}
+}
+
+// A call made inside the router (the chat panel) has no client to ask: an
+// upstream's request during it goes to nobody, never to the last client
+// that called that server.
+func TestAnInProcessCallsRequestGoesToNoClient(t *testing.T) {
+	r := newRig(t, []spec.Server{askerStdio("up")}, rigOptions{allClientSide: true})
+	who, calls := twoClients(t, r)
+	if res, err := calls[0](map[string]any{"round": "alice", "together": 1, "kind": "elicitation"}); err != nil || res != "answer: answer from alice" {
+		t.Fatalf("alice alone: %q %v", res, err)
+	}
+	ctx := pipeline.WithCaller(context.Background(), Caller{Name: "chat"})
+	for _, kind := range []string{"elicitation", "sampling", "roots"} {
+		res, err := r.gw.CallTool(ctx, "up__ask", json.RawMessage(`{"who":"chat","round":"chat-`+kind+`","together":1,"kind":"`+kind+`"}`))
+		if err != nil || !strings.HasPrefix(text(res), "refused: ") {
+			t.Errorf("%s during the chat's call: %v %v, want it refused", kind, err, res)
+		}
+	}
+	for _, a := range who {
+		a.onlyOwn(t)
+		if a.roots.Load() != 0 {
+			t.Errorf("%s was asked for its roots during the chat's call", a.who)
+		}
 	}
 }
