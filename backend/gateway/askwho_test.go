@@ -34,7 +34,7 @@ import (
 // "asker", see TestMain) and over streamable HTTP in the test process.
 // Its tool ask takes who (put in the question), round (the barrier's key),
 // together (how many calls of the round meet), kind (elicitation,
-// sampling or roots) and via ("get": ask outside the POST's context, so
+// sampling or roots; sleep: ask nothing, answer after a second) and via ("get": ask outside the POST's context, so
 // that an HTTP server sends the request on its GET stream).
 func askerServer() *server.MCPServer {
 	s := server.NewMCPServer("asker", "1", server.WithToolCapabilities(false))
@@ -43,6 +43,14 @@ func askerServer() *server.MCPServer {
 		mcp.WithString("kind"), mcp.WithString("via")),
 		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			who, round, n := req.GetString("who", ""), req.GetString("round", ""), req.GetInt("together", 1)
+			if req.GetString("kind", "") == "sleep" { // ask nothing; stay in flight a while
+				select {
+				case <-time.After(time.Second):
+					return mcp.NewToolResultText("slept"), nil
+				case <-ctx.Done():
+					return nil, ctx.Err()
+				}
+			}
 			if err := b.wait(ctx, round+"/in", n); err != nil {
 				return mcp.NewToolResultError(err.Error()), nil
 			}
@@ -463,5 +471,52 @@ func TestAnInProcessCallsRequestGoesToNoClient(t *testing.T) {
 		if a.roots.Load() != 0 {
 			t.Errorf("%s was asked for its roots during the chat's call", a.who)
 		}
+	}
+}
+
+// A 2026-07-28 client has no session: its calls are one client by its
+// credential and the client name it declares. Two of its calls in flight
+// on a stdio upstream are one client (soleClient picks its oldest call);
+// calls that declare another name, come with another credential, or come
+// from a session are other clients.
+func TestStatelessCallsAreOneClientByCredentialAndName(t *testing.T) {
+	r := newRig(t, []spec.Server{askerStdio("up")}, rigOptions{allClientSide: true, callerFrom: callerFromHeader})
+	sleep := func(name string, done chan<- struct{}) {
+		go func() {
+			defer close(done)
+			args := map[string]any{"kind": "sleep"}
+			modernRequest(t, r.url, "tools/call", "up__ask", map[string]any{"name": "up__ask", "arguments": args},
+				map[string]any{mcp.MetaKeyClientInfo: map[string]any{"name": name, "version": "1"}})
+		}()
+	}
+	for _, tc := range []struct {
+		names   [2]string
+		clients int
+	}{{[2]string{"app", "app"}, 1}, {[2]string{"app", "other-app"}, 2}} {
+		var done [2]chan struct{}
+		for i, name := range tc.names {
+			done[i] = make(chan struct{})
+			sleep(name, done[i])
+		}
+		testpeers.Eventually(t, 10*time.Second, "two calls in flight", func() bool { return r.inFlight("up") == 2 })
+		f, n := r.gw.call.soleClient("up")
+		if n != tc.clients || (n == 1) != (f != nil) {
+			t.Errorf("stateless calls declaring %q: %d clients (call %v), want %d", tc.names, n, f != nil, tc.clients)
+		}
+		<-done[0]
+		<-done[1]
+	}
+	ctx := func(caller string) context.Context {
+		return context.WithValue(context.Background(), callerKey{}, caller)
+	}
+	app := pipeline.Client{Modern: true, Name: "app"}
+	if a, b := r.gw.askerKey(ctx("tok-a"), app), r.gw.askerKey(ctx("tok-a"), app); a != b || a == "" {
+		t.Errorf("one credential and name: keys %q and %q, want one", a, b)
+	}
+	if a, b := r.gw.askerKey(ctx("tok-a"), app), r.gw.askerKey(ctx("tok-b"), app); a == b {
+		t.Errorf("two credentials: both %q", a)
+	}
+	if k := r.gw.askerKey(ctx("tok-a"), pipeline.Client{}); k != "" {
+		t.Errorf("a call made inside the router: key %q, want none (a client of its own)", k)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/mcp-router/mcp-router/backend/pipeline"
 	"github.com/mcp-router/mcp-router/backend/upstream"
 )
 
@@ -21,6 +22,9 @@ type inflight struct {
 	clientToken any                  // the client's own progress token, or nil
 	routerToken string
 	touch       func() // restarts the upstream timeout
+	// client is who made the call, as soleClient counts clients (see
+	// askerKey); "" for a call made inside the router, a client of its own.
+	client string
 	// callCtx is the context the call is served under (mcp-go's handler
 	// context on its path); stream is the fast path's response stream of
 	// the call, nil on mcp-go's path. Both carry what the upstream asks
@@ -33,7 +37,8 @@ type inflight struct {
 // connections are shared by all clients, so progress tokens are rewritten
 // to router-unique ones on the way up and back on the way down, and a
 // request an upstream sends us (sampling, elicitation, roots) goes to the
-// client whose call is in flight there.
+// client whose call caused it, or to nobody when that cannot be known
+// (soleClient).
 type callRegistry struct {
 	mu          sync.Mutex
 	seq         uint64
@@ -47,7 +52,7 @@ func newCallRegistry() *callRegistry {
 		lastSession: map[string]server.ClientSession{}}
 }
 
-func (r *callRegistry) begin(ctx context.Context, upstreamName string, session server.ClientSession, clientToken any, touch func()) *inflight {
+func (r *callRegistry) begin(ctx context.Context, upstreamName, client string, session server.ClientSession, clientToken any, touch func()) *inflight {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.seq++
@@ -58,6 +63,7 @@ func (r *callRegistry) begin(ctx context.Context, upstreamName string, session s
 		r.byToken[f.routerToken] = f
 	}
 	r.byServer[upstreamName] = append(r.byServer[upstreamName], f)
+	f.client = client
 	if session != nil {
 		r.lastSession[upstreamName] = session
 	}
@@ -102,20 +108,18 @@ func (r *callRegistry) callFor(upstreamName string) (server.ClientSession, *infl
 }
 
 // soleClient is the call to ask on behalf of an upstream whose request
-// carries no link to a call (a stdio or SSE upstream, an HTTP upstream's
-// GET stream): the oldest call in flight there when every call in flight
-// there is of one client, else nil. clients is how many clients have calls
-// in flight there. A client is a session; a call without one (a
-// 2026-07-28 request, served by a throwaway session without an id) is a
-// client of its own, since nothing says two such calls share a client.
+// carries no link to a call (a stdio upstream, an HTTP upstream's GET
+// stream): the oldest call in flight there when every call in flight there
+// is of one client, else nil. clients is how many clients have calls in
+// flight there (askerKey says who a call's client is).
 func (r *callRegistry) soleClient(upstreamName string) (f *inflight, clients int) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	seen := map[any]bool{}
 	for _, x := range r.byServer[upstreamName] {
-		var id any = x
-		if x.session != nil && x.session.SessionID() != "" {
-			id = x.session.SessionID()
+		var id any = x.client
+		if x.client == "" {
+			id = x // a call made inside the router: a client of its own
 		}
 		if !seen[id] {
 			seen[id] = true
@@ -128,6 +132,21 @@ func (r *callRegistry) soleClient(upstreamName string) (f *inflight, clients int
 		return nil, len(seen)
 	}
 	return f, 1
+}
+
+// askerKey names the client of a call for soleClient: its session; for a
+// 2026-07-28 request, which has none, its credential and the client name it
+// declares (two stateless clients of one credential and name cannot be told
+// apart, and are one client); "" for a call made inside the router (the chat
+// panel), which has neither and no client to ask.
+func (g *Gateway) askerKey(ctx context.Context, c pipeline.Client) string {
+	if id := c.SessionID(); id != "" {
+		return "session\x00" + id
+	}
+	if c.Modern {
+		return "stateless\x00" + g.sessions.credential(ctx) + "\x00" + c.Name
+	}
+	return ""
 }
 
 // errAmbiguousAsk is why an upstream's request went to no client: it came
