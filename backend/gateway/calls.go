@@ -165,7 +165,7 @@ func (g *Gateway) askSole(upstreamName, what string) (server.ClientSession, *inf
 	if f != nil {
 		return f.session, f, nil
 	}
-	err := fmt.Errorf("%s: the router refused the %s request: %d clients have calls in flight on this server, and the request came on no call's own stream, so the router %w (a shared stdio, SSE or HTTP upstream's request outside a call; docs/endpoint.md)",
+	err := fmt.Errorf("%s: the router refused the %s request: %d clients have calls in flight on this server, and the request came on no call's own stream, so the router %w (docs/endpoint.md, \"Where server-to-client requests go\")",
 		upstreamName, what, n, errAmbiguousAsk)
 	g.log.WithField("server", upstreamName).WithField("clients", n).
 		Warnf("%s request of server %s refused: %d clients had calls in flight there, and it came on no call's own stream", what, upstreamName, n)
