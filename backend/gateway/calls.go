@@ -3,6 +3,7 @@ package gateway
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 	"sync"
@@ -21,6 +22,9 @@ type inflight struct {
 	clientToken any                  // the client's own progress token, or nil
 	routerToken string
 	touch       func() // restarts the upstream timeout
+	// client is who made the call, as soleClient counts clients (see
+	// askerKey); "" for a call made inside the router, a client of its own.
+	client string
 	// callCtx is the context the call is served under (mcp-go's handler
 	// context on its path); stream is the fast path's response stream of
 	// the call, nil on mcp-go's path. Both carry what the upstream asks
@@ -36,7 +40,8 @@ type inflight struct {
 // connections are shared by all clients, so progress tokens are rewritten
 // to router-unique ones on the way up and back on the way down, and a
 // request an upstream sends us (sampling, elicitation, roots) goes to the
-// client whose call is in flight there.
+// client whose call caused it, or to nobody when that cannot be known
+// (soleClient).
 type callRegistry struct {
 	mu          sync.Mutex
 	seq         uint64
@@ -50,7 +55,7 @@ func newCallRegistry() *callRegistry {
 		lastSession: map[string]server.ClientSession{}}
 }
 
-func (r *callRegistry) begin(ctx context.Context, upstreamName string, session server.ClientSession, clientToken any, touch func()) *inflight {
+func (r *callRegistry) begin(ctx context.Context, upstreamName, client string, session server.ClientSession, clientToken any, touch func()) *inflight {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.seq++
@@ -61,6 +66,7 @@ func (r *callRegistry) begin(ctx context.Context, upstreamName string, session s
 		r.byToken[f.routerToken] = f
 	}
 	r.byServer[upstreamName] = append(r.byServer[upstreamName], f)
+	f.client = client
 	if session != nil {
 		r.lastSession[upstreamName] = session
 	}
@@ -89,15 +95,10 @@ func (r *callRegistry) byProgressToken(token string) *inflight {
 	return r.byToken[token]
 }
 
-// sessionFor picks the client to ask on behalf of an upstream: the one
-// whose call there is oldest in flight, else the last one that called it.
-func (r *callRegistry) sessionFor(upstreamName string) server.ClientSession {
-	s, _ := r.callFor(upstreamName)
-	return s
-}
-
-// callFor is sessionFor with the call in flight it chose (nil when the
-// request comes outside any call of a client with a session).
+// callFor picks the client an upstream's log message most likely
+// concerns: the one whose call there is oldest in flight (and that call),
+// else the last one that called it (and no call). Requests an upstream
+// sends never go by this guess: see soleClient.
 func (r *callRegistry) callFor(upstreamName string) (server.ClientSession, *inflight) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -115,6 +116,71 @@ func (r *callRegistry) callFor(upstreamName string) (server.ClientSession, *infl
 		}
 	}
 	return r.lastSession[upstreamName], nil
+}
+
+// soleClient is the call to ask on behalf of an upstream whose request
+// carries no link to a call (a stdio upstream, an HTTP upstream's GET
+// stream): the oldest call in flight there when every call in flight there
+// is of one client, else nil. clients is how many clients have calls in
+// flight there (askerKey says who a call's client is).
+func (r *callRegistry) soleClient(upstreamName string) (f *inflight, clients int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	seen := map[any]bool{}
+	for _, x := range r.byServer[upstreamName] {
+		var id any = x.client
+		if x.client == "" {
+			id = x // a call made inside the router: a client of its own
+		}
+		if !seen[id] {
+			seen[id] = true
+			if f == nil {
+				f = x
+			}
+		}
+	}
+	if len(seen) != 1 {
+		return nil, len(seen)
+	}
+	return f, 1
+}
+
+// askerKey names the client of a call for soleClient: its session; for a
+// 2026-07-28 request, which has none, its credential and the client name it
+// declares (two stateless clients of one credential and name cannot be told
+// apart, and are one client); "" for a call made inside the router (the chat
+// panel), which has neither and no client to ask.
+func (g *Gateway) askerKey(ctx context.Context, c pipeline.Client) string {
+	if id := c.SessionID(); id != "" {
+		return "session\x00" + id
+	}
+	if c.Modern {
+		return "stateless\x00" + g.sessions.credential(ctx) + "\x00" + c.Name
+	}
+	return ""
+}
+
+// errAmbiguousAsk is why an upstream's request went to no client: it came
+// outside any call's own stream while no client, or more than one, had
+// calls in flight there, so whose it is cannot be known.
+var errAmbiguousAsk = errors.New("cannot tell which client it is for")
+
+// askSole is the client and call to ask for an upstream's request that
+// came outside any call's own stream: the only client with calls in
+// flight there. With none, or with two or more, the request is refused
+// (an error the upstream gets as its JSON-RPC error) and logged: asking
+// one of them would be a guess, and another client's question or
+// sampling prompt, or its roots, must never reach the wrong client.
+func (g *Gateway) askSole(upstreamName, what string) (server.ClientSession, *inflight, error) {
+	f, n := g.call.soleClient(upstreamName)
+	if f != nil {
+		return f.session, f, nil
+	}
+	err := fmt.Errorf("%s: the router refused the %s request: %d clients have calls in flight on this server, and the request came on no call's own stream, so the router %w (docs/endpoint.md, \"Where server-to-client requests go\")",
+		upstreamName, what, n, errAmbiguousAsk)
+	g.log.WithField("server", upstreamName).WithField("clients", n).
+		Warnf("%s request of server %s refused: %d clients had calls in flight there, and it came on no call's own stream", what, upstreamName, n)
+	return nil, nil, err
 }
 
 // Notify receives an upstream's notifications (wire it to
@@ -166,10 +232,10 @@ func (g *Gateway) sendToCaller(f *inflight, method string, params map[string]any
 // to upstream.Options.ClientSide). The client is the one whose call caused
 // the request: known exactly when the upstream sent it under the call's
 // own context (an HTTP upstream's request on the call's answer stream),
-// else the client whose call there is oldest in flight, else the last
-// client that used the upstream. A request made during a call goes on that
-// call's own response stream (callstream.go), so a client that holds no GET
-// stream still gets it.
+// else taken to be the only client with calls in flight there; with none,
+// or two or more, the request is refused (askSole). A request made during
+// a call goes on that call's own response stream (callstream.go), so a
+// client that holds no GET stream still gets it.
 func (g *Gateway) ClientSide() upstream.ClientSide {
 	target := func(ctx context.Context, upstreamName, what string) (server.ClientSession, *inflight, error) {
 		f := inflightFrom(ctx)
@@ -177,7 +243,10 @@ func (g *Gateway) ClientSide() upstream.ClientSide {
 		if f != nil && f.server == upstreamName && f.session != nil {
 			s = f.session
 		} else {
-			s, f = g.call.callFor(upstreamName)
+			var err error
+			if s, f, err = g.askSole(upstreamName, what); err != nil {
+				return nil, nil, err
+			}
 		}
 		if s == nil {
 			return nil, nil, fmt.Errorf("%s: no connected client to ask for %s", upstreamName, what)

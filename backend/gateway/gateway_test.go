@@ -18,6 +18,7 @@ import (
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+	"github.com/sirupsen/logrus"
 
 	"github.com/mcp-router/mcp-router/backend/pipeline"
 	"github.com/mcp-router/mcp-router/backend/spec"
@@ -66,6 +67,8 @@ type rigOptions struct {
 	// auth wraps the HTTP endpoint, as the router's token check does.
 	auth  func(http.Handler) http.Handler
 	hooks pipeline.HookEngine
+	// logger is the gateway's; nil: logrus's standard logger.
+	logger logrus.FieldLogger
 }
 
 func newRig(t testing.TB, defs []spec.Server, ro rigOptions) *rig {
@@ -97,7 +100,7 @@ func newRig(t testing.TB, defs []spec.Server, ro rigOptions) *rig {
 		ClientSide:     cs,
 	})
 	gw = New(r.ups, Options{RequestLog: r.log, CallerFrom: ro.callerFrom, Debounce: 10 * time.Millisecond,
-		Sessions: func() SessionLimits { return ro.sessions }, Hooks: ro.hooks})
+		Sessions: func() SessionLimits { return ro.sessions }, Hooks: ro.hooks, Logger: ro.logger})
 	r.gw = gw
 	gw.Start()
 	t.Cleanup(func() { gw.Close(); r.ups.Close() })

@@ -34,6 +34,10 @@ func TestMain(m *testing.M) {
 		_ = server.ServeStdio(s)
 		os.Exit(0)
 	}
+	if os.Getenv("MCPR_FAKE_MODE") == "asker" {
+		serveAsker()
+		os.Exit(0)
+	}
 	if os.Getenv("MCPR_FAKE_MODE") == "broken" {
 		serveBroken()
 		os.Exit(0)

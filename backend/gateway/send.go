@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
-	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/mcp-router/mcp-router/backend/pipeline"
 	"github.com/mcp-router/mcp-router/backend/upstream"
@@ -32,7 +31,7 @@ func (g *Gateway) send(ctx context.Context, r *pipeline.Request) (pipeline.Resul
 	case pipeline.MethodInitialize:
 		return g.sendInstructions(ctx, r), nil
 	}
-	ctx, f, done := g.begin(ctx, r.Server, r.Client.Session, r.Meta)
+	ctx, f, done := g.begin(ctx, r.Server, r.Client, r.Meta)
 	defer done()
 	raw, err := g.ups.Request(ctx, r.Server, r.Method, upstreamParams(r, f))
 	if err != nil {
@@ -148,13 +147,13 @@ func progressToken(meta *mcp.Meta) any {
 // begin registers a call for progress and client-side routing, and gives
 // the upstream request a timeout that progress resets.
 // Without a progress token nothing can reset the timer: a plain deadline.
-func (g *Gateway) begin(ctx context.Context, upstreamName string, session server.ClientSession, meta *mcp.Meta) (context.Context, *inflight, func()) {
+func (g *Gateway) begin(ctx context.Context, upstreamName string, client pipeline.Client, meta *mcp.Meta) (context.Context, *inflight, func()) {
 	token := progressToken(meta)
 	var touch func()
 	if token != nil {
 		ctx, touch = upstream.WithActivity(ctx)
 	}
-	f := g.call.begin(ctx, upstreamName, session, token, touch)
+	f := g.call.begin(ctx, upstreamName, g.askerKey(ctx, client), client.Session, token, touch)
 	return context.WithValue(ctx, inflightKey{}, f), f, func() { g.call.end(f) }
 }
 
