@@ -142,6 +142,14 @@ func (r *callRegistry) soleClient(upstreamName string) (f *inflight, clients int
 	if len(seen) != 1 {
 		return nil, len(seen)
 	}
+	// Of that client's calls, one parked for its retry (mrtr.go) waits for
+	// answers to questions it already asked: a new question comes from
+	// another of its calls.
+	for _, x := range r.byServer[upstreamName] {
+		if x.held == nil || !x.held.parked() {
+			return x, 1
+		}
+	}
 	return f, 1
 }
 
