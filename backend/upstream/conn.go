@@ -23,7 +23,9 @@ import (
 
 // upstreamProtocol is pinned: mcp-go's client otherwise probes
 // server/discover, takes any answer as 2026-07-28 and then fails against
-// servers that only speak the 2025-11-25 handshake (see PEERS.md).
+// servers that only speak the 2025-11-25 handshake (see PEERS.md). The
+// router probes itself (discover.go), reading the revisions the answer
+// names, and shows them; the connection is the handshake's either way.
 const upstreamProtocol = mcp.ProtocolVersion20251125
 
 // conn is one live connection to an upstream: the mcp-go client for the
@@ -35,7 +37,10 @@ type conn struct {
 	tr     transport.Interface
 	proc   *process
 	init   *mcp.InitializeResult
-	cancel context.CancelFunc
+	// discovered: what the server/discover probe before initialize
+	// learned (discover.go).
+	discovered discovery
+	cancel     context.CancelFunc
 	// login: the server's OAuth login for mcp-go's transports (SSE, HTTP
 	// through a proxy), whose 401s request refreshes here; nil otherwise.
 	login *loginAuth
@@ -57,6 +62,7 @@ type dialOptions struct {
 	builtins       map[string]*server.MCPServer
 	authorizer     Authorizer // OAuth logins of HTTP servers (login.go); nil: none
 	secrets        Secrets    // values of secret env and headers; nil: none
+	noProbe        bool       // connect without the server/discover probe (dial's second attempt after errProbeKilled)
 }
 
 func (o dialOptions) login(s spec.Server) *loginAuth {
@@ -78,6 +84,12 @@ func dial(ctx context.Context, s spec.Server, o dialOptions) (*conn, error) {
 		return nil, err
 	}
 	c, sent, err := dialOnce(ctx, s, o)
+	if errors.Is(err, errProbeKilled) {
+		// A server that ends on a request it does not know before its
+		// handshake: connect once more, with the handshake only.
+		o.noProbe = true
+		c, sent, err = dialOnce(ctx, s, o)
+	}
 	if err == nil || sent == "" {
 		return c, err
 	}
@@ -187,6 +199,18 @@ func dialOnce(ctx context.Context, s spec.Server, o dialOptions) (_ *conn, sent 
 	if err := c.client.Start(startCtx); err != nil {
 		return nil, startSent.get(), fmt.Errorf("connect: %w", fromMCPGo(err, redactedURL(s.URL)))
 	}
+	// Ask the server which revisions it speaks (discover.go): over HTTP
+	// before the handshake, on stdio after it. The connection itself
+	// stays on the handshake (upstreamProtocol) whatever the answer; the
+	// answer is shown (Status.ProtocolVersions).
+	probe := !o.noProbe && c.probes()
+	if probe && c.proc == nil {
+		d, err := c.discover(ctx, o.clientInfo)
+		if err != nil {
+			return nil, "", err
+		}
+		c.discovered = d
+	}
 	initCtx, initSent := withSentLogin(ctx)
 	init, err := c.initialize(initCtx, o.clientInfo)
 	if err != nil {
@@ -199,6 +223,13 @@ func dialOnce(ctx context.Context, s spec.Server, o dialOptions) (_ *conn, sent 
 	// wrapper script): stop here, before listing anything from it.
 	if err := o.self.check(init); err != nil {
 		return nil, "", err
+	}
+	if probe && c.proc != nil {
+		d, err := c.discover(ctx, o.clientInfo)
+		if err != nil {
+			return nil, "", err
+		}
+		c.discovered = d
 	}
 	c.init = init
 	ok = true
