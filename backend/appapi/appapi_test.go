@@ -184,6 +184,32 @@ func TestListServersAndStateEvents(t *testing.T) {
 	}
 }
 
+// Each server's protocol revision: the connection's, and those the server
+// named in its answer to server/discover (server-everything has none; the
+// go-sdk server names 2026-07-28 and the handshake's revisions).
+func TestServerViewProtocols(t *testing.T) {
+	gosdk := spec.Server{Name: "gosdk", Command: testpeers.GoEverything(t), Enabled: true}
+	f := newFixture(t, everything(t, "everything"), gosdk)
+	for _, name := range []string{"everything", "gosdk"} {
+		testpeers.Eventually(t, 30*time.Second, name+" running", func() bool { return f.rec.lastState(name) == "running" })
+	}
+	views, err := f.api.ListServers()
+	if err != nil || len(views) != 2 {
+		t.Fatalf("ListServers = %v, %v", views, err)
+	}
+	ev, gs := views[0], views[1]
+	if ev.Protocol != "2025-11-25" || len(ev.ProtocolsOffered) != 0 {
+		t.Errorf("server-everything: protocol %q, offered %v", ev.Protocol, ev.ProtocolsOffered)
+	}
+	if gs.Protocol != "2025-11-25" || len(gs.ProtocolsOffered) == 0 || gs.ProtocolsOffered[0] != "2026-07-28" {
+		t.Errorf("go-sdk server: protocol %q, offered %v", gs.Protocol, gs.ProtocolsOffered)
+	}
+	raw, err := json.Marshal(gs)
+	if err != nil || !strings.Contains(string(raw), `"protocol":"2025-11-25","protocolsOffered":["2026-07-28",`) {
+		t.Errorf("go-sdk server's view as JSON: %s", raw)
+	}
+}
+
 func jsonUnmarshalString(s string, v any) error { return json.Unmarshal([]byte(s), v) }
 
 func itoa(i int) string { return fmt.Sprint(i) }
