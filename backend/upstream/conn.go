@@ -209,6 +209,11 @@ func dialOnce(ctx context.Context, s spec.Server, o dialOptions) (_ *conn, sent 
 		if err != nil {
 			return nil, "", err
 		}
+		// This router reached again answers server/discover with its
+		// instance id too: stop here, before the handshake.
+		if err := o.self.checkInstance(d.instance, "server/discover answer"); err != nil {
+			return nil, "", err
+		}
 		c.discovered = d
 	}
 	initCtx, initSent := withSentLogin(ctx)

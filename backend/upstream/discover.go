@@ -40,6 +40,9 @@ type discovery struct {
 	// its answer or in data.supported of its -32022, as it sent them; nil
 	// when it named none (no server/discover, another error, a timeout).
 	versions []string
+	// instance: the router instance id the answer's _meta carried (an MCP
+	// Router answers server/discover with it, as initialize), "" none.
+	instance string
 }
 
 // offersModern reports whether the server said it speaks 2026-07-28. A
@@ -105,10 +108,12 @@ func (c *conn) discover(ctx context.Context, info mcp.Implementation) (discovery
 		d.versions = supportedOfError(resp.Error.Code, resp.Error.Data)
 	default:
 		var res struct {
-			SupportedVersions any `json:"supportedVersions"`
+			SupportedVersions any            `json:"supportedVersions"`
+			Meta              map[string]any `json:"_meta"`
 		}
 		if json.Unmarshal(resp.Result, &res) == nil {
 			d.versions = revisions(res.SupportedVersions)
+			d.instance, _ = res.Meta[InstanceMetaKey].(string)
 		}
 	}
 	return d, nil
