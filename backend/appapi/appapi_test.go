@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os/exec"
 	"strings"
 	"sync"
 	"testing"
@@ -185,10 +186,17 @@ func TestListServersAndStateEvents(t *testing.T) {
 }
 
 // Each server's protocol revision: the connection's, and those the server
-// named in its answer to server/discover (server-everything has none; the
-// go-sdk server names 2026-07-28 and the handshake's revisions).
+// named in its answer to server/discover (server-everything over stdio is
+// not asked; the go-sdk server over HTTP names 2026-07-28 and the
+// handshake's revisions).
 func TestServerViewProtocols(t *testing.T) {
-	gosdk := spec.Server{Name: "gosdk", Command: testpeers.GoEverything(t), Enabled: true}
+	addr := fmt.Sprintf("127.0.0.1:%d", testpeers.FreePort(t))
+	cmd := exec.Command(testpeers.GoEverything(t), "-http", addr)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	gosdk := spec.Server{Name: "gosdk", Transport: spec.HTTP, URL: "http://" + addr + "/mcp", Enabled: true}
 	f := newFixture(t, everything(t, "everything"), gosdk)
 	for _, name := range []string{"everything", "gosdk"} {
 		testpeers.Eventually(t, 30*time.Second, name+" running", func() bool { return f.rec.lastState(name) == "running" })

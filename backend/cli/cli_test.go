@@ -327,11 +327,8 @@ func TestServersTestAgainstRealServers(t *testing.T) {
 			t.Errorf("servers test %s:\n%s", server, out)
 		}
 	}
-	if out := mustRun(t, dir, "servers", "test", "gosdk"); !strings.Contains(out, "(protocol 2025-11-25)\nit offers 2026-07-28, 2025-11-25") {
-		t.Errorf("servers test gosdk does not show the revisions it offers:\n%s", out)
-	}
-	if out := mustRun(t, dir, "servers", "test", "everything"); strings.Contains(out, "it offers") {
-		t.Errorf("servers test everything shows revisions server-everything never named:\n%s", out)
+	if out := mustRun(t, dir, "servers", "test", "remote"); strings.Contains(out, "it offers") {
+		t.Errorf("servers test remote shows revisions server-everything never named:\n%s", out)
 	}
 	var probe struct {
 		Catalog struct {
@@ -388,10 +385,18 @@ func TestServersListConnect(t *testing.T) {
 	for _, r := range []struct {
 		name, protocol string
 		offered        []string
-	}{{"gosdk", gosdk.Protocol, gosdk.ProtocolsOffered}, {"web", web.Protocol, web.ProtocolsOffered}} {
+	}{{"web", web.Protocol, web.ProtocolsOffered}} {
 		if r.protocol != "2025-11-25" || len(r.offered) == 0 || r.offered[0] != "2026-07-28" {
 			t.Errorf("%s: protocol %q, offered %v", r.name, r.protocol, r.offered)
 		}
+	}
+	// stdio is not asked (a server of both eras would take the probe's
+	// revision for the pipe's).
+	if gosdk.Protocol != "2025-11-25" || len(gosdk.ProtocolsOffered) != 0 {
+		t.Errorf("gosdk over stdio: %+v", gosdk)
+	}
+	if out := mustRun(t, dir, "servers", "test", "web"); !strings.Contains(out, "(protocol 2025-11-25)\nit offers 2026-07-28, 2025-11-25") {
+		t.Errorf("servers test web does not show the revisions it offers:\n%s", out)
 	}
 	if ev.Protocol != "2025-11-25" || len(ev.ProtocolsOffered) != 0 || ev.Command == "" {
 		t.Errorf("everything: %+v", ev)

@@ -38,7 +38,7 @@ type conn struct {
 	proc   *process
 	init   *mcp.InitializeResult
 	// discovered: what the server/discover probe before initialize
-	// learned (discover.go).
+	// learned (discover.go); zero when it was not sent.
 	discovered discovery
 	cancel     context.CancelFunc
 	// login: the server's OAuth login for mcp-go's transports (SSE, HTTP
@@ -62,7 +62,6 @@ type dialOptions struct {
 	builtins       map[string]*server.MCPServer
 	authorizer     Authorizer // OAuth logins of HTTP servers (login.go); nil: none
 	secrets        Secrets    // values of secret env and headers; nil: none
-	noProbe        bool       // connect without the server/discover probe (dial's second attempt after errProbeKilled)
 }
 
 func (o dialOptions) login(s spec.Server) *loginAuth {
@@ -84,12 +83,6 @@ func dial(ctx context.Context, s spec.Server, o dialOptions) (*conn, error) {
 		return nil, err
 	}
 	c, sent, err := dialOnce(ctx, s, o)
-	if errors.Is(err, errProbeKilled) {
-		// A server that ends on a request it does not know before its
-		// handshake: connect once more, with the handshake only.
-		o.noProbe = true
-		c, sent, err = dialOnce(ctx, s, o)
-	}
 	if err == nil || sent == "" {
 		return c, err
 	}
@@ -199,16 +192,12 @@ func dialOnce(ctx context.Context, s spec.Server, o dialOptions) (_ *conn, sent 
 	if err := c.client.Start(startCtx); err != nil {
 		return nil, startSent.get(), fmt.Errorf("connect: %w", fromMCPGo(err, redactedURL(s.URL)))
 	}
-	// Ask the server which revisions it speaks (discover.go): over HTTP
-	// before the handshake, on stdio after it. The connection itself
-	// stays on the handshake (upstreamProtocol) whatever the answer; the
-	// answer is shown (Status.ProtocolVersions).
-	probe := !o.noProbe && c.probes()
-	if probe && c.proc == nil {
-		d, err := c.discover(ctx, o.clientInfo)
-		if err != nil {
-			return nil, "", err
-		}
+	// Ask the server which revisions it speaks (discover.go; HTTP on the
+	// router's own transport only). The connection itself stays on the
+	// handshake (upstreamProtocol) whatever the answer; the answer is
+	// shown (Status.ProtocolVersions).
+	if c.probes() {
+		d := c.discover(ctx, o.clientInfo)
 		// This router reached again answers server/discover with its
 		// instance id too: stop here, before the handshake.
 		if err := o.self.checkInstance(d.instance, "server/discover answer"); err != nil {
@@ -228,13 +217,6 @@ func dialOnce(ctx context.Context, s spec.Server, o dialOptions) (_ *conn, sent 
 	// wrapper script): stop here, before listing anything from it.
 	if err := o.self.check(init); err != nil {
 		return nil, "", err
-	}
-	if probe && c.proc != nil {
-		d, err := c.discover(ctx, o.clientInfo)
-		if err != nil {
-			return nil, "", err
-		}
-		c.discovered = d
 	}
 	c.init = init
 	ok = true

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"strconv"
 	"time"
 
@@ -26,15 +25,10 @@ const discoverTimeout = 3 * time.Second
 // answer (the spec knows five today); more are ignored.
 const maxDiscoverVersions = 16
 
-// errProbeKilled: the server's process ended during the probe. dial
-// connects once more without it, so a server that cannot stand an unknown
-// request before its handshake still starts.
-var errProbeKilled = errors.New("the server ended during the server/discover probe")
-
 // discovery is what the server/discover probe learned.
 type discovery struct {
-	// asked: the probe went out (stdio, and HTTP on the router's own
-	// transport; not SSE, builtins or mcp-go's HTTP transport).
+	// asked: the probe went out (HTTP on the router's own transport only;
+	// not stdio, SSE, builtins or mcp-go's HTTP transport).
 	asked bool
 	// versions: the revisions the server named, in supportedVersions of
 	// its answer or in data.supported of its -32022, as it sent them; nil
@@ -59,29 +53,27 @@ func (d discovery) offersModern() bool {
 }
 
 // probes reports whether this connection's transport is one the router
-// probes with server/discover before initialize.
+// probes with server/discover before initialize: HTTP on its own
+// transport, where each POST stands alone.
+//
+// Not stdio: the pipe is one connection, and a server of both eras takes
+// the revision of the request it reads for the pipe's. The go-sdk v1.8.0
+// server, asked server/discover first, refuses the initialize that
+// follows ("duplicate initialize received"); asked after initialize, it
+// answers, and from then on treats the session as 2026-07-28: results
+// carry resultType and notifications/tools/list_changed is no longer sent
+// on the pipe. A stdio server can be probed only by a connection that
+// goes on in 2026-07-28 when the answer names it.
 func (c *conn) probes() bool {
-	switch c.tr.(type) {
-	case *pipeTransport, *streamTransport:
-		return true
-	}
-	return false
+	_, ok := c.tr.(*streamTransport)
+	return ok
 }
 
 // discover sends server/discover, as a 2026-07-28 client does first, and
 // reads the revisions the server names. Every failure is an answer too:
-// the server is taken to speak only the handshake era. It never fails the
-// connect, except when a stdio server's process ends during it
-// (errProbeKilled).
-//
-// Over HTTP it goes before initialize, each POST on its own: the order a
-// connection on 2026-07-28 needs. On stdio it goes after the handshake,
-// in the 2025-11-25 session: the pipe is one connection, and a server of
-// both eras takes its first request's era for the pipe's (the go-sdk
-// v1.8.0 server, asked server/discover first, refuses the initialize that
-// follows: "duplicate initialize received"); after initialize it answers
-// server/discover and serves the session on.
-func (c *conn) discover(ctx context.Context, info mcp.Implementation) (discovery, error) {
+// the server is taken to speak only the handshake era; none fails the
+// connect.
+func (c *conn) discover(ctx context.Context, info mcp.Implementation) discovery {
 	d := discovery{asked: true}
 	pctx, cancel := context.WithTimeout(ctx, discoverTimeout)
 	defer cancel()
@@ -100,10 +92,6 @@ func (c *conn) discover(ctx context.Context, info mcp.Implementation) (discovery
 		// Over HTTP a JSON-RPC error comes with an error status.
 		d.versions = supportedOfError(rpcErr.Code, rpcErr.Data)
 	case err != nil:
-		c.awaitExit()
-		if c.isLost() {
-			return d, fmt.Errorf("%w: %s", errProbeKilled, c.lostWhy())
-		}
 	case resp.Error != nil:
 		d.versions = supportedOfError(resp.Error.Code, resp.Error.Data)
 	default:
@@ -116,7 +104,7 @@ func (c *conn) discover(ctx context.Context, info mcp.Implementation) (discovery
 			d.instance, _ = res.Meta[InstanceMetaKey].(string)
 		}
 	}
-	return d, nil
+	return d
 }
 
 // supportedOfError: a server that does not speak the probe's revision

@@ -3,7 +3,9 @@ package upstream
 import (
 	"context"
 	"fmt"
+	"io"
 	"net"
+	"net/http"
 	"net/http/httptest"
 	"os/exec"
 	"slices"
@@ -47,13 +49,39 @@ func checkHandshake(t *testing.T, c *conn, tool string, args map[string]any, wan
 	}
 }
 
-func TestDiscoverGoSDKStdio(t *testing.T) {
-	c := dialSpec(t, spec.Server{Name: "gosdk", Command: testpeers.GoEverything(t), Enabled: true})
-	if !c.discovered.asked || !c.discovered.offersModern() {
-		t.Fatalf("probe of the go-sdk server over stdio: %+v, want 2026-07-28 among its revisions", c.discovered)
+// stdio is not probed: a server of both eras would take the probe's
+// revision for the pipe's (see probes). The go-sdk server's session stays
+// 2025-11-25: no resultType in its results, list_changed on the pipe.
+func TestDiscoverNotOnStdio(t *testing.T) {
+	changed := make(chan struct{}, 1)
+	s := spec.Server{Name: "gosdk", Command: testpeers.GoEverything(t), Enabled: true}
+	s.Normalize()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	c, err := dial(ctx, s, dialOptions{clientInfo: mcp.Implementation{Name: "mcp-router-test", Version: "1"}, console: NewConsole(100, nil),
+		onNotification: func(n mcp.JSONRPCNotification) {
+			if n.Method == string(mcp.MethodNotificationToolsListChanged) {
+				select {
+				case changed <- struct{}{}:
+				default:
+				}
+			}
+		}})
+	if err != nil {
+		t.Fatal(err)
 	}
-	if !slices.Contains(c.discovered.versions, mcp.ProtocolVersion20251125) {
-		t.Fatalf("revisions %v, want 2025-11-25 too", c.discovered.versions)
+	t.Cleanup(c.close)
+	if c.discovered.asked || c.discovered.versions != nil {
+		t.Fatalf("stdio probed: %+v", c.discovered)
+	}
+	got := callTool(t, c, "test_trigger_tool_change", map[string]any{})
+	if strings.Contains(got, "resultType") {
+		t.Fatalf("the go-sdk session answers as 2026-07-28: %s", got)
+	}
+	select {
+	case <-changed:
+	case <-time.After(5 * time.Second):
+		t.Fatal("no notifications/tools/list_changed on the pipe after the tool list changed")
 	}
 	checkHandshake(t, c, "test_simple_text", nil, `"type":"text"`)
 }
@@ -112,40 +140,51 @@ func TestDiscoverMcpGoPinnedServer(t *testing.T) {
 	checkHandshake(t, c, "hello", nil, "hello from pinned")
 }
 
-// server-everything (TypeScript SDK) over stdio has no server/discover:
-// it refuses the probe, and the handshake goes on.
-func TestDiscoverServerEverythingStdio(t *testing.T) {
-	c := dialSpec(t, spec.Server{Name: "everything", Command: testpeers.Everything(t), Args: []string{"stdio"},
-		Env: map[string]string{"MCPR_TEST_MARKER": marker(t)}, Enabled: true})
+// server-everything (TypeScript SDK) over streamable HTTP has no
+// server/discover: it refuses the probe (HTTP 400 without a session), and
+// the handshake goes on.
+func TestDiscoverServerEverythingHTTP(t *testing.T) {
+	port := testpeers.FreePort(t)
+	testpeers.StartEverythingHTTP(t, "streamableHttp", port, marker(t))
+	c := dialHTTP(t, fmt.Sprintf("http://127.0.0.1:%d/mcp", port), ClientSide{}, nil)
 	if !c.discovered.asked || c.discovered.versions != nil || c.discovered.offersModern() {
-		t.Fatalf("probe of server-everything: %+v, want asked with no answer", c.discovered)
+		t.Fatalf("probe of server-everything: %+v, want asked with no revisions", c.discovered)
+	}
+	if c.tr.GetSessionId() == "" {
+		t.Fatal("no session after the probe and the handshake")
 	}
 	checkHandshake(t, c, "echo", map[string]any{"message": "still here"}, "still here")
 }
 
-// A server that ignores the probe costs the connect at most
-// discoverTimeout; one that ends on it is connected again without it.
-func TestDiscoverSilentAndKilled(t *testing.T) {
+// A server that never answers the probe costs the connect at most
+// discoverTimeout, and the handshake goes on.
+func TestDiscoverSilentServer(t *testing.T) {
+	s := server.NewMCPServer("quiet", "1.0", server.WithToolCapabilities(false))
+	s.AddTool(mcp.NewTool("hello"), func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return mcp.NewToolResultText("hello from quiet"), nil
+	})
+	h := server.NewStreamableHTTPServer(s)
+	done := make(chan struct{})
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Mcp-Method") == "server/discover" {
+			_, _ = io.Copy(io.Discard, r.Body)
+			select { // never answers
+			case <-r.Context().Done():
+			case <-done:
+			}
+			return
+		}
+		h.ServeHTTP(w, r)
+	}))
+	t.Cleanup(ts.Close)
+	t.Cleanup(func() { close(done) })
 	start := time.Now()
-	c := dialSpec(t, fakeServer("quiet", "nameless", marker(t)))
-	if took := time.Since(start); took > discoverTimeout+5*time.Second {
-		t.Fatalf("connect took %v with a server that ignores the probe", took)
+	c := dialHTTP(t, ts.URL+"/mcp", ClientSide{}, nil)
+	if took := time.Since(start); took < discoverTimeout || took > discoverTimeout+5*time.Second {
+		t.Fatalf("connect took %v with a server that never answers the probe (bound %v)", took, discoverTimeout)
 	}
 	if !c.discovered.asked || c.discovered.versions != nil {
 		t.Fatalf("probe of a silent server: %+v", c.discovered)
 	}
-	if c.init.ServerInfo.Name != "hang" {
-		t.Fatalf("handshake with %q", c.init.ServerInfo.Name)
-	}
-
-	k := dialSpec(t, fakeServer("fragile", "probekill", marker(t)))
-	if k.discovered.asked {
-		t.Fatalf("the second connect probed again: %+v", k.discovered)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	tools, err := listTools(ctx, k)
-	if err != nil || len(tools) != 1 || tools[0].Name != "one" {
-		t.Fatalf("tools of the server connected without the probe: %v, %v", tools, err)
-	}
+	checkHandshake(t, c, "hello", nil, "hello from quiet")
 }

@@ -68,10 +68,6 @@ func runFake(mode string) {
 		}
 		s := server.NewMCPServer("spam", "1.0")
 		_ = server.ServeStdio(s)
-	case "probekill":
-		// Ends on a request it does not know, as a fragile server may;
-		// scripted otherwise (tools: one tool "one").
-		scriptedServerOn(`{"tools": [{"name": "one", "inputSchema": {"type": "object"}}]}`, false, true)
 	case "exit":
 		fmt.Fprintln(os.Stderr, "fatal: missing API key")
 		os.Exit(3)
@@ -88,13 +84,6 @@ func runFake(mode string) {
 // scriptedServer answers initialize, then tools/list with toolsResult; with
 // hang it stops reading after that.
 func scriptedServer(toolsResult string, hang bool) {
-	scriptedServerOn(toolsResult, hang, false)
-}
-
-// scriptedServerOn is scriptedServer; with dieOnUnknown, a request it does
-// not know ends the process (exit status 2). Without it, such requests get
-// no answer at all.
-func scriptedServerOn(toolsResult string, hang, dieOnUnknown bool) {
 	in := bufio.NewScanner(os.Stdin)
 	out := json.NewEncoder(os.Stdout)
 	for in.Scan() {
@@ -113,12 +102,6 @@ func scriptedServerOn(toolsResult string, hang, dieOnUnknown bool) {
 			_ = out.Encode(map[string]any{"jsonrpc": "2.0", "id": msg.ID, "result": json.RawMessage(toolsResult)})
 			if hang {
 				time.Sleep(time.Hour)
-			}
-		case "notifications/initialized":
-		default:
-			if dieOnUnknown && msg.ID != nil {
-				fmt.Fprintf(os.Stderr, "unexpected %s\n", msg.Method)
-				os.Exit(2)
 			}
 		}
 	}

@@ -89,7 +89,8 @@ describe('ServersPage', () => {
   it("shows each server's protocol revision on its row and what it offers in its details", async () => {
     const { api } = fakeApi([
       server('gosdk', { protocol: '2025-11-25', protocolsOffered: ['2026-07-28', '2025-11-25', '2025-06-18'] }),
-      server('everything', { protocol: '2025-11-25' }),
+      server('everything', { transport: 'http', protocol: '2025-11-25' }),
+      server('piped', { protocol: '2025-11-25' }),
       server('never', { state: 'stopped' }),
     ]);
     api.serverTools.mockResolvedValue([]);
@@ -108,6 +109,11 @@ describe('ServersPage', () => {
     const plain = await screen.findByTestId('server-protocols-everything');
     expect(plain).toHaveTextContent('named no revisions in answer to server/discover');
     expect(plain).not.toHaveTextContent('handshake for now');
+
+    await userEvent.click(screen.getByTestId('server-open-piped'));
+    const piped = await screen.findByTestId('server-protocols-piped');
+    expect(piped).toHaveTextContent('Protocol: 2025-11-25.');
+    expect(piped).not.toHaveTextContent('server/discover'); // stdio is not asked
   });
 
   it('shows the protocol revision in Japanese', async () => {

@@ -348,7 +348,7 @@ function ProtocolNote({ server }: { server: ServerView }) {
   return (
     <p className="muted protocol-note" data-testid={`server-protocols-${server.name}`}>
       {t.protocolLabel}: <code>{server.protocol}</code>.{' '}
-      {offered.length > 0 ? t.protocolOffered(offered.join(', ')) : server.transport === 'builtin' || server.transport === 'sse' ? '' : t.protocolNoDiscover}{' '}
+      {offered.length > 0 ? t.protocolOffered(offered.join(', ')) : server.transport === 'http' ? t.protocolNoDiscover : ''}{' '}
       {offered.includes('2026-07-28') && t.protocolOnHandshake}
     </p>
   );
