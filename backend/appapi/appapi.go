@@ -10,6 +10,7 @@ package appapi
 
 import (
 	"context"
+	"reflect"
 	"sync"
 	"time"
 
@@ -132,6 +133,13 @@ type ServerView struct {
 	// LoggedIn: an OAuth login of this HTTP/SSE server is stored and has
 	// not ended (the page offers Log out).
 	LoggedIn bool `json:"loggedIn,omitempty"`
+	// Protocol: the MCP revision of the router's connection to it, as its
+	// handshake settled it; empty until it first connected.
+	Protocol string `json:"protocol,omitempty"`
+	// ProtocolsOffered: the revisions the server named in its answer to
+	// server/discover (upstream.Status.ProtocolVersions); empty when it
+	// has none or was not asked.
+	ProtocolsOffered []string `json:"protocolsOffered,omitempty"`
 }
 
 func makeView(def spec.Server, st upstream.Status, loggedIn bool) ServerView {
@@ -139,7 +147,14 @@ func makeView(def spec.Server, st upstream.Status, loggedIn bool) ServerView {
 		Name: def.Name, Transport: string(def.Transport), Enabled: def.Enabled,
 		State: string(st.State), StateSince: unixMilli(st.StateSince), Error: st.Error, Restarts: st.Restarts, Tools: st.Tools,
 		Target: def.Target(), PrefixMode: string(def.PrefixMode), LoggedIn: loggedIn,
+		Protocol: st.ProtocolVersion, ProtocolsOffered: st.ProtocolVersions,
 	}
+}
+
+// sameView reports whether a and b show the same (the struct holds a
+// slice, so == does not compile).
+func sameView(a, b ServerView) bool {
+	return reflect.DeepEqual(a, b)
 }
 
 // unixMilli is t in ms since the epoch, 0 for the zero time.

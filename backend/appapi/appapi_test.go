@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os/exec"
 	"strings"
 	"sync"
 	"testing"
@@ -181,6 +182,39 @@ func TestListServersAndStateEvents(t *testing.T) {
 	}
 	if err := f.api.RemoveServer("off"); err == nil {
 		t.Error("removing a removed server succeeded")
+	}
+}
+
+// Each server's protocol revision: the connection's, and those the server
+// named in its answer to server/discover (server-everything over stdio is
+// not asked; the go-sdk server over HTTP names 2026-07-28 and the
+// handshake's revisions).
+func TestServerViewProtocols(t *testing.T) {
+	addr := fmt.Sprintf("127.0.0.1:%d", testpeers.FreePort(t))
+	cmd := exec.Command(testpeers.GoEverything(t), "-http", addr)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	gosdk := spec.Server{Name: "gosdk", Transport: spec.HTTP, URL: "http://" + addr + "/mcp", Enabled: true}
+	f := newFixture(t, everything(t, "everything"), gosdk)
+	for _, name := range []string{"everything", "gosdk"} {
+		testpeers.Eventually(t, 30*time.Second, name+" running", func() bool { return f.rec.lastState(name) == "running" })
+	}
+	views, err := f.api.ListServers()
+	if err != nil || len(views) != 2 {
+		t.Fatalf("ListServers = %v, %v", views, err)
+	}
+	ev, gs := views[0], views[1]
+	if ev.Protocol != "2025-11-25" || len(ev.ProtocolsOffered) != 0 {
+		t.Errorf("server-everything: protocol %q, offered %v", ev.Protocol, ev.ProtocolsOffered)
+	}
+	if gs.Protocol != "2025-11-25" || len(gs.ProtocolsOffered) == 0 || gs.ProtocolsOffered[0] != "2026-07-28" {
+		t.Errorf("go-sdk server: protocol %q, offered %v", gs.Protocol, gs.ProtocolsOffered)
+	}
+	raw, err := json.Marshal(gs)
+	if err != nil || !strings.Contains(string(raw), `"protocol":"2025-11-25","protocolsOffered":["2026-07-28",`) {
+		t.Errorf("go-sdk server's view as JSON: %s", raw)
 	}
 }
 

@@ -176,7 +176,7 @@ func (h *hub) startSources() (stop func()) {
 		seen := make(map[string]ServerView, len(vs))
 		for _, v := range vs {
 			seen[v.Name] = v
-			if old, ok := views[v.Name]; !ok || old != v {
+			if old, ok := views[v.Name]; !ok || !sameView(old, v) {
 				h.emit(EventServersChanged, v)
 			}
 		}

@@ -5,7 +5,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -325,6 +327,9 @@ func TestServersTestAgainstRealServers(t *testing.T) {
 			t.Errorf("servers test %s:\n%s", server, out)
 		}
 	}
+	if out := mustRun(t, dir, "servers", "test", "remote"); strings.Contains(out, "it offers") {
+		t.Errorf("servers test remote shows revisions server-everything never named:\n%s", out)
+	}
 	var probe struct {
 		Catalog struct {
 			Tools []struct{ Name string } `json:"tools"`
@@ -332,6 +337,88 @@ func TestServersTestAgainstRealServers(t *testing.T) {
 	}
 	if err := json.Unmarshal([]byte(mustRun(t, dir, "servers", "test", "everything", "--json")), &probe); err != nil || len(probe.Catalog.Tools) == 0 {
 		t.Errorf("--json probe: %+v %v", probe, err)
+	}
+	testpeers.WaitNoProcesses(t, mark, 3*time.Second)
+}
+
+// servers list --connect: each enabled server's revisions, from one
+// connection, in the table and in --json; a disabled server is not
+// started, a failing one shows its error.
+func TestServersListConnect(t *testing.T) {
+	mark := fmt.Sprintf("cli-%d", time.Now().UnixNano())
+	dir := t.TempDir()
+	port := testpeers.FreePort(t)
+	addr := fmt.Sprintf("127.0.0.1:%d", port)
+	cmd := exec.Command(testpeers.GoEverything(t), "-http", addr)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	testpeers.Eventually(t, 10*time.Second, "the go-sdk server to listen", func() bool {
+		nc, err := net.Dial("tcp", addr)
+		if err == nil {
+			nc.Close()
+		}
+		return err == nil
+	})
+	mustRun(t, dir, "servers", "add", "everything", "--env", "MCPR_TEST_MARKER="+mark, "--", testpeers.Everything(t), "stdio")
+	mustRun(t, dir, "servers", "add", "gosdk", "--env", "MCPR_TEST_MARKER="+mark, "--", testpeers.GoEverything(t))
+	mustRun(t, dir, "servers", "add", "web", "--url", "http://"+addr+"/mcp")
+	mustRun(t, dir, "servers", "add", "off", "--disabled", "--", "sh", "-c", "touch "+filepath.Join(dir, "started"))
+	mustRun(t, dir, "servers", "add", "broken", "--", "sh", "-c", "exit 7")
+
+	var rows []struct {
+		Name             string   `json:"name"`
+		Protocol         string   `json:"protocol"`
+		ProtocolsOffered []string `json:"protocolsOffered"`
+		ConnectError     string   `json:"connectError"`
+		Command          string   `json:"command"`
+	}
+	if err := json.Unmarshal([]byte(mustRun(t, dir, "servers", "list", "--connect", "--json")), &rows); err != nil || len(rows) != 5 {
+		t.Fatalf("list --connect --json: %+v, %v", rows, err)
+	}
+	byName := map[string]int{}
+	for i, r := range rows {
+		byName[r.Name] = i
+	}
+	gosdk, web, ev, off, broken := rows[byName["gosdk"]], rows[byName["web"]], rows[byName["everything"]], rows[byName["off"]], rows[byName["broken"]]
+	for _, r := range []struct {
+		name, protocol string
+		offered        []string
+	}{{"web", web.Protocol, web.ProtocolsOffered}} {
+		if r.protocol != "2025-11-25" || len(r.offered) == 0 || r.offered[0] != "2026-07-28" {
+			t.Errorf("%s: protocol %q, offered %v", r.name, r.protocol, r.offered)
+		}
+	}
+	// stdio is not asked (a server of both eras would take the probe's
+	// revision for the pipe's).
+	if gosdk.Protocol != "2025-11-25" || len(gosdk.ProtocolsOffered) != 0 {
+		t.Errorf("gosdk over stdio: %+v", gosdk)
+	}
+	if out := mustRun(t, dir, "servers", "test", "web"); !strings.Contains(out, "(protocol 2025-11-25)\nit offers 2026-07-28, 2025-11-25") {
+		t.Errorf("servers test web does not show the revisions it offers:\n%s", out)
+	}
+	if ev.Protocol != "2025-11-25" || len(ev.ProtocolsOffered) != 0 || ev.Command == "" {
+		t.Errorf("everything: %+v", ev)
+	}
+	if off.Protocol != "" || off.ConnectError != "" {
+		t.Errorf("off: %+v", off)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "started")); err == nil {
+		t.Error("the disabled server was started")
+	}
+	if !strings.Contains(broken.ConnectError, "exit status 7") {
+		t.Errorf("broken: %+v", broken)
+	}
+
+	table := mustRun(t, dir, "servers", "list", "--connect")
+	for _, want := range []string{"PROTOCOL", "OFFERS", "2026-07-28,2025-11-25", "error: initialize: process exit status 7"} {
+		if !strings.Contains(table, want) {
+			t.Errorf("list --connect table lacks %q:\n%s", want, table)
+		}
+	}
+	if plain := mustRun(t, dir, "servers", "list"); strings.Contains(plain, "PROTOCOL") {
+		t.Errorf("servers list without --connect connected:\n%s", plain)
 	}
 	testpeers.WaitNoProcesses(t, mark, 3*time.Second)
 }

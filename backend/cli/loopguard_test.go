@@ -284,7 +284,14 @@ func (r *runningRouter) waitErrored(t *testing.T, server string) string {
 
 func wantSelfError(t *testing.T, msg, instance string) {
 	t.Helper()
-	if !strings.HasPrefix(msg, "this server is this router itself: its initialize result carries this router's own instance id ("+instance+")") ||
+	wantSelfErrorFrom(t, msg, instance, "initialize result")
+}
+
+// wantSelfErrorFrom: answer is what carried the id ("initialize result",
+// "server/discover answer").
+func wantSelfErrorFrom(t *testing.T, msg, instance, answer string) {
+	t.Helper()
+	if !strings.HasPrefix(msg, "this server is this router itself: its "+answer+" carries this router's own instance id ("+instance+")") ||
 		!strings.Contains(msg, "cannot be its own upstream") || strings.Contains(msg, "\n") {
 		t.Errorf("error %q: want one line saying it is this router, with id %s", msg, instance)
 	}
@@ -343,9 +350,10 @@ func TestInitializeAnnouncesTheInstanceID(t *testing.T) {
 
 // A router that reaches itself through a reverse proxy on another port —
 // which no look at the definition can see — finds its own instance id in
-// the initialize result, marks the server errored with a clear message and
-// goes no further: one initialize passes the proxy, no list, no call, no
-// retry.
+// the answer to its first request (the server/discover probe, which it
+// answers with its id as it does initialize), marks the server errored
+// with a clear message and goes no further: one server/discover passes the
+// proxy, no initialize, no list, no call, no retry.
 func TestRouterBehindAProxyToItself(t *testing.T) {
 	isolateHome(t)
 	dir := t.TempDir()
@@ -362,16 +370,16 @@ func TestRouterBehindAProxyToItself(t *testing.T) {
 	mustRun(t, dir, "servers", "add", "loop", "--url", front.URL+"/mcp", "--header", "Authorization=Bearer "+r.token)
 	began := time.Now()
 	msg := r.waitErrored(t, "loop")
-	wantSelfError(t, msg, r.c.Instance)
+	wantSelfErrorFrom(t, msg, r.c.Instance, "server/discover answer")
 	t.Logf("errored %v after the add: %s", time.Since(began).Round(time.Millisecond), msg)
 
 	time.Sleep(time.Second) // five times the longest backoff
 	got := counter.snapshot()
-	if got["initialize"] != 1 {
-		t.Errorf("initialize passed the proxy %d times, want once: %v", got["initialize"], got)
+	if got["server/discover"] != 1 {
+		t.Errorf("server/discover passed the proxy %d times, want once: %v", got["server/discover"], got)
 	}
 	for m, n := range got {
-		if m != "initialize" && m != "notifications/initialized" {
+		if m != "server/discover" {
 			t.Errorf("%s passed the proxy %d times: the router went on talking to itself (%v)", m, n, got)
 		}
 	}

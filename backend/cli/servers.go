@@ -8,8 +8,10 @@ import (
 	"maps"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -227,17 +229,26 @@ func parsePairs(flag string, pairs []string) (map[string]string, error) {
 }
 
 func (e *env) serversList() *cobra.Command {
-	var asJSON bool
+	var asJSON, connect bool
+	var timeout time.Duration
 	cmd := &cobra.Command{
 		Use:   "list",
 		Short: "List the configured servers",
-		Args:  cobra.NoArgs,
+		Long: "list shows the servers' definitions. With --connect it also connects to each enabled server once\n" +
+			"(as servers test does, at most " + strconv.Itoa(listConnectParallel) + " at a time) and shows the MCP revision of the connection\n" +
+			"(PROTOCOL) and the revisions the server offers through server/discover (OFFERS).",
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return e.withStore(func(st *store.Store) error {
-				rows, err := st.Servers().List(cmd.Context())
-				if err != nil {
-					return err
-				}
+			var rows []store.Server
+			err := e.withStore(func(st *store.Store) error {
+				var err error
+				rows, err = st.Servers().List(cmd.Context())
+				return err
+			})
+			if err != nil {
+				return err
+			}
+			if !connect {
 				if asJSON {
 					return writeJSON(cmd.OutOrStdout(), rows)
 				}
@@ -251,10 +262,39 @@ func (e *env) serversList() *cobra.Command {
 					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.Name, r.Transport, yesNo(r.Enabled), r.PrefixMode, r.Target())
 				}
 				return tw.Flush()
-			})
+			}
+			listed, err := e.connectAll(cmd.Context(), rows, timeout)
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return writeJSON(cmd.OutOrStdout(), listed)
+			}
+			if len(listed) == 0 {
+				fmt.Fprintln(cmd.OutOrStdout(), "No servers yet. Add one with: mcp-router servers add NAME -- COMMAND [ARGS...]")
+				return nil
+			}
+			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "NAME\tTRANSPORT\tENABLED\tPROTOCOL\tOFFERS\tTARGET")
+			for _, r := range listed {
+				protocol, offers := r.Protocol, strings.Join(r.ProtocolsOffered, ",")
+				switch {
+				case !r.Enabled:
+					protocol = "-"
+				case r.ConnectError != "":
+					protocol = "error: " + cutLine(r.ConnectError, 60)
+				}
+				if offers == "" {
+					offers = "-"
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.Name, r.Transport, yesNo(r.Enabled), protocol, offers, r.Target())
+			}
+			return tw.Flush()
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	cmd.Flags().BoolVar(&connect, "connect", false, "connect to each enabled server once and show its protocol revisions")
+	cmd.Flags().DurationVar(&timeout, "timeout", time.Minute, "with --connect: give up on a server after this long")
 	return cmd
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 	"text/tabwriter"
 	"time"
 
@@ -37,32 +38,17 @@ func (e *env) serversTest() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			// A server that turns out to be this data dir's router is
-			// refused here as the running router would refuse it.
-			instance, chain, err := e.identity()
+			opts, err := e.probeOptions()
 			if err != nil {
 				return err
 			}
-			ctx, cancel := context.WithTimeout(cmd.Context(), timeout)
-			defer cancel()
 			var stderr strings.Builder
 			var live io.Writer = &stderr
 			if verbose {
 				live = io.MultiWriter(&stderr, cmd.ErrOrStderr())
 			}
-			sec, err := e.serverSecrets()
+			res, err := probeWithin(cmd.Context(), def, opts, timeout, live)
 			if err != nil {
-				return err
-			}
-			res, err := upstream.Probe(ctx, def.Server, upstream.Options{
-				ClientInfo: mcp.Implementation{Name: "mcp-router", Version: core.Version},
-				Instance:   instance, Chain: chain,
-				Secrets: sec, // secret env and header values, read for this connection only
-			}, live)
-			if err != nil {
-				if ctx.Err() == context.DeadlineExceeded {
-					err = fmt.Errorf("no answer within %s", timeout)
-				}
 				if !verbose {
 					printTail(cmd.ErrOrStderr(), stderr.String())
 				}
@@ -79,6 +65,95 @@ func (e *env) serversTest() *cobra.Command {
 	cmd.Flags().BoolVarP(&verbose, "verbose", "v", false, "show the server's stderr as it runs")
 	cmd.Flags().DurationVar(&timeout, "timeout", 2*time.Minute, "give up after this long (npx may download first)")
 	return cmd
+}
+
+// probeOptions: how servers test and servers list --connect connect. A
+// server that turns out to be this data dir's router is refused as the
+// running router would refuse it.
+func (e *env) probeOptions() (upstream.Options, error) {
+	instance, chain, err := e.identity()
+	if err != nil {
+		return upstream.Options{}, err
+	}
+	sec, err := e.serverSecrets()
+	if err != nil {
+		return upstream.Options{}, err
+	}
+	return upstream.Options{
+		ClientInfo: mcp.Implementation{Name: "mcp-router", Version: core.Version},
+		Instance:   instance, Chain: chain,
+		Secrets: sec, // secret env and header values, read for this connection only
+	}, nil
+}
+
+// probeWithin connects to def once, within timeout.
+func probeWithin(ctx context.Context, def store.Server, opts upstream.Options, timeout time.Duration, stderr io.Writer) (upstream.ProbeResult, error) {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	res, err := upstream.Probe(ctx, def.Server, opts, stderr)
+	if err != nil && ctx.Err() == context.DeadlineExceeded {
+		err = fmt.Errorf("no answer within %s", timeout)
+	}
+	return res, err
+}
+
+// listConnectParallel bounds the connections servers list --connect makes
+// at once.
+const listConnectParallel = 4
+
+// listedServer is a row of servers list --connect: the definition, and
+// what one connection to it learned.
+type listedServer struct {
+	store.Server
+	// Protocol: the revision of the connection (the 2025-11-25 handshake).
+	Protocol string `json:"protocol,omitempty"`
+	// ProtocolsOffered: the revisions the server named in its answer to
+	// server/discover.
+	ProtocolsOffered []string `json:"protocolsOffered,omitempty"`
+	// ConnectError: why the connection failed; the server's stderr is not
+	// shown here (servers test NAME shows it).
+	ConnectError string `json:"connectError,omitempty"`
+}
+
+// connectAll connects to each enabled server of rows once, at most
+// listConnectParallel at a time, each within timeout.
+func (e *env) connectAll(ctx context.Context, rows []store.Server, timeout time.Duration) ([]listedServer, error) {
+	out := make([]listedServer, len(rows))
+	opts, err := e.probeOptions()
+	if err != nil {
+		return nil, err
+	}
+	sem := make(chan struct{}, listConnectParallel)
+	var wg sync.WaitGroup
+	for i, r := range rows {
+		out[i].Server = r
+		if !r.Enabled {
+			continue
+		}
+		wg.Add(1)
+		go func(l *listedServer) {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			res, err := probeWithin(ctx, l.Server, opts, timeout, io.Discard)
+			if err != nil {
+				l.ConnectError = err.Error()
+				return
+			}
+			l.Protocol, l.ProtocolsOffered = res.ProtocolVersion, res.ProtocolVersions
+		}(&out[i])
+	}
+	wg.Wait()
+	return out, nil
+}
+
+// cutLine is s on one line, cut to at most n runes.
+func cutLine(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
 }
 
 func printTail(w io.Writer, stderr string) {
@@ -98,6 +173,9 @@ func printTail(w io.Writer, stderr string) {
 func printProbe(w io.Writer, def store.Server, res upstream.ProbeResult) {
 	fmt.Fprintf(w, "%s: connected to %s %s over %s (protocol %s)\n", def.Name,
 		res.ServerName, res.ServerVersion, def.Transport, res.ProtocolVersion)
+	if len(res.ProtocolVersions) > 0 {
+		fmt.Fprintf(w, "it offers %s (server/discover)\n", strings.Join(res.ProtocolVersions, ", "))
+	}
 	c := res.Catalog
 	fmt.Fprintf(w, "%d tools, %d resources, %d resource templates, %d prompts\n\n",
 		len(c.Tools), len(c.Resources), len(c.ResourceTemplates), len(c.Prompts))

@@ -23,7 +23,9 @@ import (
 
 // upstreamProtocol is pinned: mcp-go's client otherwise probes
 // server/discover, takes any answer as 2026-07-28 and then fails against
-// servers that only speak the 2025-11-25 handshake (see PEERS.md).
+// servers that only speak the 2025-11-25 handshake (see PEERS.md). The
+// router probes itself (discover.go), reading the revisions the answer
+// names, and shows them; the connection is the handshake's either way.
 const upstreamProtocol = mcp.ProtocolVersion20251125
 
 // conn is one live connection to an upstream: the mcp-go client for the
@@ -35,7 +37,10 @@ type conn struct {
 	tr     transport.Interface
 	proc   *process
 	init   *mcp.InitializeResult
-	cancel context.CancelFunc
+	// discovered: what the server/discover probe before initialize
+	// learned (discover.go); zero when it was not sent.
+	discovered discovery
+	cancel     context.CancelFunc
 	// login: the server's OAuth login for mcp-go's transports (SSE, HTTP
 	// through a proxy), whose 401s request refreshes here; nil otherwise.
 	login *loginAuth
@@ -186,6 +191,19 @@ func dialOnce(ctx context.Context, s spec.Server, o dialOptions) (_ *conn, sent 
 	startCtx, startSent := withSentLogin(life)
 	if err := c.client.Start(startCtx); err != nil {
 		return nil, startSent.get(), fmt.Errorf("connect: %w", fromMCPGo(err, redactedURL(s.URL)))
+	}
+	// Ask the server which revisions it speaks (discover.go; HTTP on the
+	// router's own transport only). The connection itself stays on the
+	// handshake (upstreamProtocol) whatever the answer; the answer is
+	// shown (Status.ProtocolVersions).
+	if c.probes() {
+		d := c.discover(ctx, o.clientInfo)
+		// This router reached again answers server/discover with its
+		// instance id too: stop here, before the handshake.
+		if err := o.self.checkInstance(d.instance, "server/discover answer"); err != nil {
+			return nil, "", err
+		}
+		c.discovered = d
 	}
 	initCtx, initSent := withSentLogin(ctx)
 	init, err := c.initialize(initCtx, o.clientInfo)

@@ -265,7 +265,14 @@ func (t *streamTransport) SendRequest(ctx context.Context, req transport.JSONRPC
 	if err != nil {
 		return nil, err
 	}
-	c, resp, sent, err := t.exchange(ctx, http.MethodPost, body, "", false)
+	extra := ""
+	if req.Method == string(mcp.MethodServerDiscover) && t.version.Load().(string) == "" {
+		// The probe before initialize (discover.go) is a 2026-07-28
+		// request: its revision and method go in the headers too, as that
+		// revision requires (a server refuses it otherwise, -32020).
+		extra = "Mcp-Protocol-Version: " + modernProtocol + "\r\nMcp-Method: " + req.Method + "\r\n"
+	}
+	c, resp, sent, err := t.exchange(ctx, http.MethodPost, body, extra, false)
 	if err != nil {
 		return nil, err
 	}

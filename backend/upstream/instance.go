@@ -28,7 +28,8 @@ var ErrSelf = errors.New("this server is this router itself")
 // router or of a router this one runs under.
 type selfError struct {
 	id       string
-	ancestor bool // the id is a router above this one, not this one
+	ancestor bool   // the id is a router above this one, not this one
+	answer   string // what carried it: "" the initialize result, else e.g. "server/discover answer"
 }
 
 func (e *selfError) Error() string {
@@ -36,8 +37,12 @@ func (e *selfError) Error() string {
 	if e.ancestor {
 		who = "the instance id of the router that started this one"
 	}
-	return fmt.Sprintf("%v: its initialize result carries %s (%s), so it reaches the router again "+
-		"(through a proxy, a forwarded port or a wrapper script); remove it, a router cannot be its own upstream", ErrSelf, who, e.id)
+	answer := e.answer
+	if answer == "" {
+		answer = "initialize result"
+	}
+	return fmt.Sprintf("%v: its %s carries %s (%s), so it reaches the router again "+
+		"(through a proxy, a forwarded port or a wrapper script); remove it, a router cannot be its own upstream", ErrSelf, answer, who, e.id)
 }
 
 func (e *selfError) Is(target error) bool { return target == ErrSelf }
@@ -72,14 +77,19 @@ func (id identity) childEnv() []string {
 // check returns a *selfError when init carries this router's id or one of
 // the chain's.
 func (id identity) check(init *mcp.InitializeResult) error {
-	got := InstanceOf(init)
+	return id.checkInstance(InstanceOf(init), "")
+}
+
+// checkInstance is check of the instance id that answer carried ("" none;
+// answer "" is the initialize result).
+func (id identity) checkInstance(got, answer string) error {
 	switch {
 	case got == "":
 		return nil
 	case id.instance != "" && got == id.instance:
-		return &selfError{id: got}
+		return &selfError{id: got, answer: answer}
 	case slices.Contains(id.chain, got):
-		return &selfError{id: got, ancestor: true}
+		return &selfError{id: got, ancestor: true, answer: answer}
 	}
 	return nil
 }

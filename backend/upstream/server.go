@@ -257,6 +257,7 @@ func (m *managed) attach(c *conn, cat Catalog) {
 		st.ServerName = c.init.ServerInfo.Name
 		st.ServerVersion = c.init.ServerInfo.Version
 		st.ProtocolVersion = c.init.ProtocolVersion
+		st.ProtocolVersions = c.discovered.versions
 		st.Instructions = c.init.Instructions
 		countCatalog(st, cat)
 	})

@@ -425,11 +425,14 @@ func (s *Service) Close() {
 
 // ProbeResult is what a one-shot connection learned.
 type ProbeResult struct {
-	ServerName      string  `json:"serverName"`
-	ServerVersion   string  `json:"serverVersion"`
-	ProtocolVersion string  `json:"protocolVersion"`
-	Instructions    string  `json:"instructions,omitempty"`
-	Catalog         Catalog `json:"catalog"`
+	ServerName      string `json:"serverName"`
+	ServerVersion   string `json:"serverVersion"`
+	ProtocolVersion string `json:"protocolVersion"`
+	// ProtocolVersions: the revisions named in its answer to
+	// server/discover (Status.ProtocolVersions).
+	ProtocolVersions []string `json:"protocolVersions,omitempty"`
+	Instructions     string   `json:"instructions,omitempty"`
+	Catalog          Catalog  `json:"catalog"`
 }
 
 // Probe connects to s once, lists what it offers and disconnects, stopping
@@ -453,6 +456,6 @@ func Probe(ctx context.Context, s spec.Server, o Options, stderr io.Writer) (Pro
 	}
 	return ProbeResult{
 		ServerName: c.init.ServerInfo.Name, ServerVersion: c.init.ServerInfo.Version,
-		ProtocolVersion: c.init.ProtocolVersion, Instructions: c.init.Instructions, Catalog: cat,
+		ProtocolVersion: c.init.ProtocolVersion, ProtocolVersions: c.discovered.versions, Instructions: c.init.Instructions, Catalog: cat,
 	}, nil
 }

@@ -38,8 +38,13 @@ type Status struct {
 	Prompts           int            `json:"prompts"`
 	ServerName        string         `json:"serverName,omitempty"`
 	ServerVersion     string         `json:"serverVersion,omitempty"`
-	ProtocolVersion   string         `json:"protocolVersion,omitempty"`
-	Instructions      string         `json:"instructions,omitempty"`
+	ProtocolVersion   string         `json:"protocolVersion,omitempty"` // the revision of the router's connection to it
+	// ProtocolVersions: the revisions the server named in its answer to
+	// server/discover (supportedVersions), asked before initialize; empty
+	// when it had no answer or was not asked (SSE, builtins, HTTP through
+	// a proxy).
+	ProtocolVersions []string `json:"protocolVersions,omitempty"`
+	Instructions     string   `json:"instructions,omitempty"`
 }
 
 // EventKind says what an Event reports.

@@ -81,6 +81,18 @@ describe('createApi', () => {
     expect((await api.listTools())[0]?.inputSchema).toEqual({ type: 'object' });
   });
 
+  it("reads a server's protocol revision and the revisions it offers; Go's omitted fields are empty, odd entries dropped", async () => {
+    const { protocol: _p, protocolsOffered: _o, ...bare } = server('b');
+    const f = fakeTransport({
+      ListServers: [{ ...server('a'), protocol: '2025-11-25', protocolsOffered: ['2026-07-28', 7, '2025-11-25'] }, bare],
+    });
+    const [a, b] = await createApi(f.t).listServers();
+    expect(a?.protocol).toBe('2025-11-25');
+    expect(a?.protocolsOffered).toEqual(['2026-07-28', '2025-11-25']);
+    expect(b?.protocol).toBe('');
+    expect(b?.protocolsOffered).toEqual([]);
+  });
+
   it('reads the backend tool of an ability call in log rows and details, absent for other requests', async () => {
     const row = { id: 7, time: '2026-11-26T00:00:00Z', client: 'c', server: 'calc', method: 'tools/call', target: 'sum', durationMs: 1, status: 'ok' };
     const api = createApi(fakeTransport({ QueryLogs: { rows: [{ ...row, backendTool: 'get-sum' }, { ...row, id: 6, target: 'calc__get-sum' }] }, GetLog: { ...row, backendTool: 'get-sum', request: '{}' } }).t);

@@ -115,6 +115,8 @@ export function toServerView(raw: unknown): ServerView {
     target: str(r.target),
     prefixMode: isOneOf(PREFIX_MODES, r.prefixMode) ? r.prefixMode : 'always',
     loggedIn: bool(r.loggedIn),
+    protocol: str(r.protocol),
+    protocolsOffered: Array.isArray(r.protocolsOffered) ? r.protocolsOffered.filter((v): v is string => typeof v === 'string') : [],
   };
 }
 

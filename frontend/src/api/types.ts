@@ -30,6 +30,10 @@ export interface ServerView {
   prefixMode: PrefixMode;
   /** An OAuth login of this HTTP/SSE server is stored and holds (Log out is offered). */
   loggedIn: boolean;
+  /** The MCP revision of the router's connection to it (e.g. 2025-11-25); empty until it first connected. */
+  protocol: string;
+  /** The revisions the server named in its answer to server/discover; empty when it has none or was not asked. */
+  protocolsOffered: string[];
 }
 
 /** LoginServer's answer: the authorization URL and how the router registered. */

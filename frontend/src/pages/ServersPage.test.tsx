@@ -86,6 +86,44 @@ describe('ServersPage', () => {
     expect(api.frontendReady).toHaveBeenCalledTimes(1);
   });
 
+  it("shows each server's protocol revision on its row and what it offers in its details", async () => {
+    const { api } = fakeApi([
+      server('gosdk', { protocol: '2025-11-25', protocolsOffered: ['2026-07-28', '2025-11-25', '2025-06-18'] }),
+      server('everything', { transport: 'http', protocol: '2025-11-25' }),
+      server('piped', { protocol: '2025-11-25' }),
+      server('never', { state: 'stopped' }),
+    ]);
+    api.serverTools.mockResolvedValue([]);
+    renderWithApi(<ServersPage />, api);
+    expect(await screen.findByTestId('server-protocol-gosdk')).toHaveTextContent('MCP 2025-11-25');
+    expect(screen.getByTestId('server-protocol-everything')).toHaveTextContent('MCP 2025-11-25');
+    expect(screen.queryByTestId('server-protocol-never')).toBeNull();
+
+    await userEvent.click(screen.getByTestId('server-open-gosdk'));
+    const note = await screen.findByTestId('server-protocols-gosdk');
+    expect(note).toHaveTextContent('Protocol: 2025-11-25.');
+    expect(note).toHaveTextContent('The server offers 2026-07-28, 2025-11-25, 2025-06-18');
+    expect(note).toHaveTextContent('connects with the 2025-11-25 handshake for now');
+
+    await userEvent.click(screen.getByTestId('server-open-everything'));
+    const plain = await screen.findByTestId('server-protocols-everything');
+    expect(plain).toHaveTextContent('named no revisions in answer to server/discover');
+    expect(plain).not.toHaveTextContent('handshake for now');
+
+    await userEvent.click(screen.getByTestId('server-open-piped'));
+    const piped = await screen.findByTestId('server-protocols-piped');
+    expect(piped).toHaveTextContent('Protocol: 2025-11-25.');
+    expect(piped).not.toHaveTextContent('server/discover'); // stdio is not asked
+  });
+
+  it('shows the protocol revision in Japanese', async () => {
+    const { api } = fakeApi([server('gosdk', { protocol: '2025-11-25', protocolsOffered: ['2026-07-28', '2025-11-25'] })]);
+    api.serverTools.mockResolvedValue([]);
+    renderWithApi(<ServersPage />, api, 'ja');
+    await userEvent.click(await screen.findByTestId('server-open-gosdk'));
+    expect(await screen.findByTestId('server-protocols-gosdk')).toHaveTextContent('プロトコル: 2025-11-25. サーバーは 2026-07-28, 2025-11-25 に対応しています');
+  });
+
   it('speaks Japanese', async () => {
     const { api } = fakeApi([]);
     renderWithApi(<ServersPage />, api, 'ja');

@@ -222,6 +222,12 @@ function ServerRow({ server: s, open, onToggle, onEdit }: { server: ServerView; 
         </td>
         <td>
           <span className="transport">{s.transport}</span>
+          {s.protocol && (
+            <span className="protocol muted" title={t.protocolTitle} data-testid={`server-protocol-${s.name}`}>
+              {' '}
+              MCP {s.protocol}
+            </span>
+          )}
         </td>
         <td className="num" data-testid={`server-tools-${s.name}`}>
           {s.tools}
@@ -329,8 +335,22 @@ function ServerDetails({ server }: { server: ServerView }) {
           {t.detailsConsole}
         </button>
       </div>
+      {server.protocol && <ProtocolNote server={server} />}
       {tab === 'tools' ? <ServerToolsPanel server={server} /> : <ConsolePanel name={server.name} />}
     </div>
+  );
+}
+
+/** The revision of the router's connection, and those the server offers. */
+function ProtocolNote({ server }: { server: ServerView }) {
+  const t = useMessages();
+  const offered = server.protocolsOffered;
+  return (
+    <p className="muted protocol-note" data-testid={`server-protocols-${server.name}`}>
+      {t.protocolLabel}: <code>{server.protocol}</code>.{' '}
+      {offered.length > 0 ? t.protocolOffered(offered.join(', ')) : server.transport === 'http' ? t.protocolNoDiscover : ''}{' '}
+      {offered.includes('2026-07-28') && t.protocolOnHandshake}
+    </p>
   );
 }
 

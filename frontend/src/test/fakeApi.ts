@@ -44,6 +44,8 @@ export function server(name: string, over: Partial<ServerView> = {}): ServerView
     target: `npx -y ${name}`,
     prefixMode: 'always',
     loggedIn: false,
+    protocol: '',
+    protocolsOffered: [],
     ...over,
   };
 }

@@ -787,6 +787,8 @@ export namespace appapi {
 	    target: string;
 	    prefixMode: string;
 	    loggedIn?: boolean;
+	    protocol?: string;
+	    protocolsOffered?: string[];
 	
 	    static createFrom(source: any = {}) {
 	        return new ServerView(source);
@@ -805,6 +807,8 @@ export namespace appapi {
 	        this.target = source["target"];
 	        this.prefixMode = source["prefixMode"];
 	        this.loggedIn = source["loggedIn"];
+	        this.protocol = source["protocol"];
+	        this.protocolsOffered = source["protocolsOffered"];
 	    }
 	}
 	export class StateGateStatus {
