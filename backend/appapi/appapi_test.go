@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os/exec"
 	"strings"
 	"sync"
 	"testing"
@@ -190,12 +189,7 @@ func TestListServersAndStateEvents(t *testing.T) {
 // not asked; the go-sdk server over HTTP names 2026-07-28 and the
 // handshake's revisions).
 func TestServerViewProtocols(t *testing.T) {
-	addr := fmt.Sprintf("127.0.0.1:%d", testpeers.FreePort(t))
-	cmd := exec.Command(testpeers.GoEverything(t), "-http", addr)
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	addr := testpeers.StartGoEverythingHTTP(t)
 	gosdk := spec.Server{Name: "gosdk", Transport: spec.HTTP, URL: "http://" + addr + "/mcp", Enabled: true}
 	f := newFixture(t, everything(t, "everything"), gosdk)
 	for _, name := range []string{"everything", "gosdk"} {

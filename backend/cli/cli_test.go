@@ -5,9 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -347,20 +345,7 @@ func TestServersTestAgainstRealServers(t *testing.T) {
 func TestServersListConnect(t *testing.T) {
 	mark := fmt.Sprintf("cli-%d", time.Now().UnixNano())
 	dir := t.TempDir()
-	port := testpeers.FreePort(t)
-	addr := fmt.Sprintf("127.0.0.1:%d", port)
-	cmd := exec.Command(testpeers.GoEverything(t), "-http", addr)
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	testpeers.Eventually(t, 10*time.Second, "the go-sdk server to listen", func() bool {
-		nc, err := net.Dial("tcp", addr)
-		if err == nil {
-			nc.Close()
-		}
-		return err == nil
-	})
+	addr := testpeers.StartGoEverythingHTTP(t)
 	mustRun(t, dir, "servers", "add", "everything", "--env", "MCPR_TEST_MARKER="+mark, "--", testpeers.Everything(t), "stdio")
 	mustRun(t, dir, "servers", "add", "gosdk", "--env", "MCPR_TEST_MARKER="+mark, "--", testpeers.GoEverything(t))
 	mustRun(t, dir, "servers", "add", "web", "--url", "http://"+addr+"/mcp")

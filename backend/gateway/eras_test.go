@@ -3,14 +3,10 @@ package gateway
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"io"
-	"net"
 	"net/http"
-	"os/exec"
 	"slices"
 	"testing"
-	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
@@ -25,20 +21,7 @@ import (
 // the connection's own era. Before, every such call came back
 // "upstream error -32022: protocol version "2025-11-25" is not supported".
 func TestModernClientReachesLegacyHTTPUpstream(t *testing.T) {
-	port := testpeers.FreePort(t)
-	addr := fmt.Sprintf("127.0.0.1:%d", port)
-	cmd := exec.Command(testpeers.GoEverything(t), "-http", addr, "-stateless=false")
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	testpeers.Eventually(t, 10*time.Second, "the go-sdk server to listen", func() bool {
-		nc, err := net.Dial("tcp", addr)
-		if err == nil {
-			nc.Close()
-		}
-		return err == nil
-	})
+	addr := testpeers.StartGoEverythingHTTP(t, "-stateless=false")
 	s := spec.Server{Name: "gosdk", Transport: spec.HTTP, URL: "http://" + addr + "/mcp", Enabled: true, PrefixMode: spec.PrefixNever}
 	s.Normalize()
 	r := newRig(t, []spec.Server{s}, rigOptions{})

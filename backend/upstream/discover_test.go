@@ -4,10 +4,8 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
-	"os/exec"
 	"slices"
 	"strings"
 	"testing"
@@ -89,20 +87,7 @@ func TestDiscoverNotOnStdio(t *testing.T) {
 func TestDiscoverGoSDKHTTP(t *testing.T) {
 	for _, stateless := range []bool{true, false} {
 		t.Run(fmt.Sprintf("stateless=%v", stateless), func(t *testing.T) {
-			port := testpeers.FreePort(t)
-			addr := fmt.Sprintf("127.0.0.1:%d", port)
-			cmd := exec.Command(testpeers.GoEverything(t), "-http", addr, fmt.Sprintf("-stateless=%v", stateless))
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-			testpeers.Eventually(t, 10*time.Second, "the go-sdk server to listen", func() bool {
-				nc, err := net.Dial("tcp", addr)
-				if err == nil {
-					nc.Close()
-				}
-				return err == nil
-			})
+			addr := testpeers.StartGoEverythingHTTP(t, fmt.Sprintf("-stateless=%v", stateless))
 			c := dialHTTP(t, "http://"+addr+"/mcp", ClientSide{}, nil)
 			// A stateful server answers server/discover too, naming only
 			// the handshake's revisions: an answer is not 2026-07-28.

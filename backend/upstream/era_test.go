@@ -4,9 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
-	"net"
-	"os/exec"
 	"reflect"
 	"strings"
 	"testing"
@@ -35,20 +32,7 @@ func modernMeta() map[string]any {
 // refuses every call, prompt and read with -32022; the connection must
 // send them in its own era.
 func TestModernRequestIntoLegacyHTTPSession(t *testing.T) {
-	port := testpeers.FreePort(t)
-	addr := fmt.Sprintf("127.0.0.1:%d", port)
-	cmd := exec.Command(testpeers.GoEverything(t), "-http", addr, "-stateless=false")
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	testpeers.Eventually(t, 10*time.Second, "the go-sdk server to listen", func() bool {
-		nc, err := net.Dial("tcp", addr)
-		if err == nil {
-			nc.Close()
-		}
-		return err == nil
-	})
+	addr := testpeers.StartGoEverythingHTTP(t, "-stateless=false")
 	// The connection declares sampling (the router can pass it on to
 	// clients that have it); the client below does not.
 	c := dialHTTP(t, "http://"+addr+"/mcp", ClientSide{

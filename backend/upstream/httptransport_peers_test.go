@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net"
-	"os/exec"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -125,20 +123,7 @@ func TestHTTPTransportWithServerEverything(t *testing.T) {
 func TestHTTPTransportWithGoSDKEverythingServer(t *testing.T) {
 	for _, stateless := range []bool{false, true} {
 		t.Run(fmt.Sprintf("stateless=%v", stateless), func(t *testing.T) {
-			port := testpeers.FreePort(t)
-			addr := fmt.Sprintf("127.0.0.1:%d", port)
-			cmd := exec.Command(testpeers.GoEverything(t), "-http", addr, fmt.Sprintf("-stateless=%v", stateless))
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-			testpeers.Eventually(t, 10*time.Second, "the go-sdk server to listen", func() bool {
-				nc, err := net.Dial("tcp", addr)
-				if err == nil {
-					nc.Close()
-				}
-				return err == nil
-			})
+			addr := testpeers.StartGoEverythingHTTP(t, fmt.Sprintf("-stateless=%v", stateless))
 			elicited := make(chan string, 1)
 			c := dialHTTP(t, "http://"+addr+"/mcp", ClientSide{
 				Elicitation: func(_ context.Context, _ string, req mcp.ElicitationRequest) (*mcp.ElicitationResult, error) {

@@ -71,6 +71,28 @@ func GoEverything(t testing.TB) string {
 	return p
 }
 
+// StartGoEverythingHTTP runs the go-sdk everything-server over streamable
+// HTTP on a free loopback port (`-http ADDR` and flags, e.g.
+// "-stateless=false"), waits until it listens, and ends it with the test. It
+// returns the address.
+func StartGoEverythingHTTP(t testing.TB, flags ...string) string {
+	t.Helper()
+	addr := fmt.Sprintf("127.0.0.1:%d", FreePort(t))
+	cmd := exec.Command(GoEverything(t), append([]string{"-http", addr}, flags...)...)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	Eventually(t, 10*time.Second, "the go-sdk server to listen", func() bool {
+		nc, err := net.Dial("tcp", addr)
+		if err == nil {
+			nc.Close()
+		}
+		return err == nil
+	})
+	return addr
+}
+
 // FreePort returns a loopback TCP port that was free a moment ago.
 func FreePort(t testing.TB) int {
 	t.Helper()
