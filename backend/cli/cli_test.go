@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -19,10 +18,13 @@ type result struct {
 	stdout, stderr string
 }
 
-// run executes the CLI in-process against dataDir.
+// run executes the CLI in-process against dataDir. Its output goes to
+// syncBuffers: the router's logger writes to stderr from its own goroutines
+// (an upstream's request refused while a command runs, say) while the
+// command writes there too; os.Stderr takes that, a bytes.Buffer does not.
 func run(t *testing.T, dataDir string, stdin string, args ...string) result {
 	t.Helper()
-	var out, errb bytes.Buffer
+	var out, errb syncBuffer
 	code := Main(context.Background(), append([]string{"--data-dir", dataDir}, args...),
 		Options{Stdin: strings.NewReader(stdin), Stdout: &out, Stderr: &errb})
 	return result{code, out.String(), errb.String()}
