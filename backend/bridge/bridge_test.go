@@ -2,7 +2,6 @@ package bridge
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -18,24 +17,6 @@ import (
 	"github.com/mcp-router/mcp-router/backend/spec"
 	"github.com/mcp-router/mcp-router/internal/testpeers"
 )
-
-// syncBuffer collects log output from goroutines that may outlive a test.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.buf.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.buf.String()
-}
 
 func quietLogger() *logrus.Logger {
 	l := logrus.New()
@@ -125,7 +106,7 @@ type client struct {
 	t     *testing.T
 	in    *io.PipeWriter
 	done  chan error
-	log   *syncBuffer
+	log   *testpeers.SyncBuffer
 	mu    sync.Mutex
 	lines []map[string]json.RawMessage
 	raw   []string
@@ -136,7 +117,7 @@ func startBridge(t *testing.T, o Options) *client {
 	t.Helper()
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
-	c := &client{t: t, in: inW, done: make(chan error, 1), log: &syncBuffer{}, more: make(chan struct{}, 1)}
+	c := &client{t: t, in: inW, done: make(chan error, 1), log: &testpeers.SyncBuffer{}, more: make(chan struct{}, 1)}
 	if o.Logger == nil {
 		l := logrus.New()
 		l.SetOutput(c.log)
@@ -585,7 +566,7 @@ func TestUnreachableRouterAnswersWithAnError(t *testing.T) {
 func TestStdinEOFWaitsForRequestsInFlight(t *testing.T) {
 	r := startRouter(t, t.TempDir(), routerOptions{noPeer: true})
 	inR, inW := io.Pipe()
-	var out syncBuffer
+	var out testpeers.SyncBuffer
 	done := make(chan error, 1)
 	go func() { done <- Run(context.Background(), inR, &out, Options{URL: r.url, Logger: quietLogger()}) }()
 	// A client piping a script: everything at once, then EOF.

@@ -24,7 +24,7 @@ type result struct {
 // command writes there too; os.Stderr takes that, a bytes.Buffer does not.
 func run(t *testing.T, dataDir string, stdin string, args ...string) result {
 	t.Helper()
-	var out, errb syncBuffer
+	var out, errb testpeers.SyncBuffer
 	code := Main(context.Background(), append([]string{"--data-dir", dataDir}, args...),
 		Options{Stdin: strings.NewReader(stdin), Stdout: &out, Stderr: &errb})
 	return result{code, out.String(), errb.String()}

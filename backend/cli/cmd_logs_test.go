@@ -1,10 +1,10 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/mcp-router/mcp-router/internal/testpeers"
 	"strings"
 	"sync"
 	"testing"
@@ -233,30 +233,12 @@ func TestLogsBadInput(t *testing.T) {
 	}
 }
 
-// syncBuffer is an io.Writer the test can read while Main writes.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // follow runs `logs --follow` in the background until stop is called.
-func follow(t *testing.T, dir string, args ...string) (out *syncBuffer, stop func() result) {
+func follow(t *testing.T, dir string, args ...string) (out *testpeers.SyncBuffer, stop func() result) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	out = &syncBuffer{}
-	errb := &syncBuffer{}
+	out = &testpeers.SyncBuffer{}
+	errb := &testpeers.SyncBuffer{}
 	code := make(chan int, 1)
 	go func() {
 		code <- Main(ctx, append([]string{"--data-dir", dir, "logs", "--follow"}, args...),
@@ -282,7 +264,7 @@ func follow(t *testing.T, dir string, args ...string) (out *syncBuffer, stop fun
 
 // waitLines waits until out has n lines; the deadline only turns a hang
 // into a failure.
-func waitLines(t *testing.T, out *syncBuffer, n int) {
+func waitLines(t *testing.T, out *testpeers.SyncBuffer, n int) {
 	t.Helper()
 	deadline := time.Now().Add(15 * time.Second)
 	for strings.Count(out.String(), "\n") < n {

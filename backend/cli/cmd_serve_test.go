@@ -43,7 +43,7 @@ func TestServeHasTheBrowserUI(t *testing.T) {
 			dir := t.TempDir()
 			port := testpeers.FreePort(t)
 			ctx, cancel := context.WithCancel(context.Background())
-			var stderr syncBuffer
+			var stderr testpeers.SyncBuffer
 			done := make(chan int, 1)
 			o := Options{Stdin: strings.NewReader(""), Stdout: io.Discard, Stderr: &stderr}
 			if tc.assets != nil {
@@ -104,7 +104,7 @@ func TestTuneRuntimeOnlyWhereTheEndpointIsServed(t *testing.T) {
 		t.Fatalf("stdio and settings tuned the runtime %d times", n)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	var stderr syncBuffer
+	var stderr testpeers.SyncBuffer
 	o.Stderr = &stderr
 	done := make(chan int, 1)
 	go func() {
@@ -129,7 +129,7 @@ func TestServeSaysWhoMayUseTheUI(t *testing.T) {
 	serve := func(t *testing.T, dir string, args ...string) (banner, base string) {
 		t.Helper()
 		ctx, cancel := context.WithCancel(context.Background())
-		var stderr syncBuffer
+		var stderr testpeers.SyncBuffer
 		done := make(chan int, 1)
 		o := Options{Stdin: strings.NewReader(""), Stdout: io.Discard, Stderr: &stderr}
 		go func() {

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"github.com/mcp-router/mcp-router/internal/testpeers"
 	"io"
 	"strconv"
 	"strings"
@@ -38,7 +39,7 @@ func TestStdioAnswersAtOnceAndListsServersAsTheyComeUp(t *testing.T) {
 	outR, outW := io.Pipe()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan int, 1)
-	stderr := &syncBuffer{}
+	stderr := &testpeers.SyncBuffer{}
 	go func() {
 		done <- Main(ctx, []string{"--data-dir", dir, "stdio"}, Options{Stdin: inR, Stdout: outW, Stderr: stderr})
 		outW.Close()

@@ -269,7 +269,7 @@ func stdioWhoami(t *testing.T, dir string, args ...string) map[string]string {
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	done := make(chan int, 1)
-	stderr := &syncBuffer{}
+	stderr := &testpeers.SyncBuffer{}
 	go func() {
 		done <- Main(context.Background(), append([]string{"--data-dir", dir, "stdio"}, args...), Options{Stdin: inR, Stdout: outW, Stderr: stderr})
 		outW.Close()

@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/mcp-router/mcp-router/internal/testpeers"
 	"io"
 	"net/http/httptest"
 	"os"
@@ -122,7 +123,7 @@ func TestSecretValuesStayInTheKeychain(t *testing.T) {
 		t.Fatalf("add remote: %+v", r)
 	}
 
-	stderr := &syncBuffer{}
+	stderr := &testpeers.SyncBuffer{}
 	got := callStdio(t, dir, stderr, "local__digest", "remote__digest")
 	logs.WriteString(stderr.String())
 	if want := "env:" + testmcp.Digest(envValue); !strings.HasPrefix(got[0], want) {

@@ -1,12 +1,10 @@
 package upstream
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -17,24 +15,6 @@ import (
 	"github.com/mcp-router/mcp-router/internal/testmcp"
 	"github.com/mcp-router/mcp-router/internal/testpeers"
 )
-
-// syncBuffer is a log sink safe for the service's goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 func toolText(t *testing.T, s *Service, server, tool string) string {
 	t.Helper()
@@ -83,7 +63,7 @@ func TestSecretValuesReachTheUpstreamOnly(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	logs := &syncBuffer{}
+	logs := &testpeers.SyncBuffer{}
 	log := logrus.New()
 	log.SetOutput(logs)
 	log.SetLevel(logrus.DebugLevel)

@@ -19,6 +19,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -367,4 +368,23 @@ func LoginTokens(t testing.TB, file, server string) (access, refresh string) {
 		t.Fatalf("login record of %s: %v", server, err)
 	}
 	return rec.Token.AccessToken, rec.Token.RefreshToken
+}
+
+// SyncBuffer is an io.Writer that goroutines may write to while a test
+// reads it: a logger's sink, a CLI's stdout or stderr.
+type SyncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *SyncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *SyncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
