@@ -34,6 +34,8 @@ require (
 	modernc.org/sqlite v1.62.0
 )
 
+require github.com/pmezard/go-difflib v1.0.0
+
 require (
 	github.com/modelcontextprotocol/go-sdk v1.8.0
 	github.com/segmentio/asm v1.1.3 // indirect
