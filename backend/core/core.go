@@ -19,6 +19,7 @@ import (
 
 	"github.com/mcp-router/mcp-router/backend/approval"
 	"github.com/mcp-router/mcp-router/backend/auth"
+	"github.com/mcp-router/mcp-router/backend/catalog"
 	"github.com/mcp-router/mcp-router/backend/chat"
 	"github.com/mcp-router/mcp-router/backend/config"
 	"github.com/mcp-router/mcp-router/backend/gate"
@@ -67,6 +68,10 @@ type Core struct {
 	// entries (the OS keychain, else a 0600 file): the database has only
 	// their names.
 	ServerSecrets *secrets.ServerValues
+	// Catalog is the persisted catalog: servers' last lists, readable
+	// while they are stopped, and their tools' pinned definitions
+	// (catalog.go).
+	Catalog *catalog.Catalog
 	// Logins are the OAuth logins of HTTP upstreams (logins.go).
 	Logins    *oauthclient.Manager
 	loginMu   sync.Mutex
@@ -137,6 +142,8 @@ func Open(dataDir string, o Options) (*Core, error) {
 	}
 	uo.Instance, uo.Chain = id, chain
 	uo.OnNotification = func(server string, n mcp.JSONRPCNotification) { gw.Notify(server, n) }
+	c.openCatalog()
+	uo.OnCatalog = c.Catalog.Record
 	uo.ClientSide = upstream.ClientSide{
 		Sampling: func(ctx context.Context, s string, r mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
 			return gw.ClientSide().Sampling(ctx, s, r)
@@ -239,6 +246,7 @@ func Open(dataDir string, o Options) (*Core, error) {
 		Logger:     o.Logger,
 		Version:    Version,
 		Instance:   id,
+		HeldTools:  c.Catalog.HeldTools,
 	})
 	c.Gateway = gw
 	c.openChat()
@@ -477,7 +485,9 @@ func (c *Core) reload(ctx context.Context) {
 	if err := c.Hooks.Reload(ctx); err != nil {
 		c.Log.Warnf("reload hooks after a database change: %v", err)
 	}
-	// A setting such as the separator may have changed.
+	// An accept by the CLI releases a held tool.
+	c.Catalog.Reload(ctx)
+	// A setting such as the separator (or toolChanges) may have changed.
 	c.Gateway.Refresh()
 }
 
