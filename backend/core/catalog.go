@@ -2,19 +2,14 @@ package core
 
 import (
 	"context"
-	"encoding/json"
 	"time"
 
 	"github.com/mcp-router/mcp-router/backend/catalog"
-	"github.com/mcp-router/mcp-router/backend/pipeline"
 	"github.com/mcp-router/mcp-router/backend/spec"
-	"github.com/mcp-router/mcp-router/backend/store"
 )
 
-// ToolChangeMethod is the request log's method of a recorded tool change
-// (and of its accept): the router's own tools/list of the upstream showed
-// it.
-const ToolChangeMethod = "tools/list"
+// ToolChangeMethod is the request log's method of a recorded tool change.
+const ToolChangeMethod = catalog.RecordMethod
 
 // openCatalog builds the persisted catalog (backend/catalog). The gateway
 // and the upstream service are built after it and reached through c.
@@ -49,29 +44,9 @@ func (c *Core) toolChangeMode(server string) spec.ToolChangeMode {
 // recordToolChange writes a tool change, or its accept, to the request log
 // and the audit trail.
 func (c *Core) recordToolChange(ch catalog.Change) {
-	what := "changed"
-	switch {
-	case ch.Accepted:
-		what = "accepted"
-	case ch.Held:
-		what = "held"
-	}
-	detail, _ := json.Marshal(map[string]any{"toolChange": what, "tool": ch.Tool, "oldHash": ch.OldHash, "newHash": ch.NewHash,
-		"acceptedBy": ch.AcceptedBy, "diff": ch.Diff})
-	e := store.RequestLog{Client: pipeline.RouterServer, Server: ch.Server, Method: ToolChangeMethod, Target: ch.Tool,
-		Status: store.StatusOK, Response: string(detail)}
-	if what == "held" {
-		e.Status = store.StatusBlocked
-		e.Error = "the tool's definition changed upstream; it is held until a person accepts it (toolChanges: hold)"
-	}
+	e, a := catalog.Records(ch)
 	c.Requests.Log(e)
-	args, _ := json.Marshal(map[string]string{"oldHash": ch.OldHash, "newHash": ch.NewHash})
-	client := pipeline.RouterServer
-	if ch.Accepted {
-		client = ch.AcceptedBy
-	}
-	if _, err := c.Store.Audit().Append(context.Background(), store.AuditRow{Client: client, Server: ch.Server, Tool: ch.Tool,
-		Target: ch.Tool, Policies: "toolChanges", Arguments: string(args), Status: "tool_" + what, Result: ch.Diff}, time.Time{}); err != nil {
+	if _, err := c.Store.Audit().Append(context.Background(), a, time.Time{}); err != nil {
 		c.Log.WithField("server", ch.Server).Warnf("audit of the change of tool %q: %v", ch.Tool, err)
 	}
 }

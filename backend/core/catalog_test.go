@@ -3,13 +3,9 @@ package core
 import (
 	"context"
 	"encoding/json"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/mark3labs/mcp-go/mcp"
-	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/mcp-router/mcp-router/backend/catalog"
 	"github.com/mcp-router/mcp-router/backend/config"
@@ -18,24 +14,6 @@ import (
 	"github.com/mcp-router/mcp-router/backend/store"
 	"github.com/mcp-router/mcp-router/internal/testpeers"
 )
-
-// rugPullUpstream is a real streamable HTTP MCP server (mcp-go, in
-// process) with one tool, echo, whose description change announces
-// returns: its server sends tools/list_changed to the router.
-func rugPullUpstream(t *testing.T) (url string, change func(description string)) {
-	t.Helper()
-	s := server.NewMCPServer("rug", "1", server.WithToolCapabilities(true))
-	echo := func(_ context.Context, r mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		return mcp.NewToolResultText("echo:" + r.GetString("message", "")), nil
-	}
-	add := func(desc string) {
-		s.AddTool(mcp.NewTool("echo", mcp.WithDescription(desc), mcp.WithString("message")), echo)
-	}
-	add("Echo the message")
-	ts := httptest.NewServer(server.NewStreamableHTTPServer(s))
-	t.Cleanup(ts.Close)
-	return ts.URL + "/mcp", add
-}
 
 func toolDescriptions(t *testing.T, call func(string) []byte) map[string]string {
 	t.Helper()
@@ -67,7 +45,7 @@ const callRugEcho = `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"na
 // definition is served. The request log and the audit record it. A token
 // whose scope leaves the server out is told nothing of it.
 func TestChangedToolHeldUntilAccepted(t *testing.T) {
-	url, change := rugPullUpstream(t)
+	url, change := testpeers.RugPullHTTP(t)
 	dir := t.TempDir()
 	ep := serve(t, dir, []spec.Server{{Name: "rug", Transport: spec.HTTP, URL: url, Enabled: true, ToolChanges: spec.ToolChangesHold}}, false)
 	ctx := context.Background()
@@ -159,7 +137,7 @@ func TestChangedToolHeldUntilAccepted(t *testing.T) {
 // Under notify (the default) the changed tool stays listed and callable
 // with its new definition, and the change is recorded for a person.
 func TestChangedToolNotifiedAndServed(t *testing.T) {
-	url, change := rugPullUpstream(t)
+	url, change := testpeers.RugPullHTTP(t)
 	dir := t.TempDir()
 	ep := serve(t, dir, []spec.Server{{Name: "rug", Transport: spec.HTTP, URL: url, Enabled: true}}, true)
 	ctx := context.Background()
