@@ -31,6 +31,7 @@ import {
   toStrings,
   toTokenView,
   toToolCallResult,
+  toToolChange,
 } from './convert';
 import { createAboutApi } from './about';
 import { createApprovalsApi } from './approvals';
@@ -97,6 +98,8 @@ export function createApi(t: ApiTransport): Api {
 
     listTools: () => call('ListTools', [], (r) => list(r, toAggregatedTool, 'tools')),
     callTool: (name, argumentsJSON) => call('CallTool', [name, argumentsJSON], toToolCallResult),
+    listToolChanges: () => call('ListToolChanges', [], (r) => list(r, toToolChange, 'tool changes')),
+    acceptToolChange: (server, tool, newHash) => call('AcceptToolChange', [server, tool, newHash], none),
 
     listHooks: () => call('ListHooks', [], (r) => list(r, toHookView, 'hooks')),
     saveHook: (h) => call('SaveHook', [h], toHookView),

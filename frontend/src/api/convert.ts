@@ -9,6 +9,7 @@ import {
   TOKEN_ROLES,
   TRANSPORTS,
   type AggregatedTool,
+  type ToolChange,
   type AppSettings,
   type AuditPage,
   type AuditReport,
@@ -225,6 +226,21 @@ export function toAggregatedTool(raw: unknown): AggregatedTool {
     tool: str(r.tool) || name,
     description: str(r.description),
     inputSchema: typeof schema === 'object' && schema !== null && !Array.isArray(schema) ? (schema as Obj) : { type: 'object' },
+  };
+}
+
+export function toToolChange(raw: unknown): ToolChange {
+  const r = obj(raw, 'tool change');
+  return {
+    server: reqStr(r, 'server', 'tool change'),
+    tool: reqStr(r, 'tool', 'tool change'),
+    oldHash: str(r.oldHash),
+    newHash: reqStr(r, 'newHash', 'tool change'),
+    old: str(r.old),
+    new: str(r.new),
+    diff: str(r.diff),
+    changedAt: str(r.changedAt),
+    held: bool(r.held),
   };
 }
 

@@ -156,6 +156,25 @@ export interface AggregatedTool {
   inputSchema: Record<string, unknown>;
 }
 
+/** A tool an upstream changed after it was first seen, waiting for a person (docs/tools.md). */
+export interface ToolChange {
+  server: string;
+  /** The upstream's own name. */
+  tool: string;
+  oldHash: string;
+  /** What acceptToolChange takes: the definition the person saw. */
+  newHash: string;
+  /** The accepted definition (indented JSON). */
+  old: string;
+  /** The changed definition. */
+  new: string;
+  /** Unified diff, old to new. */
+  diff: string;
+  changedAt: string;
+  /** Withheld from clients until accepted (toolChanges: hold). */
+  held: boolean;
+}
+
 /** One MCP content block as the upstream sent it. */
 export type ContentBlock = { type: string; [k: string]: unknown };
 
@@ -502,6 +521,10 @@ export interface Api extends ChatApi, ApprovalsApi, AboutApi {
   // Tools
   listTools(): Promise<AggregatedTool[]>;
   callTool(name: string, argumentsJSON: string): Promise<ToolCallResult>;
+  /** Tools whose definition changed upstream, waiting for a person. */
+  listToolChanges(): Promise<ToolChange[]>;
+  /** Accepts the changed definition the person saw (newHash); a held tool is served again. */
+  acceptToolChange(server: string, tool: string, newHash: string): Promise<void>;
   // Hooks
   listHooks(): Promise<HookView[]>;
   saveHook(h: HookInput): Promise<HookView>;

@@ -185,6 +185,8 @@ export function fakeApi(initial: ServerView[] = []) {
 
     listTools: vi.fn<Api['listTools']>(async () => []),
     callTool: vi.fn<Api['callTool']>(async () => ({ content: [], isError: false, durationMs: 1 })),
+    listToolChanges: vi.fn<Api['listToolChanges']>(async () => []),
+    acceptToolChange: vi.fn<Api['acceptToolChange']>(async () => {}),
 
     getPolicy: vi.fn<Api['getPolicy']>(async () => policyView('')),
     checkPolicy: vi.fn<Api['checkPolicy']>(async () => []),

@@ -850,6 +850,34 @@ export namespace appapi {
 	        this.error = source["error"];
 	    }
 	}
+	export class ToolChange {
+	    server: string;
+	    tool: string;
+	    oldHash: string;
+	    newHash: string;
+	    old: string;
+	    new: string;
+	    diff: string;
+	    changedAt: string;
+	    held: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new ToolChange(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.server = source["server"];
+	        this.tool = source["tool"];
+	        this.oldHash = source["oldHash"];
+	        this.newHash = source["newHash"];
+	        this.old = source["old"];
+	        this.new = source["new"];
+	        this.diff = source["diff"];
+	        this.changedAt = source["changedAt"];
+	        this.held = source["held"];
+	    }
+	}
 
 }
 
@@ -1447,6 +1475,7 @@ export namespace spec {
 	    disabledTools?: string[];
 	    gate: Gate;
 	    chat: Chat;
+	    toolChanges?: string;
 	
 	    static createFrom(source: any = {}) {
 	        return new Server(source);
@@ -1472,6 +1501,7 @@ export namespace spec {
 	        this.disabledTools = source["disabledTools"];
 	        this.gate = this.convertValues(source["gate"], Gate);
 	        this.chat = this.convertValues(source["chat"], Chat);
+	        this.toolChanges = source["toolChanges"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {

@@ -13,6 +13,8 @@ import {approval} from '../models';
 
 export function About():Promise<appapi.AboutInfo>;
 
+export function AcceptToolChange(arg1:string,arg2:string,arg3:string):Promise<void>;
+
 export function AddServer(arg1:spec.Server):Promise<appapi.ServerView>;
 
 export function AddServersFromJSON(arg1:string):Promise<config.ImportReport>;
@@ -84,6 +86,8 @@ export function ListRuns(arg1:string):Promise<Array<stategate.RunInfo>>;
 export function ListServers():Promise<Array<appapi.ServerView>>;
 
 export function ListTokens():Promise<Array<appapi.TokenView>>;
+
+export function ListToolChanges():Promise<Array<appapi.ToolChange>>;
 
 export function ListTools():Promise<Array<appapi.AggregatedTool>>;
 

@@ -6,6 +6,10 @@ export function About() {
   return window['go']['appapi']['API']['About']();
 }
 
+export function AcceptToolChange(arg1, arg2, arg3) {
+  return window['go']['appapi']['API']['AcceptToolChange'](arg1, arg2, arg3);
+}
+
 export function AddServer(arg1) {
   return window['go']['appapi']['API']['AddServer'](arg1);
 }
@@ -148,6 +152,10 @@ export function ListServers() {
 
 export function ListTokens() {
   return window['go']['appapi']['API']['ListTokens']();
+}
+
+export function ListToolChanges() {
+  return window['go']['appapi']['API']['ListToolChanges']();
 }
 
 export function ListTools() {
