@@ -70,3 +70,15 @@ func TestToolsChangesAndAccept(t *testing.T) {
 		t.Fatalf("audit:\n%s", out)
 	}
 }
+
+func TestServersUpdateToolChanges(t *testing.T) {
+	dir := t.TempDir()
+	mustRun(t, dir, "servers", "add", "fs", "--", "echo", "x")
+	if out := mustRun(t, dir, "servers", "update", "fs", "--tool-changes", "hold"); !strings.Contains(out, "Tool changes:  hold") {
+		t.Fatalf("update to hold:\n%s", out)
+	}
+	assertOneLineError(t, run(t, dir, "", "servers", "update", "fs", "--tool-changes", "ignore"), ExitUsage, `--tool-changes "ignore": want notify, hold or setting`)
+	if out := mustRun(t, dir, "servers", "update", "fs", "--tool-changes", "setting"); strings.Contains(out, "Tool changes:") {
+		t.Fatalf("back to the setting:\n%s", out)
+	}
+}
