@@ -29,14 +29,16 @@ func init() {
 		Def{Key: KeyCatalogMaxKB, Default: strconv.Itoa(DefaultCatalogMaxKB), Allowed: "a whole number of kilobytes from 16 to 1048576",
 			Help: "bytes of one server's lists together the catalog keeps", check: intRange(16, 1048576)},
 		Def{Key: KeyToolChanges, Default: string(spec.ToolChangesNotify), Allowed: "notify or hold",
-			Help: "a tool an upstream changed after it was first seen: served and recorded (notify), or withheld until accepted (hold); a server's own toolChanges wins",
+			Help:  "a tool an upstream changed after it was first seen: served and recorded (notify), or withheld until accepted (hold); a server's own toolChanges wins",
 			check: oneOf(string(spec.ToolChangesNotify), string(spec.ToolChangesHold))},
 	)
 	sort.Slice(defs, func(i, j int) bool { return defs[i].Key < defs[j].Key })
 }
 
 // CatalogMaxItems caps one list of one server in the catalog.
-func (s *Settings) CatalogMaxItems(ctx context.Context) int { return s.validInt(ctx, KeyCatalogMaxItems) }
+func (s *Settings) CatalogMaxItems(ctx context.Context) int {
+	return s.validInt(ctx, KeyCatalogMaxItems)
+}
 
 // CatalogMaxBytes caps one server's lists in the catalog.
 func (s *Settings) CatalogMaxBytes(ctx context.Context) int64 {

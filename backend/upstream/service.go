@@ -41,8 +41,8 @@ type Options struct {
 	// EventCatalog: the persisted catalog (backend/catalog) records them
 	// and decides which tools are held first. It runs on the server's
 	// supervisor goroutine.
-	OnCatalog func(server string, cat Catalog, lists []string)
-	ClientSide     ClientSide // answers sampling, elicitation and roots requests
+	OnCatalog  func(server string, cat Catalog, lists []string)
+	ClientSide ClientSide // answers sampling, elicitation and roots requests
 	// Instance is this router's instance id (config.InstanceID): a server
 	// whose initialize result carries it is this router, reached again, and
 	// is marked errored (ErrSelf) instead of used. "" turns the check off.
