@@ -16,7 +16,7 @@ import "gorm.io/gorm"
 //     config_revision on that alone, so a running router sees an accept
 //     made by the CLI within a second, while the router's own recording of
 //     a change (pending_*) reloads nothing.
-//   - servers.tool_changes: a server's own toolChanges mode (” follows
+//   - servers.tool_changes: a server's own toolChanges mode (empty: follows
 //     the setting).
 func migrateCatalog(tx *gorm.DB) error {
 	stmts := []string{
