@@ -68,4 +68,17 @@ func TestToolChangesAcceptedByTheAdminOnly(t *testing.T) {
 	if got, _ := h.api.ListToolChanges(); len(got) != 0 {
 		t.Fatalf("changes after the accept: %+v", got)
 	}
+	// Stopped, its tools are still on the page, from the catalog.
+	if stopped, err := h.api.StoppedServerTools(); err != nil || len(stopped) != 0 {
+		t.Fatalf("stopped tools while running: %+v, %v", stopped, err)
+	}
+	if err := h.api.SetServerEnabled("rug", false); err != nil {
+		t.Fatal(err)
+	}
+	h.waitState(t, "rug", "stopped")
+	stopped, err := h.api.StoppedServerTools()
+	if err != nil || len(stopped) != 1 || stopped[0].Server != "rug" || stopped[0].Tool != "echo" || stopped[0].State != "stopped" ||
+		!strings.HasPrefix(stopped[0].Description, "Echo the message; first call") || stopped[0].SeenAt == "" || stopped[0].Changed {
+		t.Fatalf("stopped tools: %+v, %v", stopped, err)
+	}
 }

@@ -32,6 +32,7 @@ import {
   toTokenView,
   toToolCallResult,
   toToolChange,
+  toCatalogTool,
 } from './convert';
 import { createAboutApi } from './about';
 import { createApprovalsApi } from './approvals';
@@ -98,6 +99,7 @@ export function createApi(t: ApiTransport): Api {
 
     listTools: () => call('ListTools', [], (r) => list(r, toAggregatedTool, 'tools')),
     callTool: (name, argumentsJSON) => call('CallTool', [name, argumentsJSON], toToolCallResult),
+    stoppedServerTools: () => call('StoppedServerTools', [], (r) => list(r, toCatalogTool, 'catalog tools')),
     listToolChanges: () => call('ListToolChanges', [], (r) => list(r, toToolChange, 'tool changes')),
     acceptToolChange: (server, tool, newHash) => call('AcceptToolChange', [server, tool, newHash], none),
 

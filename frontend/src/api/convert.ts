@@ -10,6 +10,7 @@ import {
   TRANSPORTS,
   type AggregatedTool,
   type ToolChange,
+  type CatalogTool,
   type AppSettings,
   type AuditPage,
   type AuditReport,
@@ -226,6 +227,20 @@ export function toAggregatedTool(raw: unknown): AggregatedTool {
     tool: str(r.tool) || name,
     description: str(r.description),
     inputSchema: typeof schema === 'object' && schema !== null && !Array.isArray(schema) ? (schema as Obj) : { type: 'object' },
+  };
+}
+
+export function toCatalogTool(raw: unknown): CatalogTool {
+  const r = obj(raw, 'catalog tool');
+  const schema = r.inputSchema;
+  return {
+    server: reqStr(r, 'server', 'catalog tool'),
+    state: str(r.state),
+    tool: reqStr(r, 'tool', 'catalog tool'),
+    description: str(r.description),
+    inputSchema: typeof schema === 'object' && schema !== null && !Array.isArray(schema) ? (schema as Obj) : { type: 'object' },
+    seenAt: str(r.seenAt),
+    changed: bool(r.changed),
   };
 }
 

@@ -156,6 +156,21 @@ export interface AggregatedTool {
   inputSchema: Record<string, unknown>;
 }
 
+/** A tool of a server that is not running, as the persisted catalog last saw it. */
+export interface CatalogTool {
+  server: string;
+  /** The server's state now (stopped, error, starting, …). */
+  state: string;
+  /** The upstream's own name. */
+  tool: string;
+  description: string;
+  inputSchema: Record<string, unknown>;
+  /** When its server last listed it. */
+  seenAt: string;
+  /** A change of it waits for a person. */
+  changed: boolean;
+}
+
 /** A tool an upstream changed after it was first seen, waiting for a person (docs/tools.md). */
 export interface ToolChange {
   server: string;
@@ -521,6 +536,8 @@ export interface Api extends ChatApi, ApprovalsApi, AboutApi {
   // Tools
   listTools(): Promise<AggregatedTool[]>;
   callTool(name: string, argumentsJSON: string): Promise<ToolCallResult>;
+  /** Tools of servers that are not running, from the persisted catalog. */
+  stoppedServerTools(): Promise<CatalogTool[]>;
   /** Tools whose definition changed upstream, waiting for a person. */
   listToolChanges(): Promise<ToolChange[]>;
   /** Accepts the changed definition the person saw (newHash); a held tool is served again. */

@@ -200,4 +200,20 @@ describe('ToolsPage', () => {
       expect(await screen.findByTestId('tool-change-rug/echo')).toBeInTheDocument();
     });
   });
+
+  it('shows the tools of stopped servers from the catalog, by server (en, ja)', async () => {
+    const { api } = fakeApi();
+    api.stoppedServerTools.mockResolvedValue([
+      { server: 'github', state: 'stopped', tool: 'create_issue', description: 'Open an issue', inputSchema: { type: 'object' }, seenAt: '2026-11-27T12:00:00Z', changed: false },
+      { server: 'github', state: 'stopped', tool: 'search', description: 'Search code', inputSchema: { type: 'object' }, seenAt: '2026-11-27T12:00:00Z', changed: true },
+    ]);
+    renderWithApi(<ToolsPage />, api, 'ja');
+    const group = await screen.findByTestId('stopped-server-github');
+    expect(screen.getByText('停止中のサーバーのツール')).toBeInTheDocument();
+    expect(group).toHaveTextContent('stopped');
+    expect(screen.getByTestId('stopped-tool-github/create_issue')).toHaveTextContent('Open an issue');
+    expect(screen.getByTestId('stopped-tool-github/search')).toHaveTextContent('変更あり');
+    // The running tools' list says nothing is running; the stopped ones are not callable.
+    expect(screen.queryByTestId('tool-call')).not.toBeInTheDocument();
+  });
 });

@@ -1,5 +1,5 @@
 import { useEffect, useMemo, useRef, useState, type FormEvent } from 'react';
-import type { AggregatedTool, ContentBlock, ToolCallResult, ToolChange } from '../api';
+import type { AggregatedTool, CatalogTool, ContentBlock, ToolCallResult, ToolChange } from '../api';
 import { LoadError } from '../components/Dialog';
 import { useMessages } from '../i18n';
 import { fieldsOf, initialValues, toArguments, type Field, type FieldErrors, type Values } from '../lib/schemaForm';
@@ -80,6 +80,42 @@ export default function ToolsPage() {
           <div>{current ? <ToolDetail key={current.name} tool={current} drafts={drafts.current} /> : <p className="muted">{t.toolsPick}</p>}</div>
         </div>
       )}
+      <StoppedTools />
+    </section>
+  );
+}
+
+/** The tools of servers that are not running, as the persisted catalog last saw them. */
+function StoppedTools() {
+  const t = useMessages();
+  const stopped = useTools((s) => s.stopped);
+  const byServer = useMemo(() => {
+    const m = new Map<string, CatalogTool[]>();
+    for (const x of stopped) m.set(x.server, [...(m.get(x.server) ?? []), x]);
+    return [...m.entries()];
+  }, [stopped]);
+  if (stopped.length === 0) return null;
+  return (
+    <section className="stopped-tools" data-testid="stopped-tools" aria-labelledby="stopped-tools-title">
+      <h2 id="stopped-tools-title">{t.stoppedToolsTitle}</h2>
+      <p className="muted">{t.stoppedToolsIntro}</p>
+      {byServer.map(([server, tools]) => (
+        <div key={server} className="card" data-testid={`stopped-server-${server}`}>
+          <h3>
+            {server} <span className="tag">{tools[0]?.state}</span>
+          </h3>
+          <ul className="list">
+            {tools.map((x) => (
+              <li key={x.tool} className="item" data-testid={`stopped-tool-${server}/${x.tool}`}>
+                <code>{x.tool}</code>
+                {x.changed && <span className="tag tag-held">{t.stoppedToolChanged}</span>}
+                <span className="item-sub">{x.description}</span>
+                {x.seenAt && <span className="item-sub muted">{t.stoppedToolSeen(new Date(x.seenAt).toLocaleString())}</span>}
+              </li>
+            ))}
+          </ul>
+        </div>
+      ))}
     </section>
   );
 }

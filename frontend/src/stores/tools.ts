@@ -1,5 +1,5 @@
 import { createStore, type StoreApi } from 'zustand/vanilla';
-import { toApiError, type AggregatedTool, type Api, type ToolCallResult, type ToolChange, type Unsubscribe } from '../api';
+import { toApiError, type AggregatedTool, type Api, type CatalogTool, type ToolCallResult, type ToolChange, type Unsubscribe } from '../api';
 import type { LoadStatus } from './servers';
 
 export interface CallState {
@@ -18,6 +18,8 @@ export interface ToolsState {
   listen(): Unsubscribe;
   calls: Record<string, CallState>;
   call(name: string, args: Record<string, unknown>): Promise<void>;
+  /** Tools of servers not running, from the persisted catalog (refetched with the tools). */
+  stopped: CatalogTool[];
   /** Tools changed upstream, waiting for a person (refetched with the tools). */
   changes: ToolChange[];
   /** Why the changes could not be read or an accept failed; null when fine. */
@@ -33,7 +35,7 @@ const changeKey = (c: Pick<ToolChange, 'server' | 'tool'>) => `${c.server}/${c.t
 export type ToolsStore = StoreApi<ToolsState>;
 
 export function createToolsStore(
-  api: Pick<Api, 'listTools' | 'callTool' | 'listToolChanges' | 'acceptToolChange' | 'onToolsChanged' | 'onReconnect'>,
+  api: Pick<Api, 'listTools' | 'callTool' | 'stoppedServerTools' | 'listToolChanges' | 'acceptToolChange' | 'onToolsChanged' | 'onReconnect'>,
 ): ToolsStore {
   let seq = 0;
   let changesSeq = 0;
@@ -42,6 +44,7 @@ export function createToolsStore(
     status: 'idle',
     error: null,
     calls: {},
+    stopped: [],
     changes: [],
     changesError: null,
     accepting: {},
@@ -50,9 +53,9 @@ export function createToolsStore(
       const mine = ++seq;
       set({ status: 'loading' });
       try {
-        const tools = await api.listTools();
+        const [tools, stopped] = await Promise.all([api.listTools(), api.stoppedServerTools()]);
         if (mine !== seq) return;
-        set({ tools: [...tools].sort((a, b) => a.name.localeCompare(b.name)), status: 'ready', error: null });
+        set({ tools: [...tools].sort((a, b) => a.name.localeCompare(b.name)), stopped, status: 'ready', error: null });
       } catch (err) {
         if (mine !== seq) return;
         set({ status: 'error', error: toApiError(err).message });

@@ -185,6 +185,7 @@ export function fakeApi(initial: ServerView[] = []) {
 
     listTools: vi.fn<Api['listTools']>(async () => []),
     callTool: vi.fn<Api['callTool']>(async () => ({ content: [], isError: false, durationMs: 1 })),
+    stoppedServerTools: vi.fn<Api['stoppedServerTools']>(async () => []),
     listToolChanges: vi.fn<Api['listToolChanges']>(async () => []),
     acceptToolChange: vi.fn<Api['acceptToolChange']>(async () => {}),
 

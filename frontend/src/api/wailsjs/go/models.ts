@@ -122,6 +122,30 @@ export namespace appapi {
 		    return a;
 		}
 	}
+	export class CatalogTool {
+	    server: string;
+	    state: string;
+	    tool: string;
+	    description: string;
+	    inputSchema: any;
+	    seenAt: string;
+	    changed: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new CatalogTool(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.server = source["server"];
+	        this.state = source["state"];
+	        this.tool = source["tool"];
+	        this.description = source["description"];
+	        this.inputSchema = source["inputSchema"];
+	        this.seenAt = source["seenAt"];
+	        this.changed = source["changed"];
+	    }
+	}
 	export class ClientConfigFile {
 	    client: string;
 	    path: string;

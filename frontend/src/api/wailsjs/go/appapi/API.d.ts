@@ -159,6 +159,8 @@ export function StopChat(arg1:number):Promise<void>;
 
 export function StopServer(arg1:string):Promise<void>;
 
+export function StoppedServerTools():Promise<Array<appapi.CatalogTool>>;
+
 export function TestHook(arg1:appapi.HookInput,arg2:string):Promise<appapi.HookTestResult>;
 
 export function UpdateChatConversation(arg1:number,arg2:chat.ConversationInput):Promise<store.ChatConversation>;

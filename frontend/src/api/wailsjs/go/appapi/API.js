@@ -298,6 +298,10 @@ export function StopServer(arg1) {
   return window['go']['appapi']['API']['StopServer'](arg1);
 }
 
+export function StoppedServerTools() {
+  return window['go']['appapi']['API']['StoppedServerTools']();
+}
+
 export function TestHook(arg1, arg2) {
   return window['go']['appapi']['API']['TestHook'](arg1, arg2);
 }
