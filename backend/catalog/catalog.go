@@ -63,7 +63,10 @@ type Catalog struct {
 
 	mu       sync.Mutex
 	pending  map[string]map[string]string // server → tool → hash of the change waiting
-	problems map[string][]string          // server → what the last Record could not keep
+	// problems: server → what Record could not keep, by the upstream list
+	// it is about ("tools", "resources", "prompts") or "bytes" and "store"
+	// (replaced at every Record); a refresh of one list keeps the others'.
+	problems map[string]map[string][]string
 }
 
 // New builds the catalog and loads the changes waiting from the store; a
@@ -78,7 +81,7 @@ func New(ctx context.Context, o Options) *Catalog {
 	if o.Mode == nil {
 		o.Mode = func(string) spec.ToolChangeMode { return spec.ToolChangesNotify }
 	}
-	c := &Catalog{o: o, pending: map[string]map[string]string{}, problems: map[string][]string{}}
+	c := &Catalog{o: o, pending: map[string]map[string]string{}, problems: map[string]map[string][]string{}}
 	pins, err := o.Store.Pending(ctx)
 	if err != nil {
 		o.Logger.Warnf("catalog: cannot read the tool changes waiting: %v", err)
@@ -126,7 +129,7 @@ func (c *Catalog) Record(server string, cat upstream.Catalog, lists []string) {
 	ctx := context.Background()
 	now := c.o.Now()
 	lim := c.o.Limits()
-	var problems []string
+	problems := map[string][]string{}
 	encoded, sizes := encodeLists(cat)
 	var total int64
 	for _, n := range sizes {
@@ -134,7 +137,7 @@ func (c *Catalog) Record(server string, cat upstream.Catalog, lists []string) {
 	}
 	overBytes := total > lim.MaxBytes
 	if overBytes {
-		problems = append(problems, fmt.Sprintf("its lists are %d bytes together, over the catalog's cap of %d (setting catalogMaxKB): not persisted, not pinned",
+		problems["bytes"] = append(problems["bytes"], fmt.Sprintf("its lists are %d bytes together, over the catalog's cap of %d (setting catalogMaxKB): not persisted, not pinned",
 			total, lim.MaxBytes))
 	}
 	counts := map[string]int{ListTools: len(cat.Tools), ListResources: len(cat.Resources),
@@ -150,7 +153,7 @@ func (c *Catalog) Record(server string, cat upstream.Catalog, lists []string) {
 		}
 		for _, list := range names {
 			if counts[list] > lim.MaxItems {
-				problems = append(problems, fmt.Sprintf("its %s list has %d items, over the catalog's cap of %d (setting catalogMaxItems): not persisted",
+				problems[up] = append(problems[up], fmt.Sprintf("its %s list has %d items, over the catalog's cap of %d (setting catalogMaxItems): not persisted",
 					list, counts[list], lim.MaxItems))
 				if list == ListTools {
 					toolsFit = false
@@ -170,22 +173,31 @@ func (c *Catalog) Record(server string, cat upstream.Catalog, lists []string) {
 		var err error
 		changes, pendingNow, err = c.checkPins(ctx, server, cat.Tools, now, lim, toolsFit, &w)
 		if err != nil {
-			problems = append(problems, err.Error())
+			problems[ListTools] = append(problems[ListTools], err.Error())
 		}
 	}
 	if len(w.Lists) > 0 || len(w.Pins) > 0 || len(w.DeletePins) > 0 {
 		if err := c.o.Store.Save(ctx, w); err != nil {
-			problems = append(problems, err.Error())
+			problems["store"] = append(problems["store"], err.Error())
 		}
 	}
 	c.mu.Lock()
 	if toolsListed {
 		c.pending[server] = pendingNow
 	}
-	c.problems[server] = problems
+	kept := c.problems[server]
+	if kept == nil {
+		kept = map[string][]string{}
+		c.problems[server] = kept
+	}
+	for _, key := range append([]string{"bytes", "store"}, lists...) {
+		kept[key] = problems[key]
+	}
 	c.mu.Unlock()
-	for _, p := range problems {
-		c.o.Logger.WithField("server", server).Warnf("catalog: %s", p)
+	for _, key := range sortedKeys(problems) {
+		for _, p := range problems[key] {
+			c.o.Logger.WithField("server", server).Warnf("catalog: %s", p)
+		}
 	}
 	for _, ch := range changes {
 		ch.Held = c.o.Mode(server) == spec.ToolChangesHold
@@ -314,4 +326,22 @@ func encodeLists(cat upstream.Catalog) (map[string]string, map[string]int64) {
 		out[list], sizes[list] = string(b), int64(len(b))
 	}
 	return out, sizes
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// problemsOf flattens a server's problems; callers hold c.mu.
+func (c *Catalog) problemsOf(server string) []string {
+	var out []string
+	for _, key := range sortedKeys(c.problems[server]) {
+		out = append(out, c.problems[server][key]...)
+	}
+	return out
 }

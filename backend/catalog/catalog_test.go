@@ -214,6 +214,11 @@ func TestCapsBoundWhatAServerMayStore(t *testing.T) {
 	if len(pins) != 1 {
 		t.Fatalf("an over-cap list was pinned: %d pins", len(pins))
 	}
+	// A refresh of another list keeps the tools list's problem.
+	f.cat.Record("big", upstream.Catalog{Tools: many}, []string{"prompts"})
+	if l, _ := f.cat.Lists(ctx, "big"); len(l.Problems) != 1 {
+		t.Fatalf("after a prompts refresh: problems %v", l.Problems)
+	}
 	f.limits = Limits{MaxItems: 100, MaxBytes: 64}
 	huge := tool("a", `{"name":"a","description":"`+strings.Repeat("x", 200)+`"}`)
 	f.cat.Record("big", upstream.Catalog{Tools: []upstream.Tool{huge}}, allLists)

@@ -80,7 +80,7 @@ func (c *Catalog) Lists(ctx context.Context, server string) (Lists, error) {
 		return out, fmt.Errorf("catalog of %q: %w", server, err)
 	}
 	c.mu.Lock()
-	out.Problems = append(out.Problems, c.problems[server]...)
+	out.Problems = append(out.Problems, c.problemsOf(server)...)
 	pending := c.pending[server]
 	held := len(pending) > 0 && c.o.Mode(server) == spec.ToolChangesHold
 	changed := make(map[string]bool, len(pending))
