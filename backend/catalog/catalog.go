@@ -61,8 +61,8 @@ type Options struct {
 type Catalog struct {
 	o Options
 
-	mu       sync.Mutex
-	pending  map[string]map[string]string // server → tool → hash of the change waiting
+	mu      sync.Mutex
+	pending map[string]map[string]string // server → tool → hash of the change waiting
 	// problems: server → what Record could not keep, by the upstream list
 	// it is about ("tools", "resources", "prompts") or "bytes" and "store"
 	// (replaced at every Record); a refresh of one list keeps the others'.
