@@ -63,6 +63,11 @@ type Catalog struct {
 
 	mu      sync.Mutex
 	pending map[string]map[string]string // server → tool → hash of the change waiting
+	// recorded: server → tools whose change was recorded (OnChange) since
+	// they were last accepted. An upstream changing a tool in a loop, or
+	// flipping it back and forth, gets one record per accept: the audit
+	// trail is append-only and must not grow at an upstream's will.
+	recorded map[string]map[string]bool
 	// problems: server → what Record could not keep, by the upstream list
 	// it is about ("tools", "resources", "prompts") or "bytes" and "store"
 	// (replaced at every Record); a refresh of one list keeps the others'.
@@ -81,7 +86,8 @@ func New(ctx context.Context, o Options) *Catalog {
 	if o.Mode == nil {
 		o.Mode = func(string) spec.ToolChangeMode { return spec.ToolChangesNotify }
 	}
-	c := &Catalog{o: o, pending: map[string]map[string]string{}, problems: map[string]map[string][]string{}}
+	c := &Catalog{o: o, pending: map[string]map[string]string{}, problems: map[string]map[string][]string{},
+		recorded: map[string]map[string]bool{}}
 	pins, err := o.Store.Pending(ctx)
 	if err != nil {
 		o.Logger.Warnf("catalog: cannot read the tool changes waiting: %v", err)
@@ -185,6 +191,18 @@ func (c *Catalog) Record(server string, cat upstream.Catalog, lists []string) {
 	if toolsListed {
 		c.pending[server] = pendingNow
 	}
+	fresh := changes[:0]
+	for _, ch := range changes {
+		if c.recorded[server][ch.Tool] {
+			continue
+		}
+		if c.recorded[server] == nil {
+			c.recorded[server] = map[string]bool{}
+		}
+		c.recorded[server][ch.Tool] = true
+		fresh = append(fresh, ch)
+	}
+	changes = fresh
 	kept := c.problems[server]
 	if kept == nil {
 		kept = map[string][]string{}

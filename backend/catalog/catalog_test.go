@@ -3,6 +3,7 @@ package catalog
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -258,5 +259,37 @@ func TestUndecodableRowIsReportedNotFatal(t *testing.T) {
 	if len(l.Tools) != 0 || len(l.Prompts) != 1 || len(l.Problems) != 2 ||
 		!strings.Contains(l.Problems[0], "does not decode") {
 		t.Fatalf("lists %+v", l)
+	}
+}
+
+// An upstream changing a tool in a loop (or flipping it back and forth)
+// cannot fill the append-only audit trail: one record per tool until the
+// change is accepted; the waiting definition follows the upstream.
+func TestChangeLoopIsRecordedOnce(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	f.mode = spec.ToolChangesHold
+	def := func(d string) upstream.Catalog {
+		return upstream.Catalog{Tools: []upstream.Tool{tool("echo", `{"name":"echo","description":"`+d+`"}`)}}
+	}
+	f.cat.Record("ev", def("v0"), allLists)
+	for i := 1; i <= 50; i++ {
+		f.cat.Record("ev", def(fmt.Sprintf("v%d", i)), []string{"tools"})
+		f.cat.Record("ev", def("v0"), []string{"tools"}) // and back
+	}
+	f.cat.Record("ev", def("last"), []string{"tools"})
+	if len(f.changes) != 1 {
+		t.Fatalf("%d changes recorded", len(f.changes))
+	}
+	changes, _ := f.cat.Changes(ctx)
+	if len(changes) != 1 || !strings.Contains(changes[0].New, `"last"`) || !f.cat.HeldTools("ev")["echo"] {
+		t.Fatalf("the waiting change does not follow the upstream: %+v", changes)
+	}
+	if _, err := f.cat.Accept(ctx, "ev", "echo", changes[0].NewHash, "me"); err != nil {
+		t.Fatal(err)
+	}
+	f.cat.Record("ev", def("after the accept"), []string{"tools"})
+	if len(f.changes) != 3 || !f.changes[1].Accepted || f.changes[2].Accepted {
+		t.Fatalf("after the accept: %+v", f.changes)
 	}
 }

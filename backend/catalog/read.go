@@ -199,6 +199,7 @@ func (c *Catalog) Accept(ctx context.Context, server, tool, hash, by string) (Ch
 	if c.pending[server][tool] == pin.PinnedHash {
 		c.setPendingLocked(server, tool, "")
 	}
+	delete(c.recorded[server], tool)
 	c.mu.Unlock()
 	if c.o.OnChange != nil {
 		c.o.OnChange(ch)
@@ -232,6 +233,7 @@ func (c *Catalog) Reload(ctx context.Context) {
 	for _, p := range pins {
 		if h, ok := c.pending[p.Server][p.Tool]; ok && h == p.PinnedHash {
 			c.setPendingLocked(p.Server, p.Tool, "")
+			delete(c.recorded[p.Server], p.Tool)
 			moved = true
 		}
 	}
