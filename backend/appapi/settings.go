@@ -27,6 +27,8 @@ type AppSettings struct {
 	// How long a call waits for a person's approval when its policy rule
 	// sets no timeout of its own (docs/policy.md, "Approval").
 	ApprovalTimeoutSeconds int `json:"approvalTimeoutSeconds"`
+	// What a tool changed upstream does: notify or hold (docs/tools.md).
+	ToolChanges string `json:"toolChanges"`
 }
 
 // settingFields maps AppSettings' JSON fields to setting keys, in the
@@ -44,6 +46,7 @@ var settingFields = []struct{ field, key string }{
 	{"hookTimeoutSeconds", settings.KeyHookTimeout},
 	{"hookMemoryMB", settings.KeyHookMemoryMB},
 	{"approvalTimeoutSeconds", settings.KeyApprovalTimeout},
+	{"toolChanges", settings.KeyToolChanges},
 }
 
 func onOff(b bool) string {
@@ -61,6 +64,7 @@ func (s AppSettings) values() map[string]string {
 		settings.KeyCloseToTray: onOff(s.CloseToTray), settings.KeyTheme: s.Theme, settings.KeyLanguage: s.Language,
 		settings.KeyHookTimeout: strconv.Itoa(s.HookTimeoutSeconds), settings.KeyHookMemoryMB: strconv.Itoa(s.HookMemoryMB),
 		settings.KeyApprovalTimeout: strconv.Itoa(s.ApprovalTimeoutSeconds),
+		settings.KeyToolChanges:     s.ToolChanges,
 	}
 }
 
@@ -72,6 +76,7 @@ func readSettings(ctx context.Context, s *settings.Settings) AppSettings {
 		Theme: s.Theme(ctx), Language: s.Language(ctx),
 		HookTimeoutSeconds: int(s.HookTimeout(ctx) / time.Second), HookMemoryMB: s.HookMemoryMB(ctx),
 		ApprovalTimeoutSeconds: int(s.ApprovalTimeout(ctx) / time.Second),
+		ToolChanges:            string(s.ToolChanges(ctx)),
 	}
 }
 
@@ -85,6 +90,11 @@ func (a *API) GetSettings() (AppSettings, error) { return readSettings(bg(), a.c
 func (a *API) SaveSettings(s AppSettings) (AppSettings, error) {
 	a.settingMu.Lock()
 	defer a.settingMu.Unlock()
+	if s.ToolChanges == "" {
+		// A caller that predates the field (a script, an older page)
+		// leaves it as it is.
+		s.ToolChanges = string(a.core.Settings.ToolChanges(bg()))
+	}
 	values := s.values()
 	allowed := map[string]string{}
 	for _, d := range settings.Defs() {
@@ -108,7 +118,8 @@ func (a *API) SaveSettings(s AppSettings) (AppSettings, error) {
 		return AppSettings{}, err
 	}
 	after := readSettings(bg(), a.core.Settings)
-	if after.Separator != before.Separator {
+	if after.Separator != before.Separator || after.ToolChanges != before.ToolChanges {
+		// Names change, or which changed tools are held.
 		a.core.Gateway.Refresh()
 	}
 	a.noteSettings(after)

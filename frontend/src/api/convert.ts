@@ -43,6 +43,7 @@ import {
   type LoginStart,
   type TokenView,
   type ToolCallResult,
+  TOOL_CHANGE_MODES,
 } from './types';
 
 // Checks values as they arrive from Go and narrows them to the contract's
@@ -429,6 +430,7 @@ export function toAppSettings(raw: unknown): AppSettings {
     hookTimeoutSeconds: numOr(r.hookTimeoutSeconds, 5),
     hookMemoryMB: numOr(r.hookMemoryMB, 64),
     approvalTimeoutSeconds: numOr(r.approvalTimeoutSeconds, 60),
+    toolChanges: isOneOf(TOOL_CHANGE_MODES, r.toolChanges) ? r.toolChanges : 'notify',
   };
 }
 

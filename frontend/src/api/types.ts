@@ -397,7 +397,12 @@ export interface AppSettings {
   hookMemoryMB: number;
   /** Seconds a call waits for a person's approval (1–3600), for policy rules without their own. */
   approvalTimeoutSeconds: number;
+  /** What a tool changed upstream does: served and recorded, or held until accepted (docs/tools.md). */
+  toolChanges: ToolChangeMode;
 }
+
+export const TOOL_CHANGE_MODES = ['notify', 'hold'] as const;
+export type ToolChangeMode = (typeof TOOL_CHANGE_MODES)[number];
 
 // ---- state_gate (the Processes page) ----
 

@@ -477,6 +477,9 @@ export const en = {
   errHookMemory: 'Enter 16 to 4096 MB.',
   approvalTimeout: 'Approval timeout (seconds)',
   approvalTimeoutHint: 'How long a call that needs a person’s approval waits for an answer before it is refused, for policy rules without a timeout of their own.',
+  toolChangesSetting: 'Changed tools',
+  toolChangesSettingHint: 'When a server changes a tool after it was first seen: serve it and record the change, or hold it back from clients until you accept it on the Tools page. A server’s own setting wins.',
+  toolChangeMode: { notify: 'Notify: serve and record', hold: 'Hold until accepted' } as Record<'notify' | 'hold', string>,
   errApprovalTimeout: 'Enter 1 to 3600 seconds.',
 };
 
@@ -944,5 +947,8 @@ export const ja: Messages = {
   errHookMemory: '16〜4096 MB を入力してください。',
   approvalTimeout: '承認の待ち時間(秒)',
   approvalTimeoutHint: '人の承認が必要な呼び出しが答えを待つ時間です。過ぎると拒否されます。独自のタイムアウトがないポリシーのルールに使われます。',
+  toolChangesSetting: '変更されたツール',
+  toolChangesSettingHint: '最初に見たあとでサーバーがツールを変更したとき: 提供して記録するか、ツールページで承認するまでクライアントに提供しないかを選びます。サーバー個別の設定が優先されます。',
+  toolChangeMode: { notify: '通知: 提供して記録', hold: '承認まで保留' },
   errApprovalTimeout: '1〜3600 秒を入力してください。',
 };

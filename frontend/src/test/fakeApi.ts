@@ -115,6 +115,7 @@ export const defaultSettings: AppSettings = {
   hookTimeoutSeconds: 5,
   hookMemoryMB: 64,
   approvalTimeoutSeconds: 60,
+  toolChanges: 'notify',
 };
 
 type Handlers<T> = Set<(v: T) => void>;

@@ -69,6 +69,7 @@ export namespace appapi {
 	    hookTimeoutSeconds: number;
 	    hookMemoryMB: number;
 	    approvalTimeoutSeconds: number;
+	    toolChanges: string;
 	
 	    static createFrom(source: any = {}) {
 	        return new AppSettings(source);
@@ -88,6 +89,7 @@ export namespace appapi {
 	        this.hookTimeoutSeconds = source["hookTimeoutSeconds"];
 	        this.hookMemoryMB = source["hookMemoryMB"];
 	        this.approvalTimeoutSeconds = source["approvalTimeoutSeconds"];
+	        this.toolChanges = source["toolChanges"];
 	    }
 	}
 	export class AuditPage {
