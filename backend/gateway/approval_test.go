@@ -35,9 +35,15 @@ type approvalRig struct {
 	audit []policy.AuditRecord
 }
 
-const approvalPolicy = "policies:\n  - name: guard\n    match: {tools: [\"delete_*\"]}\n    require: {human_approval: true, approval_timeout_seconds: %d, log_level: audit}\n"
+const approvalPolicy = "policies:\n  - name: guard\n    match: {tools: [\"delete_*\", \"test_elicitation\"]}\n    require: {human_approval: true, approval_timeout_seconds: %d, log_level: audit}\n"
 
 func newApprovalRig(t *testing.T, timeoutSeconds int, ro rigOptions) *approvalRig {
+	return newApprovalRigWith(t, timeoutSeconds, ro, testmcp.Server("notes"), "notes__delete_note")
+}
+
+// newApprovalRigWith is newApprovalRig with upstream up, whose tool
+// waitFor is offered once it runs.
+func newApprovalRigWith(t *testing.T, timeoutSeconds int, ro rigOptions, up spec.Server, waitFor string) *approvalRig {
 	t.Helper()
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, policy.FileName), fmt.Appendf(nil, approvalPolicy, timeoutSeconds), 0o600); err != nil {
@@ -46,7 +52,9 @@ func newApprovalRig(t *testing.T, timeoutSeconds int, ro rigOptions) *approvalRi
 	ar := &approvalRig{panel: approval.New()}
 	var gw *Gateway
 	ar.pol = policy.NewService(filepath.Join(dir, policy.FileName), policy.Options{
-		Ask: func(ctx context.Context, a policy.Approval) (policy.Answer, error) { return gw.Approve(ctx, ar.panel, a) },
+		Ask: func(ctx context.Context, a policy.Approval) (policy.Answer, error) {
+			return gw.Approve(ctx, ar.panel, a)
+		},
 		Audit: func(_ context.Context, rec policy.AuditRecord) error {
 			ar.mu.Lock()
 			ar.audit = append(ar.audit, rec)
@@ -58,9 +66,9 @@ func newApprovalRig(t *testing.T, timeoutSeconds int, ro rigOptions) *approvalRi
 		t.Fatal(err)
 	}
 	ro.policy, ro.asksClient = ar.pol.Current, ar.pol.MayAsk
-	ar.rig = newRig(t, []spec.Server{testmcp.Server("notes")}, ro)
+	ar.rig = newRig(t, []spec.Server{up}, ro)
 	gw = ar.gw
-	waitTool(t, ar.rig, "notes__delete_note")
+	waitTool(t, ar.rig, waitFor)
 	return ar
 }
 
@@ -360,5 +368,95 @@ func TestAWithdrawnQuestionIsNotAskedAgain(t *testing.T) {
 	}
 	if n := open(); n != 0 {
 		t.Fatalf("%d questions still open after their asker stopped waiting", n)
+	}
+}
+
+// TestAnOpenUIIsAskedBeforeAStatelessClient: with a UI open the panel
+// alone decides, for a 2026-07-28 client as for a session client: the
+// client that declared elicitation gets no question (its request waits
+// for the UI's answer), so a client that accepts every elicitation cannot
+// approve its own calls while someone watches the panel.
+func TestAnOpenUIIsAskedBeforeAStatelessClient(t *testing.T) {
+	ar := newApprovalRig(t, 30, rigOptions{})
+	defer ar.panel.AttachUI()()
+	el := map[string]any{"elicitation": map[string]any{}}
+	type reply struct{ res, err map[string]any }
+	got := make(chan reply, 1)
+	go func() {
+		res, e := mrtrPost(t, ar.url, "tools/call", "notes__delete_note", deleteNote("u1"), el)
+		got <- reply{res, e}
+	}()
+	var l []approval.Pending
+	testpeers.Eventually(t, 10*time.Second, "the call in the panel", func() bool {
+		l = ar.panel.Pending()
+		return len(l) == 1
+	})
+	select {
+	case r := <-got:
+		t.Fatalf("the client was answered while the UI decides: %v / %v", r.res, r.err)
+	case <-time.After(200 * time.Millisecond):
+	}
+	if err := ar.panel.Decide(l[0].ID, approval.Deny); err != nil {
+		t.Fatal(err)
+	}
+	r := <-got
+	if r.err == nil || !strings.Contains(fmt.Sprint(r.err["message"]), "denied by the UI") {
+		t.Fatalf("denied in the UI: %v / %v", r.res, r.err)
+	}
+}
+
+// TestApprovalThenTheUpstreamsOwnQuestion: the approval question and an
+// upstream's own mid-call question are rounds of one multi-round trip.
+// The go-sdk v1.8.0 client on 2026-07-28 calls the go-sdk everything
+// server's test_elicitation (which asks the client itself) under a rule
+// that wants approval: it is asked the router's question, then the
+// upstream's, and gets the result. And when the panel approves while the
+// client thinks, the client's retry gets only the upstream's question.
+func TestApprovalThenTheUpstreamsOwnQuestion(t *testing.T) {
+	ar := newApprovalRigWith(t, 30, rigOptions{allClientSide: true}, goEverythingUpstream(t, "goev", spec.Stdio), "goev__test_elicitation")
+	var asked []string
+	c := sdk.NewClient(&sdk.Implementation{Name: "go-sdk-modern", Version: "1"}, &sdk.ClientOptions{
+		ElicitationHandler: func(_ context.Context, req *sdk.ElicitRequest) (*sdk.ElicitResult, error) {
+			asked = append(asked, req.Params.Message)
+			if req.Params.Message == "who are you?" {
+				return &sdk.ElicitResult{Action: "accept", Content: map[string]any{"username": "ada"}}, nil
+			}
+			return &sdk.ElicitResult{Action: "accept"}, nil
+		},
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	cs, err := c.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: ar.url, MaxRetries: -1},
+		&sdk.ClientSessionOptions{ProtocolVersion: "2026-07-28"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "goev__test_elicitation", Arguments: map[string]any{"message": "who are you?"}})
+	if err != nil || res.IsError || !strings.Contains(fmt.Sprint(res.Content[0].(*sdk.TextContent).Text), "ada") {
+		t.Fatalf("approved, then answered: %+v %v", res, err)
+	}
+	if len(asked) != 2 || !strings.Contains(asked[0], `policy "guard"`) || asked[1] != "who are you?" {
+		t.Fatalf("asked %q, want the approval, then the upstream's question", asked)
+	}
+
+	// The panel approves while the client thinks about the approval.
+	el := map[string]any{"elicitation": map[string]any{}}
+	params := map[string]any{"name": "goev__test_elicitation", "arguments": map[string]any{"message": "who are you?"}}
+	r, e := mrtrPost(t, ar.url, "tools/call", "goev__test_elicitation", params, el)
+	key, state := approvalAsked(t, r, e)
+	var l []approval.Pending
+	testpeers.Eventually(t, 10*time.Second, "the call in the panel", func() bool {
+		l = ar.panel.Pending()
+		return len(l) == 1
+	})
+	if err := ar.panel.Decide(l[0].ID, approval.Approve); err != nil {
+		t.Fatal(err)
+	}
+	r, e = mrtrPost(t, ar.url, "tools/call", "goev__test_elicitation", withRetry(params, state, answer(key, "accept")), el)
+	reqs, _ := r["inputRequests"].(map[string]any)
+	if e != nil || r["resultType"] != "input_required" || len(reqs) != 1 || reqs[key] != nil ||
+		!strings.Contains(fmt.Sprint(reqs), "who are you?") {
+		t.Fatalf("after the panel approved: want only the upstream's question, got %v / %v", r, e)
 	}
 }
