@@ -210,7 +210,8 @@ func rpcReason(e map[string]any) string {
 // the panel approving lets the client's retry through whatever the client
 // answers (here: decline) and a panel denial refuses it; the client
 // answering first takes the call out of the panel (deciding it there
-// fails). Tampered and foreign requestStates are refused; a client
+// fails). Tampered and foreign requestStates are refused, and a retry
+// carrying other arguments runs the call approved, not those; a client
 // without elicitation gets approval_unavailable as before and nothing is
 // listed; nobody answering within the rule's timeout refuses the call with
 // approval_timeout, which the late retry gets; the held calls are bounded
@@ -287,6 +288,23 @@ func TestApprovalPanelAndInputRequiredRace(t *testing.T) {
 	if n := len(ar.panel.Pending()); n != 0 {
 		t.Errorf("%d calls still in the panel", n)
 	}
+
+	// The retry cannot swap what was approved: the held call runs with
+	// the arguments the question showed, whatever arguments the retry
+	// carries.
+	res, e = post("alice", deleteNote("shown"), el)
+	key, state = approvalAsked(t, res, e)
+	res, e = post("alice", withRetry(deleteNote("swapped"), state, answer(key, "accept")), el)
+	if e != nil || !strings.Contains(fmt.Sprint(res["content"]), "deleted shown") {
+		t.Fatalf("a retry with other arguments: %v / %v", res, e)
+	}
+	ar.mu.Lock()
+	for _, rec := range ar.audit {
+		if strings.Contains(string(rec.Arguments), "swapped") {
+			t.Errorf("the swapped arguments reached the policy: %+v", rec)
+		}
+	}
+	ar.mu.Unlock()
 
 	// No elicitation declared: today's answer, and nothing listed.
 	_, e = post("alice", deleteNote("n1"), map[string]any{})
