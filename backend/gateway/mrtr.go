@@ -365,9 +365,11 @@ func (g *Gateway) awaitHeld(ctx context.Context, r *pipeline.Request, c *heldCal
 		select {
 		case <-c.wake:
 		case <-ctx.Done():
-			// The client went away before any question: nobody will retry.
+			// The client went away. Before any requestState went out
+			// (its questions, if any, were withdrawn before they were
+			// sent) nobody will retry; else the retry may still come.
 			c.mu.Lock()
-			held := c.id != ""
+			held := c.timer != nil
 			c.busy = false
 			if held {
 				c.timer.Reset(g.held.wait)
@@ -375,6 +377,7 @@ func (g *Gateway) awaitHeld(ctx context.Context, r *pipeline.Request, c *heldCal
 			c.mu.Unlock()
 			if !held {
 				c.cancel()
+				g.release(c)
 			}
 			return pipeline.Result{}, nil, ctx.Err()
 		}
