@@ -36,7 +36,8 @@ import { createAboutApi } from './about';
 import { createApprovalsApi } from './approvals';
 import { createChatApi } from './chat';
 import type { ApiTransport } from './transport';
-import { EVENTS, type Api, type Unsubscribe } from './types';
+import type { Unsubscribe } from './base';
+import { EVENTS, type Api } from './types';
 
 /** The typed Api over a transport: every value is checked as it arrives. */
 export function createApi(t: ApiTransport): Api {

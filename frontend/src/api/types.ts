@@ -1,8 +1,12 @@
-import type { AboutApi } from './about';
-import type { ApprovalsApi } from './approvals';
-import type { ChatApi } from './chat';
 // The shapes the UI works with, as docs/ui-api.md defines them. Values are
 // checked once at the boundary (convert.ts), so pages get exact unions.
+// Imports flow one way: base.ts ← about/approvals/chat.ts ← types.ts.
+import type { AboutApi } from './about';
+import type { ApprovalsApi } from './approvals';
+import { ApiError, type Unsubscribe } from './base';
+import type { ChatApi } from './chat';
+
+export { ApiError, type Unsubscribe };
 
 // builtin: a server that runs inside the router (state_gate); no form edits it.
 export const TRANSPORTS = ['stdio', 'http', 'sse', 'builtin'] as const;
@@ -468,8 +472,6 @@ export interface StateGateStatus {
   dir: string;
 }
 
-export type Unsubscribe = () => void;
-
 /** Everything the UI may ask of the Go side. Stores receive one of these. */
 export interface Api extends ChatApi, ApprovalsApi, AboutApi {
   // Servers
@@ -564,17 +566,6 @@ export interface Api extends ChatApi, ApprovalsApi, AboutApi {
   onStateGateChanged(handler: () => void): Unsubscribe;
   /** The event stream came back after a break: refetch what is shown. */
   onReconnect(handler: () => void): Unsubscribe;
-}
-
-/** Any failure of an Api call; `message` is ready to show to the user. */
-export class ApiError extends Error {
-  override name = 'ApiError';
-  /** HTTP status when the call went over HTTP (401 means: log in again). */
-  status?: number;
-  constructor(message: string, status?: number) {
-    super(message);
-    this.status = status;
-  }
 }
 
 /** The names the Go side emits events under. */
