@@ -81,6 +81,15 @@ describe('createApi', () => {
     expect((await api.listTools())[0]?.inputSchema).toEqual({ type: 'object' });
   });
 
+  it("reads a hook's load error; a broken hook's unreadable type does not fail the list, a readable hook's does", async () => {
+    const broken = { ...hook(2, { name: 'garbled' }), hookType: 'around', loadError: 'the stored row cannot be read as a hook: bad hook_type' };
+    const list = await createApi(fakeTransport({ ListHooks: [hook(1), broken] }).t).listHooks();
+    expect(list[0]).not.toHaveProperty('loadError');
+    expect(list[1]).toMatchObject({ name: 'garbled', hookType: 'pre', loadError: 'the stored row cannot be read as a hook: bad hook_type' });
+    const { loadError: _e, ...odd } = broken;
+    await expect(createApi(fakeTransport({ ListHooks: [odd] }).t).listHooks()).rejects.toThrow('hook garbled: hookType');
+  });
+
   it("reads a server's protocol revision and the revisions it offers; Go's omitted fields are empty, odd entries dropped", async () => {
     const { protocol: _p, protocolsOffered: _o, ...bare } = server('b');
     const f = fakeTransport({

@@ -245,15 +245,20 @@ export function toToolCallResult(raw: unknown): ToolCallResult {
 export function toHookView(raw: unknown): HookView {
   const r = obj(raw, 'hook');
   const name = reqStr(r, 'name', 'hook');
+  const loadError = str(r.loadError);
+  // A hook the router cannot read may have no valid type: it is listed with
+  // its load error rather than failing the whole list.
+  const hookType = loadError && !(HOOK_TYPES as readonly unknown[]).includes(r.hookType) ? 'pre' : oneOf(HOOK_TYPES, r.hookType, `hook ${name}: hookType`);
   return {
     id: reqNum(r, 'id', `hook ${name}`),
     name,
     enabled: bool(r.enabled),
     executionOrder: num(r.executionOrder),
-    hookType: oneOf(HOOK_TYPES, r.hookType, `hook ${name}: hookType`),
+    hookType,
     script: str(r.script),
     failClosed: bool(r.failClosed),
     updatedAt: str(r.updatedAt),
+    ...(loadError ? { loadError } : {}),
   };
 }
 

@@ -184,6 +184,12 @@ export interface HookView {
   script: string;
   failClosed: boolean;
   updatedAt: string;
+  /**
+   * The stored row cannot be read as a hook (which columns): the hook never
+   * runs until it is saved again or removed. Its unreadable fields come as
+   * the editor's defaults (hookType "pre" when the stored one is none).
+   */
+  loadError?: string;
 }
 
 export interface HookInput {

@@ -296,6 +296,9 @@ export const en = {
   hookTestConsole: 'Console',
   consoleNone: '(no output)',
   hookLog: 'Log',
+  hookBroken: 'Cannot be loaded',
+  hookBrokenBody: (reason: string) =>
+    `The router cannot read this hook as stored (${reason}), so its script never runs; while it is enabled and fail-closed, the requests it would see are blocked. Save it to write it again with the values below, or remove it.`,
 
   // processes (state_gate)
   processesTitle: 'Processes',
@@ -756,6 +759,9 @@ export const ja: Messages = {
   hookTestConsole: 'コンソール',
   consoleNone: '(出力なし)',
   hookLog: 'ログ',
+  hookBroken: '読み込めません',
+  hookBrokenBody: (reason) =>
+    `保存されているこのフックをルーターが読み取れないため(${reason})、スクリプトは実行されません。有効かつ fail-closed の間は、このフックが対象とするリクエストは遮断されます。下の内容で保存し直すか、削除してください。`,
 
   // processes (state_gate)
   processesTitle: 'プロセス',
