@@ -341,6 +341,7 @@ export namespace appapi {
 	    failClosed: boolean;
 	    // Go type: time
 	    updatedAt: any;
+	    loadError?: string;
 	
 	    static createFrom(source: any = {}) {
 	        return new HookView(source);
@@ -356,6 +357,7 @@ export namespace appapi {
 	        this.script = source["script"];
 	        this.failClosed = source["failClosed"];
 	        this.updatedAt = this.convertValues(source["updatedAt"], null);
+	        this.loadError = source["loadError"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
