@@ -32,6 +32,10 @@ describe('createApi', () => {
     expect(await api.getSettings()).toMatchObject({ hookTimeoutSeconds: 2, hookMemoryMB: 128, approvalTimeoutSeconds: 300 });
     const old = createApi(fakeTransport({ GetSettings: base }).t);
     expect(await old.getSettings()).toMatchObject({ hookTimeoutSeconds: 5, hookMemoryMB: 64, approvalTimeoutSeconds: 60 });
+    // The session limits: read, or the settings' defaults from a router without them.
+    const sessions = createApi(fakeTransport({ GetSettings: { ...base, sessionsPerCredential: 3, sessionsTotal: 50, sessionIdleTimeoutSeconds: 90 } }).t);
+    expect(await sessions.getSettings()).toMatchObject({ sessionsPerCredential: 3, sessionsTotal: 50, sessionIdleTimeoutSeconds: 90 });
+    expect(await old.getSettings()).toMatchObject({ sessionsPerCredential: 100, sessionsTotal: 1000, sessionIdleTimeoutSeconds: 600 });
   });
 
   it('reads the policy as Go sends it: the load error\'s problems, nil lists empty', async () => {

@@ -403,6 +403,9 @@ export function toAppSettings(raw: unknown): AppSettings {
     hookTimeoutSeconds: numOr(r.hookTimeoutSeconds, 5),
     hookMemoryMB: numOr(r.hookMemoryMB, 64),
     approvalTimeoutSeconds: numOr(r.approvalTimeoutSeconds, 60),
+    sessionsPerCredential: numOr(r.sessionsPerCredential, 100),
+    sessionsTotal: numOr(r.sessionsTotal, 1000),
+    sessionIdleTimeoutSeconds: numOr(r.sessionIdleTimeoutSeconds, 600),
   };
 }
 

@@ -373,6 +373,10 @@ export interface AppSettings {
   hookMemoryMB: number;
   /** Seconds a call waits for a person's approval (1–3600), for policy rules without their own. */
   approvalTimeoutSeconds: number;
+  /** The HTTP endpoint's sessions: per credential and in all (1–100000), idle seconds kept (60–86400). */
+  sessionsPerCredential: number;
+  sessionsTotal: number;
+  sessionIdleTimeoutSeconds: number;
 }
 
 // ---- state_gate (the Processes page) ----

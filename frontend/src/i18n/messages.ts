@@ -471,6 +471,14 @@ export const en = {
   approvalTimeout: 'Approval timeout (seconds)',
   approvalTimeoutHint: 'How long a call that needs a person’s approval waits for an answer before it is refused, for policy rules without a timeout of their own.',
   errApprovalTimeout: 'Enter 1 to 3600 seconds.',
+  sessionLimits: 'HTTP sessions',
+  sessionLimitsHint:
+    'How many MCP sessions clients may hold at the endpoint, and how long a streamable HTTP session with no request and no open stream is kept. Past a cap a new session is refused (session_limit); sessions already open stay. The caps apply to the next new session, the idle time to the router’s next look for idle sessions.',
+  sessionsPerCredential: 'Sessions per credential (token or OAuth subject)',
+  sessionsTotal: 'Sessions in all',
+  sessionIdleTimeout: 'Idle session kept (seconds)',
+  errSessionCount: 'Enter a whole number from 1 to 100000.',
+  errSessionIdle: 'Enter 60 to 86400 seconds.',
 };
 
 export type Messages = typeof en;
@@ -931,4 +939,12 @@ export const ja: Messages = {
   approvalTimeout: '承認の待ち時間(秒)',
   approvalTimeoutHint: '人の承認が必要な呼び出しが答えを待つ時間です。過ぎると拒否されます。独自のタイムアウトがないポリシーのルールに使われます。',
   errApprovalTimeout: '1〜3600 秒を入力してください。',
+  sessionLimits: 'HTTP セッション',
+  sessionLimitsHint:
+    'クライアントがエンドポイントで保持できる MCP セッションの数と、リクエストも開いたストリームもない streamable HTTP セッションを保持する時間です。上限を超える新しいセッションは拒否されます(session_limit)。開いているセッションはそのままです。上限は次の新しいセッションから、保持時間はルーターが次に使われていないセッションを探すときから反映されます。',
+  sessionsPerCredential: '認証情報(トークンまたは OAuth の subject)ごとのセッション数',
+  sessionsTotal: 'セッションの合計',
+  sessionIdleTimeout: '使われていないセッションの保持時間(秒)',
+  errSessionCount: '1〜100000 の整数を入力してください。',
+  errSessionIdle: '60〜86400 秒を入力してください。',
 };

@@ -115,6 +115,9 @@ export const defaultSettings: AppSettings = {
   hookTimeoutSeconds: 5,
   hookMemoryMB: 64,
   approvalTimeoutSeconds: 60,
+  sessionsPerCredential: 100,
+  sessionsTotal: 1000,
+  sessionIdleTimeoutSeconds: 600,
 };
 
 type Handlers<T> = Set<(v: T) => void>;

@@ -69,6 +69,9 @@ export namespace appapi {
 	    hookTimeoutSeconds: number;
 	    hookMemoryMB: number;
 	    approvalTimeoutSeconds: number;
+	    sessionsPerCredential: number;
+	    sessionsTotal: number;
+	    sessionIdleTimeoutSeconds: number;
 	
 	    static createFrom(source: any = {}) {
 	        return new AppSettings(source);
@@ -88,6 +91,9 @@ export namespace appapi {
 	        this.hookTimeoutSeconds = source["hookTimeoutSeconds"];
 	        this.hookMemoryMB = source["hookMemoryMB"];
 	        this.approvalTimeoutSeconds = source["approvalTimeoutSeconds"];
+	        this.sessionsPerCredential = source["sessionsPerCredential"];
+	        this.sessionsTotal = source["sessionsTotal"];
+	        this.sessionIdleTimeoutSeconds = source["sessionIdleTimeoutSeconds"];
 	    }
 	}
 	export class AuditPage {
