@@ -296,23 +296,23 @@ func TestTokensSnippetsAndEndpoint(t *testing.T) {
 	_, err = f.api.UpdateTokenServers("me", []string{"everything"})
 	wantErr(t, "scope of an admin token", err, "admin token")
 
-	sn, err := f.api.Snippet("cursor", "http", "")
+	sn, err := f.api.Snippet("cursor", "http", "", nil)
 	if err != nil || !strings.Contains(sn, TokenPlaceholder) || !strings.Contains(sn, "http://127.0.0.1:3282/mcp") {
 		t.Errorf("placeholder snippet = %q, %v", sn, err)
 	}
-	sn, err = f.api.Snippet("claude-desktop", "stdio", ct.Token)
+	sn, err = f.api.Snippet("claude-desktop", "stdio", ct.Token, nil)
 	if err != nil || !strings.Contains(sn, "/opt/mcp-router/mcp-router") || !strings.Contains(sn, ct.Token) {
 		t.Errorf("stdio snippet = %q, %v", sn, err)
 	}
 	// An admin token never goes into a client's config.
-	_, err = f.api.Snippet("claude-code", "http", adminSecret)
+	_, err = f.api.Snippet("claude-code", "http", adminSecret, nil)
 	wantErr(t, "Snippet with an admin token", err, `token "me" is an admin token; a client's snippet needs a client token`)
 	for _, tc := range []struct{ client, mode, want string }{
 		{"emacs", "http", "unknown client"},
 		{"cursor", "carrier-pigeon", "unknown mode"},
 		{"claude-desktop", "http", "stdio"},
 	} {
-		_, err := f.api.Snippet(tc.client, tc.mode, "")
+		_, err := f.api.Snippet(tc.client, tc.mode, "", nil)
 		wantErr(t, "Snippet "+tc.client+" "+tc.mode, err, tc.want)
 	}
 

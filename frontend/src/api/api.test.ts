@@ -68,11 +68,13 @@ describe('createApi', () => {
     await api.setToolEnabled('everything', 'echo', false);
     await api.reorderHooks([3, 1]);
     await api.queryLogs({ status: 'blocked', beforeId: 10 }).catch(() => {});
+    await api.snippet('cursor', 'stdio', '', ['github=Bearer x']).catch(() => {});
     expect(f.calls).toEqual([
       ['CallTool', ['everything__echo', '{"message":"hi"}']],
       ['SetToolEnabled', ['everything', 'echo', false]],
       ['ReorderHooks', [[3, 1]]],
       ['QueryLogs', [{ status: 'blocked', beforeId: 10 }]],
+      ['Snippet', ['cursor', 'stdio', '', ['github=Bearer x']]],
     ]);
     expect(r.content).toEqual([{ type: 'text', text: 'hi' }]);
   });
@@ -104,6 +106,9 @@ describe('createApi', () => {
     expect(a?.protocolsOffered).toEqual(['2026-07-28', '2025-11-25']);
     expect(b?.protocol).toBe('');
     expect(b?.protocolsOffered).toEqual([]);
+    expect(a?.passUpstreamAuth).toBe(false);
+    const [p] = await createApi(fakeTransport({ ListServers: [{ ...server('gh'), passUpstreamAuth: true }] }).t).listServers();
+    expect(p?.passUpstreamAuth).toBe(true);
   });
 
   it('reads the backend tool of an ability call in log rows and details, absent for other requests', async () => {

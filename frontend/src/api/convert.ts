@@ -117,6 +117,7 @@ export function toServerView(raw: unknown): ServerView {
     loggedIn: bool(r.loggedIn),
     protocol: str(r.protocol),
     protocolsOffered: Array.isArray(r.protocolsOffered) ? r.protocolsOffered.filter((v): v is string => typeof v === 'string') : [],
+    passUpstreamAuth: bool(r.passUpstreamAuth),
   };
 }
 

@@ -38,6 +38,8 @@ export interface ServerView {
   protocol: string;
   /** The revisions the server named in its answer to server/discover; empty when it has none or was not asked. */
   protocolsOffered: string[];
+  /** A client's X-Upstream-Authorization goes to it (passUpstreamAuth): the Connect page offers it a value. */
+  passUpstreamAuth: boolean;
 }
 
 /** LoginServer's answer: the authorization URL and how the router registered. */
@@ -540,7 +542,11 @@ export interface Api extends ChatApi, ApprovalsApi, AboutApi {
   updateTokenServers(name: string, servers: string[]): Promise<TokenView>;
   /** Replaces the token's own roles; empty: none. admin and client are reserved. */
   updateTokenRoles(name: string, roles: string[]): Promise<TokenView>;
-  snippet(client: SnippetClient, mode: SnippetMode, token: string): Promise<string>;
+  /**
+   * upstreamAuth: the client's own credentials, SERVER=VALUE entries (SERVER a
+   * server with passUpstreamAuth, or * for all), written into the snippet.
+   */
+  snippet(client: SnippetClient, mode: SnippetMode, token: string, upstreamAuth: string[]): Promise<string>;
   endpointStatus(): Promise<EndpointStatus>;
   // Logs
   queryLogs(q: LogQuery): Promise<LogPage>;

@@ -797,6 +797,7 @@ export namespace appapi {
 	    loggedIn?: boolean;
 	    protocol?: string;
 	    protocolsOffered?: string[];
+	    passUpstreamAuth?: boolean;
 	
 	    static createFrom(source: any = {}) {
 	        return new ServerView(source);
@@ -817,6 +818,7 @@ export namespace appapi {
 	        this.loggedIn = source["loggedIn"];
 	        this.protocol = source["protocol"];
 	        this.protocolsOffered = source["protocolsOffered"];
+	        this.passUpstreamAuth = source["passUpstreamAuth"];
 	    }
 	}
 	export class StateGateStatus {
