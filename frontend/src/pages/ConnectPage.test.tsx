@@ -1,6 +1,7 @@
 import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { describe, expect, it, vi } from 'vitest';
+import { act } from 'react';
 import { fakeApi, server, token } from '../test/fakeApi';
 import { renderWithApi } from '../test/render';
 import ConnectPage from './ConnectPage';
@@ -242,6 +243,15 @@ describe('ConnectPage', () => {
     expect(await screen.findByTestId('snippet-text')).toHaveTextContent('claude-code stdio <token>');
     // Nothing the page did logged a value.
     for (const call of [...errorLog.mock.calls, ...logLog.mock.calls]) expect(JSON.stringify(call)).not.toMatch(/ghp_one|Bearer all/);
+  });
+
+  it('offers a server as soon as it takes a client credential (servers:changed while the page is open)', async () => {
+    const fake = fakeApi([server('github', { transport: 'http' })]);
+    renderWithApi(<ConnectPage />, fake.api);
+    await screen.findByTestId('upstream-auth-none');
+    act(() => fake.emit(server('github', { transport: 'http', passUpstreamAuth: true })));
+    await userEvent.click(await screen.findByTestId('upstream-auth-add'));
+    expect(within(screen.getByTestId('upstream-auth-server-0')).getByRole('option', { name: 'github' })).toBeInTheDocument();
   });
 
   it('says how to give a server a client credential when none takes one, in Japanese too', async () => {

@@ -14,12 +14,21 @@ export default function ConnectPage() {
   const status = useTokens((s) => s.status);
   const load = useTokens((s) => s.load);
   const loadEndpoint = useTokens((s) => s.loadEndpoint);
+  const loadServers = useServers((s) => s.load);
+  const listenServers = useServers((s) => s.listen);
   const [created, setCreated] = useState<CreatedToken | null>(null);
 
   useEffect(() => {
     void load();
     void loadEndpoint();
   }, [load, loadEndpoint]);
+  // The servers a token may be scoped to, and those that take a client's
+  // credential (the snippet's), as they are now and as they change.
+  useEffect(() => {
+    const stop = listenServers();
+    void loadServers();
+    return stop;
+  }, [listenServers, loadServers]);
   useEffect(() => {
     if (status === 'ready') pageReady('connect');
   }, [status, pageReady]);
@@ -343,16 +352,10 @@ function CreateTokenForm({ onCreated }: { onCreated: (c: CreatedToken) => void }
   const create = useTokens((s) => s.create);
   const tokens = useTokens((s) => s.tokens);
   const servers = useServers((s) => s.servers);
-  const loadServers = useServers((s) => s.load);
-  const serversStatus = useServers((s) => s.status);
   const [name, setName] = useState('');
   const [scope, setScope] = useState<string[]>([]);
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
-
-  useEffect(() => {
-    if (serversStatus === 'idle') void loadServers();
-  }, [serversStatus, loadServers]);
 
   const submit = async (e: FormEvent) => {
     e.preventDefault();
