@@ -97,6 +97,22 @@ func TestSnippetUpstreamAuth(t *testing.T) {
 		t.Errorf("a snippet without credentials has upstream headers: %s", s)
 	}
 
+	// The router's own tokens, admin or client, never go upstream.
+	clientTok, err := f.api.CreateToken("laptop", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range []string{"github=Bearer " + admin, "*=" + clientTok.Token} {
+		r := snippet("claude-code", "http", e)
+		msg := errorOf(t, r)
+		if r.code == 200 || !strings.Contains(msg, "holds this router's own token") || strings.Contains(r.body, "mcpr_") {
+			t.Errorf("%s=…: %d %q", e[:strings.Index(e, "=")], r.code, msg)
+		}
+	}
+	if tok, _ := f.c.Store.Tokens().Get(ctx, "laptop"); tok.LastUsedAt != nil {
+		t.Errorf("checking a value marked the token used: %v", tok.LastUsedAt)
+	}
+
 	many := make([]string, 34)
 	for i := range many {
 		many[i] = fmt.Sprintf("s%d=v-secret-many", i)

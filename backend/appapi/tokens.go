@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcp-router/mcp-router/backend/auth"
 	"github.com/mcp-router/mcp-router/backend/config"
 	"github.com/mcp-router/mcp-router/backend/store"
 )
@@ -211,7 +212,18 @@ func (a *API) snippetUpstreamAuth(entries []string) (map[string]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	for name := range m {
+	for name, v := range m {
+		// This router's own token (a paste, or a browser's autofill of the
+		// login's) would go to the upstream server and sit in the client's
+		// config. Looked up without marking the token used.
+		for _, f := range strings.Fields(v) {
+			if !strings.HasPrefix(f, auth.SecretPrefix) {
+				continue
+			}
+			if tok, err := a.core.Store.Tokens().Lookup(bg(), store.HashToken(f)); err == nil {
+				return nil, fmt.Errorf("upstream auth for %q: the value holds this router's own token %q, which would be sent to the upstream server; give the server's own credential", name, tok.Name)
+			}
+		}
 		if name == config.UpstreamAuthAll {
 			continue
 		}

@@ -76,7 +76,8 @@ export function UpstreamAuthFields({
                 <input
                   type="password"
                   className="grow"
-                  autoComplete="off"
+                  // Never the browser's saved password (the login's admin token) filled in here.
+                  autoComplete="new-password"
                   spellCheck={false}
                   placeholder="Bearer …"
                   aria-label={t.upstreamAuthValue(r.server === ALL ? t.upstreamAuthAll : r.server)}

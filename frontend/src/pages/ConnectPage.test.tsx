@@ -219,6 +219,7 @@ describe('ConnectPage', () => {
     await userEvent.selectOptions(screen.getByTestId('upstream-auth-server-0'), 'github');
     const value = screen.getByTestId('upstream-auth-value-0');
     expect(value).toHaveAttribute('type', 'password');
+    expect(value).toHaveAttribute('autocomplete', 'new-password');
     await userEvent.type(value, 'Bearer ghp_one');
     await userEvent.click(screen.getByTestId('upstream-auth-add'));
     // A server already given is not offered again.
