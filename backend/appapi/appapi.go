@@ -140,6 +140,9 @@ type ServerView struct {
 	// server/discover (upstream.Status.ProtocolVersions); empty when it
 	// has none or was not asked.
 	ProtocolsOffered []string `json:"protocolsOffered,omitempty"`
+	// PassUpstreamAuth: a client's X-Upstream-Authorization goes to this
+	// server as its Authorization (the Connect page offers it a value).
+	PassUpstreamAuth bool `json:"passUpstreamAuth,omitempty"`
 }
 
 func makeView(def spec.Server, st upstream.Status, loggedIn bool) ServerView {
@@ -147,7 +150,7 @@ func makeView(def spec.Server, st upstream.Status, loggedIn bool) ServerView {
 		Name: def.Name, Transport: string(def.Transport), Enabled: def.Enabled,
 		State: string(st.State), StateSince: unixMilli(st.StateSince), Error: st.Error, Restarts: st.Restarts, Tools: st.Tools,
 		Target: def.Target(), PrefixMode: string(def.PrefixMode), LoggedIn: loggedIn,
-		Protocol: st.ProtocolVersion, ProtocolsOffered: st.ProtocolVersions,
+		Protocol: st.ProtocolVersion, ProtocolsOffered: st.ProtocolVersions, PassUpstreamAuth: def.PassUpstreamAuth,
 	}
 }
 
