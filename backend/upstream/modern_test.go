@@ -1,0 +1,282 @@
+package upstream
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/mcp-router/mcp-router/internal/testpeers"
+)
+
+// Connections on 2026-07-28 (modern.go): an HTTP server whose
+// server/discover names that revision is used on it, with no initialize
+// and no session; every other server keeps the handshake.
+
+// The go-sdk v1.8.0 everything-server, stateless: no handshake, no
+// session; its lists and calls work with the per-request _meta and
+// headers; its input_required comes back as it sent it (its own keys);
+// list_changed comes on the subscriptions/listen stream.
+func TestModernConnectionGoSDKStateless(t *testing.T) {
+	addr := testpeers.StartGoEverythingHTTP(t, "-stateless=true")
+	changed := make(chan struct{}, 1)
+	c := dialHTTP(t, "http://"+addr+"/mcp", ClientSide{
+		Elicitation: func(context.Context, string, mcp.ElicitationRequest) (*mcp.ElicitationResult, error) {
+			t.Error("a server on 2026-07-28 sent elicitation/create")
+			return nil, fmt.Errorf("not expected")
+		},
+	}, func(n mcp.JSONRPCNotification) {
+		if n.Method == string(mcp.MethodNotificationToolsListChanged) {
+			select {
+			case changed <- struct{}{}:
+			default:
+			}
+		}
+	})
+	if c.modernEra == nil || c.init.ProtocolVersion != mcp.ProtocolVersion20260728 {
+		t.Fatalf("connection on %q (modern %v), want 2026-07-28", c.init.ProtocolVersion, c.modernEra != nil)
+	}
+	if c.tr.GetSessionId() != "" {
+		t.Fatalf("a session (%q) on 2026-07-28", c.tr.GetSessionId())
+	}
+	if c.init.ServerInfo.Name == "" || c.init.Capabilities.Tools == nil {
+		t.Fatalf("server info and capabilities not taken from server/discover: %+v", c.init)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cat, err := fetchCatalog(ctx, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cat.Tools) == 0 || len(cat.Prompts) == 0 || len(cat.Resources) == 0 {
+		t.Fatalf("catalog on 2026-07-28: %d tools, %d prompts, %d resources", len(cat.Tools), len(cat.Prompts), len(cat.Resources))
+	}
+	if got := callTool(t, c, "test_simple_text", nil); !strings.Contains(got, `"type":"text"`) {
+		t.Fatalf("test_simple_text: %s", got)
+	}
+	// The server asks for input in its result, with its own key.
+	got := callTool(t, c, "test_input_required_result_elicitation", map[string]any{})
+	var asked struct {
+		ResultType    string                     `json:"resultType"`
+		InputRequests map[string]json.RawMessage `json:"inputRequests"`
+		RequestState  string                     `json:"requestState"`
+	}
+	if err := json.Unmarshal([]byte(got), &asked); err != nil || asked.ResultType != "input_required" || asked.InputRequests["user_name"] == nil {
+		t.Fatalf("test_input_required_result_elicitation on 2026-07-28: %s", got)
+	}
+	// The retry with the answer under that key gets the result.
+	raw, err := c.request(ctx, "tools/call", map[string]any{"name": "test_input_required_result_elicitation", "arguments": map[string]any{},
+		"inputResponses": map[string]any{"user_name": map[string]any{"action": "accept", "content": map[string]any{"name": "Alice"}}},
+		"requestState":   asked.RequestState})
+	if err != nil || !strings.Contains(string(raw), "Alice") {
+		t.Fatalf("retry with inputResponses: %s, %v", raw, err)
+	}
+	// A list change reaches the handler on the listen stream.
+	testpeers.Eventually(t, 10*time.Second, "the listen stream", func() bool {
+		callTool(t, c, "test_trigger_tool_change", map[string]any{})
+		select {
+		case <-changed:
+			return true
+		case <-time.After(time.Second):
+			return false
+		}
+	})
+	// Health checks are server/discover, which this server answers.
+	if err := c.ping(ctx); err != nil {
+		t.Fatalf("ping on 2026-07-28: %v", err)
+	}
+}
+
+// The same server with sessions (-stateless=false) names only the
+// handshake's revisions, and server-everything has no server/discover:
+// both keep initialize and a session (TestDiscoverGoSDKHTTP,
+// TestDiscoverServerEverythingHTTP check the same of their answers).
+func TestModernNotForOlderServers(t *testing.T) {
+	addr := testpeers.StartGoEverythingHTTP(t, "-stateless=false")
+	c := dialHTTP(t, "http://"+addr+"/mcp", ClientSide{}, nil)
+	if c.modernEra != nil || c.tr.GetSessionId() == "" {
+		t.Fatalf("stateful go-sdk server: modern %v, session %q", c.modernEra != nil, c.tr.GetSessionId())
+	}
+	checkHandshake(t, c, "test_simple_text", nil, `"type":"text"`)
+
+	port := testpeers.FreePort(t)
+	testpeers.StartEverythingHTTP(t, "streamableHttp", port, marker(t))
+	c = dialHTTP(t, fmt.Sprintf("http://127.0.0.1:%d/mcp", port), ClientSide{}, nil)
+	if c.modernEra != nil || c.tr.GetSessionId() == "" {
+		t.Fatalf("server-everything: modern %v, session %q", c.modernEra != nil, c.tr.GetSessionId())
+	}
+	checkHandshake(t, c, "echo", map[string]any{"message": "still here"}, "still here")
+}
+
+// recordingModernServer is an mcp-go server that speaks 2026-07-28 over
+// stateless HTTP and records the headers and _meta of what it gets.
+type recordingModernServer struct {
+	mu       sync.Mutex
+	requests []recorded
+}
+
+type recorded struct {
+	method, name, version string
+	meta                  map[string]any
+	headers               http.Header
+}
+
+func (r *recordingModernServer) all() []recorded {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]recorded(nil), r.requests...)
+}
+
+func startRecordingModernServer(t *testing.T) (*recordingModernServer, string) {
+	s := server.NewMCPServer("modern", "1.0", server.WithToolCapabilities(true), server.WithPromptCapabilities(false))
+	s.AddTool(mcp.NewTool("hello"), func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return mcp.NewToolResultText("hello from modern"), nil
+	})
+	s.AddPrompt(mcp.NewPrompt("greet"), func(_ context.Context, r mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+		return mcp.NewGetPromptResult("greet", []mcp.PromptMessage{mcp.NewPromptMessage(mcp.RoleUser, mcp.NewTextContent("hi"))}), nil
+	})
+	h := server.NewStreamableHTTPServer(s, server.WithStateLess(true))
+	rec := &recordingModernServer{}
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		var m struct {
+			Method string `json:"method"`
+			Params struct {
+				Name string         `json:"name"`
+				Meta map[string]any `json:"_meta"`
+			} `json:"params"`
+		}
+		_ = json.Unmarshal(body, &m)
+		if m.Method != "" {
+			rec.mu.Lock()
+			rec.requests = append(rec.requests, recorded{method: m.Method, name: m.Params.Name, meta: m.Params.Meta, headers: r.Header.Clone()})
+			rec.mu.Unlock()
+		}
+		r.Body = io.NopCloser(strings.NewReader(string(body)))
+		h.ServeHTTP(w, r)
+	}))
+	t.Cleanup(ts.Close)
+	return rec, ts.URL + "/mcp"
+}
+
+// Every request on 2026-07-28 carries the revision, the client's identity
+// and capabilities in _meta, and Mcp-Method / Mcp-Name; a forwarded
+// client's own identity is kept; no initialize, no session id.
+func TestModernRequestsCarryMetaAndHeaders(t *testing.T) {
+	rec, url := startRecordingModernServer(t)
+	c := dialHTTP(t, url, ClientSide{Elicitation: func(context.Context, string, mcp.ElicitationRequest) (*mcp.ElicitationResult, error) {
+		return nil, fmt.Errorf("unused")
+	}}, nil)
+	if c.modernEra == nil {
+		t.Fatalf("mcp-go's stateless server (2026-07-28) not used on it: %+v", c.discovered)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if _, err := c.request(ctx, "tools/call", map[string]any{"name": "hello"}); err != nil {
+		t.Fatal(err)
+	}
+	clientInfo := map[string]any{"name": "the-client", "version": "9"}
+	if _, err := c.request(ctx, "prompts/get", map[string]any{"name": "greet", "_meta": map[string]any{
+		mcp.MetaKeyClientInfo: clientInfo, mcp.MetaKeyProtocolVersion: "2026-07-28"}}); err != nil {
+		t.Fatal(err)
+	}
+	var sawCall, sawPrompt bool
+	for _, r := range rec.all() {
+		if r.method == "initialize" {
+			t.Fatal("initialize sent to a server on 2026-07-28")
+		}
+		if r.headers.Get("Mcp-Session-Id") != "" {
+			t.Fatalf("%s sent with a session id", r.method)
+		}
+		if r.headers.Get("Mcp-Method") != r.method || r.headers.Get("Mcp-Protocol-Version") != "2026-07-28" || r.meta[mcp.MetaKeyProtocolVersion] != "2026-07-28" {
+			t.Fatalf("%s: headers %v, _meta %v", r.method, r.headers, r.meta)
+		}
+		switch r.method {
+		case "tools/call":
+			sawCall = true
+			info, _ := r.meta[mcp.MetaKeyClientInfo].(map[string]any)
+			caps, _ := r.meta[mcp.MetaKeyClientCapabilities].(map[string]any)
+			if r.headers.Get("Mcp-Name") != "hello" || info["name"] != "mcp-router-test" || caps["elicitation"] == nil {
+				t.Fatalf("tools/call: Mcp-Name %q, clientInfo %v, clientCapabilities %v", r.headers.Get("Mcp-Name"), info, caps)
+			}
+		case "prompts/get":
+			sawPrompt = true
+			info, _ := r.meta[mcp.MetaKeyClientInfo].(map[string]any)
+			if info["name"] != "the-client" {
+				t.Fatalf("the client's own clientInfo replaced: %v", info)
+			}
+		}
+	}
+	if !sawCall || !sawPrompt {
+		t.Fatalf("requests seen: %+v", rec.all())
+	}
+}
+
+// A name that would break a header line (CR LF and another header in a
+// prompt name a client sends) goes as mcp-go's base64 form, never as a
+// header of its own.
+func TestModernHeadersCannotBeInjected(t *testing.T) {
+	rec, url := startRecordingModernServer(t)
+	c := dialHTTP(t, url, ClientSide{}, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	evil := "greet\r\nX-Injected: yes"
+	_, _ = c.request(ctx, "prompts/get", map[string]any{"name": evil})
+	for _, r := range rec.all() {
+		if r.headers.Get("X-Injected") != "" {
+			t.Fatalf("a header injected through a prompt name: %v", r.headers)
+		}
+		if r.method == "prompts/get" {
+			if n := r.headers.Get("Mcp-Name"); !strings.HasPrefix(n, "=?base64?") {
+				t.Fatalf("Mcp-Name %q, want the base64 form", n)
+			}
+			return
+		}
+	}
+	t.Fatal("the prompts/get never reached the server")
+}
+
+// resources/subscribe, no method on 2026-07-28, goes in the listen
+// stream's filter; bounded by maxResourceSubscriptions.
+func TestModernResourceSubscriptionsGoInTheFilter(t *testing.T) {
+	addr := testpeers.StartGoEverythingHTTP(t, "-stateless=true")
+	c := dialHTTP(t, "http://"+addr+"/mcp", ClientSide{}, nil)
+	if c.modernEra == nil {
+		t.Fatal("not on 2026-07-28")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if c.init.Capabilities.Resources == nil || !c.init.Capabilities.Resources.Subscribe {
+		t.Skip("the server offers no resource subscriptions")
+	}
+	if _, err := c.request(ctx, "resources/subscribe", map[string]any{"uri": "test://static/resource/1"}); err != nil {
+		t.Fatal(err)
+	}
+	if f := c.listenFilter(); len(f.ResourceSubscriptions) != 1 || f.ResourceSubscriptions[0] != "test://static/resource/1" {
+		t.Fatalf("filter after subscribe: %+v", f)
+	}
+	if _, err := c.request(ctx, "resources/unsubscribe", map[string]any{"uri": "test://static/resource/1"}); err != nil {
+		t.Fatal(err)
+	}
+	if f := c.listenFilter(); len(f.ResourceSubscriptions) != 0 {
+		t.Fatalf("filter after unsubscribe: %+v", f)
+	}
+	for i := 0; i < maxResourceSubscriptions; i++ {
+		if _, err := c.request(ctx, "resources/subscribe", map[string]any{"uri": fmt.Sprintf("test://x/%d", i)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, err := c.request(ctx, "resources/subscribe", map[string]any{"uri": "test://one-too-many"})
+	if err == nil || !strings.Contains(err.Error(), "maxResourceSubscriptions") {
+		t.Fatalf("past the cap: %v", err)
+	}
+}
