@@ -211,14 +211,7 @@ func dialOnce(ctx context.Context, s spec.Server, o dialOptions) (_ *conn, sent 
 		c.discovered = d
 		if d.offersModern() {
 			c.useModern(d, o)
-			go c.listen(life, func(f mcp.SubscriptionFilter) {
-				if o.onNotification == nil {
-					return
-				}
-				for _, method := range listChangesOf(f) {
-					o.onNotification(mcp.JSONRPCNotification{JSONRPC: mcp.JSONRPC_VERSION, Notification: mcp.Notification{Method: method}})
-				}
-			})
+			go c.listen(life, o.refreshAfterGap())
 			ok = true
 			return c, "", nil
 		}

@@ -68,7 +68,14 @@ func (d discovery) offersModern() bool {
 // answers, and from then on treats the session as 2026-07-28: results
 // carry resultType and notifications/tools/list_changed is no longer sent
 // on the pipe. A stdio server can be probed only by a connection that
-// goes on in 2026-07-28 when the answer names it.
+// goes on in 2026-07-28 when the answer names it — and such a connection
+// costs the pipe's session the server's mid-call requests: on 2026-07-28
+// the go-sdk server refuses its own elicitation/create and
+// sampling/createMessage during a call ("cannot be sent while serving a
+// request on protocol version 2026-07-28"; test_elicitation,
+// test_sampling), which its 2025-11-25 session sends and the router passes
+// on to clients of either era. One pipe serves every client, so stdio
+// stays on the handshake (docs/endpoint.md, "Protocol revisions").
 func (c *conn) probes() bool {
 	_, ok := c.tr.(*streamTransport)
 	return ok

@@ -77,6 +77,19 @@ func (c *conn) useModern(d discovery, o dialOptions) {
 	}
 }
 
+// refreshAfterGap: after a listen stream that ended unasked is opened
+// again, the lists it covers are read again (as on a list_changed).
+func (o dialOptions) refreshAfterGap() func(mcp.SubscriptionFilter) {
+	return func(f mcp.SubscriptionFilter) {
+		if o.onNotification == nil {
+			return
+		}
+		for _, method := range listChangesOf(f) {
+			o.onNotification(mcp.JSONRPCNotification{JSONRPC: mcp.JSONRPC_VERSION, Notification: mcp.Notification{Method: method}})
+		}
+	}
+}
+
 // withRequestMeta returns params with the per-request keys of 2026-07-28
 // in _meta: the revision always; the client's identity and capabilities
 // when the request does not carry them already (a 2026-07-28 client's own
