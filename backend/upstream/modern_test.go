@@ -15,6 +15,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/mcp-router/mcp-router/backend/spec"
 	"github.com/mcp-router/mcp-router/internal/testpeers"
 )
 
@@ -278,5 +279,134 @@ func TestModernResourceSubscriptionsGoInTheFilter(t *testing.T) {
 	_, err := c.request(ctx, "resources/subscribe", map[string]any{"uri": "test://one-too-many"})
 	if err == nil || !strings.Contains(err.Error(), "maxResourceSubscriptions") {
 		t.Fatalf("past the cap: %v", err)
+	}
+}
+
+// swappable serves whichever handler it holds now.
+type swappable struct {
+	mu sync.Mutex
+	h  http.Handler
+}
+
+func (s *swappable) set(h http.Handler) {
+	s.mu.Lock()
+	s.h = h
+	s.mu.Unlock()
+}
+
+func (s *swappable) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	h := s.h
+	s.mu.Unlock()
+	h.ServeHTTP(w, r)
+}
+
+func helloServer(name string) *server.MCPServer {
+	s := server.NewMCPServer(name, "1.0", server.WithToolCapabilities(true))
+	s.AddTool(mcp.NewTool("hello"), func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return mcp.NewToolResultText("hello from " + name), nil
+	})
+	return s
+}
+
+// A server on 2026-07-28 replaced by one that speaks only the handshake
+// (an older build at the same URL, with no server/discover): the health
+// check's server/discover is refused with -32601, the router connects
+// again and is then on 2025-11-25. Were -32601 read as "alive", as it is
+// for a ping, the connection would stay on 2026-07-28, sending every
+// request in a revision the server does not speak.
+func TestModernServerReplacedByAnOlderOne(t *testing.T) {
+	sw := &swappable{}
+	sw.set(server.NewStreamableHTTPServer(helloServer("modern"), server.WithStateLess(true)))
+	ts := httptest.NewServer(sw)
+	t.Cleanup(ts.Close)
+	s := newTestService(t)
+	def := spec.Server{Name: "web", Transport: spec.HTTP, URL: ts.URL + "/mcp", Enabled: true}
+	def.Normalize()
+	if err := s.Sync([]spec.Server{def}); err != nil {
+		t.Fatal(err)
+	}
+	st := waitState(t, s, "web", StateRunning, 20*time.Second)
+	if st.ProtocolVersion != modernProtocol || st.SessionID != "" {
+		t.Fatalf("status %+v, want 2026-07-28 without a session", st)
+	}
+	// The older build knows no server/discover (-32601, as
+	// server-everything answers it).
+	older := server.NewStreamableHTTPServer(helloServer("older"),
+		server.WithStreamableHTTPProtocolVersions(mcp.ProtocolVersion20251125, "2025-06-18"))
+	sw.set(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		if strings.Contains(string(body), `"method":"server/discover"`) {
+			var m struct {
+				ID json.RawMessage `json:"id"`
+			}
+			_ = json.Unmarshal(body, &m)
+			w.Header().Set("Content-Type", "application/json")
+			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32601,"message":"Method not found"}}`, m.ID)
+			return
+		}
+		r.Body = io.NopCloser(strings.NewReader(string(body)))
+		older.ServeHTTP(w, r)
+	}))
+	testpeers.Eventually(t, 20*time.Second, "a connection on the handshake", func() bool {
+		st, _ = s.Status("web")
+		return st.State == StateRunning && st.ProtocolVersion == mcp.ProtocolVersion20251125
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	raw, err := s.Request(ctx, "web", "tools/call", map[string]any{"name": "hello"})
+	if err != nil || !strings.Contains(string(raw), "hello from older") {
+		t.Fatalf("after the swap: %s, %v", raw, err)
+	}
+}
+
+// A listen stream that the server ends is opened again, and the lists it
+// covers are read again then (a change may have come in the gap): the
+// connection hands a list_changed for each to its handler.
+func TestModernListenStreamReopenedAndListsReread(t *testing.T) {
+	h := server.NewStreamableHTTPServer(helloServer("modern"), server.WithStateLess(true))
+	var listens sync.WaitGroup
+	listens.Add(2)
+	var mu sync.Mutex
+	opened := 0
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Mcp-Method") == "subscriptions/listen" {
+			mu.Lock()
+			opened++
+			n := opened
+			mu.Unlock()
+			if n <= 2 {
+				listens.Done()
+			}
+			if n == 1 {
+				// The first stream ends at once, unasked.
+				http.Error(w, "gone", http.StatusServiceUnavailable)
+				return
+			}
+		}
+		h.ServeHTTP(w, r)
+	}))
+	t.Cleanup(ts.Close)
+	reread := make(chan string, 8)
+	c := dialHTTP(t, ts.URL+"/mcp", ClientSide{}, func(n mcp.JSONRPCNotification) {
+		reread <- n.Method
+	})
+	if c.modernEra == nil {
+		t.Fatal("not on 2026-07-28")
+	}
+	done := make(chan struct{})
+	go func() { listens.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the listen stream was not opened again after it ended")
+	}
+	select {
+	case m := <-reread:
+		if m != string(mcp.MethodNotificationToolsListChanged) {
+			t.Fatalf("after the gap: %s", m)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the tools were not read again after the gap")
 	}
 }
