@@ -410,3 +410,43 @@ func TestModernListenStreamReopenedAndListsReread(t *testing.T) {
 		t.Fatal("the tools were not read again after the gap")
 	}
 }
+
+// withRequestMeta: the revision is always the connection's (a client's
+// own protocolVersion, even a forged one, is replaced); the client's
+// identity and capabilities are kept when given; params that cannot carry
+// _meta are refused rather than sent without it.
+func TestWithRequestMeta(t *testing.T) {
+	m := &modernState{clientInfo: mcp.Implementation{Name: "router", Version: "1"}, capabilities: mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapability{}}}
+	decode := func(raw json.RawMessage) map[string]any {
+		t.Helper()
+		var out map[string]any
+		if err := json.Unmarshal(raw, &out); err != nil {
+			t.Fatal(err)
+		}
+		meta, _ := out["_meta"].(map[string]any)
+		return meta
+	}
+	raw, err := m.withRequestMeta(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	meta := decode(raw)
+	if meta[mcp.MetaKeyProtocolVersion] != modernProtocol || meta[mcp.MetaKeyClientInfo].(map[string]any)["name"] != "router" ||
+		meta[mcp.MetaKeyClientCapabilities].(map[string]any)["elicitation"] == nil {
+		t.Fatalf("nil params: %s", raw)
+	}
+	raw, err = m.withRequestMeta(json.RawMessage(`{"name":"x","_meta":{"progressToken":"p","io.modelcontextprotocol/protocolVersion":"2099-01-01","io.modelcontextprotocol/clientInfo":{"name":"client"},"io.modelcontextprotocol/clientCapabilities":{}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	meta = decode(raw)
+	if meta[mcp.MetaKeyProtocolVersion] != modernProtocol || meta["progressToken"] != "p" ||
+		meta[mcp.MetaKeyClientInfo].(map[string]any)["name"] != "client" || len(meta[mcp.MetaKeyClientCapabilities].(map[string]any)) != 0 {
+		t.Fatalf("a client's _meta: %s", raw)
+	}
+	for _, bad := range []any{json.RawMessage(`[1,2]`), json.RawMessage(`{"_meta":"not an object"}`), "text"} {
+		if _, err := m.withRequestMeta(bad); err == nil {
+			t.Errorf("params %v accepted", bad)
+		}
+	}
+}
