@@ -273,6 +273,9 @@ func (c *conn) request(ctx context.Context, method string, params any) ([]byte, 
 		if isSubscriptionMethod(method) {
 			return c.subscription(method, params)
 		}
+		if method == string(mcp.MethodSetLogLevel) {
+			return c.setLevel(params)
+		}
 		raw, err := c.modernEra.withRequestMeta(params)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", method, err)

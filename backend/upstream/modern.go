@@ -33,6 +33,11 @@ type modernState struct {
 	resources []string
 	// relisten: capacity 1; the filter changed, open the stream again.
 	relisten chan struct{}
+	// logLevel: the level of the last logging/setLevel, which this
+	// revision no longer has: it goes in each request's _meta instead
+	// (the connection is shared, so the last level set wins, as on a
+	// session); "" none.
+	logLevel string
 }
 
 // maxResourceSubscriptions bounds the URIs one upstream connection on
@@ -130,6 +135,14 @@ func (m *modernState) withRequestMeta(params any) (json.RawMessage, error) {
 	); err != nil {
 		return nil, err
 	}
+	m.mu.Lock()
+	level := m.logLevel
+	m.mu.Unlock()
+	if level != "" {
+		if err := set(mcp.MetaKeyLogLevel, level, false); err != nil {
+			return nil, err
+		}
+	}
 	mb, err := json.Marshal(meta)
 	if err != nil {
 		return nil, err
@@ -206,6 +219,37 @@ func (c *conn) subscription(method string, params any) ([]byte, error) {
 	default:
 	}
 	return []byte("{}"), nil
+}
+
+// setLevel answers logging/setLevel on a connection on 2026-07-28, where
+// it is no longer a method: the level goes in the _meta of the requests
+// that follow (a 2026-07-28 client's own logLevel is kept on its own).
+func (c *conn) setLevel(params any) ([]byte, error) {
+	b, err := json.Marshal(params)
+	if err != nil {
+		return nil, err
+	}
+	var p struct {
+		Level string `json:"level"`
+	}
+	if err := json.Unmarshal(b, &p); err != nil || !validLogLevel(p.Level) {
+		return nil, &RPCError{Code: mcp.INVALID_PARAMS, Message: fmt.Sprintf("logging/setLevel: unknown level %q", p.Level)}
+	}
+	m := c.modernEra
+	m.mu.Lock()
+	m.logLevel = p.Level
+	m.mu.Unlock()
+	return []byte("{}"), nil
+}
+
+// validLogLevel: the levels of RFC 5424 that MCP names.
+func validLogLevel(l string) bool {
+	switch mcp.LoggingLevel(l) {
+	case mcp.LoggingLevelDebug, mcp.LoggingLevelInfo, mcp.LoggingLevelNotice, mcp.LoggingLevelWarning,
+		mcp.LoggingLevelError, mcp.LoggingLevelCritical, mcp.LoggingLevelAlert, mcp.LoggingLevelEmergency:
+		return true
+	}
+	return false
 }
 
 // filter is what the listen stream asks for: the list changes the server

@@ -450,3 +450,37 @@ func TestWithRequestMeta(t *testing.T) {
 		}
 	}
 }
+
+// logging/setLevel, no method on 2026-07-28, becomes the logLevel of the
+// requests that follow; a 2026-07-28 client's own logLevel is kept; a
+// level that is not one of MCP's is refused.
+func TestModernSetLevelGoesInMeta(t *testing.T) {
+	rec, url := startRecordingModernServer(t)
+	c := dialHTTP(t, url, ClientSide{}, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if _, err := c.request(ctx, "logging/setLevel", map[string]any{"level": "debug"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.request(ctx, "logging/setLevel", map[string]any{"level": "loud\r\nX: y"}); err == nil {
+		t.Fatal("an unknown level accepted")
+	}
+	if _, err := c.request(ctx, "tools/call", map[string]any{"name": "hello"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.request(ctx, "tools/call", map[string]any{"name": "hello", "_meta": map[string]any{mcp.MetaKeyLogLevel: "error"}}); err != nil {
+		t.Fatal(err)
+	}
+	var levels []any
+	for _, r := range rec.all() {
+		if r.method == "logging/setLevel" {
+			t.Fatal("logging/setLevel sent to a server on 2026-07-28")
+		}
+		if r.method == "tools/call" {
+			levels = append(levels, r.meta[mcp.MetaKeyLogLevel])
+		}
+	}
+	if fmt.Sprint(levels) != "[debug error]" {
+		t.Fatalf("logLevel of the calls: %v, want [debug error]", levels)
+	}
+}
