@@ -322,6 +322,13 @@ func (m *managed) monitor(ctx context.Context, c *conn) string {
 				// ping has lost our session: server-everything, for one,
 				// answers a stale session with 400 and a JSON-RPC error
 				// instead of the 404 the spec asks for.
+				if c.modernEra != nil {
+					// On 2026-07-28 the check is server/discover, which such
+					// a server must answer: one that refuses it (even as an
+					// unknown method) may no longer speak that revision
+					// (replaced by an older build); connecting again asks.
+					return "server/discover refused by the server: " + rpcErr.Message
+				}
 				if c.spec.Transport == spec.Stdio || rpcErr.Code == mcp.METHOD_NOT_FOUND {
 					pingFailures = 0
 					continue

@@ -173,9 +173,14 @@ async function cli(bin, args, opts) {
 // startGoEverythingHTTP runs the go-sdk everything-server over streamable
 // HTTP (stateful, so it can send requests to the client) on a free loopback
 // port and resolves once it accepts connections; stop() kills it.
-export async function startGoEverythingHTTP() {
+// startGoEverythingHTTP runs the go-sdk everything-server over streamable
+// HTTP: stateful by default (the 2025-11-25 handshake and a session; its
+// server/discover names only the handshake's revisions), or with
+// { stateless: true } a 2026-07-28 server (its server/discover names
+// 2026-07-28, and the router uses it on that revision).
+export async function startGoEverythingHTTP({ stateless = false } = {}) {
   const port = await freePort();
-  const child = spawn(EVERYTHING_GO, ['-http', `127.0.0.1:${port}`, '-stateless=false'], { env: childEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(EVERYTHING_GO, ['-http', `127.0.0.1:${port}`, `-stateless=${stateless}`], { env: childEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout.setEncoding('utf8').on('data', (d) => (output += d));
   child.stderr.setEncoding('utf8').on('data', (d) => (output += d));
