@@ -204,6 +204,11 @@ func (g *Gateway) servePost(w http.ResponseWriter, r *http.Request, next http.Ha
 			w.WriteHeader(http.StatusAccepted)
 			return
 		}
+		// Tasks are passed on to the upstream that created them
+		// (taskfront.go), whichever path plain calls take.
+		if g.serveTaskRequest(w, r, &m, body) {
+			return
+		}
 		if g.fast.disabled.Load() {
 			// every request takes mcp-go's path
 		} else if m.Method == string(mcp.MethodNotificationCancelled) {

@@ -69,6 +69,7 @@ type rigOptions struct {
 	hooks pipeline.HookEngine
 	// logger is the gateway's; nil: logrus's standard logger.
 	logger logrus.FieldLogger
+	tasks  TaskLimits // zero fields: the gateway's defaults
 }
 
 func newRig(t testing.TB, defs []spec.Server, ro rigOptions) *rig {
@@ -100,7 +101,8 @@ func newRig(t testing.TB, defs []spec.Server, ro rigOptions) *rig {
 		ClientSide:     cs,
 	})
 	gw = New(r.ups, Options{RequestLog: r.log, CallerFrom: ro.callerFrom, Debounce: 10 * time.Millisecond,
-		Sessions: func() SessionLimits { return ro.sessions }, Hooks: ro.hooks, Logger: ro.logger})
+		Sessions: func() SessionLimits { return ro.sessions }, Hooks: ro.hooks, Logger: ro.logger,
+		Tasks: func() TaskLimits { return ro.tasks }})
 	r.gw = gw
 	gw.Start()
 	t.Cleanup(func() { gw.Close(); r.ups.Close() })

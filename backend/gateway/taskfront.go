@@ -1,0 +1,291 @@
+package gateway
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/mcp-router/mcp-router/backend/gate"
+	"github.com/mcp-router/mcp-router/backend/pipeline"
+)
+
+// The front of tasks on /mcp (tasks.go has the table). mcp-go (v1.2.1)
+// runs a task-augmented tools/call as a task of its own server, calling the
+// router's handler synchronously in the background, and answers tasks/*
+// from that store: the upstream never sees the task, and a tool that runs
+// only as a task fails there. So a session's task requests are answered
+// here, before mcp-go, as the fast path answers plain calls.
+
+// taskParams is what the front reads of a tasks/* request.
+type taskParams struct {
+	Params struct {
+		TaskID string `json:"taskId"`
+	} `json:"params"`
+}
+
+// serveTaskRequest answers a task-augmented tools/call of a tool whose
+// upstream runs it as a task, and tasks/get, tasks/result, tasks/cancel and
+// tasks/list, on an initialized streamable HTTP session of the 2025
+// revisions. It reports false, having written nothing, for anything else.
+func (g *Gateway) serveTaskRequest(w http.ResponseWriter, r *http.Request, m *message, body []byte) bool {
+	if m.JSONRPC != mcp.JSONRPC_VERSION || len(bytes.TrimSpace(m.ID)) == 0 {
+		return false
+	}
+	v, ok := g.fast.sessions.m.Load(r.Header.Get(server.HeaderKeySessionID))
+	if !ok {
+		return false
+	}
+	s := v.(server.ClientSession)
+	ctx := r.Context()
+	credential := g.sessions.credential(ctx)
+	var res json.RawMessage
+	var err error
+	switch m.Method {
+	case string(mcp.MethodToolsCall):
+		if t := bytes.TrimSpace(m.Params.Task); len(t) == 0 || string(t) == "null" {
+			return false
+		}
+		g.mu.RLock()
+		un, known := g.tools[m.Params.Name]
+		taskTool := g.taskTools[m.Params.Name]
+		_, ability := g.abilities[m.Params.Name]
+		g.mu.RUnlock()
+		// A tool that does not run as a task, an ability or an activate
+		// tool is called as mcp-go calls it; an unknown one mcp-go refuses.
+		if !known || !taskTool || ability || un.Item == gate.ActivateItem {
+			return false
+		}
+		res, err = g.createTask(ctx, s, credential, un, m)
+	case string(mcp.MethodTasksGet), string(mcp.MethodTasksResult), string(mcp.MethodTasksCancel):
+		var p taskParams
+		if json.Unmarshal(body, &p) != nil {
+			return false
+		}
+		res, err = g.forwardTask(ctx, credential, m.Method, p.Params.TaskID)
+	case string(mcp.MethodTasksList):
+		res, err = g.listTasks(ctx, credential)
+	default:
+		return false
+	}
+	writeRPC(w, m.ID, res, err)
+	return true
+}
+
+// createTask sends a task-augmented tools/call through the chain (scope,
+// gate, policy, hooks, log, as any call) to the tool's upstream, and
+// records the task it creates under an id of the router's.
+func (g *Gateway) createTask(ctx context.Context, s server.ClientSession, credential string, un upstreamName, m *message) (json.RawMessage, error) {
+	if err := g.tasks.reserve(credential); err != nil {
+		return nil, err
+	}
+	committed := false
+	defer func() {
+		if !committed {
+			g.tasks.release(credential)
+		}
+	}()
+	conn, _ := connectionOf(g.ups, un.Server)
+	req := &pipeline.Request{Method: pipeline.MethodToolsCall, Client: pipeline.Client{Session: s},
+		Server: un.Server, Item: un.Item, Target: m.Params.Name, Task: bytes.TrimSpace(m.Params.Task)}
+	if a := bytes.TrimSpace(m.Params.Arguments); len(a) > 0 && string(a) != "null" {
+		req.Args = a
+	}
+	if !emptyMeta(m.Params.Meta) {
+		var meta mcp.Meta
+		if err := json.Unmarshal(m.Params.Meta, &meta); err == nil {
+			req.Meta = &meta
+		}
+	}
+	// The task is recorded as the upstream's answer is decoded, inside the
+	// chain, so that the log step records the id the client gets.
+	req.Decode = func(raw json.RawMessage) (any, error) {
+		var created struct {
+			Task *struct {
+				TaskID string `json:"taskId"`
+				TTL    *int64 `json:"ttl"`
+			} `json:"task"`
+		}
+		if json.Unmarshal(raw, &created) != nil || created.Task == nil || created.Task.TaskID == "" {
+			return raw, nil // the upstream answered at once: an ordinary result
+		}
+		rt := g.tasks.commit(credential, un.Server, created.Task.TaskID, conn, created.Task.TTL)
+		committed = true
+		return rewriteTaskID(raw, created.Task.TaskID, rt.id)
+	}
+	res, err := g.chain.Serve(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	return res.JSON()
+}
+
+// forwardTask passes tasks/get, tasks/result or tasks/cancel to the
+// upstream that created the task, under the upstream's id.
+func (g *Gateway) forwardTask(ctx context.Context, credential, method, id string) (json.RawMessage, error) {
+	rt := g.tasks.lookup(credential, id)
+	if rt == nil {
+		return nil, unknownTask(id)
+	}
+	if err := g.taskAlive(rt); err != nil {
+		return nil, err
+	}
+	raw, err := g.ups.Request(ctx, rt.server, method, map[string]any{"taskId": rt.upstreamID})
+	if err != nil {
+		return nil, pipeline.Upstream(rt.server, err)
+	}
+	return rewriteTaskID(raw, rt.upstreamID, rt.id)
+}
+
+// taskAlive checks that the connection that created rt is the server's
+// current one: an upstream's tasks do not outlive its connection (process
+// restarted, HTTP session lost). A lost task is forgotten.
+func (g *Gateway) taskAlive(rt *routedTask) error {
+	conn, why := connectionOf(g.ups, rt.server)
+	if conn == rt.connection && conn != 0 {
+		return nil
+	}
+	if why == "" {
+		why = fmt.Sprintf("the server's connection that created it ended (connection %d; now %d)", rt.connection, conn)
+	} else {
+		why = "its server's connection ended (" + why + ")"
+	}
+	g.tasks.forget(rt)
+	return taskLost(rt, why)
+}
+
+// listTasks answers tasks/list with the caller's own tasks, each as its
+// upstream reports it now (tasks/get); tasks their upstream no longer
+// knows, or whose connection ended, are left out. The caps bound the list,
+// so it comes in one page.
+func (g *Gateway) listTasks(ctx context.Context, credential string) (json.RawMessage, error) {
+	tasks := []json.RawMessage{}
+	for _, list := range g.tasks.owned(credential) {
+		for _, rt := range list {
+			if g.taskAlive(rt) != nil {
+				continue
+			}
+			raw, err := g.ups.Request(ctx, rt.server, string(mcp.MethodTasksGet), map[string]any{"taskId": rt.upstreamID})
+			if err != nil {
+				if ctx.Err() != nil {
+					return nil, ctx.Err()
+				}
+				continue
+			}
+			fields := map[string]json.RawMessage{}
+			if json.Unmarshal(raw, &fields) != nil {
+				continue
+			}
+			delete(fields, "_meta")
+			delete(fields, "resultType")
+			fields["taskId"], _ = json.Marshal(rt.id)
+			b, err := json.Marshal(fields)
+			if err != nil {
+				continue
+			}
+			tasks = append(tasks, b)
+		}
+	}
+	return json.Marshal(map[string]any{"tasks": tasks})
+}
+
+// relatedTaskKey is the _meta key that ties a message to a task.
+const relatedTaskKey = mcp.RelatedTaskMetaKey
+
+// rewriteTaskID replaces the upstream's task id by the router's wherever a
+// task result carries it: taskId (tasks/get, tasks/cancel), task.taskId
+// (a created task) and the related-task _meta (tasks/result). Everything
+// else passes byte for byte.
+func rewriteTaskID(raw json.RawMessage, from, to string) (json.RawMessage, error) {
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &top); err != nil {
+		return nil, pipeline.BadResponse(pipeline.RouterServer, "task", err)
+	}
+	toJSON, _ := json.Marshal(to)
+	swap := func(obj map[string]json.RawMessage) bool {
+		var id string
+		if json.Unmarshal(obj["taskId"], &id) == nil && id == from {
+			obj["taskId"] = toJSON
+			return true
+		}
+		return false
+	}
+	swap(top)
+	for _, key := range []string{"task", "_meta"} {
+		inner, ok := top[key]
+		if !ok {
+			continue
+		}
+		var obj map[string]json.RawMessage
+		if json.Unmarshal(inner, &obj) != nil || obj == nil {
+			continue
+		}
+		changed := false
+		if key == "task" {
+			changed = swap(obj)
+		} else if rel, ok := obj[relatedTaskKey]; ok {
+			var relObj map[string]json.RawMessage
+			if json.Unmarshal(rel, &relObj) == nil && relObj != nil && swap(relObj) {
+				obj[relatedTaskKey], _ = json.Marshal(relObj)
+				changed = true
+			}
+		}
+		if changed {
+			top[key], _ = json.Marshal(obj)
+		}
+	}
+	return json.Marshal(top)
+}
+
+// writeRPC writes the JSON-RPC answer to a request with the raw id: the
+// result, or err in the router's error format.
+func writeRPC(w http.ResponseWriter, id json.RawMessage, result json.RawMessage, err error) {
+	var body []byte
+	if err != nil {
+		var re *pipeline.RouteError
+		var details mcp.JSONRPCErrorDetails
+		if errors.As(err, &re) {
+			details = mcp.NewJSONRPCErrorDetails(re.Code, re.Error(), re.Data())
+		} else {
+			details = mcp.NewJSONRPCErrorDetails(mcp.INTERNAL_ERROR, err.Error(), nil)
+		}
+		body, _ = json.Marshal(struct {
+			JSONRPC string          `json:"jsonrpc"`
+			ID      json.RawMessage `json:"id"`
+			Error   any             `json:"error"`
+		}{mcp.JSONRPC_VERSION, id, details})
+	} else {
+		body, _ = json.Marshal(struct {
+			JSONRPC string          `json:"jsonrpc"`
+			ID      json.RawMessage `json:"id"`
+			Result  json.RawMessage `json:"result"`
+		}{mcp.JSONRPC_VERSION, id, result})
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(append(body, '\n'))
+}
+
+// advertiseTasks adds the tasks capability to a streamable HTTP session's
+// initialize result when a running upstream offers a tool that runs as a
+// task: only there does the router pass tasks on (mcp-router stdio and
+// the legacy SSE transport answer them with mcp-go's refusal).
+func (g *Gateway) advertiseTasks(hooks *server.Hooks) {
+	hooks.AddAfterInitialize(func(ctx context.Context, _ any, _ *mcp.InitializeRequest, res *mcp.InitializeResult) {
+		s := server.ClientSessionFromContext(ctx)
+		if s == nil || !isStreamableSession(s) {
+			return
+		}
+		g.mu.RLock()
+		offered := len(g.taskTools) > 0
+		g.mu.RUnlock()
+		if offered {
+			res.Capabilities.Tasks = mcp.NewTasksCapability()
+		}
+	})
+}
