@@ -114,7 +114,7 @@ func (g *Gateway) createTask(ctx context.Context, s server.ClientSession, creden
 		if json.Unmarshal(raw, &created) != nil || created.Task == nil || created.Task.TaskID == "" {
 			return raw, nil // the upstream answered at once: an ordinary result
 		}
-		rt := g.tasks.commit(credential, un.Server, created.Task.TaskID, conn, created.Task.TTL)
+		rt := g.tasks.commit(credential, s.SessionID(), un.Server, created.Task.TaskID, conn, created.Task.TTL)
 		committed = true
 		return rewriteTaskID(raw, created.Task.TaskID, rt.id)
 	}
@@ -288,4 +288,23 @@ func (g *Gateway) advertiseTasks(hooks *server.Hooks) {
 			res.Capabilities.Tasks = mcp.NewTasksCapability()
 		}
 	})
+}
+
+// taskStatus passes an upstream's notifications/tasks/status to the session
+// that created the task, under the router's id. A status of a task the
+// router does not hold (made before a restart, expired) goes nowhere.
+func (g *Gateway) taskStatus(upstreamName string, n mcp.JSONRPCNotification) {
+	id, _ := n.Params.AdditionalFields["taskId"].(string)
+	rt := g.tasks.byUpstream(upstreamName, id)
+	if rt == nil || rt.session == "" {
+		return
+	}
+	params := make(map[string]any, len(n.Params.AdditionalFields))
+	for k, v := range n.Params.AdditionalFields {
+		params[k] = v
+	}
+	params["taskId"] = rt.id
+	if err := g.srv.SendNotificationToSpecificClient(rt.session, n.Method, params); err != nil {
+		g.log.WithField("server", upstreamName).Debugf("task status not delivered: %v", err)
+	}
 }

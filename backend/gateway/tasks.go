@@ -78,9 +78,13 @@ type routedTask struct {
 	server     string
 	upstreamID string
 	credential string
-	connection int // the upstream connection (Status.Connection) that created it
+	session    string // the session that created it: its status notifications go there
+	connection int    // the upstream connection (Status.Connection) that created it
 	expires    time.Time
 }
+
+// upstreamTask is a task as its upstream names it.
+type upstreamTask struct{ server, id string }
 
 // taskTable maps the router's task ids to upstream tasks. A slot is
 // reserved before the upstream is asked (so a burst cannot overshoot a
@@ -88,6 +92,7 @@ type routedTask struct {
 type taskTable struct {
 	mu        sync.Mutex
 	byID      map[string]*routedTask
+	byUp      map[upstreamTask]*routedTask
 	perCred   map[string]int // committed and reserved
 	total     int
 	limits    func() TaskLimits
@@ -99,7 +104,7 @@ func newTaskTable(limits func() TaskLimits) *taskTable {
 	if limits == nil {
 		limits = func() TaskLimits { return TaskLimits{} }
 	}
-	return &taskTable{byID: map[string]*routedTask{}, perCred: map[string]int{}, limits: limits, now: time.Now}
+	return &taskTable{byID: map[string]*routedTask{}, byUp: map[upstreamTask]*routedTask{}, perCred: map[string]int{}, limits: limits, now: time.Now}
 }
 
 // taskLimitError is the refusal of a task past a cap.
@@ -144,7 +149,7 @@ func (t *taskTable) releaseLocked(credential string) {
 
 // commit fills a reserved slot with the upstream's task and returns the
 // router's id for it. ttl is the upstream's own (nil: none).
-func (t *taskTable) commit(credential, serverName, upstreamID string, connection int, ttl *int64) *routedTask {
+func (t *taskTable) commit(credential, session, serverName, upstreamID string, connection int, ttl *int64) *routedTask {
 	l := t.limits().withDefaults()
 	now := t.now()
 	age := l.MaxAge
@@ -152,9 +157,10 @@ func (t *taskTable) commit(credential, serverName, upstreamID string, connection
 		age = time.Duration(*ttl) * time.Millisecond
 	}
 	rt := &routedTask{id: newTaskID(), server: serverName, upstreamID: upstreamID, credential: credential,
-		connection: connection, expires: now.Add(age)}
+		session: session, connection: connection, expires: now.Add(age)}
 	t.mu.Lock()
 	t.byID[rt.id] = rt
+	t.byUp[upstreamTask{serverName, upstreamID}] = rt
 	t.mu.Unlock()
 	return rt
 }
@@ -177,8 +183,7 @@ func (t *taskTable) forget(rt *routedTask) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.byID[rt.id] == rt {
-		delete(t.byID, rt.id)
-		t.releaseLocked(rt.credential)
+		t.dropLocked(rt)
 	}
 }
 
@@ -208,10 +213,30 @@ func (t *taskTable) sweepLocked(force bool) {
 	t.lastSweep = now
 	for id, rt := range t.byID {
 		if !now.Before(rt.expires) {
-			delete(t.byID, id)
-			t.releaseLocked(rt.credential)
+			t.dropLocked(t.byID[id])
 		}
 	}
+}
+
+func (t *taskTable) dropLocked(rt *routedTask) {
+	delete(t.byID, rt.id)
+	if k := (upstreamTask{rt.server, rt.upstreamID}); t.byUp[k] == rt {
+		delete(t.byUp, k)
+	}
+	t.releaseLocked(rt.credential)
+}
+
+// byUpstream finds the task server knows as upstreamID; nil if the router
+// holds none (another client's of the router's own, or expired).
+func (t *taskTable) byUpstream(server, upstreamID string) *routedTask {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	rt := t.byUp[upstreamTask{server, upstreamID}]
+	if rt == nil || !t.now().Before(rt.expires) {
+		return nil
+	}
+	c := *rt
+	return &c
 }
 
 // newTaskID is a router task id: 128 random bits, unguessable, so a task id

@@ -5,10 +5,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/mcp-router/mcp-router/backend/spec"
@@ -280,8 +283,8 @@ func TestTaskTableExpiresAndFreesSlots(t *testing.T) {
 		}
 	}
 	ttl := int64(1000)
-	short := tt.commit("alice", "one", "1", 1, &ttl) // the upstream's ttl: 1 s
-	long := tt.commit("alice", "two", "1", 1, nil)   // none: MaxAge
+	short := tt.commit("alice", "", "one", "1", 1, &ttl) // the upstream's ttl: 1 s
+	long := tt.commit("alice", "", "two", "1", 1, nil)   // none: MaxAge
 	if short.id == long.id || tt.lookup("alice", short.id).server != "one" || tt.lookup("alice", long.id).server != "two" {
 		t.Fatal("two upstreams' task 1 are not two tasks")
 	}
@@ -327,5 +330,48 @@ func TestTasksAdvertisedOnlyWhenAnUpstreamOffersThem(t *testing.T) {
 	without := newRig(t, []spec.Server{recorder("rec", false)}, rigOptions{})
 	if c := caps(without.url); c["tasks"] != nil {
 		t.Fatalf("without a task tool: %v", c)
+	}
+}
+
+// The upstream's notifications/tasks/status reach the session that created
+// the task, under the router's id; another session of the same credential
+// gets none of them.
+func TestTaskStatusReachesTheCreatingSession(t *testing.T) {
+	r := taskRig(t, rigOptions{})
+	type seen struct {
+		mu  sync.Mutex
+		ids []string
+	}
+	listen := func() (*client.Client, *seen) {
+		s := &seen{}
+		c := connect(t, r.url, clientOptions{headers: map[string]string{"X-Caller": "alice"}, onNote: func(n mcp.JSONRPCNotification) {
+			if n.Method == string(mcp.MethodNotificationTasksStatus) {
+				s.mu.Lock()
+				s.ids = append(s.ids, fmt.Sprint(n.Params.AdditionalFields["taskId"], " ", n.Params.AdditionalFields["status"]))
+				s.mu.Unlock()
+			}
+		}})
+		return c, s
+	}
+	creator, got := listen()
+	_, other := listen()
+	raw := &rawHTTP{url: r.url, sid: creator.GetSessionId(), t: t, header: asCaller("alice")}
+	a := startResearch(t, raw, 1, "one", "alpha")
+	testpeers.Eventually(t, 30*time.Second, "the completed status on the creator's session", func() bool {
+		got.mu.Lock()
+		defer got.mu.Unlock()
+		return slices.Contains(got.ids, a+" completed")
+	})
+	got.mu.Lock()
+	for _, s := range got.ids {
+		if !strings.HasPrefix(s, a+" ") {
+			t.Errorf("a status under another id: %q", s)
+		}
+	}
+	got.mu.Unlock()
+	other.mu.Lock()
+	defer other.mu.Unlock()
+	if len(other.ids) != 0 {
+		t.Fatalf("another session got %v", other.ids)
 	}
 }
