@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -114,7 +115,10 @@ func (g *Gateway) createTask(ctx context.Context, s server.ClientSession, creden
 		if json.Unmarshal(raw, &created) != nil || created.Task == nil || created.Task.TaskID == "" {
 			return raw, nil // the upstream answered at once: an ordinary result
 		}
-		rt := g.tasks.commit(credential, s.SessionID(), un.Server, created.Task.TaskID, conn, created.Task.TTL)
+		rt, err := g.tasks.commit(credential, s.SessionID(), un.Server, un.Item, created.Task.TaskID, conn, created.Task.TTL)
+		if err != nil {
+			return nil, err // send words it as a bad response of the server
+		}
 		committed = true
 		return rewriteTaskID(raw, created.Task.TaskID, rt.id)
 	}
@@ -129,7 +133,7 @@ func (g *Gateway) createTask(ctx context.Context, s server.ClientSession, creden
 // upstream that created the task, under the upstream's id.
 func (g *Gateway) forwardTask(ctx context.Context, credential, method, id string) (json.RawMessage, error) {
 	rt := g.tasks.lookup(credential, id)
-	if rt == nil {
+	if rt == nil || !g.mayReach(ctx, rt) {
 		return nil, unknownTask(id)
 	}
 	if err := g.taskAlive(rt); err != nil {
@@ -140,6 +144,12 @@ func (g *Gateway) forwardTask(ctx context.Context, credential, method, id string
 		return nil, pipeline.Upstream(rt.server, err)
 	}
 	return rewriteTaskID(raw, rt.upstreamID, rt.id)
+}
+
+// mayReach reports whether the caller's scope still includes the tool that
+// created rt (a token's servers, a JWT's tool scopes).
+func (g *Gateway) mayReach(ctx context.Context, rt *routedTask) bool {
+	return g.o.CallerFrom(ctx).MayCall(rt.server, rt.item)
 }
 
 // taskAlive checks that the connection that created rt is the server's
@@ -162,15 +172,18 @@ func (g *Gateway) taskAlive(rt *routedTask) error {
 // listTasks answers tasks/list with the caller's own tasks, each as its
 // upstream reports it now (tasks/get); tasks their upstream no longer
 // knows, or whose connection ended, are left out. The caps bound the list,
-// so it comes in one page.
+// so it comes in one page; a task whose upstream does not answer within
+// taskListWait is left out.
 func (g *Gateway) listTasks(ctx context.Context, credential string) (json.RawMessage, error) {
 	tasks := []json.RawMessage{}
 	for _, list := range g.tasks.owned(credential) {
 		for _, rt := range list {
-			if g.taskAlive(rt) != nil {
+			if !g.mayReach(ctx, rt) || g.taskAlive(rt) != nil {
 				continue
 			}
-			raw, err := g.ups.Request(ctx, rt.server, string(mcp.MethodTasksGet), map[string]any{"taskId": rt.upstreamID})
+			rctx, cancel := context.WithTimeout(ctx, taskListWait)
+			raw, err := g.ups.Request(rctx, rt.server, string(mcp.MethodTasksGet), map[string]any{"taskId": rt.upstreamID})
+			cancel()
 			if err != nil {
 				if ctx.Err() != nil {
 					return nil, ctx.Err()
@@ -193,6 +206,10 @@ func (g *Gateway) listTasks(ctx context.Context, credential string) (json.RawMes
 	}
 	return json.Marshal(map[string]any{"tasks": tasks})
 }
+
+// taskListWait bounds each upstream's answer about one task in tasks/list:
+// one slow server must not hold the list for its whole timeout per task.
+const taskListWait = 5 * time.Second
 
 // relatedTaskKey is the _meta key that ties a message to a task.
 const relatedTaskKey = mcp.RelatedTaskMetaKey

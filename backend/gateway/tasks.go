@@ -76,6 +76,7 @@ func (l TaskLimits) withDefaults() TaskLimits {
 type routedTask struct {
 	id         string // the router's id, the one the client knows
 	server     string
+	item       string // the upstream's own name of the tool that created it
 	upstreamID string
 	credential string
 	session    string // the session that created it: its status notifications go there
@@ -148,21 +149,27 @@ func (t *taskTable) releaseLocked(credential string) {
 }
 
 // commit fills a reserved slot with the upstream's task and returns the
-// router's id for it. ttl is the upstream's own (nil: none).
-func (t *taskTable) commit(credential, session, serverName, upstreamID string, connection int, ttl *int64) *routedTask {
+// router's id for it. ttl is the upstream's own (nil: none). An upstream
+// that names a new task by the id of one the router holds for another
+// credential is refused: the two would share one upstream task.
+func (t *taskTable) commit(credential, session, serverName, item, upstreamID string, connection int, ttl *int64) (*routedTask, error) {
 	l := t.limits().withDefaults()
 	now := t.now()
 	age := l.MaxAge
 	if ttl != nil && *ttl > 0 && time.Duration(*ttl)*time.Millisecond < age {
 		age = time.Duration(*ttl) * time.Millisecond
 	}
-	rt := &routedTask{id: newTaskID(), server: serverName, upstreamID: upstreamID, credential: credential,
+	rt := &routedTask{id: newTaskID(), server: serverName, item: item, upstreamID: upstreamID, credential: credential,
 		session: session, connection: connection, expires: now.Add(age)}
 	t.mu.Lock()
+	defer t.mu.Unlock()
+	key := upstreamTask{serverName, upstreamID}
+	if old := t.byUp[key]; old != nil && now.Before(old.expires) && old.connection == connection && old.credential != credential {
+		return nil, fmt.Errorf("the server named a new task %q, the id of a task it made for another client", upstreamID)
+	}
 	t.byID[rt.id] = rt
-	t.byUp[upstreamTask{serverName, upstreamID}] = rt
-	t.mu.Unlock()
-	return rt
+	t.byUp[key] = rt
+	return rt, nil
 }
 
 // lookup finds credential's task id; nil if there is none (another

@@ -283,8 +283,8 @@ func TestTaskTableExpiresAndFreesSlots(t *testing.T) {
 		}
 	}
 	ttl := int64(1000)
-	short := tt.commit("alice", "", "one", "1", 1, &ttl) // the upstream's ttl: 1 s
-	long := tt.commit("alice", "", "two", "1", 1, nil)   // none: MaxAge
+	short, _ := tt.commit("alice", "", "one", "research", "1", 1, &ttl) // the upstream's ttl: 1 s
+	long, _ := tt.commit("alice", "", "two", "research", "1", 1, nil)   // none: MaxAge
 	if short.id == long.id || tt.lookup("alice", short.id).server != "one" || tt.lookup("alice", long.id).server != "two" {
 		t.Fatal("two upstreams' task 1 are not two tasks")
 	}
@@ -302,6 +302,34 @@ func TestTaskTableExpiresAndFreesSlots(t *testing.T) {
 	now = now.Add(time.Minute)
 	if tt.lookup("alice", long.id) != nil || tt.total != 0 {
 		t.Fatalf("MaxAge: %d held", tt.total)
+	}
+
+	// An upstream that names bob's new task by alice's task's id gets no
+	// second handle to alice's task.
+	_ = tt.reserve("alice")
+	mine, _ := tt.commit("alice", "", "one", "research", "7", 1, nil)
+	_ = tt.reserve("bob")
+	if _, err := tt.commit("bob", "", "one", "research", "7", 1, nil); err == nil || !strings.Contains(err.Error(), `the id of a task it made for another client`) {
+		t.Fatalf("a reused upstream id: %v", err)
+	}
+	tt.release("bob")
+	if got := tt.byUpstream("one", "7"); got == nil || got.id != mine.id {
+		t.Fatalf("the reused id now maps to %+v", got)
+	}
+}
+
+// A caller whose token does not allow the server cannot create a task
+// there: the chain refuses it as any call, and no slot is held.
+func TestScopedTokenCannotCreateATaskOutsideItsScope(t *testing.T) {
+	r := taskRig(t, rigOptions{})
+	scoped := newRawHTTPAs(t, r.url, asCaller("scoped"))
+	e := errorOf(t, scoped.rpc(1, "tools/call", `{"name":"one__simulate-research-query","arguments":{"topic":"x"},"task":{}}`))
+	if e.Data["reason"] != "unknown_tool" || r.tasksHeld() != 0 {
+		t.Fatalf("scoped: %+v, %d held", e, r.tasksHeld())
+	}
+	raw, err := r.ups.Request(context.Background(), "one", "tasks/list", nil)
+	if err != nil || strings.Contains(string(raw), `"taskId"`) {
+		t.Fatalf("one's tasks: %s %v", raw, err)
 	}
 }
 
