@@ -182,6 +182,10 @@ func (g *Gateway) servePost(w http.ResponseWriter, r *http.Request, next http.Ha
 		toMCPGo(r.WithContext(context.WithValue(r.Context(), ticketKey{}, tk)))
 		return
 	}
+	// A 2026-07-28 client's tasks (taskmodern.go).
+	if modern && parsed && g.serveModernTask(w, r, &m, body) {
+		return
+	}
 	sid := r.Header.Get(server.HeaderKeySessionID)
 	if sid == "" || modern {
 		if modern && method == string(mcp.MethodSubscriptionsListen) {

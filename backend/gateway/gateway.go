@@ -156,6 +156,7 @@ func New(ups Upstreams, o Options) *Gateway {
 	// records the result as the client gets it.
 	g.announceInstance(hooks)
 	g.advertiseTasks(hooks)
+	g.advertiseModernTasks(hooks)
 	g.frontInstructions(hooks)
 	hooks.AddAfterSetLevel(func(ctx context.Context, _ any, req *mcp.SetLevelRequest, _ *mcp.EmptyResult) {
 		g.forwardLevel(ctx, req)

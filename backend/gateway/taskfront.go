@@ -62,7 +62,7 @@ func (g *Gateway) serveTaskRequest(w http.ResponseWriter, r *http.Request, m *me
 		if !known || !taskTool || ability || un.Item == gate.ActivateItem {
 			return false
 		}
-		res, err = g.createTask(ctx, s, credential, un, m)
+		res, err = g.createTask(ctx, pipeline.Client{Session: s}, credential, un, m)
 	case string(mcp.MethodTasksGet), string(mcp.MethodTasksResult), string(mcp.MethodTasksCancel):
 		var p taskParams
 		if json.Unmarshal(body, &p) != nil {
@@ -81,7 +81,7 @@ func (g *Gateway) serveTaskRequest(w http.ResponseWriter, r *http.Request, m *me
 // createTask sends a task-augmented tools/call through the chain (scope,
 // gate, policy, hooks, log, as any call) to the tool's upstream, and
 // records the task it creates under an id of the router's.
-func (g *Gateway) createTask(ctx context.Context, s server.ClientSession, credential string, un upstreamName, m *message) (json.RawMessage, error) {
+func (g *Gateway) createTask(ctx context.Context, client pipeline.Client, credential string, un upstreamName, m *message) (json.RawMessage, error) {
 	if err := g.tasks.reserve(credential); err != nil {
 		return nil, err
 	}
@@ -92,7 +92,7 @@ func (g *Gateway) createTask(ctx context.Context, s server.ClientSession, creden
 		}
 	}()
 	conn, _ := connectionOf(g.ups, un.Server)
-	req := &pipeline.Request{Method: pipeline.MethodToolsCall, Client: pipeline.Client{Session: s},
+	req := &pipeline.Request{Method: pipeline.MethodToolsCall, Client: client,
 		Server: un.Server, Item: un.Item, Target: m.Params.Name, Task: bytes.TrimSpace(m.Params.Task)}
 	if a := bytes.TrimSpace(m.Params.Arguments); len(a) > 0 && string(a) != "null" {
 		req.Args = a
@@ -115,7 +115,7 @@ func (g *Gateway) createTask(ctx context.Context, s server.ClientSession, creden
 		if json.Unmarshal(raw, &created) != nil || created.Task == nil || created.Task.TaskID == "" {
 			return raw, nil // the upstream answered at once: an ordinary result
 		}
-		rt, err := g.tasks.commit(credential, s.SessionID(), un.Server, un.Item, created.Task.TaskID, conn, created.Task.TTL)
+		rt, err := g.tasks.commit(credential, client.SessionID(), un.Server, un.Item, created.Task.TaskID, conn, created.Task.TTL)
 		if err != nil {
 			return nil, err // send words it as a bad response of the server
 		}
