@@ -6,3 +6,4 @@ export { StreamableHTTPClientTransport } from '../peers/node_modules/@modelconte
 export { StdioClientTransport } from '../peers/node_modules/@modelcontextprotocol/sdk/dist/esm/client/stdio.js';
 export { CreateMessageRequestSchema, ResourceUpdatedNotificationSchema, ResourceListChangedNotificationSchema } from '../peers/node_modules/@modelcontextprotocol/sdk/dist/esm/types.js';
 export { ElicitRequestSchema } from '../peers/node_modules/@modelcontextprotocol/sdk/dist/esm/types.js';
+export { CreateTaskResultSchema } from '../peers/node_modules/@modelcontextprotocol/sdk/dist/esm/types.js';
