@@ -7,3 +7,4 @@ export { StdioClientTransport } from '../peers/node_modules/@modelcontextprotoco
 export { CreateMessageRequestSchema, ResourceUpdatedNotificationSchema, ResourceListChangedNotificationSchema } from '../peers/node_modules/@modelcontextprotocol/sdk/dist/esm/types.js';
 export { ElicitRequestSchema } from '../peers/node_modules/@modelcontextprotocol/sdk/dist/esm/types.js';
 export { CreateTaskResultSchema } from '../peers/node_modules/@modelcontextprotocol/sdk/dist/esm/types.js';
+export * as tasksV2 from '../peers/node_modules/@modelcontextprotocol/ext-tasks/dist/core/v2/index.js';

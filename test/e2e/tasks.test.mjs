@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 
 import { EVERYTHING_NODE, httpTransport, requirePeers, run, startRouter } from './helpers.mjs';
-import { Client, CreateTaskResultSchema } from './sdk.mjs';
+import { Client, CreateTaskResultSchema, tasksV2 } from './sdk.mjs';
 
 requirePeers();
 
@@ -79,5 +79,68 @@ describe('tasks through the router (TypeScript SDK client)', { timeout: 120_000 
     await alice.experimental.tasks.cancelTask(id);
     const task = await alice.experimental.tasks.getTask(id);
     assert.equal(task.status, 'cancelled');
+  });
+});
+
+// A 2026-07-28 client (stateless; the io.modelcontextprotocol/tasks
+// extension), by hand over fetch, each answer held to the extension's own
+// schemas as @modelcontextprotocol/ext-tasks 0.2.2 defines them (core/v2).
+describe('tasks for a 2026-07-28 client (ext-tasks V2 schemas)', { timeout: 120_000 }, () => {
+  const meta = (declare = true) => ({
+    'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+    'io.modelcontextprotocol/clientInfo': { name: 'mcpr-e2e-modern', version: '1.0.0' },
+    'io.modelcontextprotocol/clientCapabilities': declare ? { extensions: { [tasksV2.TASKS_EXTENSION_ID_V2]: {} } } : {},
+  });
+  let nextId = 1;
+  async function rpc(method, params, { name, declare = true } = {}) {
+    const res = await fetch(router.url, {
+      method: 'POST',
+      headers: {
+        Authorization: `Bearer ${router.token}`,
+        'Content-Type': 'application/json',
+        Accept: 'application/json, text/event-stream',
+        'MCP-Protocol-Version': '2026-07-28',
+        'Mcp-Method': method,
+        ...(name ? { 'Mcp-Name': name } : {}),
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: nextId++, method, params: { ...params, _meta: meta(declare) } }),
+    });
+    assert.equal(res.status, 200, `${method}: HTTP ${res.status}`);
+    return res.json();
+  }
+
+  test('create, poll to the inline result, cancel, update', async () => {
+    const disc = await rpc('server/discover', {});
+    assert.ok(disc.result?.capabilities?.extensions?.[tasksV2.TASKS_EXTENSION_ID_V2], JSON.stringify(disc));
+
+    const tool = 'everything__simulate-research-query';
+    const undeclared = await rpc('tools/call', { name: tool, arguments: { topic: 'x' } }, { name: tool, declare: false });
+    assert.equal(undeclared.error?.code, -32021, JSON.stringify(undeclared));
+    assert.ok(undeclared.error.data.requiredCapabilities.extensions[tasksV2.TASKS_EXTENSION_ID_V2]);
+
+    const created = await rpc('tools/call', { name: tool, arguments: { topic: 'modern' } }, { name: tool });
+    tasksV2.CreateTaskResultV2Schema.parse(created.result);
+    assert.ok(tasksV2.isCreateTaskResultV2(created.result), JSON.stringify(created));
+    const id = created.result.taskId;
+    assert.match(id, /^mcpr-task-/);
+
+    let got;
+    for (let i = 0; i < 100; i++) {
+      got = (await rpc('tasks/get', { taskId: id }, { name: id })).result;
+      tasksV2.GetTaskResultV2Schema.parse(got);
+      if (got.status === 'completed') break;
+      await new Promise((r) => setTimeout(r, got.pollIntervalMs ?? 200));
+    }
+    assert.equal(got.status, 'completed', JSON.stringify(got));
+    assert.match(got.result.content[0].text, /# Research Report: modern/);
+
+    const other = (await rpc('tools/call', { name: tool, arguments: { topic: 'cancel' } }, { name: tool })).result;
+    const upd = await rpc('tasks/update', { taskId: other.taskId, inputResponses: {} }, { name: other.taskId });
+    tasksV2.UpdateTaskResultV2Schema.parse(upd.result);
+    const cancel = await rpc('tasks/cancel', { taskId: other.taskId }, { name: other.taskId });
+    tasksV2.CancelTaskResultV2Schema.parse(cancel.result);
+    const after = (await rpc('tasks/get', { taskId: other.taskId }, { name: other.taskId })).result;
+    tasksV2.GetTaskResultV2Schema.parse(after);
+    assert.equal(after.status, 'cancelled', JSON.stringify(after));
   });
 });
