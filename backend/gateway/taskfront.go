@@ -43,7 +43,12 @@ func (g *Gateway) serveTaskRequest(w http.ResponseWriter, r *http.Request, m *me
 		return false
 	}
 	s := v.(server.ClientSession)
-	ctx := r.Context()
+	// What the upstream asks while the request waits (a task's question,
+	// sent during tasks/result) goes on this request's own response, as
+	// for a call on the fast path (callstream.go).
+	resp := &fastResponse{w: w}
+	ctx := withCallStream(r.Context(), &callStream{asks: g.asks, sessionID: s.SessionID(), sink: resp})
+	client := pipeline.Client{Session: s}
 	credential := g.sessions.credential(ctx)
 	var res json.RawMessage
 	var err error
@@ -62,19 +67,19 @@ func (g *Gateway) serveTaskRequest(w http.ResponseWriter, r *http.Request, m *me
 		if !known || !taskTool || ability || un.Item == gate.ActivateItem {
 			return false
 		}
-		res, err = g.createTask(ctx, pipeline.Client{Session: s}, credential, un, m)
+		res, err = g.createTask(ctx, client, credential, un, m)
 	case string(mcp.MethodTasksGet), string(mcp.MethodTasksResult), string(mcp.MethodTasksCancel):
 		var p taskParams
 		if json.Unmarshal(body, &p) != nil {
 			return false
 		}
-		res, err = g.forwardTask(ctx, credential, m.Method, p.Params.TaskID)
+		res, err = g.forwardTask(ctx, client, credential, m.Method, p.Params.TaskID)
 	case string(mcp.MethodTasksList):
 		res, err = g.listTasks(ctx, credential)
 	default:
 		return false
 	}
-	writeRPC(w, m.ID, res, err)
+	resp.answer(rpcBody(m.ID, res, err))
 	return true
 }
 
@@ -130,14 +135,23 @@ func (g *Gateway) createTask(ctx context.Context, client pipeline.Client, creden
 }
 
 // forwardTask passes tasks/get, tasks/result or tasks/cancel to the
-// upstream that created the task, under the upstream's id.
-func (g *Gateway) forwardTask(ctx context.Context, credential, method, id string) (json.RawMessage, error) {
+// upstream that created the task, under the upstream's id. A tasks/result
+// is registered as a call of client's on that server, as a tools/call is:
+// a 2025-11-25 upstream sends the questions of a task in input_required
+// while it waits, and they go to this client (where server-to-client
+// requests go, docs/endpoint.md).
+func (g *Gateway) forwardTask(ctx context.Context, client pipeline.Client, credential, method, id string) (json.RawMessage, error) {
 	rt := g.tasks.lookup(credential, id)
 	if rt == nil || !g.mayReach(ctx, rt) {
 		return nil, unknownTask(id)
 	}
 	if err := g.taskAlive(rt); err != nil {
 		return nil, err
+	}
+	if method == string(mcp.MethodTasksResult) && client.Session != nil {
+		var done func()
+		ctx, _, done = g.begin(ctx, rt.server, client, nil)
+		defer done()
 	}
 	raw, err := g.ups.Request(ctx, rt.server, method, map[string]any{"taskId": rt.upstreamID})
 	if err != nil {
@@ -262,6 +276,14 @@ func rewriteTaskID(raw json.RawMessage, from, to string) (json.RawMessage, error
 // writeRPC writes the JSON-RPC answer to a request with the raw id: the
 // result, or err in the router's error format.
 func writeRPC(w http.ResponseWriter, id json.RawMessage, result json.RawMessage, err error) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(rpcBody(id, result, err))
+}
+
+// rpcBody is the JSON-RPC answer (and a newline) to a request with the raw
+// id: the result, or err in the router's error format.
+func rpcBody(id json.RawMessage, result json.RawMessage, err error) []byte {
 	var body []byte
 	if err != nil {
 		var re *pipeline.RouteError
@@ -283,9 +305,7 @@ func writeRPC(w http.ResponseWriter, id json.RawMessage, result json.RawMessage,
 			Result  json.RawMessage `json:"result"`
 		}{mcp.JSONRPC_VERSION, id, result})
 	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(http.StatusOK)
-	_, _ = w.Write(append(body, '\n'))
+	return append(body, '\n')
 }
 
 // advertiseTasks adds the tasks capability to a streamable HTTP session's

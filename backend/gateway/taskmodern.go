@@ -128,7 +128,7 @@ func (g *Gateway) serveModernTask(w http.ResponseWriter, r *http.Request, m *mes
 	case string(mcp.MethodTasksGet):
 		res, err = g.getModernTask(ctx, credential, id)
 	case string(mcp.MethodTasksCancel):
-		if _, err = g.forwardTask(ctx, credential, m.Method, id); err == nil {
+		if _, err = g.forwardTask(ctx, pipeline.Client{Modern: true}, credential, m.Method, id); err == nil {
 			res = json.RawMessage(`{"resultType":"complete"}`)
 		}
 	default: // tasks/update
@@ -200,7 +200,7 @@ func modernTask(raw json.RawMessage) (map[string]json.RawMessage, error) {
 // JSON-RPC error (failed), read with tasks/result, which then no longer
 // waits.
 func (g *Gateway) getModernTask(ctx context.Context, credential, id string) (json.RawMessage, error) {
-	raw, err := g.forwardTask(ctx, credential, string(mcp.MethodTasksGet), id)
+	raw, err := g.forwardTask(ctx, pipeline.Client{Modern: true}, credential, string(mcp.MethodTasksGet), id)
 	if err != nil {
 		return nil, err
 	}
@@ -212,7 +212,7 @@ func (g *Gateway) getModernTask(ctx context.Context, credential, id string) (jso
 	_ = json.Unmarshal(out["status"], &status)
 	switch mcp.TaskStatus(status) {
 	case mcp.TaskStatusCompleted, mcp.TaskStatusFailed:
-		res, rerr := g.forwardTask(ctx, credential, string(mcp.MethodTasksResult), id)
+		res, rerr := g.forwardTask(ctx, pipeline.Client{Modern: true}, credential, string(mcp.MethodTasksResult), id)
 		var re *pipeline.RouteError
 		switch {
 		case rerr == nil:

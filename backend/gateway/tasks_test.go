@@ -403,3 +403,48 @@ func TestTaskStatusReachesTheCreatingSession(t *testing.T) {
 		t.Fatalf("another session got %v", other.ids)
 	}
 }
+
+// A task that needs input (server-everything's research of an ambiguous
+// topic asks for a clarification, 2025-11-25 style: the upstream sends its
+// elicitation/create while the client waits in tasks/result): the question
+// reaches the client that waits, on that request's own stream, and its
+// answer reaches the upstream task.
+func TestTaskQuestionReachesTheWaitingClient(t *testing.T) {
+	r := taskRig(t, rigOptions{allClientSide: true})
+	var asked []string
+	var mu sync.Mutex
+	c := connect(t, r.url, clientOptions{headers: map[string]string{"X-Caller": "alice"}, noGET: true,
+		elicitation: elicitFunc(func(ctx context.Context, req mcp.ElicitationRequest) (*mcp.ElicitationResult, error) {
+			mu.Lock()
+			asked = append(asked, req.Params.Message)
+			mu.Unlock()
+			return &mcp.ElicitationResult{ElicitationResponse: mcp.ElicitationResponse{Action: mcp.ElicitationResponseActionAccept,
+				Content: map[string]any{"interpretation": "the routing kind"}}}, nil
+		})})
+	raw := &rawHTTP{url: r.url, sid: c.GetSessionId(), t: t, header: asCaller("alice")}
+	body := raw.rpc(1, "tools/call", `{"name":"one__simulate-research-query","arguments":{"topic":"routers","ambiguous":true},"task":{"ttl":60000}}`)
+	a := readTask(t, body).Result.Task.TaskID
+	if a == "" {
+		t.Fatalf("no task: %s", body)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	res, err := c.TaskResult(ctx, mcp.TaskResultRequest{Params: mcp.TaskResultParams{TaskId: a}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(asked) != 1 || !strings.Contains(asked[0], `"routers" could have multiple interpretations`) {
+		t.Fatalf("asked %q", asked)
+	}
+	if text := res.Content[0].(mcp.TextContent).Text; !strings.Contains(text, "**Clarification**: the routing kind") {
+		t.Fatalf("the report: %s", text)
+	}
+}
+
+type elicitFunc func(ctx context.Context, req mcp.ElicitationRequest) (*mcp.ElicitationResult, error)
+
+func (f elicitFunc) Elicit(ctx context.Context, req mcp.ElicitationRequest) (*mcp.ElicitationResult, error) {
+	return f(ctx, req)
+}
