@@ -96,7 +96,6 @@ func (g *Gateway) createTask(ctx context.Context, client pipeline.Client, creden
 			g.tasks.release(credential)
 		}
 	}()
-	conn, _ := connectionOf(g.ups, un.Server)
 	req := &pipeline.Request{Method: pipeline.MethodToolsCall, Client: client,
 		Server: un.Server, Item: un.Item, Target: m.Params.Name, Task: bytes.TrimSpace(m.Params.Task)}
 	if a := bytes.TrimSpace(m.Params.Arguments); len(a) > 0 && string(a) != "null" {
@@ -120,6 +119,9 @@ func (g *Gateway) createTask(ctx context.Context, client pipeline.Client, creden
 		if json.Unmarshal(raw, &created) != nil || created.Task == nil || created.Task.TaskID == "" {
 			return raw, nil // the upstream answered at once: an ordinary result
 		}
+		// The connection that answered is the one that holds the task
+		// (read now: the server may have restarted while the call was sent).
+		conn, _ := connectionOf(g.ups, un.Server)
 		rt, err := g.tasks.commit(credential, client.SessionID(), un.Server, un.Item, created.Task.TaskID, conn, created.Task.TTL)
 		if err != nil {
 			return nil, err // send words it as a bad response of the server
