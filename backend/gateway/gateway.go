@@ -89,6 +89,7 @@ type Gateway struct {
 	fast     fastPath
 	sessions *sessionTable
 	tasks    *taskTable // upstreams' tasks by the router's ids (tasks.go)
+	stdio    stdioFront // the stdio transport's task front (taskstdio.go)
 
 	rebuildMu      sync.Mutex
 	mu             sync.RWMutex
@@ -148,6 +149,7 @@ func New(ups Upstreams, o Options) *Gateway {
 	g.shapeErrors(hooks) // first: the log records the error as the client gets it
 	g.logHooks(hooks)
 	g.trackSessions(hooks)
+	g.trackStdioSession(hooks)
 	g.sessions = newSessionTable(o.Sessions, o.Credential, func(ctx context.Context) string {
 		return o.CallerFrom(ctx).Name
 	}, g.log, hooks)

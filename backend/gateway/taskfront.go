@@ -35,7 +35,7 @@ type taskParams struct {
 // tasks/list, on an initialized streamable HTTP session of the 2025
 // revisions. It reports false, having written nothing, for anything else.
 func (g *Gateway) serveTaskRequest(w http.ResponseWriter, r *http.Request, m *message, body []byte) bool {
-	if m.JSONRPC != mcp.JSONRPC_VERSION || len(bytes.TrimSpace(m.ID)) == 0 {
+	if !g.isTaskRequest(m) {
 		return false
 	}
 	v, ok := g.fast.sessions.m.Load(r.Header.Get(server.HeaderKeySessionID))
@@ -48,10 +48,20 @@ func (g *Gateway) serveTaskRequest(w http.ResponseWriter, r *http.Request, m *me
 	// for a call on the fast path (callstream.go).
 	resp := &fastResponse{w: w}
 	ctx := withCallStream(r.Context(), &callStream{asks: g.asks, sessionID: s.SessionID(), sink: resp})
-	client := pipeline.Client{Session: s}
-	credential := g.sessions.credential(ctx)
-	var res json.RawMessage
-	var err error
+	res, err := g.answerTask(ctx, s, m, body)
+	resp.answer(rpcBody(m.ID, res, err))
+	return true
+}
+
+// isTaskRequest reports whether the task front answers m (a session's
+// request of the 2025 revisions): a task-augmented tools/call of a tool
+// that may run as a task, or tasks/get, tasks/result, tasks/cancel,
+// tasks/list. An ability or an activate tool is called as mcp-go calls it;
+// an unknown tool mcp-go refuses.
+func (g *Gateway) isTaskRequest(m *message) bool {
+	if m.JSONRPC != mcp.JSONRPC_VERSION || len(bytes.TrimSpace(m.ID)) == 0 {
+		return false
+	}
 	switch m.Method {
 	case string(mcp.MethodToolsCall):
 		if t := bytes.TrimSpace(m.Params.Task); len(t) == 0 || string(t) == "null" {
@@ -62,25 +72,35 @@ func (g *Gateway) serveTaskRequest(w http.ResponseWriter, r *http.Request, m *me
 		taskTool := g.taskTools[m.Params.Name]
 		_, ability := g.abilities[m.Params.Name]
 		g.mu.RUnlock()
-		// A tool that does not run as a task, an ability or an activate
-		// tool is called as mcp-go calls it; an unknown one mcp-go refuses.
-		if !known || !taskTool || ability || un.Item == gate.ActivateItem {
-			return false
-		}
-		res, err = g.createTask(ctx, client, credential, un, m)
-	case string(mcp.MethodTasksGet), string(mcp.MethodTasksResult), string(mcp.MethodTasksCancel):
-		var p taskParams
-		if json.Unmarshal(body, &p) != nil {
-			return false
-		}
-		res, err = g.forwardTask(ctx, client, credential, m.Method, p.Params.TaskID)
-	case string(mcp.MethodTasksList):
-		res, err = g.listTasks(ctx, credential)
-	default:
-		return false
+		return known && taskTool && !ability && un.Item != gate.ActivateItem
+	case string(mcp.MethodTasksGet), string(mcp.MethodTasksResult), string(mcp.MethodTasksCancel), string(mcp.MethodTasksList):
+		return true
 	}
-	resp.answer(rpcBody(m.ID, res, err))
-	return true
+	return false
+}
+
+// answerTask answers a request isTaskRequest took, of session s.
+func (g *Gateway) answerTask(ctx context.Context, s server.ClientSession, m *message, body []byte) (json.RawMessage, error) {
+	client := pipeline.Client{Session: s}
+	credential := g.sessions.credential(ctx)
+	switch m.Method {
+	case string(mcp.MethodToolsCall):
+		g.mu.RLock()
+		un, known := g.tools[m.Params.Name]
+		g.mu.RUnlock()
+		if !known { // unpublished since isTaskRequest looked
+			return nil, pipeline.UnknownTool(m.Params.Name)
+		}
+		return g.createTask(ctx, client, credential, un, m)
+	case string(mcp.MethodTasksList):
+		return g.listTasks(ctx, credential)
+	}
+	var p taskParams
+	if err := json.Unmarshal(body, &p); err != nil {
+		return nil, &pipeline.RouteError{Server: pipeline.RouterServer, Reason: ReasonUnknownTask, Code: mcp.INVALID_PARAMS,
+			What: "malformed " + m.Method + " params: " + err.Error()}
+	}
+	return g.forwardTask(ctx, client, credential, m.Method, p.Params.TaskID)
 }
 
 // createTask sends a task-augmented tools/call through the chain (scope,
@@ -310,14 +330,15 @@ func rpcBody(id json.RawMessage, result json.RawMessage, err error) []byte {
 	return append(body, '\n')
 }
 
-// advertiseTasks adds the tasks capability to a streamable HTTP session's
-// initialize result when a running upstream offers a tool that runs as a
-// task: only there does the router pass tasks on (mcp-router stdio and
-// the legacy SSE transport answer them with mcp-go's refusal).
+// advertiseTasks adds the tasks capability to the initialize result of a
+// streamable HTTP session, or of the stdio session behind StdioFront, when
+// a running upstream offers a tool that runs as a task: only there does the
+// router pass tasks on (the legacy SSE transport answers them with mcp-go's
+// refusal).
 func (g *Gateway) advertiseTasks(hooks *server.Hooks) {
 	hooks.AddAfterInitialize(func(ctx context.Context, _ any, _ *mcp.InitializeRequest, res *mcp.InitializeResult) {
 		s := server.ClientSessionFromContext(ctx)
-		if s == nil || !isStreamableSession(s) {
+		if s == nil || !(isStreamableSession(s) || s.SessionID() == stdioSessionID && g.stdio.on.Load()) {
 			return
 		}
 		g.mu.RLock()
