@@ -332,7 +332,8 @@ func rpcBody(id json.RawMessage, result json.RawMessage, err error) []byte {
 
 // advertiseTasks adds the tasks capability to the initialize result of a
 // streamable HTTP session, or of the stdio session behind StdioFront, when
-// a running upstream offers a tool that runs as a task: only there does the
+// a running upstream offers a tool that runs as a task, or a server is
+// still starting: only on those transports does the
 // router pass tasks on (the legacy SSE transport answers them with mcp-go's
 // refusal).
 func (g *Gateway) advertiseTasks(hooks *server.Hooks) {
@@ -344,7 +345,11 @@ func (g *Gateway) advertiseTasks(hooks *server.Hooks) {
 		g.mu.RLock()
 		offered := len(g.taskTools) > 0
 		g.mu.RUnlock()
-		if offered {
+		// initialize is answered before the servers are up (startup.go),
+		// and clients such as the TypeScript SDK's decide from it alone
+		// whether to run any task: while a server is still starting, one
+		// that offers tasks may be on its way.
+		if offered || g.startup.anyStarting() {
 			res.Capabilities.Tasks = mcp.NewTasksCapability()
 		}
 	})

@@ -359,6 +359,16 @@ func TestTasksAdvertisedOnlyWhenAnUpstreamOffersThem(t *testing.T) {
 	if c := caps(without.url); c["tasks"] != nil {
 		t.Fatalf("without a task tool: %v", c)
 	}
+	// While servers are still to come, one may offer tasks: initialize is
+	// answered before they are up, and clients decide from it.
+	without.gw.HoldForServers()
+	if c := caps(without.url); c["tasks"] == nil {
+		t.Fatalf("while servers start: %v", c)
+	}
+	without.gw.ServersLoaded()
+	if c := caps(without.url); c["tasks"] != nil {
+		t.Fatalf("once they are up, without a task tool: %v", c)
+	}
 }
 
 // The upstream's notifications/tasks/status reach the session that created

@@ -6,8 +6,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 
-import { EVERYTHING_NODE, httpTransport, requirePeers, run, startRouter } from './helpers.mjs';
-import { Client, CreateTaskResultSchema, tasksV2 } from './sdk.mjs';
+import { EVERYTHING_NODE, childEnv, httpTransport, requirePeers, routerBin, run, startRouter, waitFor } from './helpers.mjs';
+import { Client, CreateTaskResultSchema, StdioClientTransport, tasksV2 } from './sdk.mjs';
 
 requirePeers();
 
@@ -142,5 +142,42 @@ describe('tasks for a 2026-07-28 client (ext-tasks V2 schemas)', { timeout: 120_
     const after = (await rpc('tasks/get', { taskId: other.taskId }, { name: other.taskId })).result;
     tasksV2.GetTaskResultV2Schema.parse(after);
     assert.equal(after.status, 'cancelled', JSON.stringify(after));
+  });
+});
+
+// The same client over `mcp-router stdio` (its own upstream, on the same
+// data dir): the router reads stdin before mcp-go and answers the tasks.
+describe('tasks over mcp-router stdio (TypeScript SDK client)', { timeout: 120_000 }, () => {
+  let client;
+  before(async () => {
+    client = new Client({ name: 'mcpr-e2e-tasks-stdio', version: '1.0.0' }, { capabilities: {} });
+    await client.connect(
+      new StdioClientTransport({ command: routerBin(), args: ['--data-dir', router.dataDir, 'stdio'], env: childEnv(), stderr: 'pipe' }),
+      { timeout: 30_000 },
+    );
+  });
+  after(async () => {
+    await client?.close();
+  });
+
+  test('callToolStream runs the task through the stdio router', async () => {
+    // Over stdio initialize is answered before the upstreams are up, so
+    // its capabilities need not name tasks yet; the tool list says which
+    // tools run as tasks (execution.taskSupport), and the client goes by it.
+    await waitFor(async () => (await client.listTools(undefined, { timeout: 30_000 })).tools.some((t) => t.name === 'everything__simulate-research-query'),
+      { timeoutMs: 30_000, what: 'the task tool over stdio' });
+    let created;
+    let result;
+    for await (const msg of client.experimental.tasks.callToolStream(
+      { name: 'everything__simulate-research-query', arguments: { topic: 'stdin' } },
+      undefined,
+      { timeout: 60_000 },
+    )) {
+      if (msg.type === 'taskCreated') created = msg.task;
+      if (msg.type === 'result') result = msg.result;
+      if (msg.type === 'error') throw msg.error;
+    }
+    assert.match(created?.taskId ?? '', /^mcpr-task-/);
+    assert.match(result.content[0].text, /# Research Report: stdin/);
   });
 });
