@@ -14,6 +14,7 @@ import (
 
 	"github.com/mcp-router/mcp-router/backend/gate"
 	"github.com/mcp-router/mcp-router/backend/pipeline"
+	"github.com/mcp-router/mcp-router/backend/store"
 )
 
 // The front of tasks on /mcp (tasks.go has the table). mcp-go (v1.2.1)
@@ -48,8 +49,10 @@ func (g *Gateway) serveTaskRequest(w http.ResponseWriter, r *http.Request, m *me
 	// for a call on the fast path (callstream.go).
 	resp := &fastResponse{w: w}
 	ctx := withCallStream(r.Context(), &callStream{asks: g.asks, sessionID: s.SessionID(), sink: resp})
+	start := time.Now()
 	res, err := g.answerTask(ctx, s, m, body)
 	resp.answer(rpcBody(m.ID, res, err))
+	g.logTask(ctx, m, body, start, res, err)
 	return true
 }
 
@@ -372,4 +375,37 @@ func (g *Gateway) taskStatus(upstreamName string, n mcp.JSONRPCNotification) {
 	if err := g.srv.SendNotificationToSpecificClient(rt.session, n.Method, params); err != nil {
 		g.log.WithField("server", upstreamName).Debugf("task status not delivered: %v", err)
 	}
+}
+
+// logTask records a tasks/* request in the request log, as mcp-go's path
+// records the requests the chain never sees (logging.go): the task front
+// answers them before mcp-go. A task-augmented tools/call is the chain's
+// to log.
+func (g *Gateway) logTask(ctx context.Context, m *message, body []byte, start time.Time, res json.RawMessage, err error) {
+	if g.o.RequestLog == nil || m.Method == string(mcp.MethodToolsCall) {
+		return
+	}
+	var req struct {
+		Method string          `json:"method"`
+		Params json.RawMessage `json:"params"`
+	}
+	_ = json.Unmarshal(body, &req)
+	var p taskParams
+	_ = json.Unmarshal(body, &p)
+	e := store.RequestLog{Time: start, Client: g.o.CallerFrom(ctx).Name, Method: m.Method,
+		Server: g.tasks.serverOf(p.Params.TaskID), Target: p.Params.TaskID,
+		DurationMs: float64(time.Since(start).Microseconds()) / 1000, Status: store.StatusOK}
+	if b, merr := json.Marshal(req); merr == nil {
+		e.Request = string(b)
+	}
+	if err != nil {
+		e.Status, e.Error = store.StatusError, err.Error()
+		var re *pipeline.RouteError
+		if e.Server == "" && errors.As(err, &re) && re.Server != pipeline.RouterServer {
+			e.Server = re.Server // a lost task, forgotten by now
+		}
+	} else {
+		e.Response = string(res)
+	}
+	g.o.RequestLog.Log(e)
 }

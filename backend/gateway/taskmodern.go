@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -120,8 +121,11 @@ func (g *Gateway) serveModernTask(w http.ResponseWriter, r *http.Request, m *mes
 		_, _ = w.Write(append(b, '\n'))
 		return true
 	}
+	start := time.Now()
 	if !meta.declaresTasks() {
-		writeRPC(w, m.ID, nil, missingTasksExtension(m.Method))
+		err = missingTasksExtension(m.Method)
+		writeRPC(w, m.ID, nil, err)
+		g.logTask(ctx, m, body, start, nil, err)
 		return true
 	}
 	switch m.Method {
@@ -135,6 +139,7 @@ func (g *Gateway) serveModernTask(w http.ResponseWriter, r *http.Request, m *mes
 		res, err = g.updateModernTask(ctx, credential, id)
 	}
 	writeRPC(w, m.ID, res, err)
+	g.logTask(ctx, m, body, start, res, err)
 	return true
 }
 

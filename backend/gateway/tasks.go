@@ -185,6 +185,17 @@ func (t *taskTable) lookup(credential, id string) *routedTask {
 	return rt
 }
 
+// serverOf names the server of task id, whoever holds it ("" if none): for
+// the request log, which is the router's owner's to read.
+func (t *taskTable) serverOf(id string) string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if rt := t.byID[id]; rt != nil {
+		return rt.server
+	}
+	return ""
+}
+
 // forget drops a task (its upstream connection is gone).
 func (t *taskTable) forget(rt *routedTask) {
 	t.mu.Lock()

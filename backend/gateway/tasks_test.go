@@ -149,6 +149,12 @@ func TestTasksPassToTheUpstreamThatCreatedThem(t *testing.T) {
 		t.Fatalf("mcp-go client's tasks/result: %+v %v", tr, err)
 	}
 
+	// tasks/* are logged too (the task front answers them, not mcp-go).
+	if e, ok := r.log.find("tasks/result", a); !ok || e.Server != "one" || e.Status != "ok" || e.Client != "alice" ||
+		!strings.Contains(e.Request, a) || !strings.Contains(e.Response, "# Research Report: alpha") {
+		t.Fatalf("tasks/result log entry: %+v %v", e, ok)
+	}
+
 	// The call is logged as any tools/call, with the id the client got.
 	if e, ok := r.log.find("tools/call", "one__simulate-research-query"); !ok || e.Status != "ok" || !strings.Contains(e.Response, a) {
 		t.Fatalf("log entry: %+v %v", e, ok)
@@ -175,6 +181,9 @@ func TestAnotherCredentialCannotReachATask(t *testing.T) {
 	}
 	if list := readTask(t, bob.rpc(30, "tasks/list", `{}`)); len(list.Result.Tasks) != 0 {
 		t.Fatalf("bob lists %+v", list.Result.Tasks)
+	}
+	if e, ok := r.log.find("tasks/cancel", a); !ok || e.Client != "bob" || e.Status != "error" || !strings.Contains(e.Error, "not found") {
+		t.Fatalf("bob's tasks/cancel in the log: %+v %v", e, ok)
 	}
 	// The upstream id is no handle either.
 	up := r.routed(a).upstreamID

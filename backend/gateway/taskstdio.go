@@ -9,6 +9,7 @@ import (
 	"io"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/mark3labs/mcp-go/server"
 )
@@ -126,8 +127,10 @@ func (g *Gateway) stdioTask(ctx context.Context, line []byte, out io.Writer) boo
 	}
 	body := bytes.Clone(line)
 	go func() {
+		start := time.Now()
 		res, err := g.answerTask(ctx, *sp, &m, body)
 		_, _ = out.Write(rpcBody(m.ID, res, err))
+		g.logTask(ctx, &m, body, start, res, err)
 	}()
 	return true
 }
