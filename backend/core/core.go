@@ -213,6 +213,12 @@ func Open(dataDir string, o Options) (*Core, error) {
 			return gateway.SessionLimits{PerCredential: c.Settings.SessionsPerCredential(ctx),
 				Total: c.Settings.SessionsTotal(ctx), IdleTTL: c.Settings.SessionIdleTimeout(ctx)}
 		},
+		// Read at each new task.
+		Tasks: func() gateway.TaskLimits {
+			ctx := context.Background()
+			return gateway.TaskLimits{PerCredential: c.Settings.TasksPerCredential(ctx),
+				Total: c.Settings.TasksTotal(ctx), MaxAge: c.Settings.TaskMaxAge(ctx)}
+		},
 		RequestLog: c.Requests,
 		Logger:     o.Logger,
 		Version:    Version,

@@ -129,6 +129,15 @@ func TestSessionSettingsAreTheGatewaysNames(t *testing.T) {
 		time.Duration(settings.DefaultSessionIdleTimeout)*time.Second != gateway.DefaultSessionIdleTTL {
 		t.Error("the gateway's session defaults differ from the settings'")
 	}
+	if settings.KeyTasksPerCredential != gateway.SettingTasksPerCredential ||
+		settings.KeyTasksTotal != gateway.SettingTasksTotal || settings.KeyTaskMaxAgeSeconds != gateway.SettingTaskMaxAge {
+		t.Error("the gateway names other task settings than backend/settings defines")
+	}
+	if settings.DefaultTasksPerCredential != gateway.DefaultTasksPerCredential ||
+		settings.DefaultTasksTotal != gateway.DefaultTasksTotal ||
+		time.Duration(settings.DefaultTaskMaxAgeSeconds)*time.Second != gateway.DefaultTaskMaxAge {
+		t.Error("the gateway's task defaults differ from the settings'")
+	}
 }
 
 // Each kind of credential owns its sessions apart from every other: a

@@ -203,6 +203,9 @@ func (g *Gateway) Notify(upstreamName string, n mcp.JSONRPCNotification) {
 	case string(mcp.MethodNotificationMessage):
 		g.logMessage(upstreamName, n)
 		return
+	case string(mcp.MethodNotificationTasksStatus):
+		g.taskStatus(upstreamName, n)
+		return
 	default:
 		return
 	}

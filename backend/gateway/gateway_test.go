@@ -73,6 +73,7 @@ type rigOptions struct {
 	// Options.AsksClient; nil: none.
 	policy     func() pipeline.Step
 	asksClient func(c Caller, server, item, target string) bool
+	tasks      TaskLimits // zero fields: the gateway's defaults
 }
 
 func newRig(t testing.TB, defs []spec.Server, ro rigOptions) *rig {
@@ -105,7 +106,7 @@ func newRig(t testing.TB, defs []spec.Server, ro rigOptions) *rig {
 	})
 	gw = New(r.ups, Options{RequestLog: r.log, CallerFrom: ro.callerFrom, Debounce: 10 * time.Millisecond,
 		Sessions: func() SessionLimits { return ro.sessions }, Hooks: ro.hooks, Logger: ro.logger,
-		Policy: ro.policy, AsksClient: ro.asksClient})
+		Policy: ro.policy, AsksClient: ro.asksClient, Tasks: func() TaskLimits { return ro.tasks }})
 	r.gw = gw
 	gw.Start()
 	t.Cleanup(func() { gw.Close(); r.ups.Close() })

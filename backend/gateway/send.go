@@ -42,6 +42,11 @@ func (g *Gateway) send(ctx context.Context, r *pipeline.Request) (pipeline.Resul
 		if err != nil {
 			return pipeline.Result{}, pipeline.BadResponse(r.Server, r.Method, err)
 		}
+		if b, ok := v.(json.RawMessage); ok {
+			// The decoder rewrote the bytes (a created task's id,
+			// taskfront.go): the client and the log get those.
+			return pipeline.Result{Raw: b}, nil
+		}
 		return pipeline.Result{Raw: raw, Value: v}, nil
 	}
 	if t := bytes.TrimSpace(raw); len(t) == 0 || t[0] != '{' {
@@ -69,7 +74,7 @@ func upstreamParams(r *pipeline.Request, f *inflight) any {
 	meta := forwardMeta(r.Meta, f)
 	switch r.Method {
 	case pipeline.MethodToolsCall, pipeline.MethodPromptsGet:
-		if meta == nil && len(r.InputResponses) == 0 && r.RequestState == "" {
+		if meta == nil && len(r.InputResponses) == 0 && r.RequestState == "" && len(r.Task) == 0 {
 			return callParams(r.Item, r.Args)
 		}
 		p := map[string]any{"name": r.Item}
@@ -84,6 +89,9 @@ func upstreamParams(r *pipeline.Request, f *inflight) any {
 		}
 		if r.RequestState != "" {
 			p["requestState"] = r.RequestState
+		}
+		if len(r.Task) > 0 {
+			p["task"] = r.Task
 		}
 		return p
 	}

@@ -149,6 +149,9 @@ type Request struct {
 	// result), passed on with a tools/call or prompts/get; empty: none.
 	InputResponses json.RawMessage
 	RequestState   string
+	// Task is a task-augmented tools/call's task params ({"ttl": …}),
+	// passed on so that the upstream runs the call as a task; nil: none.
+	Task json.RawMessage
 	// List holds a fan-out request's candidates; nil for a routed request.
 	List *List
 	// Decode, if set, turns the upstream's result into the value the front

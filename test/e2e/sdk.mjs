@@ -6,3 +6,5 @@ export { StreamableHTTPClientTransport } from '../peers/node_modules/@modelconte
 export { StdioClientTransport } from '../peers/node_modules/@modelcontextprotocol/sdk/dist/esm/client/stdio.js';
 export { CreateMessageRequestSchema, ResourceUpdatedNotificationSchema, ResourceListChangedNotificationSchema } from '../peers/node_modules/@modelcontextprotocol/sdk/dist/esm/types.js';
 export { ElicitRequestSchema, ListRootsRequestSchema } from '../peers/node_modules/@modelcontextprotocol/sdk/dist/esm/types.js';
+export { CreateTaskResultSchema } from '../peers/node_modules/@modelcontextprotocol/sdk/dist/esm/types.js';
+export * as tasksV2 from '../peers/node_modules/@modelcontextprotocol/ext-tasks/dist/core/v2/index.js';
