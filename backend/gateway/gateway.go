@@ -85,6 +85,9 @@ type Gateway struct {
 	answers  pendingLists // list requests answered by the chain, for mcp-go to send
 	fast     fastPath
 	sessions *sessionTable
+	// suggested: when the log last said a shared server should be
+	// per-client (perclient.go).
+	suggested suggestions
 
 	rebuildMu      sync.Mutex
 	mu             sync.RWMutex
@@ -133,7 +136,7 @@ func New(ups Upstreams, o Options) *Gateway {
 		tools: map[string]upstreamName{}, prompts: map[string]upstreamName{}, resources: map[string]string{},
 		templates: map[string]string{}, published: map[string]string{}, kick: make(chan struct{}, 1),
 		remembered: map[string][]upstream.Tool{}, startup: newStartup(),
-		subs: subscriptions{byURI: map[string]map[string]bool{}}}
+		subs: subscriptions{byURI: map[string]map[string]bool{}}, suggested: suggestions{last: map[string]time.Time{}}}
 	g.fast.disabled.Store(os.Getenv(EnvFastPath) == "off")
 	g.gate = gate.New(gate.Options{Upstreams: ups, Publish: g.rebuild, Tools: g.toolsOf,
 		ToolsChanged: g.toolsChanged, Logger: o.Logger})
@@ -157,6 +160,7 @@ func New(ups Upstreams, o Options) *Gateway {
 	hooks.AddOnUnregisterSession(func(_ context.Context, s server.ClientSession) {
 		g.dropSession(s.SessionID())
 		g.gate.ForgetSession(s.SessionID())
+		g.endSession(s.SessionID())
 	})
 	g.srv = server.NewMCPServer("mcp-router", o.Version,
 		server.WithToolCapabilities(true),
@@ -171,6 +175,7 @@ func New(ups Upstreams, o Options) *Gateway {
 		server.WithResourceRecovery(),
 		server.WithPaginationLimit(pageSize),
 	)
+	g.srv.AddNotificationHandler(string(mcp.MethodNotificationRootsListChanged), g.rootsChanged)
 	return g
 }
 

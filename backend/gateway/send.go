@@ -33,7 +33,10 @@ func (g *Gateway) send(ctx context.Context, r *pipeline.Request) (pipeline.Resul
 	}
 	ctx, f, done := g.begin(ctx, r.Server, r.Client, r.Meta)
 	defer done()
+	ctx = g.withClient(ctx, r.Server, f.client, r.Client, r.Caller)
+	ctx, note := upstream.WithInstanceNote(ctx)
 	raw, err := g.ups.Request(ctx, r.Server, r.Method, upstreamParams(r, f))
+	r.Instance = note.String()
 	if err != nil {
 		return pipeline.Result{}, pipeline.Upstream(r.Server, err)
 	}

@@ -1,0 +1,256 @@
+package upstream
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/mcp-router/mcp-router/backend/spec"
+	"github.com/mcp-router/mcp-router/internal/testpeers"
+)
+
+// perClientWhoami is the fake whoami server as a per-client server whose
+// args and env name its client.
+func perClientWhoami(name, mark string) spec.Server {
+	s := fakeServer(name, "whoami", mark)
+	s.Args = []string{"--root", "${client.root}", "--all", "${client.roots}", "--name", "${client.name}"}
+	s.Env["WHO"] = "token=${token.name}"
+	s.Isolation = spec.PerClient
+	return s
+}
+
+type whoami struct {
+	Args []string `json:"args"`
+	Who  string   `json:"who"`
+	PID  int      `json:"pid"`
+}
+
+func callPerClientTool(ctx context.Context, s *Service, server, tool string) (string, error) {
+	raw, err := s.Request(ctx, server, "tools/call", map[string]any{"name": tool})
+	if err != nil {
+		return "", err
+	}
+	var res struct {
+		Content []struct{ Text string } `json:"content"`
+	}
+	if err := json.Unmarshal(raw, &res); err != nil || len(res.Content) == 0 {
+		return "", fmt.Errorf("result %s: %v", raw, err)
+	}
+	return res.Content[0].Text, nil
+}
+
+func askWhoami(t *testing.T, s *Service, server string, cl Client) whoami {
+	t.Helper()
+	text, err := callPerClientTool(WithClient(context.Background(), cl), s, server, "whoami")
+	if err != nil {
+		t.Fatalf("whoami for %s: %v", cl.Key, err)
+	}
+	var w whoami
+	if err := json.Unmarshal([]byte(text), &w); err != nil {
+		t.Fatalf("whoami %q: %v", text, err)
+	}
+	return w
+}
+
+func testClient(key, name, token string, roots ...string) Client {
+	return Client{Key: key, Label: name + " " + key, Name: name, Token: token, Roots: true,
+		ListRoots: func(context.Context) ([]string, error) { return roots, nil }}
+}
+
+func alive(pid int) bool { return pid > 0 && syscall.Kill(pid, 0) == nil }
+
+// Two clients of a per-client server each get an instance of their own,
+// started with their own values in the templates; the catalog connection
+// took none of theirs. On the old code every request went down the one
+// shared connection: one pid, no client's root in its args.
+func TestPerClientInstancesAreSeparate(t *testing.T) {
+	s := New(fastOptions())
+	t.Cleanup(s.Close)
+	mark := marker(t)
+	if err := s.Sync([]spec.Server{perClientWhoami("who", mark)}); err != nil {
+		t.Fatal(err)
+	}
+	st := waitState(t, s, "who", StateRunning, 20*time.Second)
+	a := testClient("session\x00a", "alpha", "tok-a", "file:///projects/a", "file:///shared/x")
+	b := testClient("session\x00b", "beta", "tok-b", "file:///projects/b")
+	wa, wb := askWhoami(t, s, "who", a), askWhoami(t, s, "who", b)
+	if want := []string{"--root", "/projects/a", "--all", "/projects/a", "/shared/x", "--name", "alpha"}; strings.Join(wa.Args, " ") != strings.Join(want, " ") {
+		t.Errorf("a's instance args %q, want %q", wa.Args, want)
+	}
+	if want := []string{"--root", "/projects/b", "--all", "/projects/b", "--name", "beta"}; strings.Join(wb.Args, " ") != strings.Join(want, " ") {
+		t.Errorf("b's instance args %q, want %q", wb.Args, want)
+	}
+	if wa.Who != "token=tok-a" || wb.Who != "token=tok-b" {
+		t.Errorf("WHO: a %q, b %q", wa.Who, wb.Who)
+	}
+	if wa.PID == wb.PID || wa.PID == st.PID || wb.PID == st.PID {
+		t.Errorf("pids: a %d, b %d, catalog connection %d: want three processes", wa.PID, wb.PID, st.PID)
+	}
+	// The same client again: the same instance.
+	if again := askWhoami(t, s, "who", a); again.PID != wa.PID {
+		t.Errorf("a's second call went to pid %d, its instance is %d", again.PID, wa.PID)
+	}
+	st, _ = s.Status("who")
+	if len(st.Instances) != 2 || st.Instances[0].Client != a.Label || st.Instances[0].PID != wa.PID ||
+		st.Instances[0].Calls != 2 || st.Instances[1].PID != wb.PID || st.Instances[1].Calls != 1 {
+		t.Errorf("instances %+v", st.Instances)
+	}
+	// No client: refused, not served by someone's instance.
+	if _, err := callPerClientTool(context.Background(), s, "who", "whoami"); !errors.Is(err, ErrNoClient) {
+		t.Errorf("a call for no client: %v, want ErrNoClient", err)
+	}
+	s.Close()
+	testpeers.WaitNoProcesses(t, mark, 10*time.Second)
+}
+
+// What an instance asks goes to its own client, marked with its key: the
+// service's ClientSide learns whose instance asks (InstanceClientFrom).
+// Capabilities its client did not declare are not declared upstream.
+func TestPerClientRequestsCarryTheirClient(t *testing.T) {
+	o := fastOptions()
+	var mu sync.Mutex
+	var asked []string
+	o.ClientSide.Roots = func(ctx context.Context, server string, _ mcp.ListRootsRequest) (*mcp.ListRootsResult, error) {
+		ic, ok := InstanceClientFrom(ctx)
+		if !ok {
+			return nil, errors.New("no instance client")
+		}
+		mu.Lock()
+		asked = append(asked, ic.Key)
+		mu.Unlock()
+		return &mcp.ListRootsResult{Roots: []mcp.Root{{URI: "file:///for/" + ic.Key}}}, nil
+	}
+	s := New(o)
+	t.Cleanup(s.Close)
+	mark := marker(t)
+	def := fakeServer("who", "whoami", mark)
+	def.Isolation = spec.PerClient
+	if err := s.Sync([]spec.Server{def}); err != nil {
+		t.Fatal(err)
+	}
+	waitState(t, s, "who", StateRunning, 20*time.Second)
+	for _, key := range []string{"a", "b", "a"} {
+		got, err := callPerClientTool(WithClient(context.Background(), testClient(key, key, "")), s, "who", "roots")
+		if err != nil || got != "file:///for/"+key {
+			t.Errorf("client %s's instance got roots %q, %v", key, got, err)
+		}
+	}
+	mu.Lock()
+	if strings.Join(asked, ",") != "a,b,a" {
+		t.Errorf("asked for %q", asked)
+	}
+	mu.Unlock()
+	// A client that declared no roots: its instance declares none either,
+	// so the server cannot ask (and nobody is asked for it).
+	noRoots := testClient("c", "c", "")
+	noRoots.Roots = false
+	got, _ := callPerClientTool(WithClient(context.Background(), noRoots), s, "who", "roots")
+	if strings.Contains(got, "file://") {
+		t.Errorf("a client without roots: its instance got %q", got)
+	}
+	mu.Lock()
+	if len(asked) != 3 {
+		t.Errorf("asked %q after the client without roots", asked)
+	}
+	mu.Unlock()
+	// The catalog connection declares nothing: the server asked it nothing.
+}
+
+// The cap refuses a client past it with an error naming the cap and its
+// setting; ending a client's session and idleness each stop its instance,
+// leaving no process.
+func TestPerClientCapIdleAndEnd(t *testing.T) {
+	o := fastOptions()
+	var limMu sync.Mutex
+	limits := PerClientLimits{MaxInstances: 1, IdleTimeout: time.Hour}
+	o.PerClient = func() PerClientLimits { limMu.Lock(); defer limMu.Unlock(); return limits }
+	s := New(o)
+	t.Cleanup(s.Close)
+	mark := marker(t)
+	if err := s.Sync([]spec.Server{perClientWhoami("who", mark)}); err != nil {
+		t.Fatal(err)
+	}
+	waitState(t, s, "who", StateRunning, 20*time.Second)
+	a := testClient("a", "alpha", "t", "file:///a")
+	b := testClient("b", "beta", "t", "file:///b")
+	wa := askWhoami(t, s, "who", a)
+	_, err := callPerClientTool(WithClient(context.Background(), b), s, "who", "whoami")
+	if !errors.Is(err, ErrInstanceCap) || !strings.Contains(err.Error(), SettingPerClientMaxInstances) || !strings.Contains(err.Error(), "1 is its cap") {
+		t.Fatalf("past the cap: %v", err)
+	}
+	s.EndClient("a")
+	if alive(wa.PID) {
+		t.Errorf("a's instance (pid %d) outlived its session", wa.PID)
+	}
+	if st, _ := s.Status("who"); len(st.Instances) != 0 {
+		t.Errorf("instances after the end: %+v", st.Instances)
+	}
+	wb := askWhoami(t, s, "who", b) // the cap has room again
+	limMu.Lock()
+	limits.IdleTimeout = 100 * time.Millisecond
+	limMu.Unlock()
+	testpeers.Eventually(t, 10*time.Second, "b's idle instance to stop", func() bool { return !alive(wb.PID) })
+	testpeers.Eventually(t, 5*time.Second, "no instance listed", func() bool {
+		st, _ := s.Status("who")
+		return len(st.Instances) == 0
+	})
+	// Next use starts a fresh one.
+	if again := askWhoami(t, s, "who", b); again.PID == wb.PID || !alive(again.PID) {
+		t.Errorf("after idle: pid %d (was %d)", again.PID, wb.PID)
+	}
+}
+
+// A client whose roots changed gets an instance on its new roots when the
+// definition names them; a missing template value is a clear error; a
+// stopped server runs no instance.
+func TestPerClientRootsChangeAndMissingValues(t *testing.T) {
+	s := New(fastOptions())
+	t.Cleanup(s.Close)
+	mark := marker(t)
+	if err := s.Sync([]spec.Server{perClientWhoami("who", mark)}); err != nil {
+		t.Fatal(err)
+	}
+	waitState(t, s, "who", StateRunning, 20*time.Second)
+	var mu sync.Mutex
+	root := "file:///old"
+	a := testClient("a", "alpha", "t")
+	a.ListRoots = func(context.Context) ([]string, error) { mu.Lock(); defer mu.Unlock(); return []string{root}, nil }
+	first := askWhoami(t, s, "who", a)
+	mu.Lock()
+	root = "file:///new"
+	mu.Unlock()
+	s.ClientRootsChanged("a")
+	if alive(first.PID) {
+		t.Errorf("the instance on the old roots (pid %d) still runs", first.PID)
+	}
+	if w := askWhoami(t, s, "who", a); w.Args[1] != "/new" {
+		t.Errorf("after the change: args %q", w.Args)
+	}
+
+	nameless := testClient("n", "", "t", "file:///n")
+	if _, err := callPerClientTool(WithClient(context.Background(), nameless), s, "who", "whoami"); !errors.Is(err, spec.ErrTemplateValue) || !strings.Contains(err.Error(), "${client.name}") {
+		t.Errorf("a client with no name: %v", err)
+	}
+	rootless := testClient("r", "r", "t")
+	if _, err := callPerClientTool(WithClient(context.Background(), rootless), s, "who", "whoami"); !errors.Is(err, spec.ErrTemplateValue) || !strings.Contains(err.Error(), "${client.root}") {
+		t.Errorf("a client with no roots: %v", err)
+	}
+	if st, _ := s.Status("who"); len(st.Instances) != 1 {
+		t.Errorf("failed starts left instances: %+v", st.Instances)
+	}
+	if err := s.Stop("who"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := callPerClientTool(WithClient(context.Background(), a), s, "who", "whoami"); !errors.Is(err, ErrNotRunning) {
+		t.Errorf("a stopped server: %v", err)
+	}
+	testpeers.WaitNoProcesses(t, mark, 10*time.Second)
+}
