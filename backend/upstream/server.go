@@ -227,13 +227,17 @@ func (m *managed) connect(ctx context.Context) (*conn, Catalog, error) {
 	s := m.currentSpec()
 	clientSide := m.svc.opts.ClientSide
 	if s.IsPerClient() {
-		// The catalog connection serves no client: it declares nothing
-		// to be asked, and takes the router's own template values.
-		clientSide = ClientSide{}
+		// The catalog connection serves no client: it takes the
+		// router's own template values, and is its own client for roots
+		// (an empty directory, so that a server that takes its
+		// directories from roots starts); nothing else can be asked.
 		values, err := m.svc.catalogValues()
 		if err != nil {
 			return nil, Catalog{}, err
 		}
+		clientSide = ClientSide{Roots: func(context.Context, string, mcp.ListRootsRequest) (*mcp.ListRootsResult, error) {
+			return &mcp.ListRootsResult{Roots: []mcp.Root{{URI: values.Roots[0], Name: "mcp-router catalog (empty)"}}}, nil
+		}}
 		if s, err = spec.ExpandClient(s, values); err != nil {
 			return nil, Catalog{}, err
 		}
