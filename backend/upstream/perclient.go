@@ -526,6 +526,14 @@ func (s *Service) SuggestPerClient(name, what string, clients int) {
 	if err != nil || m.currentSpec().IsPerClient() {
 		return
 	}
+	// Said already (the same request, as many clients, within the
+	// minute): no event for every request of a busy server.
+	m.mu.RLock()
+	prev := m.status.SuggestPerClient
+	m.mu.RUnlock()
+	if prev != nil && prev.What == what && prev.Clients == clients && time.Since(prev.At) < time.Minute {
+		return
+	}
 	m.update(func(st *Status) {
 		st.SuggestPerClient = &PerClientSuggestion{What: what, Clients: clients, At: time.Now()}
 	})
