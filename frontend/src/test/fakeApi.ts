@@ -46,6 +46,8 @@ export function server(name: string, over: Partial<ServerView> = {}): ServerView
     loggedIn: false,
     protocol: '',
     protocolsOffered: [],
+    isolation: 'shared',
+    instances: [],
     ...over,
   };
 }
