@@ -254,3 +254,49 @@ func TestPerClientRootsChangeAndMissingValues(t *testing.T) {
 	}
 	testpeers.WaitNoProcesses(t, mark, 10*time.Second)
 }
+
+// An HTTP per-client server: each client's instance is an HTTP session of
+// its own (the go-sdk everything-server), apart from the catalog
+// connection's, and ends with its client.
+func TestPerClientHTTPInstancesAreSessionsOfTheirOwn(t *testing.T) {
+	addr := testpeers.StartGoEverythingHTTP(t, "-stateless=false")
+	s := New(fastOptions())
+	t.Cleanup(s.Close)
+	def := spec.Server{Name: "web", URL: "http://" + addr + "/mcp", Enabled: true, Isolation: spec.PerClient,
+		Headers: map[string]string{"X-Client": "${client.name}"}}
+	def.Normalize()
+	if err := def.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Sync([]spec.Server{def}); err != nil {
+		t.Fatal(err)
+	}
+	st := waitState(t, s, "web", StateRunning, 20*time.Second)
+	sessions := map[string]string{"catalog": st.SessionID}
+	for _, key := range []string{"a", "b"} {
+		raw, err := s.Request(WithClient(context.Background(), testClient(key, "client-"+key, "t")), "web", "tools/list", nil)
+		if err != nil || !strings.Contains(string(raw), `"tools"`) {
+			t.Fatalf("client %s: %s, %v", key, raw, err)
+		}
+		m, _ := s.get("web")
+		m.instMu.Lock()
+		inst := m.instances[key]
+		m.instMu.Unlock()
+		if inst == nil || inst.conn == nil {
+			t.Fatalf("client %s: no instance", key)
+		}
+		sessions[key] = inst.conn.tr.GetSessionId()
+	}
+	if sessions["a"] == "" || sessions["a"] == sessions["b"] || sessions["a"] == sessions["catalog"] || sessions["b"] == sessions["catalog"] {
+		t.Errorf("sessions %v: want three different ones", sessions)
+	}
+	s.EndClient("a")
+	if st, _ := s.Status("web"); len(st.Instances) != 1 || st.Instances[0].Client != testClient("b", "client-b", "t").Label {
+		t.Errorf("after a's end: %+v", st.Instances)
+	}
+	// A header template with a value that would split the header: refused.
+	evil := testClient("e", "x\r\nX-Admin: 1", "t")
+	if _, err := s.Request(WithClient(context.Background(), evil), "web", "tools/list", nil); !errors.Is(err, spec.ErrTemplateValue) {
+		t.Errorf("a name that splits a header: %v", err)
+	}
+}
