@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"syscall"
@@ -149,3 +150,52 @@ func TestSharedServerThatAsksIsSuggestedPerClient(t *testing.T) {
 }
 
 func processAlive(pid int) bool { return pid > 0 && syscall.Kill(pid, 0) == nil }
+
+// A roots template takes the calling client's roots, asked of it as its
+// instance starts; the client's notifications/roots/list_changed stops that
+// instance (its next call starts it on the new roots); a client that
+// declared no roots gets the template's error.
+func TestPerClientRootsTemplateFollowsTheClient(t *testing.T) {
+	def := askerStdio("up")
+	def.Isolation = spec.PerClient
+	def.Args = []string{"--root", "${client.root}"}
+	r := newRig(t, []spec.Server{def}, rigOptions{allClientSide: true})
+	alice := &asked{who: "alice"}
+	c := connect(t, r.url, clientOptions{roots: alice, elicitation: alice})
+	if _, err := call(c, "up__ask", map[string]any{"kind": "sleep"}); err != nil {
+		t.Fatal(err)
+	}
+	if n := alice.roots.Load(); n != 1 {
+		t.Fatalf("alice was asked for her roots %d times, want 1 (as her instance started)", n)
+	}
+	st, _ := r.ups.Status("up")
+	if len(st.Instances) != 1 {
+		t.Fatalf("instances %+v", st.Instances)
+	}
+	if err := c.RootListChanges(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	testpeers.Eventually(t, 10*time.Second, "alice's instance to stop on her roots change", func() bool {
+		st, _ := r.ups.Status("up")
+		return len(st.Instances) == 0
+	})
+	if _, err := call(c, "up__ask", map[string]any{"kind": "sleep"}); err != nil {
+		t.Fatal(err)
+	}
+	if n := alice.roots.Load(); n != 2 {
+		t.Errorf("alice was asked for her roots %d times, want 2", n)
+	}
+
+	rootless := connect(t, r.url, clientOptions{})
+	res, err := call(rootless, "up__ask", map[string]any{"kind": "sleep"})
+	if err == nil && !res.IsError {
+		t.Fatalf("a client without roots got %+v", res)
+	}
+	msg := fmt.Sprint(err)
+	if res != nil {
+		msg += text(res)
+	}
+	if !strings.Contains(msg, "${client.root}") {
+		t.Errorf("a client without roots: %s", msg)
+	}
+}

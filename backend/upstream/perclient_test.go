@@ -300,3 +300,50 @@ func TestPerClientHTTPInstancesAreSessionsOfTheirOwn(t *testing.T) {
 		t.Errorf("a name that splits a header: %v", err)
 	}
 }
+
+// servers test of a per-client server starts it as its catalog connection
+// does: the templates take the router's values and an empty directory,
+// never a literal ${client.root}.
+func TestProbePerClientExpandsTheTemplates(t *testing.T) {
+	mark := marker(t)
+	res, err := Probe(context.Background(), perClientWhoami("who", mark), fastOptions(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.ServerName != "whoami" || len(res.Catalog.Tools) != 3 {
+		t.Errorf("probe %+v", res)
+	}
+	testpeers.WaitNoProcesses(t, mark, 10*time.Second)
+}
+
+// Without a roots template, a client's roots change reaches its own
+// instance as notifications/roots/list_changed, and no other's.
+func TestPerClientRootsChangedReachesOnlyItsInstance(t *testing.T) {
+	s := New(fastOptions())
+	t.Cleanup(s.Close)
+	mark := marker(t)
+	def := fakeServer("who", "whoami", mark)
+	def.Isolation = spec.PerClient
+	if err := s.Sync([]spec.Server{def}); err != nil {
+		t.Fatal(err)
+	}
+	waitState(t, s, "who", StateRunning, 20*time.Second)
+	a, b := testClient("a", "a", "t"), testClient("b", "b", "t")
+	changes := func(cl Client) string {
+		got, err := callPerClientTool(WithClient(context.Background(), cl), s, "who", "changes")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+	first := askWhoami(t, s, "who", a)
+	askWhoami(t, s, "who", b)
+	s.ClientRootsChanged("a")
+	testpeers.Eventually(t, 5*time.Second, "a's instance to hear of the change", func() bool { return changes(a) == "1" })
+	if got := changes(b); got != "0" {
+		t.Errorf("b's instance heard of a's change: %s", got)
+	}
+	if again := askWhoami(t, s, "who", a); again.PID != first.PID {
+		t.Errorf("a's instance was restarted (%d, was %d): without a roots template it is told, not restarted", again.PID, first.PID)
+	}
+}

@@ -474,6 +474,23 @@ type ProbeResult struct {
 // any process it started. stderr receives the server's stderr lines.
 func Probe(ctx context.Context, s spec.Server, o Options, stderr io.Writer) (ProbeResult, error) {
 	o.defaults()
+	if s.IsPerClient() {
+		// As its catalog connection starts: the router's own values, an
+		// empty directory of its own for the roots.
+		probe := &Service{opts: o}
+		defer func() {
+			if probe.catalogDir != "" {
+				_ = os.RemoveAll(probe.catalogDir)
+			}
+		}()
+		values, err := probe.catalogValues()
+		if err != nil {
+			return ProbeResult{}, err
+		}
+		if s, err = spec.ExpandClient(s, values); err != nil {
+			return ProbeResult{}, err
+		}
+	}
 	console := NewConsole(o.ConsoleLines, func(line string) {
 		if stderr != nil {
 			fmt.Fprintln(stderr, line)
