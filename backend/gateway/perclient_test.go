@@ -199,3 +199,39 @@ func TestPerClientRootsTemplateFollowsTheClient(t *testing.T) {
 		t.Errorf("a client without roots: %s", msg)
 	}
 }
+
+// Stateless (2026-07-28) clients of a per-client server: one instance per
+// credential and client name; an instance's question becomes its own
+// client's input_required result, answered on the retry.
+func TestPerClientStatelessClientsEachGetTheirOwnInstance(t *testing.T) {
+	def := goEverythingUpstream(t, "goev", spec.Stdio)
+	def.Isolation = spec.PerClient
+	r := newRig(t, []spec.Server{def}, rigOptions{allClientSide: true, auth: headerCaller, callerFrom: callerFromHeader})
+	waitTool(t, r, "goev__test_input_required_result_elicitation")
+	caps := map[string]any{"elicitation": map[string]any{}}
+	tool := "goev__test_input_required_result_elicitation"
+	for _, who := range []string{"alice", "bob"} {
+		res, e := mrtrPostAs(t, r.url, who, "tools/call", tool, map[string]any{"name": tool}, caps)
+		state, _ := res["requestState"].(string)
+		if e != nil || state == "" {
+			t.Fatalf("%s, round 1: %v / %v", who, res, e)
+		}
+		var key string
+		for k := range res["inputRequests"].(map[string]any) {
+			key = k
+		}
+		name := strings.ToUpper(who[:1]) + who[1:]
+		answers := map[string]any{key: map[string]any{"action": "accept", "content": map[string]any{"name": name}}}
+		res, e = mrtrPostAs(t, r.url, who, "tools/call", tool, map[string]any{"name": tool, "requestState": state, "inputResponses": answers}, caps)
+		if e != nil || !strings.Contains(fmt.Sprint(res["content"]), "Hello, "+name+"!") {
+			t.Fatalf("%s's retry: %v / %v", who, res, e)
+		}
+	}
+	st, _ := r.ups.Status("goev")
+	if len(st.Instances) != 2 || st.Instances[0].PID == st.Instances[1].PID {
+		t.Fatalf("instances %+v", st.Instances)
+	}
+	if !strings.Contains(st.Instances[0].Client, "(alice)") || !strings.Contains(st.Instances[1].Client, "(bob)") {
+		t.Errorf("instance clients %q, %q", st.Instances[0].Client, st.Instances[1].Client)
+	}
+}
