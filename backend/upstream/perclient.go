@@ -179,8 +179,11 @@ func (m *managed) instanceFor(ctx context.Context, cl Client) (*instance, error)
 		m.instSeq++
 		inst = &instance{id: m.instSeq, key: cl.Key, client: cl, m: m, since: time.Now(),
 			ready: make(chan struct{}), stopped: make(chan struct{})}
+		// Its lines also go to the server's console, marked with the
+		// instance, so the Servers page shows every instance's stderr.
+		id := m.instSeq
 		inst.console = NewConsole(m.svc.opts.ConsoleLines, func(line string) {
-			m.svc.emit(Event{Kind: EventConsole, Server: m.name, Instance: inst.id, Line: line})
+			m.console.Add(fmt.Sprintf("[#%d] %s", id, line))
 		})
 		inst.lastUsed.Store(time.Now().UnixNano())
 		m.instances[cl.Key] = inst
@@ -445,22 +448,6 @@ func (s *Service) forEachInstance(key string, fn func(*managed, *instance)) {
 		}()
 	}
 	wg.Wait()
-}
-
-// InstanceConsole returns the buffered stderr lines of one instance.
-func (s *Service) InstanceConsole(name string, id int) ([]string, error) {
-	m, err := s.get(name)
-	if err != nil {
-		return nil, err
-	}
-	m.instMu.Lock()
-	defer m.instMu.Unlock()
-	for _, inst := range m.instances {
-		if inst.id == id {
-			return inst.console.Lines(), nil
-		}
-	}
-	return nil, fmt.Errorf("server %q has no instance %d running", name, id)
 }
 
 // catalogValues are the template values of a per-client server's catalog

@@ -347,3 +347,32 @@ func TestPerClientRootsChangedReachesOnlyItsInstance(t *testing.T) {
 		t.Errorf("a's instance was restarted (%d, was %d): without a roots template it is told, not restarted", again.PID, first.PID)
 	}
 }
+
+// An instance's stderr reaches its own console and the server's, marked
+// with the instance.
+func TestPerClientInstanceConsole(t *testing.T) {
+	s := New(fastOptions())
+	t.Cleanup(s.Close)
+	mark := marker(t)
+	def := perClientWhoami("who", mark)
+	def.Args = []string{"${client.name}"} // the fake refuses nothing here
+	if err := s.Sync([]spec.Server{def}); err != nil {
+		t.Fatal(err)
+	}
+	waitState(t, s, "who", StateRunning, 20*time.Second)
+	// A name with a template in it is taken literally, and the fake
+	// says so on stderr as it exits.
+	_, err := callPerClientTool(WithClient(context.Background(), testClient("a", "${x}", "t")), s, "who", "whoami")
+	if err == nil {
+		t.Fatal("the fake started with a literal ${x}")
+	}
+	testpeers.Eventually(t, 5*time.Second, "the instance's line in the server's console", func() bool {
+		lines, _ := s.Console("who")
+		for _, l := range lines {
+			if strings.HasPrefix(l, "[#1] unexpanded template") {
+				return true
+			}
+		}
+		return false
+	})
+}
