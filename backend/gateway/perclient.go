@@ -24,6 +24,7 @@ import (
 // PerClientUpstreams is what the gateway needs of the upstream service for
 // per-client servers; an Upstreams without it runs none.
 type PerClientUpstreams interface {
+	IsPerClient(server string) bool
 	EndClient(key string)
 	ClientRootsChanged(key string)
 	SuggestPerClient(server, what string, clients int)
@@ -35,6 +36,11 @@ var _ PerClientUpstreams = (*upstream.Service)(nil)
 // server. A call made inside the router (the chat panel) is a client of
 // its own, named by its caller.
 func (g *Gateway) withClient(ctx context.Context, upstreamName string, key string, c pipeline.Client, caller pipeline.Caller) context.Context {
+	// Only a per-client server needs it: the hot path of every other
+	// request builds nothing.
+	if pc, ok := g.ups.(PerClientUpstreams); !ok || !pc.IsPerClient(upstreamName) {
+		return ctx
+	}
 	if key == "" {
 		key = "router\x00" + caller.Name
 	}

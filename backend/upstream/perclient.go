@@ -54,6 +54,9 @@ func WithClient(ctx context.Context, c Client) context.Context {
 	return context.WithValue(ctx, clientKey{}, c)
 }
 
+// ClientOf returns the client a request is made for (WithClient).
+func ClientOf(ctx context.Context) (Client, bool) { return clientFrom(ctx) }
+
 func clientFrom(ctx context.Context) (Client, bool) {
 	c, ok := ctx.Value(clientKey{}).(Client)
 	return c, ok && c.Key != ""
@@ -524,4 +527,16 @@ func (s *Service) SuggestPerClient(name, what string, clients int) {
 	m.update(func(st *Status) {
 		st.SuggestPerClient = &PerClientSuggestion{What: what, Clients: clients, At: time.Now()}
 	})
+}
+
+// IsPerClient reports whether the named server runs one instance per
+// client: cheap enough to ask on every request.
+func (s *Service) IsPerClient(name string) bool {
+	m, err := s.get(name)
+	if err != nil {
+		return false
+	}
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	return m.spec.Isolation == spec.PerClient
 }
