@@ -186,6 +186,14 @@ func TestPerClientCapIdleAndEnd(t *testing.T) {
 	if !errors.Is(err, ErrInstanceCap) || !strings.Contains(err.Error(), SettingPerClientMaxInstances) || !strings.Contains(err.Error(), "1 is its cap") {
 		t.Fatalf("past the cap: %v", err)
 	}
+	// Restart restarts the instances too.
+	if err := s.Restart("who"); err != nil {
+		t.Fatal(err)
+	}
+	if alive(wa.PID) {
+		t.Errorf("a's instance (pid %d) outlived a restart", wa.PID)
+	}
+	wa = askWhoami(t, s, "who", a)
 	s.EndClient("a")
 	if alive(wa.PID) {
 		t.Errorf("a's instance (pid %d) outlived its session", wa.PID)

@@ -281,6 +281,9 @@ func (s *Service) Restart(name string) error {
 	m.mu.RLock()
 	supervised, c := m.cancel != nil, m.conn
 	m.mu.RUnlock()
+	// A per-client server's instances restart too: each client's next
+	// call starts its own again.
+	m.dropAllInstances("restart requested")
 	switch {
 	case !supervised:
 		m.start()
