@@ -315,9 +315,9 @@ func (inst *instance) watch() {
 			inst.m.dropInstance(inst, "connection lost: "+inst.conn.lostWhy())
 			return
 		case <-time.After(tick):
-			last := time.Unix(0, inst.lastUsed.Load())
-			if inst.active.Load() == 0 && time.Since(last) >= idle {
-				inst.m.dropInstance(inst, fmt.Sprintf("idle for %s (setting %s)", idle.Round(time.Millisecond), SettingPerClientIdle))
+			if inst.m.dropIfIdle(inst, idle) {
+				inst.stop(fmt.Sprintf("idle for %s (setting %s)", idle.Round(time.Millisecond), SettingPerClientIdle))
+				inst.m.update(func(*Status) {})
 				return
 			}
 		}
@@ -334,6 +334,20 @@ func (inst *instance) stop(reason string) {
 			inst.m.svc.log.WithField("server", inst.m.name).WithField("instance", inst.id).Infof("per-client instance of %s stopped: %s", inst.client.Label, reason)
 		}
 	})
+}
+
+// dropIfIdle forgets inst if no request holds it and none has for idle.
+// It decides under instMu, where instanceFor takes an instance for a
+// request, so no request is handed an instance about to be stopped.
+func (m *managed) dropIfIdle(inst *instance, idle time.Duration) bool {
+	m.instMu.Lock()
+	defer m.instMu.Unlock()
+	last := time.Unix(0, inst.lastUsed.Load())
+	if m.instances[inst.key] != inst || inst.active.Load() != 0 || time.Since(last) < idle {
+		return false
+	}
+	delete(m.instances, inst.key)
+	return true
 }
 
 // dropInstance forgets inst and stops it; reason "" when it never started.
