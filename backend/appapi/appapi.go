@@ -149,6 +149,9 @@ type ServerView struct {
 	// (What: sampling, elicitation, roots) while Clients clients used it;
 	// the page offers to make it per-client.
 	SuggestPerClient *PerClientSuggestionView `json:"suggestPerClient,omitempty"`
+	// PassUpstreamAuth: a client's X-Upstream-Authorization goes to this
+	// server as its Authorization (the Connect page offers it a value).
+	PassUpstreamAuth bool `json:"passUpstreamAuth,omitempty"`
 }
 
 // InstanceView is one per-client instance: whose it is, its process (0
@@ -190,7 +193,7 @@ func makeView(def spec.Server, st upstream.Status, loggedIn bool) ServerView {
 		Name: def.Name, Transport: string(def.Transport), Enabled: def.Enabled,
 		State: string(st.State), StateSince: unixMilli(st.StateSince), Error: st.Error, Restarts: st.Restarts, Tools: st.Tools,
 		Target: def.Target(), PrefixMode: string(def.PrefixMode), LoggedIn: loggedIn,
-		Protocol: st.ProtocolVersion, ProtocolsOffered: st.ProtocolVersions,
+		Protocol: st.ProtocolVersion, ProtocolsOffered: st.ProtocolVersions, PassUpstreamAuth: def.PassUpstreamAuth,
 		Isolation: string(spec.Shared), Instances: instanceViews(st), SuggestPerClient: suggestionView(st),
 	}
 	if def.IsPerClient() {

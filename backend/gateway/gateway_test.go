@@ -69,6 +69,10 @@ type rigOptions struct {
 	hooks pipeline.HookEngine
 	// logger is the gateway's; nil: logrus's standard logger.
 	logger logrus.FieldLogger
+	// policy and asksClient are the gateway's Options.Policy and
+	// Options.AsksClient; nil: none.
+	policy     func() pipeline.Step
+	asksClient func(c Caller, server, item, target string) bool
 }
 
 func newRig(t testing.TB, defs []spec.Server, ro rigOptions) *rig {
@@ -100,7 +104,8 @@ func newRig(t testing.TB, defs []spec.Server, ro rigOptions) *rig {
 		ClientSide:     cs,
 	})
 	gw = New(r.ups, Options{RequestLog: r.log, CallerFrom: ro.callerFrom, Debounce: 10 * time.Millisecond,
-		Sessions: func() SessionLimits { return ro.sessions }, Hooks: ro.hooks, Logger: ro.logger})
+		Sessions: func() SessionLimits { return ro.sessions }, Hooks: ro.hooks, Logger: ro.logger,
+		Policy: ro.policy, AsksClient: ro.asksClient})
 	r.gw = gw
 	gw.Start()
 	t.Cleanup(func() { gw.Close(); r.ups.Close() })

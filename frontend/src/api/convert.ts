@@ -119,6 +119,7 @@ export function toServerView(raw: unknown): ServerView {
     loggedIn: bool(r.loggedIn),
     protocol: str(r.protocol),
     protocolsOffered: Array.isArray(r.protocolsOffered) ? r.protocolsOffered.filter((v): v is string => typeof v === 'string') : [],
+    passUpstreamAuth: bool(r.passUpstreamAuth),
     isolation: r.isolation === 'per-client' ? 'per-client' : 'shared',
     instances: list(r.instances, (i) => toInstanceView(i, name), `server ${name}: instances`),
     suggestPerClient: r.suggestPerClient == null ? undefined : toSuggestion(r.suggestPerClient, name),
@@ -268,15 +269,20 @@ export function toToolCallResult(raw: unknown): ToolCallResult {
 export function toHookView(raw: unknown): HookView {
   const r = obj(raw, 'hook');
   const name = reqStr(r, 'name', 'hook');
+  const loadError = str(r.loadError);
+  // A hook the router cannot read may have no valid type: it is listed with
+  // its load error rather than failing the whole list.
+  const hookType = loadError && !(HOOK_TYPES as readonly unknown[]).includes(r.hookType) ? 'pre' : oneOf(HOOK_TYPES, r.hookType, `hook ${name}: hookType`);
   return {
     id: reqNum(r, 'id', `hook ${name}`),
     name,
     enabled: bool(r.enabled),
     executionOrder: num(r.executionOrder),
-    hookType: oneOf(HOOK_TYPES, r.hookType, `hook ${name}: hookType`),
+    hookType,
     script: str(r.script),
     failClosed: bool(r.failClosed),
     updatedAt: str(r.updatedAt),
+    ...(loadError ? { loadError } : {}),
   };
 }
 
@@ -422,6 +428,9 @@ export function toAppSettings(raw: unknown): AppSettings {
     hookTimeoutSeconds: numOr(r.hookTimeoutSeconds, 5),
     hookMemoryMB: numOr(r.hookMemoryMB, 64),
     approvalTimeoutSeconds: numOr(r.approvalTimeoutSeconds, 60),
+    sessionsPerCredential: numOr(r.sessionsPerCredential, 100),
+    sessionsTotal: numOr(r.sessionsTotal, 1000),
+    sessionIdleTimeoutSeconds: numOr(r.sessionIdleTimeoutSeconds, 600),
   };
 }
 

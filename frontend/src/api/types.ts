@@ -1,8 +1,12 @@
-import type { AboutApi } from './about';
-import type { ApprovalsApi } from './approvals';
-import type { ChatApi } from './chat';
 // The shapes the UI works with, as docs/ui-api.md defines them. Values are
 // checked once at the boundary (convert.ts), so pages get exact unions.
+// Imports flow one way: base.ts ← about/approvals/chat.ts ← types.ts.
+import type { AboutApi } from './about';
+import type { ApprovalsApi } from './approvals';
+import { ApiError, type Unsubscribe } from './base';
+import type { ChatApi } from './chat';
+
+export { ApiError, type Unsubscribe };
 
 // builtin: a server that runs inside the router (state_gate); no form edits it.
 export const TRANSPORTS = ['stdio', 'http', 'sse', 'builtin'] as const;
@@ -57,6 +61,8 @@ export interface ServerView {
   protocol: string;
   /** The revisions the server named in its answer to server/discover; empty when it has none or was not asked. */
   protocolsOffered: string[];
+  /** A client's X-Upstream-Authorization goes to it (passUpstreamAuth): the Connect page offers it a value. */
+  passUpstreamAuth: boolean;
   /** shared, or per-client: one instance per client. */
   isolation: Isolation;
   /** A per-client server's running instances. */
@@ -211,6 +217,12 @@ export interface HookView {
   script: string;
   failClosed: boolean;
   updatedAt: string;
+  /**
+   * The stored row cannot be read as a hook (which columns): the hook never
+   * runs until it is saved again or removed. Its unreadable fields come as
+   * the editor's defaults (hookType "pre" when the stored one is none).
+   */
+  loadError?: string;
 }
 
 export interface HookInput {
@@ -396,6 +408,10 @@ export interface AppSettings {
   hookMemoryMB: number;
   /** Seconds a call waits for a person's approval (1–3600), for policy rules without their own. */
   approvalTimeoutSeconds: number;
+  /** The HTTP endpoint's sessions: per credential and in all (1–100000), idle seconds kept (60–86400). */
+  sessionsPerCredential: number;
+  sessionsTotal: number;
+  sessionIdleTimeoutSeconds: number;
 }
 
 // ---- state_gate (the Processes page) ----
@@ -501,8 +517,6 @@ export interface StateGateStatus {
   dir: string;
 }
 
-export type Unsubscribe = () => void;
-
 /** Everything the UI may ask of the Go side. Stores receive one of these. */
 export interface Api extends ChatApi, ApprovalsApi, AboutApi {
   // Servers
@@ -561,7 +575,11 @@ export interface Api extends ChatApi, ApprovalsApi, AboutApi {
   updateTokenServers(name: string, servers: string[]): Promise<TokenView>;
   /** Replaces the token's own roles; empty: none. admin and client are reserved. */
   updateTokenRoles(name: string, roles: string[]): Promise<TokenView>;
-  snippet(client: SnippetClient, mode: SnippetMode, token: string): Promise<string>;
+  /**
+   * upstreamAuth: the client's own credentials, SERVER=VALUE entries (SERVER a
+   * server with passUpstreamAuth, or * for all), written into the snippet.
+   */
+  snippet(client: SnippetClient, mode: SnippetMode, token: string, upstreamAuth: string[]): Promise<string>;
   endpointStatus(): Promise<EndpointStatus>;
   // Logs
   queryLogs(q: LogQuery): Promise<LogPage>;
@@ -597,17 +615,6 @@ export interface Api extends ChatApi, ApprovalsApi, AboutApi {
   onStateGateChanged(handler: () => void): Unsubscribe;
   /** The event stream came back after a break: refetch what is shown. */
   onReconnect(handler: () => void): Unsubscribe;
-}
-
-/** Any failure of an Api call; `message` is ready to show to the user. */
-export class ApiError extends Error {
-  override name = 'ApiError';
-  /** HTTP status when the call went over HTTP (401 means: log in again). */
-  status?: number;
-  constructor(message: string, status?: number) {
-    super(message);
-    this.status = status;
-  }
 }
 
 /** The names the Go side emits events under. */

@@ -313,6 +313,9 @@ export const en = {
   hookTestConsole: 'Console',
   consoleNone: '(no output)',
   hookLog: 'Log',
+  hookBroken: 'Cannot be loaded',
+  hookBrokenBody: (reason: string) =>
+    `The router cannot read this hook as stored (${reason}), so its script never runs; while it is enabled and fail-closed, the requests it would see are blocked. Save it to write it again with the values below, or remove it.`,
 
   // processes (state_gate)
   processesTitle: 'Processes',
@@ -410,6 +413,17 @@ export const en = {
   snippetStdio: 'stdio (runs mcp-router)',
   snippetWithToken: 'Includes the token you just created.',
   snippetPlaceholder: 'Create a token below to fill it in.',
+  upstreamAuthTitle: 'The client’s own credentials for servers (optional)',
+  upstreamAuthIntro: (option: string) =>
+    `A server with “${option}” on gets this client’s own value as its Authorization instead of the configured one (mcp-router snippet --upstream-auth). * gives the value to every such server; a named server’s own value wins over it.`,
+  upstreamAuthNone: (option: string) => `No server takes a client’s credential. Turn on “${option}” in an HTTP server’s form to give each client its own.`,
+  upstreamAuthInConfig:
+    'These values are secrets and are written into the snippet in clear: they land in the client’s config file (MCPR_UPSTREAM_AUTH for stdio, X-Upstream-Authorization headers for HTTP), like the token. The router stores and logs none of them.',
+  upstreamAuthServer: 'Server',
+  upstreamAuthPick: 'Choose a server…',
+  upstreamAuthAll: '* (every such server)',
+  upstreamAuthValue: (server: string) => (server ? `Value for ${server}` : 'Value'),
+  upstreamAuthAdd: 'Add a credential',
   tokensTitle: 'Access tokens',
   tokensIntro: 'Clients send a token to use the endpoint. Tokens made here are client tokens: they reach the MCP endpoint only. Scope a token to some servers, or leave all unchecked for every server.',
   tokensAdminNote: 'An admin token also opens this UI in a browser; make one on the command line:',
@@ -487,6 +501,14 @@ export const en = {
   approvalTimeout: 'Approval timeout (seconds)',
   approvalTimeoutHint: 'How long a call that needs a person’s approval waits for an answer before it is refused, for policy rules without a timeout of their own.',
   errApprovalTimeout: 'Enter 1 to 3600 seconds.',
+  sessionLimits: 'HTTP sessions',
+  sessionLimitsHint:
+    'How many MCP sessions clients may hold at the endpoint, and how long a streamable HTTP session with no request and no open stream is kept. Past a cap a new session is refused (session_limit); sessions already open stay. The caps apply to the next new session, the idle time to the router’s next look for idle sessions.',
+  sessionsPerCredential: 'Sessions per credential (token or OAuth subject)',
+  sessionsTotal: 'Sessions in all',
+  sessionIdleTimeout: 'Idle session kept (seconds)',
+  errSessionCount: 'Enter a whole number from 1 to 100000.',
+  errSessionIdle: 'Enter 60 to 86400 seconds.',
 };
 
 export type Messages = typeof en;
@@ -792,6 +814,9 @@ export const ja: Messages = {
   hookTestConsole: 'コンソール',
   consoleNone: '(出力なし)',
   hookLog: 'ログ',
+  hookBroken: '読み込めません',
+  hookBrokenBody: (reason) =>
+    `保存されているこのフックをルーターが読み取れないため(${reason})、スクリプトは実行されません。有効かつ fail-closed の間は、このフックが対象とするリクエストは遮断されます。下の内容で保存し直すか、削除してください。`,
 
   // processes (state_gate)
   processesTitle: 'プロセス',
@@ -886,6 +911,17 @@ export const ja: Messages = {
   snippetStdio: 'stdio (mcp-router を起動)',
   snippetWithToken: '作成したトークンが入っています。',
   snippetPlaceholder: '下でトークンを作成すると入ります。',
+  upstreamAuthTitle: 'サーバーに渡すクライアント自身の認証情報(任意)',
+  upstreamAuthIntro: (option) =>
+    `「${option}」がオンのサーバーには、設定された値の代わりにこのクライアント自身の値が Authorization として送られます(mcp-router snippet --upstream-auth)。* はそのようなすべてのサーバーに値を渡します。サーバー名を指定した値が優先されます。`,
+  upstreamAuthNone: (option) => `クライアントの認証情報を受け取るサーバーはありません。HTTP サーバーのフォームで「${option}」をオンにすると、クライアントごとの値を渡せます。`,
+  upstreamAuthInConfig:
+    'これらの値は秘密情報で、スニペットに平文で書き込まれます。トークンと同じく、クライアントの設定ファイルに保存されます(stdio では MCPR_UPSTREAM_AUTH、HTTP では X-Upstream-Authorization ヘッダー)。ルーターはどの値も保存せず、ログにも残しません。',
+  upstreamAuthServer: 'サーバー',
+  upstreamAuthPick: 'サーバーを選択…',
+  upstreamAuthAll: '*(該当するすべてのサーバー)',
+  upstreamAuthValue: (server) => (server ? `${server} の値` : '値'),
+  upstreamAuthAdd: '認証情報を追加',
   tokensTitle: 'アクセストークン',
   tokensIntro: 'クライアントはトークンを送ってエンドポイントを使います。ここで作るのはクライアントトークンで、MCP エンドポイントだけに使えます。使えるサーバーを絞るか、すべて未選択で全サーバーにします。',
   tokensAdminNote: '管理者トークンはブラウザーでこの UI も開けます。コマンドラインで作成します:',
@@ -962,4 +998,12 @@ export const ja: Messages = {
   approvalTimeout: '承認の待ち時間(秒)',
   approvalTimeoutHint: '人の承認が必要な呼び出しが答えを待つ時間です。過ぎると拒否されます。独自のタイムアウトがないポリシーのルールに使われます。',
   errApprovalTimeout: '1〜3600 秒を入力してください。',
+  sessionLimits: 'HTTP セッション',
+  sessionLimitsHint:
+    'クライアントがエンドポイントで保持できる MCP セッションの数と、リクエストも開いたストリームもない streamable HTTP セッションを保持する時間です。上限を超える新しいセッションは拒否されます(session_limit)。開いているセッションはそのままです。上限は次の新しいセッションから、保持時間はルーターが次に使われていないセッションを探すときから反映されます。',
+  sessionsPerCredential: '認証情報(トークンまたは OAuth の subject)ごとのセッション数',
+  sessionsTotal: 'セッションの合計',
+  sessionIdleTimeout: '使われていないセッションの保持時間(秒)',
+  errSessionCount: '1〜100000 の整数を入力してください。',
+  errSessionIdle: '60〜86400 秒を入力してください。',
 };

@@ -69,6 +69,9 @@ export namespace appapi {
 	    hookTimeoutSeconds: number;
 	    hookMemoryMB: number;
 	    approvalTimeoutSeconds: number;
+	    sessionsPerCredential: number;
+	    sessionsTotal: number;
+	    sessionIdleTimeoutSeconds: number;
 	
 	    static createFrom(source: any = {}) {
 	        return new AppSettings(source);
@@ -88,6 +91,9 @@ export namespace appapi {
 	        this.hookTimeoutSeconds = source["hookTimeoutSeconds"];
 	        this.hookMemoryMB = source["hookMemoryMB"];
 	        this.approvalTimeoutSeconds = source["approvalTimeoutSeconds"];
+	        this.sessionsPerCredential = source["sessionsPerCredential"];
+	        this.sessionsTotal = source["sessionsTotal"];
+	        this.sessionIdleTimeoutSeconds = source["sessionIdleTimeoutSeconds"];
 	    }
 	}
 	export class AuditPage {
@@ -341,6 +347,7 @@ export namespace appapi {
 	    failClosed: boolean;
 	    // Go type: time
 	    updatedAt: any;
+	    loadError?: string;
 	
 	    static createFrom(source: any = {}) {
 	        return new HookView(source);
@@ -356,6 +363,7 @@ export namespace appapi {
 	        this.script = source["script"];
 	        this.failClosed = source["failClosed"];
 	        this.updatedAt = this.convertValues(source["updatedAt"], null);
+	        this.loadError = source["loadError"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -834,6 +842,7 @@ export namespace appapi {
 	    isolation: string;
 	    instances?: InstanceView[];
 	    suggestPerClient?: PerClientSuggestionView;
+	    passUpstreamAuth?: boolean;
 	
 	    static createFrom(source: any = {}) {
 	        return new ServerView(source);
@@ -857,6 +866,7 @@ export namespace appapi {
 	        this.isolation = source["isolation"];
 	        this.instances = this.convertValues(source["instances"], InstanceView);
 	        this.suggestPerClient = this.convertValues(source["suggestPerClient"], PerClientSuggestionView);
+	        this.passUpstreamAuth = source["passUpstreamAuth"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
