@@ -151,6 +151,14 @@ func Open(dataDir string, o Options) (*Core, error) {
 		// Servers without a timeout of their own follow the setting.
 		uo.DefaultTimeout = func() time.Duration { return c.Settings.Timeout(context.Background()) }
 	}
+	if uo.PerClient == nil {
+		// Read at each new instance and each idle check: a changed
+		// setting applies to the next.
+		uo.PerClient = func() upstream.PerClientLimits {
+			ctx := context.Background()
+			return upstream.PerClientLimits{MaxInstances: c.Settings.PerClientMaxInstances(ctx), IdleTimeout: c.Settings.PerClientIdle(ctx)}
+		}
+	}
 	c.openLogins()
 	uo.Authorizer = c.Logins
 	c.ServerSecrets = secrets.NewServerValues(dataDir, o.Logger)

@@ -13,6 +13,7 @@ import (
 	"github.com/mcp-router/mcp-router/backend/gateway"
 	"github.com/mcp-router/mcp-router/backend/pipeline"
 	"github.com/mcp-router/mcp-router/backend/settings"
+	"github.com/mcp-router/mcp-router/backend/upstream"
 )
 
 // sessionRequest sends one request as token to the endpoint, naming
@@ -174,5 +175,18 @@ func TestCredentialsAreDistinct(t *testing.T) {
 	b := credentialOf(auth.WithIdentity(context.Background(), auth.Identity{Subject: "alice", Issuer: "https://one", Scopes: []string{"mcp:srv"}}))
 	if a != b {
 		t.Error("two access tokens of one subject are different credentials")
+	}
+}
+
+// The per-client errors name settings that exist, and the upstream
+// defaults are the settings' own.
+func TestPerClientSettingsAreTheUpstreamsNames(t *testing.T) {
+	if settings.KeyPerClientMaxInstances != upstream.SettingPerClientMaxInstances ||
+		settings.KeyPerClientIdleSeconds != upstream.SettingPerClientIdle {
+		t.Error("package upstream names other settings than backend/settings defines")
+	}
+	if settings.DefaultPerClientMaxInstances != upstream.DefaultPerClientMaxInstances ||
+		time.Duration(settings.DefaultPerClientIdleSeconds)*time.Second != upstream.DefaultPerClientIdle {
+		t.Error("the per-client defaults differ from the settings'")
 	}
 }

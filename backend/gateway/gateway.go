@@ -90,6 +90,9 @@ type Gateway struct {
 	sessions *sessionTable
 	tasks    *taskTable // upstreams' tasks by the router's ids (tasks.go)
 	stdio    stdioFront // the stdio transport's task front (taskstdio.go)
+	// suggested: when the log last said a shared server should be
+	// per-client (perclient.go).
+	suggested suggestions
 
 	rebuildMu      sync.Mutex
 	mu             sync.RWMutex
@@ -139,7 +142,8 @@ func New(ups Upstreams, o Options) *Gateway {
 		tools: map[string]upstreamName{}, prompts: map[string]upstreamName{}, resources: map[string]string{},
 		templates: map[string]string{}, published: map[string]string{}, kick: make(chan struct{}, 1),
 		remembered: map[string][]upstream.Tool{}, startup: newStartup(),
-		subs: subscriptions{byURI: map[string]map[string]bool{}}, tasks: newTaskTable(o.Tasks)}
+		subs: subscriptions{byURI: map[string]map[string]bool{}}, tasks: newTaskTable(o.Tasks),
+		suggested: suggestions{last: map[string]time.Time{}}}
 	g.fast.disabled.Store(os.Getenv(EnvFastPath) == "off")
 	g.gate = gate.New(gate.Options{Upstreams: ups, Publish: g.rebuild, Tools: g.toolsOf,
 		ToolsChanged: g.toolsChanged, Logger: o.Logger})
@@ -166,6 +170,7 @@ func New(ups Upstreams, o Options) *Gateway {
 	hooks.AddOnUnregisterSession(func(_ context.Context, s server.ClientSession) {
 		g.dropSession(s.SessionID())
 		g.gate.ForgetSession(s.SessionID())
+		g.endSession(s.SessionID())
 	})
 	g.srv = server.NewMCPServer("mcp-router", o.Version,
 		server.WithToolCapabilities(true),
@@ -180,6 +185,7 @@ func New(ups Upstreams, o Options) *Gateway {
 		server.WithResourceRecovery(),
 		server.WithPaginationLimit(pageSize),
 	)
+	g.srv.AddNotificationHandler(string(mcp.MethodNotificationRootsListChanged), g.rootsChanged)
 	return g
 }
 

@@ -33,7 +33,15 @@ func (g *Gateway) send(ctx context.Context, r *pipeline.Request) (pipeline.Resul
 	}
 	ctx, f, done := g.begin(ctx, r.Server, r.Client, r.Meta)
 	defer done()
+	ctx = g.withClient(ctx, r.Server, f.client, r.Client, r.Caller)
+	var note *upstream.InstanceNote
+	if _, perClient := upstream.ClientOf(ctx); perClient {
+		ctx, note = upstream.WithInstanceNote(ctx)
+	}
 	raw, err := g.ups.Request(ctx, r.Server, r.Method, upstreamParams(r, f))
+	if note != nil {
+		r.Instance = note.String()
+	}
 	if err != nil {
 		return pipeline.Result{}, pipeline.Upstream(r.Server, err)
 	}

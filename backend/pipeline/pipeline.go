@@ -130,6 +130,9 @@ type Request struct {
 	// Permission is set when Target is an ability (a virtual tool of
 	// policy.yaml routed to Server's Item): its permission, read or write.
 	Permission string
+	// Instance is set by send when a per-client server's instance served
+	// the request ("#3 (pid 4242)"), for the log.
+	Instance string
 	// Prepare, if set, runs after the identity step and before the gate:
 	// an ability's check of the caller's arguments against its input
 	// schema and their mapping to the backend tool's (it replaces Args).

@@ -278,16 +278,20 @@ function waitExit(child, timeoutMs) {
 // `serve` on a free loopback port and waits for its ready line and for the
 // expected tools to be listed. The returned stop() sends SIGTERM, waits for the
 // exit and throws if a process with the marker is still alive.
-export async function startRouter({ servers, noAuth = false, expectTools = [], label = 'router' }) {
+export async function startRouter({ servers, noAuth = false, expectTools = [], label = 'router', settings = {} }) {
   const bin = routerBin();
   const dataDir = tempDir(label);
   const marker = `${label}-${process.pid}-${randomBytes(6).toString('hex')}`;
   const base = ['--data-dir', dataDir];
+  for (const [key, value] of Object.entries(settings)) {
+    await cli(bin, [...base, 'settings', 'set', key, String(value)], { timeoutMs: 30_000 });
+  }
   for (const s of servers) {
     // A server is a command (stdio, started by the router with the marker)
     // or a URL (an HTTP server the test runs itself).
     const args = [...base, 'servers', 'add', s.name];
     if (s.prefix) args.push('--prefix', s.prefix);
+    if (s.isolation) args.push('--isolation', s.isolation);
     if (s.builtin) args.push('--builtin');
     else if (s.url) args.push('--url', s.url);
     else args.push('--env', `${MARKER_VAR}=${marker}`, '--', s.command, ...(s.args ?? []));

@@ -423,3 +423,25 @@ describe('httpTransport reconnects', () => {
     expect(seen).toHaveBeenCalledOnce();
   });
 });
+
+describe('per-client fields at the boundary', async () => {
+  const { toServerView, toLogRow } = await import('./convert');
+  it('reads isolation, instances and the suggestion; an unknown instance state is refused', () => {
+    const v = toServerView({
+      name: 'fs', transport: 'stdio', state: 'running', isolation: 'per-client',
+      instances: [{ id: 2, client: 'code a1', pid: 42, since: 1000, calls: 3, state: 'running' }],
+    });
+    expect(v.isolation).toBe('per-client');
+    expect(v.instances).toEqual([{ id: 2, client: 'code a1', pid: 42, since: 1000, calls: 3, state: 'running' }]);
+    expect(v.suggestPerClient).toBeUndefined();
+    const shared = toServerView({ name: 'x', transport: 'stdio', state: 'running', suggestPerClient: { what: 'roots', clients: 2, at: 5 } });
+    expect(shared.isolation).toBe('shared');
+    expect(shared.instances).toEqual([]);
+    expect(shared.suggestPerClient).toEqual({ what: 'roots', clients: 2, at: 5 });
+    expect(() => toServerView({ name: 'fs', transport: 'stdio', state: 'running', instances: [{ id: 1, state: 'dancing' }] })).toThrow(/instance state/);
+  });
+  it("reads a log row's instance", () => {
+    expect(toLogRow({ id: 1, status: 'ok', instance: '#3 (pid 4242)' }).instance).toBe('#3 (pid 4242)');
+    expect(toLogRow({ id: 1, status: 'ok' }).instance).toBeUndefined();
+  });
+});

@@ -23,6 +23,8 @@ import {
   type CreatedToken,
   type EndpointStatus,
   type GateConfig,
+  type InstanceView,
+  type PerClientSuggestion,
   type HookTestResult,
   type HookView,
   type ImportReport,
@@ -118,7 +120,27 @@ export function toServerView(raw: unknown): ServerView {
     protocol: str(r.protocol),
     protocolsOffered: Array.isArray(r.protocolsOffered) ? r.protocolsOffered.filter((v): v is string => typeof v === 'string') : [],
     passUpstreamAuth: bool(r.passUpstreamAuth),
+    isolation: r.isolation === 'per-client' ? 'per-client' : 'shared',
+    instances: list(r.instances, (i) => toInstanceView(i, name), `server ${name}: instances`),
+    suggestPerClient: r.suggestPerClient == null ? undefined : toSuggestion(r.suggestPerClient, name),
   };
+}
+
+function toInstanceView(raw: unknown, server: string): InstanceView {
+  const r = obj(raw, `server ${server}: instance`);
+  return {
+    id: num(r.id),
+    client: str(r.client),
+    pid: num(r.pid),
+    since: num(r.since),
+    calls: num(r.calls),
+    state: oneOf(SERVER_STATES, r.state, `server ${server}: instance state`),
+  };
+}
+
+function toSuggestion(raw: unknown, server: string): PerClientSuggestion {
+  const r = obj(raw, `server ${server}: suggestion`);
+  return { what: str(r.what), clients: num(r.clients), at: num(r.at) };
 }
 
 function stringMap(v: unknown): Record<string, string> | undefined {
@@ -150,6 +172,7 @@ export function toServerConfig(raw: unknown): ServerConfig {
     disabledTools: r.disabledTools == null ? undefined : strings(r.disabledTools),
     gate: r.gate == null ? undefined : toGateConfig(r.gate),
     passUpstreamAuth: r.passUpstreamAuth === true ? true : undefined,
+    isolation: r.isolation === 'per-client' ? 'per-client' : undefined,
   };
 }
 
@@ -370,6 +393,7 @@ export function toLogRow(raw: unknown): LogRow {
     status: oneOf(LOG_STATUSES, r.status, `log ${id}: status`),
     error: optStr(r.error),
     backendTool: optStr(r.backendTool),
+    instance: optStr(r.instance),
   };
 }
 

@@ -18,6 +18,29 @@ export type ServerState = (typeof SERVER_STATES)[number];
 export const PREFIX_MODES = ['always', 'never'] as const;
 export type PrefixMode = (typeof PREFIX_MODES)[number];
 
+export const ISOLATIONS = ['shared', 'per-client'] as const;
+export type Isolation = (typeof ISOLATIONS)[number];
+
+/** One running instance of a per-client server (docs/perclient.md). */
+export interface InstanceView {
+  id: number;
+  /** Who it serves: the client's name, its token, a short id. */
+  client: string;
+  /** Its process; 0 for an HTTP session. */
+  pid: number;
+  /** Started, ms since the epoch. */
+  since: number;
+  calls: number;
+  state: ServerState;
+}
+
+/** A shared server asked its client something while `clients` clients used it. */
+export interface PerClientSuggestion {
+  what: string;
+  clients: number;
+  at: number;
+}
+
 export interface ServerView {
   name: string;
   transport: Transport;
@@ -40,6 +63,12 @@ export interface ServerView {
   protocolsOffered: string[];
   /** A client's X-Upstream-Authorization goes to it (passUpstreamAuth): the Connect page offers it a value. */
   passUpstreamAuth: boolean;
+  /** shared, or per-client: one instance per client. */
+  isolation: Isolation;
+  /** A per-client server's running instances. */
+  instances: InstanceView[];
+  /** Set when this shared server should be per-client (the page offers it). */
+  suggestPerClient?: PerClientSuggestion;
 }
 
 /** LoginServer's answer: the authorization URL and how the router registered. */
@@ -74,6 +103,8 @@ export interface ServerConfig {
   gate?: GateConfig;
   /** HTTP/SSE only: a client's X-Upstream-Authorization is sent as this server's Authorization. */
   passUpstreamAuth?: boolean;
+  /** Absent or shared: one instance for every client; per-client: one per client. */
+  isolation?: Isolation;
   [extra: string]: unknown;
 }
 
@@ -342,6 +373,8 @@ export interface LogRow {
   error?: string;
   /** A call of an ability: the server's own name of the tool it was routed to (on server). */
   backendTool?: string;
+  /** The per-client instance that served it ("#3 (pid 4242)"). */
+  instance?: string;
 }
 
 export interface LogPage {

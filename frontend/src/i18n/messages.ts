@@ -98,6 +98,18 @@ export const en = {
   removeServerBody: 'The server is stopped and its configuration deleted. Clients lose its tools.',
   detailsTools: 'Tools',
   detailsConsole: 'Console',
+  detailsInstances: 'Instances',
+  perClientTag: (n: number) => `per-client · ${n} ${n === 1 ? 'instance' : 'instances'}`,
+  perClientTitle: 'One instance (process or HTTP session) per client, started on its first call (docs/perclient.md)',
+  instancesNone: 'No instance runs: each client\'s first call starts its own.',
+  colInstance: 'Instance',
+  colInstanceClient: 'Client',
+  colInstancePid: 'PID',
+  colInstanceSince: 'Since',
+  colInstanceCalls: 'Calls',
+  suggestPerClient: (what: string, clients: number) =>
+    `This shared server asked for ${what} while ${clients} clients used it: it depends on who its client is. Give each client its own instance?`,
+  makePerClient: 'Make per-client',
   protocolTitle: 'MCP revision of the router\'s connection to this server',
   protocolLabel: 'Protocol',
   protocolOffered: (list: string) => `The server offers ${list} (its answer to server/discover).`,
@@ -143,6 +155,11 @@ export const en = {
   fieldPassUpstreamAuth: 'Pass the client\'s X-Upstream-Authorization',
   fieldPassUpstreamAuthHint:
     'A client that sends X-Upstream-Authorization reaches this server with that value as its Authorization, for its own calls only; its router token is never forwarded. Off: the server never sees it.',
+  fieldIsolation: 'Isolation',
+  isolationShared: 'Shared: one instance for every client',
+  isolationPerClient: 'Per client: one instance per client',
+  fieldIsolationHint:
+    'Per client suits a server that asks its client something (roots, sampling, elicitation) or works on the client\'s project; each instance costs a process. Args, env and headers may then use ${client.root}, ${client.roots}, ${client.name} and ${token.name}.',
   discoverHint: 'The endpoint itself, or a base URL such as https://mcp.example.com and Find endpoint.',
   discoverButton: 'Find endpoint',
   discoverBusy: 'Looking…',
@@ -377,6 +394,8 @@ export const en = {
   logDetailTitle: (id: number) => `Request #${id}`,
   /** An ability call's backend: "via calc/get-sum". */
   logVia: (server: string, tool: string) => `via ${server}/${tool}`,
+  /** The per-client instance that served a request: "instance #3 (pid 4242)". */
+  logInstance: (instance: string) => `instance ${instance}`,
   request: 'Request',
   response: 'Response',
 
@@ -583,6 +602,18 @@ export const ja: Messages = {
   removeServerBody: 'サーバーを停止し、設定を削除します。クライアントからそのツールが使えなくなります。',
   detailsTools: 'ツール',
   detailsConsole: 'コンソール',
+  detailsInstances: 'インスタンス',
+  perClientTag: (n) => `クライアント別 · ${n} インスタンス`,
+  perClientTitle: 'クライアントごとに 1 つのインスタンス（プロセスまたは HTTP セッション）。最初の呼び出しで起動します（docs/perclient.md）',
+  instancesNone: '動いているインスタンスはありません。各クライアントの最初の呼び出しで、そのクライアント用に起動します。',
+  colInstance: 'インスタンス',
+  colInstanceClient: 'クライアント',
+  colInstancePid: 'PID',
+  colInstanceSince: '開始',
+  colInstanceCalls: '呼び出し',
+  suggestPerClient: (what, clients) =>
+    `この共有サーバーは ${clients} つのクライアントが使っている間に ${what} を要求しました。クライアントによって動作が変わるサーバーです。クライアントごとにインスタンスを分けますか？`,
+  makePerClient: 'クライアント別にする',
   protocolTitle: 'ルーターからこのサーバーへの接続の MCP リビジョン',
   protocolLabel: 'プロトコル',
   protocolOffered: (list) => `サーバーは ${list} に対応しています(server/discover の応答)。`,
@@ -627,6 +658,11 @@ export const ja: Messages = {
   fieldPassUpstreamAuth: 'クライアントの X-Upstream-Authorization を渡す',
   fieldPassUpstreamAuthHint:
     'X-Upstream-Authorization を送ったクライアントの呼び出しに限り、その値をこのサーバーへの Authorization として送ります。ルーター用のトークンは転送しません。オフならサーバーには届きません。',
+  fieldIsolation: '分離',
+  isolationShared: '共有: すべてのクライアントで 1 つのインスタンス',
+  isolationPerClient: 'クライアント別: クライアントごとに 1 つのインスタンス',
+  fieldIsolationHint:
+    'クライアントに何かを尋ねる（roots、sampling、elicitation）サーバーや、クライアントのプロジェクトで動くサーバーに向きます。インスタンスごとにプロセスが 1 つ増えます。引数・環境変数・ヘッダーで ${client.root}、${client.roots}、${client.name}、${token.name} を使えます。',
   discoverHint: 'エンドポイントそのもの、または https://mcp.example.com のようなベース URL を入れて「エンドポイントを探す」。',
   discoverButton: 'エンドポイントを探す',
   discoverBusy: '探しています…',
@@ -858,6 +894,7 @@ export const ja: Messages = {
   pageN: (n) => `${n} ページ`,
   logDetailTitle: (id) => `リクエスト #${id}`,
   logVia: (server, tool) => `${server}/${tool} 経由`,
+  logInstance: (instance) => `インスタンス ${instance}`,
   request: 'リクエスト',
   response: 'レスポンス',
 

@@ -47,6 +47,8 @@ export function server(name: string, over: Partial<ServerView> = {}): ServerView
     protocol: '',
     protocolsOffered: [],
     passUpstreamAuth: false,
+    isolation: 'shared',
+    instances: [],
     ...over,
   };
 }
