@@ -110,6 +110,10 @@ func (g *Gateway) answerTask(ctx context.Context, s server.ClientSession, m *mes
 // gate, policy, hooks, log, as any call) to the tool's upstream, and
 // records the task it creates under an id of the router's.
 func (g *Gateway) createTask(ctx context.Context, client pipeline.Client, credential string, un upstreamName, m *message) (json.RawMessage, error) {
+	if pc, ok := g.ups.(PerClientUpstreams); ok && pc.IsPerClient(un.Server) {
+		return nil, &pipeline.RouteError{Server: un.Server, Reason: ReasonTaskPerClient, Code: mcp.INVALID_PARAMS,
+			What: fmt.Sprintf("server %q is per-client: the router does not pass tasks to per-client servers; call %s without task params, or make the server shared (docs/perclient.md)", un.Server, m.Params.Name)}
+	}
 	if err := g.tasks.reserve(credential); err != nil {
 		return nil, err
 	}

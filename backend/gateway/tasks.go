@@ -49,6 +49,11 @@ const (
 	ReasonTaskLimit   = "task_limit"   // CodeTaskLimit
 	ReasonUnknownTask = "unknown_task" // -32602: no such task for this credential (or it expired)
 	ReasonTaskLost    = "task_lost"    // CodeServerDown: the connection that created the task ended
+	// ReasonTaskPerClient: -32602, a task-augmented call to a per-client
+	// server. Its tasks would live in one client's instance, which the
+	// task table (one connection per server) cannot follow; the call is
+	// refused before anything is sent rather than lose the task.
+	ReasonTaskPerClient = "task_per_client"
 )
 
 // TaskLimits bound the tasks the router tracks; zero fields are the

@@ -467,3 +467,24 @@ type elicitFunc func(ctx context.Context, req mcp.ElicitationRequest) (*mcp.Elic
 func (f elicitFunc) Elicit(ctx context.Context, req mcp.ElicitationRequest) (*mcp.ElicitationResult, error) {
 	return f(ctx, req)
 }
+
+// A per-client server's task would live in one client's instance, which the
+// task table cannot follow: the task-augmented call is refused, clearly and
+// before anything reaches an instance, and no slot is held.
+func TestTaskOnAPerClientServerIsRefused(t *testing.T) {
+	pc := everything(t, "pc", spec.PrefixAlways)
+	pc.Isolation = spec.PerClient
+	r := newRig(t, []spec.Server{pc}, rigOptions{auth: headerCaller, callerFrom: callerFromHeader})
+	alice := newRawHTTPAs(t, r.url, asCaller("alice"))
+	body := alice.rpc(1, "tools/call", `{"name":"pc__simulate-research-query","arguments":{"topic":"x"},"task":{"ttl":60000}}`)
+	a := readTask(t, body)
+	if a.Error == nil || a.Error.Code != -32602 || !strings.Contains(a.Error.Message, "per-client") || a.Result.Task.TaskID != "" {
+		t.Fatalf("task-augmented call on a per-client server: %s", body)
+	}
+	if n := len(r.gw.tasks.owned("alice")); n != 0 {
+		t.Fatalf("the refused call holds %d task slots", n)
+	}
+	if st, _ := r.ups.Status("pc"); len(st.Instances) != 0 {
+		t.Fatalf("the refused call started an instance: %+v", st.Instances)
+	}
+}
