@@ -43,8 +43,12 @@ print-goflags:
 weather:
 	go build -o build/bin/weather-mcp ./mcp_servers/weather
 
+# Every stage runs with one mark in its environment; scripts/leftovers.sh
+# then fails if a process carrying it is still running.
 test: deps test-deps
-	$(MAKE) check-files vet test-go test-fuzz test-frontend test-desktop test-desktop-41 test-tray test-e2e test-ui test-dist test-workflows
+	mark=mcpr-test-$$$$-$$(date +%s%N); \
+	MCPR_TEST_RUN=$$mark $(MAKE) check-files vet test-go test-fuzz test-frontend test-desktop test-desktop-41 test-tray test-e2e test-ui test-dist test-workflows && \
+	MCPR_TEST_RUN=$$mark scripts/leftovers.sh
 
 deps: system-deps wails frontend-deps
 

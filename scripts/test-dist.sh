@@ -46,6 +46,21 @@ cleanup() {
 }
 trap cleanup EXIT
 
+# descendants PID: every process under PID (children, theirs, ...).
+descendants() {
+  local c
+  for c in $(ps -o pid= --ppid "$1" 2>/dev/null); do echo "$c"; descendants "$c"; done
+}
+# alive PID...: those of the PIDs still running (zombies count as gone).
+alive() {
+  local p out=()
+  for p in "$@"; do
+    st=$(ps -o stat= -p "$p" 2>/dev/null) || continue
+    [[ $st == Z* ]] || out+=("$p")
+  done
+  echo "${out[*]}"
+}
+
 # free_port: a port nothing listens on now.
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 
@@ -196,8 +211,11 @@ hdata=$scratch/headless-data
 env -i HOME="$scratch" PATH=/usr/bin:/bin "$bin" --data-dir "$hdata" servers add everything -- "$EVERYTHING" stdio >/dev/null ||
   fail "headless: servers add"
 hport=$(free_port)
-(cd "$run" && env -i HOME="$scratch" PATH=/usr/bin:/bin "$bin" --data-dir "$hdata" serve --no-auth --listen "127.0.0.1:$hport" >"$OUT/headless.log" 2>&1) &
-pids+=($!)
+# exec: $! must be the server's own PID, not a subshell's (killing a
+# subshell orphaned the server and its upstream, still listening an hour on).
+(cd "$run" && exec env -i HOME="$scratch" PATH=/usr/bin:/bin "$bin" --data-dir "$hdata" serve --no-auth --listen "127.0.0.1:$hport" >"$OUT/headless.log" 2>&1) &
+hpid=$!
+pids+=($hpid)
 wait_mcp "$hport" || { cat "$OUT/headless.log"; fail "headless serve did not answer initialize"; }
 session=$(sed -n 's/^[Mm]cp-[Ss]ession-[Ii]d: *\([^\r]*\).*/\1/p' "$scratch/h")
 mcp "$hport" '{"jsonrpc":"2.0","method":"notifications/initialized"}' "$session" >/dev/null
@@ -211,6 +229,17 @@ answer=$(mcp "$hport" '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"
 result=$(grep '"id":2,' <<<"$answer" || true)
 grep -qF '"text":"Echo: mcpr-dist"' <<<"$result" || { cat "$OUT/headless.log"; fail "headless tools/call answered: $answer"; }
 log "headless linux/amd64 (static, no GTK) served tools/call: $result"
+# The server ends on SIGTERM and takes its upstream with it: nothing it
+# started may be left.
+tree=$(descendants "$hpid")
+[[ -n $tree ]] || fail "headless: no upstream process under the server (pid $hpid)"
+kill -TERM "$hpid"
+deadline=$((SECONDS + 15))
+while left=$(alive $hpid $tree) && [[ -n $left ]]; do
+  ((SECONDS < deadline)) || { ps -o pid,ppid,args -p "${left// /,}" || true; fail "headless: still running 15 s after SIGTERM: $left"; }
+  sleep 0.2
+done
+log "headless serve stopped on SIGTERM with its upstream ($(wc -w <<<"$hpid $tree") processes, none left)"
 
 ms=$(((${EPOCHREALTIME/./} - ${started/./}) / 1000))
 bms=$(((${built/./} - ${started/./}) / 1000))

@@ -140,15 +140,66 @@ type ServerView struct {
 	// server/discover (upstream.Status.ProtocolVersions); empty when it
 	// has none or was not asked.
 	ProtocolsOffered []string `json:"protocolsOffered,omitempty"`
+	// Isolation: "per-client" for a server that runs one instance per
+	// client (docs/perclient.md), else "shared".
+	Isolation string `json:"isolation"`
+	// Instances: a per-client server's running instances.
+	Instances []InstanceView `json:"instances,omitempty"`
+	// SuggestPerClient: this shared server asked its client something
+	// (What: sampling, elicitation, roots) while Clients clients used it;
+	// the page offers to make it per-client.
+	SuggestPerClient *PerClientSuggestionView `json:"suggestPerClient,omitempty"`
+	// PassUpstreamAuth: a client's X-Upstream-Authorization goes to this
+	// server as its Authorization (the Connect page offers it a value).
+	PassUpstreamAuth bool `json:"passUpstreamAuth,omitempty"`
+}
+
+// InstanceView is one per-client instance: whose it is, its process (0
+// for an HTTP session), since when (ms since the epoch), and its calls.
+type InstanceView struct {
+	ID     int    `json:"id"`
+	Client string `json:"client"`
+	PID    int    `json:"pid,omitempty"`
+	Since  int64  `json:"since"`
+	Calls  int64  `json:"calls"`
+	State  string `json:"state"`
+}
+
+// PerClientSuggestionView is upstream.PerClientSuggestion for the page.
+type PerClientSuggestionView struct {
+	What    string `json:"what"`
+	Clients int    `json:"clients"`
+	At      int64  `json:"at"` // ms since the epoch
+}
+
+func instanceViews(st upstream.Status) []InstanceView {
+	var out []InstanceView
+	for _, i := range st.Instances {
+		out = append(out, InstanceView{ID: i.ID, Client: i.Client, PID: i.PID, Since: unixMilli(i.Since), Calls: i.Calls, State: string(i.State)})
+	}
+	return out
+}
+
+func suggestionView(st upstream.Status) *PerClientSuggestionView {
+	if st.SuggestPerClient == nil {
+		return nil
+	}
+	s := st.SuggestPerClient
+	return &PerClientSuggestionView{What: s.What, Clients: s.Clients, At: unixMilli(s.At)}
 }
 
 func makeView(def spec.Server, st upstream.Status, loggedIn bool) ServerView {
-	return ServerView{
+	v := ServerView{
 		Name: def.Name, Transport: string(def.Transport), Enabled: def.Enabled,
 		State: string(st.State), StateSince: unixMilli(st.StateSince), Error: st.Error, Restarts: st.Restarts, Tools: st.Tools,
 		Target: def.Target(), PrefixMode: string(def.PrefixMode), LoggedIn: loggedIn,
-		Protocol: st.ProtocolVersion, ProtocolsOffered: st.ProtocolVersions,
+		Protocol: st.ProtocolVersion, ProtocolsOffered: st.ProtocolVersions, PassUpstreamAuth: def.PassUpstreamAuth,
+		Isolation: string(spec.Shared), Instances: instanceViews(st), SuggestPerClient: suggestionView(st),
 	}
+	if def.IsPerClient() {
+		v.Isolation = string(spec.PerClient)
+	}
+	return v
 }
 
 // sameView reports whether a and b show the same (the struct holds a

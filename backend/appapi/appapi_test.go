@@ -186,8 +186,8 @@ func TestListServersAndStateEvents(t *testing.T) {
 
 // Each server's protocol revision: the connection's, and those the server
 // named in its answer to server/discover (server-everything over stdio is
-// not asked; the go-sdk server over HTTP names 2026-07-28 and the
-// handshake's revisions).
+// not asked; the go-sdk server over stateless HTTP names 2026-07-28 and
+// the handshake's revisions, and the router's connection is on 2026-07-28).
 func TestServerViewProtocols(t *testing.T) {
 	addr := testpeers.StartGoEverythingHTTP(t)
 	gosdk := spec.Server{Name: "gosdk", Transport: spec.HTTP, URL: "http://" + addr + "/mcp", Enabled: true}
@@ -203,11 +203,11 @@ func TestServerViewProtocols(t *testing.T) {
 	if ev.Protocol != "2025-11-25" || len(ev.ProtocolsOffered) != 0 {
 		t.Errorf("server-everything: protocol %q, offered %v", ev.Protocol, ev.ProtocolsOffered)
 	}
-	if gs.Protocol != "2025-11-25" || len(gs.ProtocolsOffered) == 0 || gs.ProtocolsOffered[0] != "2026-07-28" {
+	if gs.Protocol != "2026-07-28" || len(gs.ProtocolsOffered) == 0 || gs.ProtocolsOffered[0] != "2026-07-28" {
 		t.Errorf("go-sdk server: protocol %q, offered %v", gs.Protocol, gs.ProtocolsOffered)
 	}
 	raw, err := json.Marshal(gs)
-	if err != nil || !strings.Contains(string(raw), `"protocol":"2025-11-25","protocolsOffered":["2026-07-28",`) {
+	if err != nil || !strings.Contains(string(raw), `"protocol":"2026-07-28","protocolsOffered":["2026-07-28",`) {
 		t.Errorf("go-sdk server's view as JSON: %s", raw)
 	}
 }

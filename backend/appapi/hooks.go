@@ -21,6 +21,9 @@ type HookView struct {
 	Script         string    `json:"script"`
 	FailClosed     bool      `json:"failClosed"`
 	UpdatedAt      time.Time `json:"updatedAt"`
+	// LoadError: the stored row cannot be read as a hook (store.Hook's);
+	// the hook never runs until it is saved again or removed.
+	LoadError string `json:"loadError,omitempty"`
 }
 
 // HookInput is the hook editor's form; ID 0 creates a hook.
@@ -57,7 +60,7 @@ type HookTestResult struct {
 
 func hookView(h store.Hook) HookView {
 	return HookView{ID: h.ID, Name: h.Name, Enabled: h.Enabled, ExecutionOrder: h.ExecutionOrder,
-		HookType: h.HookType, Script: h.Script, FailClosed: h.FailClosed, UpdatedAt: h.UpdatedAt}
+		HookType: h.HookType, Script: h.Script, FailClosed: h.FailClosed, UpdatedAt: h.UpdatedAt, LoadError: h.LoadError}
 }
 
 // ListHooks returns every hook in execution order.
@@ -116,13 +119,10 @@ func (a *API) reloadHooks() error {
 
 func (a *API) hookByID(id uint) (store.Hook, error) { return a.core.Store.Hooks().ByID(bg(), id) }
 
-// RemoveHook deletes a hook.
+// RemoveHook deletes a hook, by ID: a hook whose stored name cannot be
+// read (LoadError) is removed too.
 func (a *API) RemoveHook(id uint) error {
-	h, err := a.hookByID(id)
-	if err != nil {
-		return err
-	}
-	if err := a.core.Hooks.Delete(bg(), h.Name); err != nil {
+	if err := a.core.Store.Hooks().DeleteByID(bg(), id); err != nil {
 		return err
 	}
 	return a.reloadHooks()

@@ -150,7 +150,7 @@ func TestHTTPCallsAuthAndErrors(t *testing.T) {
 	}
 	// The snippet names the address the endpoint listens on, not the port
 	// setting (3282) this fixture does not use.
-	if r := h.call(t, "Snippet", h.token, `["cursor", "http", ""]`); r.code != 200 || !strings.Contains(r.body, h.base+`/mcp`) {
+	if r := h.call(t, "Snippet", h.token, `["cursor", "http", "", []]`); r.code != 200 || !strings.Contains(r.body, h.base+`/mcp`) {
 		t.Errorf("Snippet while serving = %d %s; want %s/mcp", r.code, r.body, h.base)
 	}
 	if r := h.call(t, "GetServer", h.token, `["everything"]`); r.code != 200 || !strings.Contains(r.body, `"command"`) {

@@ -39,6 +39,8 @@ type LogRow struct {
 	// BackendTool: for a call of an ability, the server's own name of the
 	// tool it was routed to ("via server/tool").
 	BackendTool string `json:"backendTool,omitempty"`
+	// Instance: the per-client instance that served it ("#3 (pid 4242)").
+	Instance string `json:"instance,omitempty"`
 }
 
 // LogPage is one page of rows, newest first.
@@ -63,11 +65,12 @@ type LogDetail struct {
 	Response   string    `json:"response,omitempty"`
 
 	BackendTool string `json:"backendTool,omitempty"` // as in LogRow
+	Instance    string `json:"instance,omitempty"`    // as in LogRow
 }
 
 func makeRow(e store.RequestLog) LogRow {
 	return LogRow{ID: e.ID, Time: e.Time, Client: e.Client, Server: e.Server, Method: e.Method, Target: e.Target,
-		DurationMs: e.DurationMs, Status: e.Status, Error: e.Error, BackendTool: e.BackendTool}
+		DurationMs: e.DurationMs, Status: e.Status, Error: e.Error, BackendTool: e.BackendTool, Instance: e.Instance}
 }
 
 // QueryLogs returns one page of the request log, newest first. Pass a
@@ -123,5 +126,5 @@ func (a *API) GetLog(id uint) (LogDetail, error) {
 	}
 	return LogDetail{ID: e.ID, Time: e.Time, Client: e.Client, Server: e.Server, Method: e.Method, Target: e.Target,
 		DurationMs: e.DurationMs, Status: e.Status, Error: e.Error, Request: e.Request, Response: e.Response,
-		BackendTool: e.BackendTool}, nil
+		BackendTool: e.BackendTool, Instance: e.Instance}, nil
 }

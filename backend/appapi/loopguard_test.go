@@ -74,7 +74,7 @@ func TestTheUIRefusesThisRouter(t *testing.T) {
 		{config.ClientVSCode, config.ModeStdio, "is the stdio bridge to this router's own endpoint"},
 		{config.ClientVSCode, config.ModeHTTP, "is this router's own endpoint"},
 	} {
-		snippet, err := f.api.Snippet(tc.client, tc.mode, "")
+		snippet, err := f.api.Snippet(tc.client, tc.mode, "", nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -95,7 +95,7 @@ func TestTheUIRefusesThisRouter(t *testing.T) {
 	}
 
 	// The same through a client's config file on disk.
-	snippet, err := f.api.Snippet(config.ClientClaudeCode, config.ModeHTTP, "")
+	snippet, err := f.api.Snippet(config.ClientClaudeCode, config.ModeHTTP, "", nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -126,7 +126,8 @@ func TestSettingsRoundTrip(t *testing.T) {
 	got, err := f.api.GetSettings()
 	want := AppSettings{Port: 3282, AuthEnabled: true, Separator: "__", RetentionDays: 30, TimeoutSeconds: 60,
 		StartAtLogin: false, CloseToTray: true, Theme: "system", Language: "system",
-		HookTimeoutSeconds: 5, HookMemoryMB: 64, ApprovalTimeoutSeconds: 60, ToolChanges: "notify"}
+		HookTimeoutSeconds: 5, HookMemoryMB: 64, ApprovalTimeoutSeconds: 60,
+		SessionsPerCredential: 100, SessionsTotal: 1000, SessionIdleTimeoutSeconds: 600, ToolChanges: "notify"}
 	if err != nil || got != want {
 		t.Fatalf("defaults = %+v, %v", got, err)
 	}
@@ -155,6 +156,12 @@ func TestSettingsRoundTrip(t *testing.T) {
 		{"hookMemoryMB", func(s *AppSettings) { s.HookMemoryMB = 5000 }},
 		{"approvalTimeoutSeconds", func(s *AppSettings) { s.ApprovalTimeoutSeconds = 0 }},
 		{"approvalTimeoutSeconds", func(s *AppSettings) { s.ApprovalTimeoutSeconds = 3601 }},
+		{"sessionsPerCredential", func(s *AppSettings) { s.SessionsPerCredential = 0 }},
+		{"sessionsPerCredential", func(s *AppSettings) { s.SessionsPerCredential = 100001 }},
+		{"sessionsTotal", func(s *AppSettings) { s.SessionsTotal = 0 }},
+		{"sessionsTotal", func(s *AppSettings) { s.SessionsTotal = 100001 }},
+		{"sessionIdleTimeoutSeconds", func(s *AppSettings) { s.SessionIdleTimeoutSeconds = 59 }},
+		{"sessionIdleTimeoutSeconds", func(s *AppSettings) { s.SessionIdleTimeoutSeconds = 86401 }},
 		{"toolChanges", func(s *AppSettings) { s.ToolChanges = "ignore" }},
 	}
 	for _, tc := range bad {
@@ -175,6 +182,7 @@ func TestSettingsRoundTrip(t *testing.T) {
 	s := want
 	s.Theme, s.Language, s.StartAtLogin, s.CloseToTray, s.Port, s.Separator = "dark", "ja", true, false, 8080, "-"
 	s.HookTimeoutSeconds, s.HookMemoryMB, s.ApprovalTimeoutSeconds = 2, 128, 120
+	s.SessionsPerCredential, s.SessionsTotal, s.SessionIdleTimeoutSeconds = 3, 50, 90
 	s.ToolChanges = "hold"
 	saved, err := f.api.SaveSettings(s)
 	if err != nil || saved != s {
@@ -188,6 +196,11 @@ func TestSettingsRoundTrip(t *testing.T) {
 	}
 	if got := f.c.Settings.ApprovalTimeout(context.Background()); got != 120*time.Second {
 		t.Errorf("approval timeout after save = %v, want 2m0s (what the approval broker reads)", got)
+	}
+	// What the endpoint's session registry reads (core passes them on).
+	if n, total, idle := f.c.Settings.SessionsPerCredential(context.Background()), f.c.Settings.SessionsTotal(context.Background()),
+		f.c.Settings.SessionIdleTimeout(context.Background()); n != 3 || total != 50 || idle != 90*time.Second {
+		t.Errorf("session settings after save = %d, %d, %v", n, total, idle)
 	}
 	if ev := f.rec.of(EventSettingsChanged); len(ev) != 1 || ev[0].(AppSettings) != s {
 		t.Errorf("settings:changed = %v", ev)
@@ -295,23 +308,23 @@ func TestTokensSnippetsAndEndpoint(t *testing.T) {
 	_, err = f.api.UpdateTokenServers("me", []string{"everything"})
 	wantErr(t, "scope of an admin token", err, "admin token")
 
-	sn, err := f.api.Snippet("cursor", "http", "")
+	sn, err := f.api.Snippet("cursor", "http", "", nil)
 	if err != nil || !strings.Contains(sn, TokenPlaceholder) || !strings.Contains(sn, "http://127.0.0.1:3282/mcp") {
 		t.Errorf("placeholder snippet = %q, %v", sn, err)
 	}
-	sn, err = f.api.Snippet("claude-desktop", "stdio", ct.Token)
+	sn, err = f.api.Snippet("claude-desktop", "stdio", ct.Token, nil)
 	if err != nil || !strings.Contains(sn, "/opt/mcp-router/mcp-router") || !strings.Contains(sn, ct.Token) {
 		t.Errorf("stdio snippet = %q, %v", sn, err)
 	}
 	// An admin token never goes into a client's config.
-	_, err = f.api.Snippet("claude-code", "http", adminSecret)
+	_, err = f.api.Snippet("claude-code", "http", adminSecret, nil)
 	wantErr(t, "Snippet with an admin token", err, `token "me" is an admin token; a client's snippet needs a client token`)
 	for _, tc := range []struct{ client, mode, want string }{
 		{"emacs", "http", "unknown client"},
 		{"cursor", "carrier-pigeon", "unknown mode"},
 		{"claude-desktop", "http", "stdio"},
 	} {
-		_, err := f.api.Snippet(tc.client, tc.mode, "")
+		_, err := f.api.Snippet(tc.client, tc.mode, "", nil)
 		wantErr(t, "Snippet "+tc.client+" "+tc.mode, err, tc.want)
 	}
 

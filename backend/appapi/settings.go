@@ -27,6 +27,10 @@ type AppSettings struct {
 	// How long a call waits for a person's approval when its policy rule
 	// sets no timeout of its own (docs/policy.md, "Approval").
 	ApprovalTimeoutSeconds int `json:"approvalTimeoutSeconds"`
+	// The HTTP endpoint's session limits (docs/limits.md, "Sessions").
+	SessionsPerCredential     int `json:"sessionsPerCredential"`
+	SessionsTotal             int `json:"sessionsTotal"`
+	SessionIdleTimeoutSeconds int `json:"sessionIdleTimeoutSeconds"`
 	// What a tool changed upstream does: notify or hold (docs/tools.md).
 	ToolChanges string `json:"toolChanges"`
 }
@@ -46,6 +50,9 @@ var settingFields = []struct{ field, key string }{
 	{"hookTimeoutSeconds", settings.KeyHookTimeout},
 	{"hookMemoryMB", settings.KeyHookMemoryMB},
 	{"approvalTimeoutSeconds", settings.KeyApprovalTimeout},
+	{"sessionsPerCredential", settings.KeySessionsPerCredential},
+	{"sessionsTotal", settings.KeySessionsTotal},
+	{"sessionIdleTimeoutSeconds", settings.KeySessionIdleTimeout},
 	{"toolChanges", settings.KeyToolChanges},
 }
 
@@ -63,8 +70,11 @@ func (s AppSettings) values() map[string]string {
 		settings.KeyTimeout: strconv.Itoa(s.TimeoutSeconds), settings.KeyStartAtLogin: onOff(s.StartAtLogin),
 		settings.KeyCloseToTray: onOff(s.CloseToTray), settings.KeyTheme: s.Theme, settings.KeyLanguage: s.Language,
 		settings.KeyHookTimeout: strconv.Itoa(s.HookTimeoutSeconds), settings.KeyHookMemoryMB: strconv.Itoa(s.HookMemoryMB),
-		settings.KeyApprovalTimeout: strconv.Itoa(s.ApprovalTimeoutSeconds),
-		settings.KeyToolChanges:     s.ToolChanges,
+		settings.KeyApprovalTimeout:       strconv.Itoa(s.ApprovalTimeoutSeconds),
+		settings.KeySessionsPerCredential: strconv.Itoa(s.SessionsPerCredential),
+		settings.KeySessionsTotal:         strconv.Itoa(s.SessionsTotal),
+		settings.KeySessionIdleTimeout:    strconv.Itoa(s.SessionIdleTimeoutSeconds),
+		settings.KeyToolChanges:           s.ToolChanges,
 	}
 }
 
@@ -76,7 +86,9 @@ func readSettings(ctx context.Context, s *settings.Settings) AppSettings {
 		Theme: s.Theme(ctx), Language: s.Language(ctx),
 		HookTimeoutSeconds: int(s.HookTimeout(ctx) / time.Second), HookMemoryMB: s.HookMemoryMB(ctx),
 		ApprovalTimeoutSeconds: int(s.ApprovalTimeout(ctx) / time.Second),
-		ToolChanges:            string(s.ToolChanges(ctx)),
+		SessionsPerCredential:  s.SessionsPerCredential(ctx), SessionsTotal: s.SessionsTotal(ctx),
+		SessionIdleTimeoutSeconds: int(s.SessionIdleTimeout(ctx) / time.Second),
+		ToolChanges:               string(s.ToolChanges(ctx)),
 	}
 }
 

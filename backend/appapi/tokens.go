@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcp-router/mcp-router/backend/auth"
 	"github.com/mcp-router/mcp-router/backend/config"
 	"github.com/mcp-router/mcp-router/backend/store"
 )
@@ -124,7 +125,11 @@ func (a *API) UpdateTokenRoles(name string, roles []string) (TokenView, error) {
 
 // Snippet returns the config that connects client to the router in mode
 // (http or stdio). An empty token prints a placeholder when auth is on.
-func (a *API) Snippet(client, mode, token string) (string, error) {
+// upstreamAuth is the client's own credentials for servers with
+// passUpstreamAuth, SERVER=VALUE entries as `snippet --upstream-auth`
+// takes them (see snippetUpstreamAuth). The values go into the snippet
+// only: nothing stores or logs them, and no error repeats one.
+func (a *API) Snippet(client, mode, token string, upstreamAuth []string) (string, error) {
 	if err := config.CheckSnippet(client, mode); err != nil {
 		return "", err
 	}
@@ -142,6 +147,13 @@ func (a *API) Snippet(client, mode, token string) (string, error) {
 	}
 	if o.Token == "" && a.core.Settings.AuthEnabled(bg()) {
 		o.Token = TokenPlaceholder
+	}
+	if len(upstreamAuth) > 0 {
+		m, err := a.snippetUpstreamAuth(upstreamAuth)
+		if err != nil {
+			return "", err
+		}
+		o.UpstreamAuth = m
 	}
 	if mode == config.ModeStdio {
 		bin, err := a.opts.Executable()
@@ -184,4 +196,44 @@ func executablePath() (string, error) {
 		p = r
 	}
 	return filepath.Abs(p)
+}
+
+// snippetUpstreamAuth reads the Connect page's upstream credentials:
+// config.ParseUpstreamAuth's bounds, and each named server must exist and
+// take a client's credential (passUpstreamAuth), else its value would sit
+// in the client's config and never be sent. * stands for every such server.
+func (a *API) snippetUpstreamAuth(entries []string) (map[string]string, error) {
+	// One entry a server, and *: anything longer is refused before parsing.
+	if most := config.MaxUpstreamAuthServers + 1; len(entries) > most {
+		return nil, fmt.Errorf("upstream auth: %d entries, at most %d (%d servers and *; the router's fixed cap, not a setting)",
+			len(entries), most, config.MaxUpstreamAuthServers)
+	}
+	m, err := config.ParseUpstreamAuth(entries)
+	if err != nil {
+		return nil, err
+	}
+	for name, v := range m {
+		// This router's own token (a paste, or a browser's autofill of the
+		// login's) would go to the upstream server and sit in the client's
+		// config. Looked up without marking the token used.
+		for _, f := range strings.Fields(v) {
+			if !strings.HasPrefix(f, auth.SecretPrefix) {
+				continue
+			}
+			if tok, err := a.core.Store.Tokens().Lookup(bg(), store.HashToken(f)); err == nil {
+				return nil, fmt.Errorf("upstream auth for %q: the value holds this router's own token %q, which would be sent to the upstream server; give the server's own credential", name, tok.Name)
+			}
+		}
+		if name == config.UpstreamAuthAll {
+			continue
+		}
+		r, err := a.core.Store.Servers().Get(bg(), name)
+		if err != nil {
+			return nil, fmt.Errorf("upstream auth for %q: %w", name, err)
+		}
+		if !r.Server.PassUpstreamAuth {
+			return nil, fmt.Errorf("upstream auth for %q: the server does not take a client's credential (passUpstreamAuth is off), so the value would never be sent; turn on \"Pass the client's X-Upstream-Authorization\" in its form first", name)
+		}
+	}
+	return m, nil
 }

@@ -103,6 +103,10 @@ type entry struct {
 	p   Pending
 	k   key
 	ans chan outcome // buffered 1; written once, by whoever removes the entry
+	// alongside: someone else (the client) is asked at the same time, so
+	// the entry stays listed with no UI attached and never ends with
+	// ErrUIGone (AskAlongside).
+	alongside bool
 }
 
 // Broker is the set of pending approvals. The zero value is not usable;
@@ -172,10 +176,14 @@ func (b *Broker) uiGone(gen uint64) {
 		return
 	}
 	b.stopGrace = nil
-	n := len(b.pending)
+	n := 0
 	for id, e := range b.pending {
+		if e.alongside {
+			continue
+		}
 		delete(b.pending, id)
 		e.ans <- outcome{err: ErrUIGone}
+		n++
 	}
 	b.mu.Unlock()
 	if n > 0 {
@@ -214,11 +222,34 @@ func (b *Broker) Ask(ctx context.Context, r Request) (Answer, error) {
 		b.mu.Unlock()
 		return Answer{}, ErrNoUI
 	}
+	return b.wait(ctx, r, false)
+}
+
+// AskAlongside lists a call as pending whether or not a UI is attached,
+// for a call whose client is asked at the same time (a 2026-07-28 client,
+// asked by an input_required result it may take long to answer): a UI
+// open now, or opened while the call waits, shows it and may decide it.
+// It waits for Decide or for ctx to end (the client answered first, the
+// timeout, the call cancelled: the entry is withdrawn and ctx.Err()
+// returned). An always-allowed call is approved at once. It never ends
+// with ErrNoUI or ErrUIGone.
+func (b *Broker) AskAlongside(ctx context.Context, r Request) (Answer, error) {
+	b.mu.Lock()
+	if _, ok := b.always[keyOf(r)]; ok {
+		b.mu.Unlock()
+		return Answer{Approved: true, By: ByAlways}, nil
+	}
+	return b.wait(ctx, r, true)
+}
+
+// wait lists r as pending (b.mu held on entry, released here) and waits
+// for its outcome.
+func (b *Broker) wait(ctx context.Context, r Request, alongside bool) (Answer, error) {
 	args := r.Arguments
 	if len(args) == 0 || !json.Valid(args) {
 		args = json.RawMessage("{}")
 	}
-	e := &entry{k: keyOf(r), ans: make(chan outcome, 1), p: Pending{ID: newID(), Rule: r.Rule, Client: r.Client, Subject: r.Subject,
+	e := &entry{k: keyOf(r), alongside: alongside, ans: make(chan outcome, 1), p: Pending{ID: newID(), Rule: r.Rule, Client: r.Client, Subject: r.Subject,
 		Server: r.Server, Tool: r.Tool, Target: r.Target, Arguments: args, AskedAt: b.now()}}
 	if d, ok := ctx.Deadline(); ok {
 		e.p.Deadline = d

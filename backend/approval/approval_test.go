@@ -322,3 +322,62 @@ func TestNoDoubleDecision(t *testing.T) {
 		}
 	}
 }
+
+// AskAlongside (a call whose client is asked at the same time) is listed
+// with no UI attached, so a UI opened later shows it and decides it; it
+// outlives the last UI detaching (the client is still being asked); it is
+// withdrawn when its context ends (the client answered first); and an
+// always-allowed call is approved at once. Ask, with no UI, lists nothing.
+func TestAskAlongsideIsListedWithoutAUI(t *testing.T) {
+	b := New()
+	ft := withFakeTimer(b)
+	g := make(chan asked, 1)
+	go func() {
+		a, err := b.AskAlongside(context.Background(), Request{Client: "a", Tool: "rm"})
+		g <- asked{a, err}
+	}()
+	p := waitPending(t, b, 1)[0]
+	// A UI comes and goes: the grace timer's end does not end the call.
+	detach := b.AttachUI()
+	detach()
+	if armed, _ := ft.count(); armed != 1 {
+		t.Fatalf("%d grace timers armed, want 1", armed)
+	}
+	ft.last()()
+	if len(b.Pending()) != 1 {
+		t.Fatal("a call asked alongside the client ended when the UI went away")
+	}
+	defer b.AttachUI()()
+	if err := b.Decide(p.ID, Approve); err != nil {
+		t.Fatal(err)
+	}
+	if x := <-g; x.err != nil || !x.a.Approved || x.a.By != ByUI {
+		t.Fatalf("decided in a UI opened later: %+v", x)
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		a, err := b.AskAlongside(ctx, Request{Client: "a", Tool: "rm"})
+		g <- asked{a, err}
+	}()
+	p = waitPending(t, b, 1)[0]
+	cancel()
+	if x := <-g; !errors.Is(x.err, context.Canceled) {
+		t.Fatalf("withdrawn: %+v", x)
+	}
+	if err := b.Decide(p.ID, Approve); !errors.Is(err, ErrUnknown) {
+		t.Errorf("deciding a withdrawn call: %v", err)
+	}
+
+	go func() {
+		a, err := b.AskAlongside(context.Background(), Request{Client: "a", Tool: "rm"})
+		g <- asked{a, err}
+	}()
+	if err := b.Decide(waitPending(t, b, 1)[0].ID, Always); err != nil {
+		t.Fatal(err)
+	}
+	<-g
+	if a, err := b.AskAlongside(context.Background(), Request{Client: "a", Tool: "rm"}); err != nil || a.By != ByAlways {
+		t.Errorf("always-allowed: %+v %v", a, err)
+	}
+}

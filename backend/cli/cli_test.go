@@ -373,7 +373,8 @@ func TestServersListConnect(t *testing.T) {
 		name, protocol string
 		offered        []string
 	}{{"web", web.Protocol, web.ProtocolsOffered}} {
-		if r.protocol != "2025-11-25" || len(r.offered) == 0 || r.offered[0] != "2026-07-28" {
+		// The go-sdk server over stateless HTTP: used on 2026-07-28.
+		if r.protocol != "2026-07-28" || len(r.offered) == 0 || r.offered[0] != "2026-07-28" {
 			t.Errorf("%s: protocol %q, offered %v", r.name, r.protocol, r.offered)
 		}
 	}
@@ -382,7 +383,7 @@ func TestServersListConnect(t *testing.T) {
 	if gosdk.Protocol != "2025-11-25" || len(gosdk.ProtocolsOffered) != 0 {
 		t.Errorf("gosdk over stdio: %+v", gosdk)
 	}
-	if out := mustRun(t, dir, "servers", "test", "web"); !strings.Contains(out, "(protocol 2025-11-25)\nit offers 2026-07-28, 2025-11-25") {
+	if out := mustRun(t, dir, "servers", "test", "web"); !strings.Contains(out, "(protocol 2026-07-28)\nit offers 2026-07-28, 2025-11-25") {
 		t.Errorf("servers test web does not show the revisions it offers:\n%s", out)
 	}
 	if ev.Protocol != "2025-11-25" || len(ev.ProtocolsOffered) != 0 || ev.Command == "" {

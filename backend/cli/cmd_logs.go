@@ -221,6 +221,8 @@ type logLine struct {
 	Response   string    `json:"response"`
 	// The backend tool of an ability call (request log's BackendTool).
 	BackendTool string `json:"backendTool"`
+	// The per-client instance that served it (request log's Instance).
+	Instance string `json:"instance"`
 }
 
 // Table column widths: the recent entries widen a column up to its cap, so
@@ -294,7 +296,7 @@ func (p *logPrinter) write(e store.RequestLog) error {
 	if p.json != nil {
 		return p.json.Encode(logLine{ID: e.ID, Time: e.Time.UTC(), Client: e.Client, Server: e.Server, Method: e.Method,
 			Target: e.Target, DurationMs: e.DurationMs, Status: e.Status, Error: e.Error, Request: e.Request, Response: e.Response,
-			BackendTool: e.BackendTool})
+			BackendTool: e.BackendTool, Instance: e.Instance})
 	}
 	h := p.widths
 	line := fmt.Sprintf("%-12s  %s  %s  %s  %s  %10s  %-7s  %s", e.Time.Local().Format("15:04:05.000"),

@@ -86,7 +86,8 @@ func seedLogs(t *testing.T, dir string) []store.RequestLog {
 			e.Status, e.Error, e.Response = store.StatusError, "remote: timeout\nafter 30s", ""
 		}
 		if i == 59 {
-			e.BackendTool = "read_file" // t59 is an ability of fs's read_file
+			e.BackendTool = "read_file"  // t59 is an ability of fs's read_file
+			e.Instance = "#2 (pid 4242)" // served by a per-client instance
 		}
 		batch = append(batch, e)
 	}
@@ -146,13 +147,16 @@ func TestLogsJSONAndFilters(t *testing.T) {
 		t.Fatalf("--json --limit 3: %s", targets(rows))
 	}
 	// Every field is always there, empty or not.
-	for _, k := range []string{"id", "time", "client", "server", "method", "target", "durationMs", "status", "error", "request", "response", "backendTool"} {
+	for _, k := range []string{"id", "time", "client", "server", "method", "target", "durationMs", "status", "error", "request", "response", "backendTool", "instance"} {
 		if _, ok := raw[0][k]; !ok {
 			t.Errorf("JSON line lacks %q: %v", k, raw[0])
 		}
 	}
-	if len(raw[0]) != 12 {
-		t.Errorf("JSON line has %d keys, want 12: %v", len(raw[0]), raw[0])
+	if len(raw[0]) != 13 {
+		t.Errorf("JSON line has %d keys, want 13: %v", len(raw[0]), raw[0])
+	}
+	if raw[0]["instance"] != "" || raw[2]["instance"] != "#2 (pid 4242)" {
+		t.Errorf("instance: %v, %v", raw[0]["instance"], raw[2]["instance"])
 	}
 	if raw[0]["backendTool"] != "" || raw[2]["backendTool"] != "read_file" {
 		t.Errorf("backendTool: %v, %v", raw[0]["backendTool"], raw[2]["backendTool"])

@@ -73,7 +73,7 @@ func TestServeHasTheBrowserUI(t *testing.T) {
 				t.Errorf("/ui/ = %d %q", resp.StatusCode, body)
 			}
 			resp, err = http.Post(base+"/ui/api/call/SaveSettings", "application/json", strings.NewReader(
-				`[{"port":3282,"authEnabled":true,"separator":"__","retentionDays":30,"timeoutSeconds":60,"startAtLogin":true,"closeToTray":true,"theme":"dark","language":"system","hookTimeoutSeconds":5,"hookMemoryMB":64,"approvalTimeoutSeconds":60}]`))
+				`[{"port":3282,"authEnabled":true,"separator":"__","retentionDays":30,"timeoutSeconds":60,"startAtLogin":true,"closeToTray":true,"theme":"dark","language":"system","hookTimeoutSeconds":5,"hookMemoryMB":64,"approvalTimeoutSeconds":60,"sessionsPerCredential":100,"sessionsTotal":1000,"sessionIdleTimeoutSeconds":600}]`))
 			if err != nil {
 				t.Fatal(err)
 			}

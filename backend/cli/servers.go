@@ -37,7 +37,7 @@ func (e *env) serversCommand() *cobra.Command {
 
 func (e *env) serversAdd() *cobra.Command {
 	var envs, headers, secretEnvs, secretHeaders []string
-	var cwd, url, transport, prefix string
+	var cwd, url, transport, prefix, isolation string
 	var timeout int
 	var disabled, builtin, passAuth bool
 	cmd := &cobra.Command{
@@ -49,7 +49,7 @@ func (e *env) serversAdd() *cobra.Command {
 			"  mcp-router servers add state_gate --builtin\n" +
 			"  mcp-router servers add docs --url https://mcp.example.com   (a bare base URL: the endpoint is discovered)",
 		RunE: func(cmd *cobra.Command, args []string) error {
-			def, err := buildServer(args, cmd.ArgsLenAtDash(), addFlags{envs, headers, secretEnvs, secretHeaders, cwd, url, transport, prefix, timeout, disabled, passAuth})
+			def, err := buildServer(args, cmd.ArgsLenAtDash(), addFlags{envs, headers, secretEnvs, secretHeaders, cwd, url, transport, prefix, isolation, timeout, disabled, passAuth})
 			if builtin {
 				def, err = buildBuiltin(cmd, args, prefix, timeout, disabled)
 			}
@@ -113,6 +113,7 @@ func (e *env) serversAdd() *cobra.Command {
 	f.BoolVar(&disabled, "disabled", false, "add the server without starting it")
 	f.BoolVar(&builtin, "builtin", false, "add a server built into the router (state_gate)")
 	f.BoolVar(&passAuth, "pass-upstream-auth", false, "send a client's X-Upstream-Authorization header as this HTTP/SSE server's Authorization, on that client's calls")
+	f.StringVar(&isolation, "isolation", string(spec.Shared), "shared (one instance for every client) or per-client (one instance per client; args, env and headers may use ${client.root}, ${client.roots}, ${client.name}, ${token.name})")
 	return cmd
 }
 
@@ -122,7 +123,7 @@ func buildBuiltin(cmd *cobra.Command, args []string, prefix string, timeout int,
 	if len(args) != 1 || cmd.ArgsLenAtDash() >= 0 {
 		return spec.Server{}, usagef("servers add NAME --builtin takes only the name (built in: %s)", builtinNames())
 	}
-	for _, f := range []string{"env", "cwd", "url", "transport", "header", "pass-upstream-auth", "secret-env", "secret-header"} {
+	for _, f := range []string{"env", "cwd", "url", "transport", "header", "pass-upstream-auth", "secret-env", "secret-header", "isolation"} {
 		if cmd.Flags().Changed(f) {
 			return spec.Server{}, usagef("--%s does not apply to a built-in server", f)
 		}
@@ -148,6 +149,7 @@ type addFlags struct {
 	envs, headers               []string
 	secretEnvs, secretHeaders   []string
 	cwd, url, transport, prefix string
+	isolation                   string
 	timeout                     int
 	disabled, passAuth          bool
 }
@@ -168,7 +170,8 @@ func buildServer(args []string, dash int, f addFlags) (spec.Server, error) {
 		command = args[1:]
 	}
 	def := spec.Server{Name: name, Cwd: f.cwd, URL: f.url, Transport: spec.Transport(f.transport),
-		PrefixMode: spec.PrefixMode(f.prefix), TimeoutSeconds: f.timeout, Enabled: !f.disabled, PassUpstreamAuth: f.passAuth}
+		PrefixMode: spec.PrefixMode(f.prefix), TimeoutSeconds: f.timeout, Enabled: !f.disabled, PassUpstreamAuth: f.passAuth,
+		Isolation: isolationFlag(f.isolation)}
 	if f.timeout < 0 {
 		return spec.Server{}, usagef("--timeout must be a positive number of seconds (or 0: the timeout setting)")
 	}
@@ -356,6 +359,9 @@ func printServer(w io.Writer, r store.Server) {
 		}
 	}
 	fmt.Fprintf(tw, "Prefix:\t%s\n", r.PrefixMode)
+	if r.IsPerClient() {
+		fmt.Fprintf(tw, "Isolation:\tper-client (one instance per client)\n")
+	}
 	if r.TimeoutSeconds > 0 {
 		fmt.Fprintf(tw, "Timeout:\t%ds\n", r.TimeoutSeconds)
 	} else {
@@ -543,4 +549,13 @@ func yesNo(b bool) string {
 		return "yes"
 	}
 	return "no"
+}
+
+// isolationFlag is --isolation's value as stored: shared is the default,
+// stored as "" so that a definition that never chose reads the same.
+func isolationFlag(v string) spec.Isolation {
+	if v == string(spec.Shared) {
+		return ""
+	}
+	return spec.Isolation(v)
 }

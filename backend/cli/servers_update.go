@@ -18,6 +18,7 @@ type updateFlags struct {
 	noArgs, passAuth         bool
 	secretEnv, secretHeader  secretEdits // servers_secrets.go
 	cwd, url, transport, pfx string
+	isolation                string
 	toolChanges              string
 }
 
@@ -41,7 +42,8 @@ func (e *env) serversUpdate() *cobra.Command {
 			"  mcp-router servers update fs --env DEBUG=1 --unset-env TRACE --arg /home/me --arg /tmp\n" +
 			"  mcp-router servers update remote --secret-header 'Authorization=Bearer new'\n" +
 			"  mcp-router servers update github --secret-env GITHUB_TOKEN      (the plain value moves to the keychain)\n" +
-			"  mcp-router servers update everything -- node /opt/everything/dist/index.js stdio",
+			"  mcp-router servers update everything -- node /opt/everything/dist/index.js stdio\n" +
+			"  mcp-router servers update fs --isolation per-client --arg '${client.roots}'   (one instance per client, on its roots)",
 		RunE: func(cmd *cobra.Command, args []string) error {
 			dash := cmd.ArgsLenAtDash()
 			if len(args) == 0 || dash == 0 {
@@ -58,7 +60,7 @@ func (e *env) serversUpdate() *cobra.Command {
 			}
 			changed := cmd.Flags().Changed
 			given := len(command) > 0
-			for _, n := range []string{"timeout", "env", "unset-env", "header", "unset-header", "arg", "no-args", "cwd", "url", "transport", "prefix", "pass-upstream-auth", "tool-changes",
+			for _, n := range []string{"timeout", "env", "unset-env", "header", "unset-header", "arg", "no-args", "cwd", "url", "transport", "prefix", "pass-upstream-auth", "isolation", "tool-changes",
 				"secret-env", "plain-env", "secret-header", "plain-header"} {
 				given = given || changed(n)
 			}
@@ -119,6 +121,7 @@ func (e *env) serversUpdate() *cobra.Command {
 	fl.StringVar(&f.pfx, "prefix", "", "tool name prefix: always or never")
 	fl.StringVar(&f.toolChanges, "tool-changes", "", "what a tool this server changed after it was first seen does: notify, hold, or setting (follow the toolChanges setting)")
 	fl.BoolVar(&f.passAuth, "pass-upstream-auth", false, "=true: send a client's X-Upstream-Authorization as this server's Authorization; =false: stop")
+	fl.StringVar(&f.isolation, "isolation", "", "shared (one instance for every client) or per-client (one instance per client, docs/perclient.md)")
 	return cmd
 }
 
@@ -147,6 +150,9 @@ func applyUpdate(def spec.Server, f updateFlags, command []string, changed func(
 	}
 	if changed("pass-upstream-auth") {
 		def.PassUpstreamAuth = f.passAuth
+	}
+	if changed("isolation") {
+		def.Isolation = isolationFlag(f.isolation)
 	}
 	if changed("timeout") {
 		if f.timeout < 0 {

@@ -42,6 +42,8 @@ type clientEntry struct {
 	// The router's own: an HTTP/SSE server that takes a client's
 	// X-Upstream-Authorization (docs/auth.md); `servers export` writes it.
 	PassUpstreamAuth bool `json:"passUpstreamAuth"`
+	// The router's own: shared or per-client (docs/perclient.md).
+	Isolation string `json:"isolation"`
 }
 
 // MaxClientConfigBytes bounds a client config file or pasted JSON: Claude
@@ -187,6 +189,8 @@ func parseEntry(m member) (spec.Server, error) {
 		Enabled: !e.Disabled,
 		// Validate refuses it on a stdio server, with the entry's position.
 		PassUpstreamAuth: e.PassUpstreamAuth,
+		// Validate refuses any other value, with the entry's position.
+		Isolation: spec.Isolation(e.Isolation),
 		Chat: spec.Chat{SystemInstruction: e.SystemInstruction, ResponseInstruction: e.ResponseInstruction,
 			AutoContextTool: e.AutoContextTool},
 	}

@@ -170,6 +170,8 @@ func TestParseClientConfigErrors(t *testing.T) {
 		{"stdio with url", `{"mcpServers": {"a": {"type": "stdio", "url": "http://h"}}}`, []string{`server "a": a stdio server needs a command`}, true},
 		{"duplicate entry", "{\"mcpServers\": {\n\"a\": {\"command\": \"x\"},\n\"a\": {\"command\": \"y\"}}}", []string{`line 3, column 6`, `"a" is defined more than once`}, true},
 		{"passUpstreamAuth on stdio", "{\"mcpServers\": {\n\"a\": {\"command\": \"x\", \"passUpstreamAuth\": true}}}", []string{"line 2, column 6", `server "a": passUpstreamAuth is for http and sse servers`}, true},
+		{"unknown isolation", "{\"mcpServers\": {\n\"a\": {\"command\": \"x\", \"isolation\": \"per-user\"}}}", []string{"line 2, column 6", `isolation "per-user" must be shared or per-client`}, true},
+		{"client template on a shared server", `{"mcpServers": {"a": {"command": "x", "args": ["${client.root}"]}}}`, []string{"need isolation per-client"}, true},
 		{"passUpstreamAuth not a bool", `{"mcpServers": {"a": {"url": "http://h/mcp", "passUpstreamAuth": "yes"}}}`, []string{`server "a": "passUpstreamAuth" must be true or false`}, true},
 	}
 	for _, tt := range tests {

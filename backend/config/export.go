@@ -19,6 +19,7 @@ type exportEntry struct {
 	Headers             map[string]string `json:"headers,omitempty"`
 	Disabled            bool              `json:"disabled,omitempty"`
 	PassUpstreamAuth    bool              `json:"passUpstreamAuth,omitempty"`
+	Isolation           string            `json:"isolation,omitempty"`
 	SystemInstruction   string            `json:"system_instruction,omitempty"`
 	ResponseInstruction string            `json:"response_instruction,omitempty"`
 	AutoContextTool     string            `json:"auto_context_tool,omitempty"`
@@ -54,6 +55,7 @@ func ExportClientConfig(servers []spec.Server) ([]byte, []Skipped, error) {
 		out[s.Name] = exportEntry{
 			Type: string(s.Transport), Command: s.Command, Args: s.Args, Env: s.Env, Cwd: s.Cwd,
 			URL: s.URL, Headers: s.Headers, Disabled: !s.Enabled, PassUpstreamAuth: s.PassUpstreamAuth,
+			Isolation:         string(s.Isolation),
 			SystemInstruction: s.Chat.SystemInstruction, ResponseInstruction: s.Chat.ResponseInstruction,
 			AutoContextTool: s.Chat.AutoContextTool,
 		}

@@ -13,8 +13,8 @@ import (
 // left out and reported.
 func TestExportImportsBackAsItWas(t *testing.T) {
 	defs := []spec.Server{
-		{Name: "fs", Transport: spec.Stdio, Command: "npx", Args: []string{"-y", "server-fs", "/tmp/a b"}, Env: map[string]string{"DEBUG": "1"},
-			Cwd: "/srv", Enabled: true, Chat: spec.Chat{SystemInstruction: "use fs", ResponseInstruction: "cite paths", AutoContextTool: "list"}},
+		{Name: "fs", Transport: spec.Stdio, Command: "npx", Args: []string{"-y", "server-fs", "${client.roots}"}, Env: map[string]string{"DEBUG": "1", "WHO": "${client.name}"},
+			Cwd: "/srv", Enabled: true, Isolation: spec.PerClient, Chat: spec.Chat{SystemInstruction: "use fs", ResponseInstruction: "cite paths", AutoContextTool: "list"}},
 		{Name: "gh", Transport: spec.HTTP, URL: "https://api.example.com/mcp?x=<1>&y=2", Headers: map[string]string{"X-Team": "a"},
 			PassUpstreamAuth: true, Enabled: true},
 		{Name: "legacy", Transport: spec.SSE, URL: "https://old.example.com/events", PassUpstreamAuth: true},
@@ -43,6 +43,9 @@ func TestExportImportsBackAsItWas(t *testing.T) {
 	}
 	if !reflect.DeepEqual(back, defs[:4]) {
 		t.Errorf("round trip:\n got %+v\nwant %+v\n%s", back, defs[:4], data)
+	}
+	if !back[0].IsPerClient() || back[1].IsPerClient() || !strings.Contains(string(data), `"isolation": "per-client"`) {
+		t.Errorf("isolation after the round trip: %+v", back)
 	}
 	if back[3].PassUpstreamAuth || !back[1].PassUpstreamAuth || !back[2].PassUpstreamAuth {
 		t.Errorf("passUpstreamAuth after the round trip: %+v", back)

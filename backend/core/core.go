@@ -5,7 +5,6 @@ package core
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -159,6 +158,14 @@ func Open(dataDir string, o Options) (*Core, error) {
 		// Servers without a timeout of their own follow the setting.
 		uo.DefaultTimeout = func() time.Duration { return c.Settings.Timeout(context.Background()) }
 	}
+	if uo.PerClient == nil {
+		// Read at each new instance and each idle check: a changed
+		// setting applies to the next.
+		uo.PerClient = func() upstream.PerClientLimits {
+			ctx := context.Background()
+			return upstream.PerClientLimits{MaxInstances: c.Settings.PerClientMaxInstances(ctx), IdleTimeout: c.Settings.PerClientIdle(ctx)}
+		}
+	}
 	c.openLogins()
 	uo.Authorizer = c.Logins
 	c.ServerSecrets = secrets.NewServerValues(dataDir, o.Logger)
@@ -198,31 +205,10 @@ func Open(dataDir string, o Options) (*Core, error) {
 				Status: r.Status, Result: string(r.Result), Error: r.Error}, r.Time)
 			return err
 		},
-		// Who is asked: the UI when one is attached (c.Approvals), else the
-		// calling client by elicitation when it declared it, else nobody.
-		// A call that waited in a UI that went away (approval.ErrUIGone)
-		// falls back the same way, within what is left of its timeout (ctx
-		// keeps the deadline).
+		// Who is asked (the UI, else the calling client by elicitation,
+		// else nobody): gateway.Approve.
 		Ask: func(ctx context.Context, a policy.Approval) (policy.Answer, error) {
-			ans, err := c.Approvals.Ask(ctx, approval.Request{Rule: a.Rule, Client: a.Client, Subject: a.Subject, Server: a.Server,
-				Tool: a.Tool, Target: a.Target, Arguments: a.Arguments})
-			uiGone := errors.Is(err, approval.ErrUIGone)
-			if !errors.Is(err, approval.ErrNoUI) && !uiGone {
-				return policy.Answer{Approved: ans.Approved, By: ans.By}, err
-			}
-			if uiGone {
-				c.Log.Infof("approval: the UI asked about %s for %q (policy %q) went away; the client is asked instead if it declared elicitation",
-					a.Target, a.Client, a.Rule)
-			}
-			ok, err := gw.AskApproval(ctx, a.Session, gateway.ApprovalRequest{Rule: a.Rule, Client: a.Client, Server: a.Server,
-				Tool: a.Tool, Target: a.Target, Arguments: string(a.Arguments)})
-			if errors.Is(err, gateway.ErrCannotElicit) {
-				if uiGone {
-					return policy.Answer{}, policy.ErrUIGone
-				}
-				return policy.Answer{}, policy.ErrCannotAsk
-			}
-			return policy.Answer{Approved: ok, By: "the client (elicitation)"}, err
+			return gw.Approve(ctx, c.Approvals, a)
 		},
 		ApprovalTimeout: func() time.Duration { return c.Settings.ApprovalTimeout(context.Background()) },
 	})
@@ -241,6 +227,12 @@ func Open(dataDir string, o Options) (*Core, error) {
 			ctx := context.Background()
 			return gateway.SessionLimits{PerCredential: c.Settings.SessionsPerCredential(ctx),
 				Total: c.Settings.SessionsTotal(ctx), IdleTTL: c.Settings.SessionIdleTimeout(ctx)}
+		},
+		// Read at each new task.
+		Tasks: func() gateway.TaskLimits {
+			ctx := context.Background()
+			return gateway.TaskLimits{PerCredential: c.Settings.TasksPerCredential(ctx),
+				Total: c.Settings.TasksTotal(ctx), MaxAge: c.Settings.TaskMaxAge(ctx)}
 		},
 		RequestLog: c.Requests,
 		Logger:     o.Logger,

@@ -175,6 +175,8 @@ const FirstListWait = 5 * time.Second
 func (c *Core) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) error {
 	s := server.NewStdioServer(c.Gateway.Server())
 	s.SetErrorLogger(log.New(logrus.StandardLogger().WriterLevel(logrus.DebugLevel), "", 0))
+	// Task requests are the router's to answer (docs/endpoint.md, "Tasks").
+	in, out = c.Gateway.StdioFront(ctx, in, out)
 	in = &firstListGate{src: bufio.NewReader(in), wait: func() {
 		wctx, cancel := context.WithTimeout(ctx, FirstListWait)
 		defer cancel()

@@ -13,6 +13,7 @@ import (
 	"github.com/mcp-router/mcp-router/backend/gateway"
 	"github.com/mcp-router/mcp-router/backend/pipeline"
 	"github.com/mcp-router/mcp-router/backend/settings"
+	"github.com/mcp-router/mcp-router/backend/upstream"
 )
 
 // sessionRequest sends one request as token to the endpoint, naming
@@ -129,6 +130,15 @@ func TestSessionSettingsAreTheGatewaysNames(t *testing.T) {
 		time.Duration(settings.DefaultSessionIdleTimeout)*time.Second != gateway.DefaultSessionIdleTTL {
 		t.Error("the gateway's session defaults differ from the settings'")
 	}
+	if settings.KeyTasksPerCredential != gateway.SettingTasksPerCredential ||
+		settings.KeyTasksTotal != gateway.SettingTasksTotal || settings.KeyTaskMaxAgeSeconds != gateway.SettingTaskMaxAge {
+		t.Error("the gateway names other task settings than backend/settings defines")
+	}
+	if settings.DefaultTasksPerCredential != gateway.DefaultTasksPerCredential ||
+		settings.DefaultTasksTotal != gateway.DefaultTasksTotal ||
+		time.Duration(settings.DefaultTaskMaxAgeSeconds)*time.Second != gateway.DefaultTaskMaxAge {
+		t.Error("the gateway's task defaults differ from the settings'")
+	}
 }
 
 // Each kind of credential owns its sessions apart from every other: a
@@ -165,5 +175,18 @@ func TestCredentialsAreDistinct(t *testing.T) {
 	b := credentialOf(auth.WithIdentity(context.Background(), auth.Identity{Subject: "alice", Issuer: "https://one", Scopes: []string{"mcp:srv"}}))
 	if a != b {
 		t.Error("two access tokens of one subject are different credentials")
+	}
+}
+
+// The per-client errors name settings that exist, and the upstream
+// defaults are the settings' own.
+func TestPerClientSettingsAreTheUpstreamsNames(t *testing.T) {
+	if settings.KeyPerClientMaxInstances != upstream.SettingPerClientMaxInstances ||
+		settings.KeyPerClientIdleSeconds != upstream.SettingPerClientIdle {
+		t.Error("package upstream names other settings than backend/settings defines")
+	}
+	if settings.DefaultPerClientMaxInstances != upstream.DefaultPerClientMaxInstances ||
+		time.Duration(settings.DefaultPerClientIdleSeconds)*time.Second != upstream.DefaultPerClientIdle {
+		t.Error("the per-client defaults differ from the settings'")
 	}
 }

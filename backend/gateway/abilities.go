@@ -39,8 +39,8 @@ func InvalidArguments(name string, err error) *pipeline.RouteError {
 }
 
 // TaskRequired is the error of a call of an ability whose backend tool
-// can only run as a task: abilities are called synchronously, and the
-// router does not forward tasks.
+// can only run as a task: abilities are called synchronously (the router
+// passes tasks on only for a tool's own name, taskfront.go).
 func TaskRequired(name, server, tool string) *pipeline.RouteError {
 	return &pipeline.RouteError{Server: pipeline.RouterServer,
 		What:   fmt.Sprintf("ability '%s' cannot be called: its backend tool %s/%s runs only as a task (execution.taskSupport \"required\"), and abilities are called synchronously", name, server, tool),

@@ -200,8 +200,13 @@ func askerStdio(name string) spec.Server {
 		Env: map[string]string{"MCPR_FAKE_MODE": "asker"}}
 }
 
+// askerHTTP serves askerServer over stateful HTTP on the handshake's
+// revisions only: its tool asks mid-call, which mcp-go refuses on
+// 2026-07-28, the revision the router would use with a server that names
+// it (upstream/modern.go). These tests are about those mid-call requests.
 func askerHTTP(t *testing.T, name string) spec.Server {
-	srv := httptest.NewServer(server.NewStreamableHTTPServer(askerServer()))
+	srv := httptest.NewServer(server.NewStreamableHTTPServer(askerServer(),
+		server.WithStreamableHTTPProtocolVersions(mcp.ProtocolVersion20251125, "2025-06-18")))
 	t.Cleanup(srv.Close)
 	return spec.Server{Name: name, Transport: spec.HTTP, URL: srv.URL + "/mcp", Enabled: true, PrefixMode: spec.PrefixAlways}
 }

@@ -48,11 +48,15 @@ type callRegistry struct {
 	byToken     map[string]*inflight
 	byServer    map[string][]*inflight
 	lastSession map[string]server.ClientSession // per upstream, for requests outside a call
+	// sessions: each session client's session, by its client key
+	// (askerKey), for what a per-client instance asks outside its
+	// client's calls; dropped with the session (forgetSession).
+	sessions map[string]server.ClientSession
 }
 
 func newCallRegistry() *callRegistry {
 	return &callRegistry{byToken: map[string]*inflight{}, byServer: map[string][]*inflight{},
-		lastSession: map[string]server.ClientSession{}}
+		lastSession: map[string]server.ClientSession{}, sessions: map[string]server.ClientSession{}}
 }
 
 func (r *callRegistry) begin(ctx context.Context, upstreamName, client string, session server.ClientSession, clientToken any, touch func()) *inflight {
@@ -69,6 +73,9 @@ func (r *callRegistry) begin(ctx context.Context, upstreamName, client string, s
 	f.client = client
 	if session != nil {
 		r.lastSession[upstreamName] = session
+		if session.SessionID() != "" && client != "" {
+			r.sessions[client] = session
+		}
 	}
 	return f
 }
@@ -181,6 +188,7 @@ var errAmbiguousAsk = errors.New("cannot tell which client it is for")
 // sampling prompt, or its roots, must never reach the wrong client.
 func (g *Gateway) askSole(upstreamName, what string) (server.ClientSession, *inflight, error) {
 	f, n := g.call.soleClient(upstreamName)
+	g.suggestPerClient(upstreamName, what, n)
 	if f != nil {
 		return f.session, f, nil
 	}
@@ -202,6 +210,9 @@ func (g *Gateway) Notify(upstreamName string, n mcp.JSONRPCNotification) {
 		return
 	case string(mcp.MethodNotificationMessage):
 		g.logMessage(upstreamName, n)
+		return
+	case string(mcp.MethodNotificationTasksStatus):
+		g.taskStatus(upstreamName, n)
 		return
 	default:
 		return
@@ -248,8 +259,16 @@ func (g *Gateway) ClientSide() upstream.ClientSide {
 	target := func(ctx context.Context, upstreamName, what string) (server.ClientSession, *inflight, error) {
 		f := inflightFrom(ctx)
 		var s server.ClientSession
-		if f != nil && f.server == upstreamName && f.session != nil {
+		if ic, ok := upstream.InstanceClientFrom(ctx); ok {
+			// A per-client instance: its own client, or nobody.
+			var err error
+			if s, f, err = g.instanceTarget(ctx, upstreamName, what, ic); err != nil {
+				return nil, nil, err
+			}
+		} else if f != nil && f.server == upstreamName && f.session != nil {
 			s = f.session
+			_, n := g.call.soleClient(upstreamName)
+			g.suggestPerClient(upstreamName, what, n)
 		} else {
 			var err error
 			if s, f, err = g.askSole(upstreamName, what); err != nil {

@@ -133,7 +133,8 @@ func (g *Gateway) rebuild() {
 	}
 	var tools []server.ServerTool
 	var toolList []listed[mcp.Tool]
-	taskOnly := map[string]bool{} // tools mcp-go refuses to call without a task
+	taskOnly := map[string]bool{}  // tools mcp-go refuses to call without a task
+	taskTools := map[string]bool{} // tools that may run as a task (tasks.go)
 	for final, un := range toolNames {
 		var t mcp.Tool
 		if un.Item == gate.ActivateItem {
@@ -150,6 +151,9 @@ func (g *Gateway) rebuild() {
 		toolList = append(toolList, listed[mcp.Tool]{pipeline.ListItem{Server: un.Server, Item: un.Item, Name: final}, t})
 		if t.Execution != nil && t.Execution.TaskSupport == mcp.TaskSupportRequired {
 			taskOnly[final] = true
+		}
+		if t.Execution != nil && (t.Execution.TaskSupport == mcp.TaskSupportRequired || t.Execution.TaskSupport == mcp.TaskSupportOptional) {
+			taskTools[final] = true
 		}
 	}
 	abilities, abilitySig := g.publishAbilities(snap, toolNames, taskOnly, &tools, &toolList)
@@ -212,7 +216,7 @@ func (g *Gateway) rebuild() {
 	g.gate.Publish(gates)
 	g.mu.Lock()
 	oldCatalog := g.catalog
-	g.tools, g.prompts, g.taskOnly, g.abilities = toolNames, promptNames, taskOnly, abilities
+	g.tools, g.prompts, g.taskOnly, g.taskTools, g.abilities = toolNames, promptNames, taskOnly, taskTools, abilities
 	g.withheld, g.withheldItems = withheld, heldItems
 	g.resources, g.templates, g.templateRoutes = resourceOwners, templateOwners, templateRoutes
 	g.catalog = catalogLists{tools: sortListed(toolList), prompts: sortListed(promptList),

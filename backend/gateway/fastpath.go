@@ -182,6 +182,10 @@ func (g *Gateway) servePost(w http.ResponseWriter, r *http.Request, next http.Ha
 		toMCPGo(r.WithContext(context.WithValue(r.Context(), ticketKey{}, tk)))
 		return
 	}
+	// A 2026-07-28 client's tasks (taskmodern.go).
+	if modern && parsed && g.serveModernTask(w, r, &m, body) {
+		return
+	}
 	sid := r.Header.Get(server.HeaderKeySessionID)
 	if sid == "" || modern {
 		if modern && method == string(mcp.MethodSubscriptionsListen) {
@@ -202,6 +206,11 @@ func (g *Gateway) servePost(w http.ResponseWriter, r *http.Request, next http.Ha
 		// (callstream.go), taken only from the session it asked.
 		if m.Method == "" && g.deliverAnswer(r, &m) {
 			w.WriteHeader(http.StatusAccepted)
+			return
+		}
+		// Tasks are passed on to the upstream that created them
+		// (taskfront.go), whichever path plain calls take.
+		if g.serveTaskRequest(w, r, &m, body) {
 			return
 		}
 		if g.fast.disabled.Load() {

@@ -61,6 +61,9 @@ type Options struct {
 	// is refused with tool_held. Asked at each rebuild; call Refresh when
 	// it changes. nil: none.
 	HeldTools func(server string) map[string]bool
+	// Tasks bound the tasks the router passes on (tasks.go), asked at each
+	// new task; nil: the defaults.
+	Tasks func() TaskLimits
 }
 
 // Upstreams is what the gateway needs of the upstream service: the
@@ -91,11 +94,17 @@ type Gateway struct {
 	answers  pendingLists // list requests answered by the chain, for mcp-go to send
 	fast     fastPath
 	sessions *sessionTable
+	tasks    *taskTable // upstreams' tasks by the router's ids (tasks.go)
+	stdio    stdioFront // the stdio transport's task front (taskstdio.go)
+	// suggested: when the log last said a shared server should be
+	// per-client (perclient.go).
+	suggested suggestions
 
 	rebuildMu      sync.Mutex
 	mu             sync.RWMutex
 	tools          map[string]upstreamName // client-facing name → upstream tool
 	taskOnly       map[string]bool         // tools that need task augmentation (mcp-go's path answers them)
+	taskTools      map[string]bool         // tools that may run as a task (taskSupport optional or required)
 	abilities      map[string]Ability      // client-facing name → ability (its route is in tools)
 	prompts        map[string]upstreamName
 	resources      map[string]string // URI → server
@@ -144,7 +153,8 @@ func New(ups Upstreams, o Options) *Gateway {
 		tools: map[string]upstreamName{}, prompts: map[string]upstreamName{}, resources: map[string]string{},
 		templates: map[string]string{}, published: map[string]string{}, kick: make(chan struct{}, 1),
 		remembered: map[string][]upstream.Tool{}, startup: newStartup(),
-		subs: subscriptions{byURI: map[string]map[string]bool{}}}
+		subs: subscriptions{byURI: map[string]map[string]bool{}}, tasks: newTaskTable(o.Tasks),
+		suggested: suggestions{last: map[string]time.Time{}}}
 	g.fast.disabled.Store(os.Getenv(EnvFastPath) == "off")
 	g.gate = gate.New(gate.Options{Upstreams: ups, Publish: g.rebuild, Tools: g.toolsOf,
 		ToolsChanged: g.toolsChanged, Logger: o.Logger})
@@ -154,6 +164,7 @@ func New(ups Upstreams, o Options) *Gateway {
 	g.shapeErrors(hooks) // first: the log records the error as the client gets it
 	g.logHooks(hooks)
 	g.trackSessions(hooks)
+	g.trackStdioSession(hooks)
 	g.sessions = newSessionTable(o.Sessions, o.Credential, func(ctx context.Context) string {
 		return o.CallerFrom(ctx).Name
 	}, g.log, hooks)
@@ -161,6 +172,8 @@ func New(ups Upstreams, o Options) *Gateway {
 	// The instance id first, so the log step of the instructions' chain
 	// records the result as the client gets it.
 	g.announceInstance(hooks)
+	g.advertiseTasks(hooks)
+	g.advertiseModernTasks(hooks)
 	g.frontInstructions(hooks)
 	hooks.AddAfterSetLevel(func(ctx context.Context, _ any, req *mcp.SetLevelRequest, _ *mcp.EmptyResult) {
 		g.forwardLevel(ctx, req)
@@ -168,6 +181,7 @@ func New(ups Upstreams, o Options) *Gateway {
 	hooks.AddOnUnregisterSession(func(_ context.Context, s server.ClientSession) {
 		g.dropSession(s.SessionID())
 		g.gate.ForgetSession(s.SessionID())
+		g.endSession(s.SessionID())
 	})
 	g.srv = server.NewMCPServer("mcp-router", o.Version,
 		server.WithToolCapabilities(true),
@@ -182,6 +196,7 @@ func New(ups Upstreams, o Options) *Gateway {
 		server.WithResourceRecovery(),
 		server.WithPaginationLimit(pageSize),
 	)
+	g.srv.AddNotificationHandler(string(mcp.MethodNotificationRootsListChanged), g.rootsChanged)
 	return g
 }
 

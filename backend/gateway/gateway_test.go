@@ -71,6 +71,11 @@ type rigOptions struct {
 	logger logrus.FieldLogger
 	// heldTools is Options.HeldTools.
 	heldTools func(server string) map[string]bool
+	// policy and asksClient are the gateway's Options.Policy and
+	// Options.AsksClient; nil: none.
+	policy     func() pipeline.Step
+	asksClient func(c Caller, server, item, target string) bool
+	tasks      TaskLimits // zero fields: the gateway's defaults
 }
 
 func newRig(t testing.TB, defs []spec.Server, ro rigOptions) *rig {
@@ -102,7 +107,8 @@ func newRig(t testing.TB, defs []spec.Server, ro rigOptions) *rig {
 		ClientSide:     cs,
 	})
 	gw = New(r.ups, Options{RequestLog: r.log, CallerFrom: ro.callerFrom, Debounce: 10 * time.Millisecond,
-		Sessions: func() SessionLimits { return ro.sessions }, Hooks: ro.hooks, Logger: ro.logger, HeldTools: ro.heldTools})
+		Sessions: func() SessionLimits { return ro.sessions }, Hooks: ro.hooks, Logger: ro.logger,
+		Policy: ro.policy, AsksClient: ro.asksClient, Tasks: func() TaskLimits { return ro.tasks }, HeldTools: ro.heldTools})
 	r.gw = gw
 	gw.Start()
 	t.Cleanup(func() { gw.Close(); r.ups.Close() })

@@ -261,6 +261,20 @@ func page[T any](l []listed[T], keep map[string]bool, after string) ([]T, mcp.Cu
 	return out, ""
 }
 
+// The caching hints (SEP-2549) of a list answer to a 2026-07-28 client.
+// Every list the router answers is one caller's view: its token's scope,
+// the activate gate (per client), the policy (per client) and the hooks
+// narrow or change it. So a list is never shareable across authorization
+// contexts (cacheScope "private", whatever a hook's version of it says),
+// and it is stale at once (ttlMs 0): it changes whenever a server starts,
+// stops or changes its lists, the policy is reloaded, or the caller
+// activates a gated server, none of which the router can foresee; a
+// client that wants to hear of changes opens subscriptions/listen.
+const (
+	listCacheTTLMs int64 = 0
+	listCacheScope       = mcp.CacheScopePrivate
+)
+
 // answerList puts the chain's answer in the place of mcp-go's. result is a
 // pointer to the mcp-go result struct.
 func (g *Gateway) answerList(ctx context.Context, id any, result any) {
@@ -268,15 +282,28 @@ func (g *Gateway) answerList(ctx context.Context, id any, result any) {
 	if !ok {
 		return
 	}
+	var hints *mcp.CacheableResult
 	switch ours := res.Value.(type) {
 	case *mcp.ListToolsResult:
 		*result.(*mcp.ListToolsResult) = *ours
+		hints = &result.(*mcp.ListToolsResult).CacheableResult
 	case *mcp.ListPromptsResult:
 		*result.(*mcp.ListPromptsResult) = *ours
+		hints = &result.(*mcp.ListPromptsResult).CacheableResult
 	case *mcp.ListResourcesResult:
 		*result.(*mcp.ListResourcesResult) = *ours
+		hints = &result.(*mcp.ListResourcesResult).CacheableResult
 	case *mcp.ListResourceTemplatesResult:
 		*result.(*mcp.ListResourceTemplatesResult) = *ours
+		hints = &result.(*mcp.ListResourceTemplatesResult).CacheableResult
+	default:
+		return
+	}
+	// A hook's version of the list may carry hints of its own; they are
+	// the router's to give, and only on the revision that has them.
+	hints.TTLMs, hints.CacheScope = nil, ""
+	if pi := server.RequestProtocolInfoFromContext(ctx); pi != nil && pi.Modern {
+		hints.SetCacheHints(listCacheTTLMs, listCacheScope)
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 	"sync"
@@ -63,6 +64,10 @@ type mrtrState struct {
 // errTamperedState refuses a requestState that fails verification.
 var errTamperedState = mrtrError(pipeline.ReasonRequestState, mcp.INVALID_PARAMS,
 	"invalid requestState: it fails the router's integrity check (tampered, or from another router process)", nil)
+
+// errNothingToAsk: a held call's questions were all withdrawn before the
+// input_required answer was made; awaitHeld waits on.
+var errNothingToAsk = errors.New("no question left to ask")
 
 // mrtrError is the router's own error about a multi-round-trip request.
 func mrtrError(reason string, code int, what string, extra map[string]any) *pipeline.RouteError {
@@ -143,6 +148,11 @@ type heldAsk struct {
 	method string
 	params any
 	answer chan json.RawMessage // cap 1
+	// until: the asker waits for the answer until then (the router's own
+	// approval question, bounded by the approval timeout), so the call is
+	// held that long and mrtrHeldWait past it; zero for an upstream's
+	// question, held mrtrHeldWait.
+	until time.Time
 }
 
 func newHeldCall(cancel context.CancelFunc, owner string) *heldCall {
@@ -180,7 +190,15 @@ func (c *heldCall) finish(res pipeline.Result, err error) {
 // input_required result; it waits for the client's answer (raw JSON), the
 // upstream giving up (ctx) or the call being cancelled (held too long).
 func (c *heldCall) ask(ctx context.Context, method string, params any) (json.RawMessage, error) {
-	a := &heldAsk{method: method, params: params, answer: make(chan json.RawMessage, 1)}
+	return c.askUntil(ctx, method, params, time.Time{})
+}
+
+// askUntil is ask for a question its asker waits for until the given time
+// (zero: no such bound; see heldAsk.until). A question whose asker stops
+// waiting is withdrawn: a retry does not get it again, and an answer to
+// it is ignored.
+func (c *heldCall) askUntil(ctx context.Context, method string, params any, until time.Time) (json.RawMessage, error) {
+	a := &heldAsk{method: method, params: params, answer: make(chan json.RawMessage, 1), until: until}
 	c.mu.Lock()
 	if c.done {
 		c.mu.Unlock()
@@ -195,10 +213,20 @@ func (c *heldCall) ask(ctx context.Context, method string, params any) (json.Raw
 	case raw := <-a.answer:
 		return raw, nil
 	case <-ctx.Done():
+		c.withdraw(key, a)
 		return nil, ctx.Err()
 	case <-c.finished:
 		return nil, errCallEnded
 	}
+}
+
+// withdraw takes a question nobody waits for any more out of the open ones.
+func (c *heldCall) withdraw(key string, a *heldAsk) {
+	c.mu.Lock()
+	if c.pending[key] == a {
+		delete(c.pending, key)
+	}
+	c.mu.Unlock()
 }
 
 func inputKey(method string) string {
@@ -323,19 +351,25 @@ func (g *Gateway) awaitHeld(ctx context.Context, r *pipeline.Request, c *heldCal
 				}
 			}
 			c.mu.Lock()
-			done = c.done
+			done, open = c.done, len(c.pending)
 			c.mu.Unlock()
-			if done {
+			if done || open == 0 {
+				continue // ended, or its questions were withdrawn meanwhile
+			}
+			res, ask, err := g.holdAndAsk(r, c)
+			if errors.Is(err, errNothingToAsk) {
 				continue
 			}
-			return g.holdAndAsk(r, c)
+			return res, ask, err
 		}
 		select {
 		case <-c.wake:
 		case <-ctx.Done():
-			// The client went away before any question: nobody will retry.
+			// The client went away. Before any requestState went out
+			// (its questions, if any, were withdrawn before they were
+			// sent) nobody will retry; else the retry may still come.
 			c.mu.Lock()
-			held := c.id != ""
+			held := c.timer != nil
 			c.busy = false
 			if held {
 				c.timer.Reset(g.held.wait)
@@ -343,6 +377,7 @@ func (g *Gateway) awaitHeld(ctx context.Context, r *pipeline.Request, c *heldCal
 			c.mu.Unlock()
 			if !held {
 				c.cancel()
+				g.release(c)
 			}
 			return pipeline.Result{}, nil, ctx.Err()
 		}
@@ -380,6 +415,11 @@ func (g *Gateway) holdAndAsk(r *pipeline.Request, c *heldCall) (pipeline.Result,
 	h.mu.Unlock()
 
 	c.mu.Lock()
+	if len(c.pending) == 0 {
+		// Withdrawn since awaitHeld looked (the UI decided an approval).
+		c.mu.Unlock()
+		return pipeline.Result{}, nil, errNothingToAsk
+	}
 	id := c.id
 	reqs := make(mcp.InputRequests, len(c.pending))
 	var encErr error
@@ -392,10 +432,16 @@ func (g *Gateway) holdAndAsk(r *pipeline.Request, c *heldCall) (pipeline.Result,
 		reqs[key] = ir
 	}
 	c.busy = false
+	wait := h.wait
+	for _, a := range c.pending {
+		if !a.until.IsZero() {
+			wait = max(wait, time.Until(a.until)+h.wait)
+		}
+	}
 	if c.timer == nil {
-		c.timer = time.AfterFunc(h.wait, func() { g.expire(c) })
+		c.timer = time.AfterFunc(wait, func() { g.expire(c) })
 	} else {
-		c.timer.Reset(h.wait)
+		c.timer.Reset(wait)
 	}
 	c.mu.Unlock()
 	if encErr != nil {

@@ -39,7 +39,15 @@ func (g *Gateway) send(ctx context.Context, r *pipeline.Request) (pipeline.Resul
 	}
 	ctx, f, done := g.begin(ctx, r.Server, r.Client, r.Meta)
 	defer done()
+	ctx = g.withClient(ctx, r.Server, f.client, r.Client, r.Caller)
+	var note *upstream.InstanceNote
+	if _, perClient := upstream.ClientOf(ctx); perClient {
+		ctx, note = upstream.WithInstanceNote(ctx)
+	}
 	raw, err := g.ups.Request(ctx, r.Server, r.Method, upstreamParams(r, f))
+	if note != nil {
+		r.Instance = note.String()
+	}
 	if err != nil {
 		return pipeline.Result{}, pipeline.Upstream(r.Server, err)
 	}
@@ -47,6 +55,11 @@ func (g *Gateway) send(ctx context.Context, r *pipeline.Request) (pipeline.Resul
 		v, err := r.Decode(raw)
 		if err != nil {
 			return pipeline.Result{}, pipeline.BadResponse(r.Server, r.Method, err)
+		}
+		if b, ok := v.(json.RawMessage); ok {
+			// The decoder rewrote the bytes (a created task's id,
+			// taskfront.go): the client and the log get those.
+			return pipeline.Result{Raw: b}, nil
 		}
 		return pipeline.Result{Raw: raw, Value: v}, nil
 	}
@@ -75,7 +88,7 @@ func upstreamParams(r *pipeline.Request, f *inflight) any {
 	meta := forwardMeta(r.Meta, f)
 	switch r.Method {
 	case pipeline.MethodToolsCall, pipeline.MethodPromptsGet:
-		if meta == nil && len(r.InputResponses) == 0 && r.RequestState == "" {
+		if meta == nil && len(r.InputResponses) == 0 && r.RequestState == "" && len(r.Task) == 0 {
 			return callParams(r.Item, r.Args)
 		}
 		p := map[string]any{"name": r.Item}
@@ -90,6 +103,9 @@ func upstreamParams(r *pipeline.Request, f *inflight) any {
 		}
 		if r.RequestState != "" {
 			p["requestState"] = r.RequestState
+		}
+		if len(r.Task) > 0 {
+			p["task"] = r.Task
 		}
 		return p
 	}

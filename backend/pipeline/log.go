@@ -42,6 +42,7 @@ func (s Log) Serve(ctx context.Context, r *Request, next Handler) (Result, error
 	if r.IsAbility() {
 		e.BackendTool = r.Item
 	}
+	e.Instance = r.Instance
 	switch {
 	case err != nil:
 		e.Status, e.Error = store.StatusError, err.Error()

@@ -130,6 +130,9 @@ type Request struct {
 	// Permission is set when Target is an ability (a virtual tool of
 	// policy.yaml routed to Server's Item): its permission, read or write.
 	Permission string
+	// Instance is set by send when a per-client server's instance served
+	// the request ("#3 (pid 4242)"), for the log.
+	Instance string
 	// Prepare, if set, runs after the identity step and before the gate:
 	// an ability's check of the caller's arguments against its input
 	// schema and their mapping to the backend tool's (it replaces Args).
@@ -149,6 +152,9 @@ type Request struct {
 	// result), passed on with a tools/call or prompts/get; empty: none.
 	InputResponses json.RawMessage
 	RequestState   string
+	// Task is a task-augmented tools/call's task params ({"ttl": …}),
+	// passed on so that the upstream runs the call as a task; nil: none.
+	Task json.RawMessage
 	// List holds a fan-out request's candidates; nil for a routed request.
 	List *List
 	// Decode, if set, turns the upstream's result into the value the front

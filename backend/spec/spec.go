@@ -81,12 +81,15 @@ type Server struct {
 	// PassUpstreamAuth: a client's X-Upstream-Authorization header is sent
 	// as this HTTP/SSE server's Authorization on that client's requests
 	// (docs/auth.md). Off by default.
-	PassUpstreamAuth bool       `json:"passUpstreamAuth,omitempty"`
-	Enabled          bool       `json:"enabled"`
-	PrefixMode       PrefixMode `json:"prefixMode"`
-	TimeoutSeconds   int        `json:"timeoutSeconds,omitempty"` // 0: the timeout setting
-	DisabledTools    []string   `json:"disabledTools,omitempty" gorm:"serializer:json"`
-	Gate             Gate       `json:"gate" gorm:"serializer:json"`
+	PassUpstreamAuth bool `json:"passUpstreamAuth,omitempty"`
+	// Isolation: shared (one instance for every client) or per-client
+	// (isolation.go); "" reads as shared.
+	Isolation      Isolation  `json:"isolation,omitempty"`
+	Enabled        bool       `json:"enabled"`
+	PrefixMode     PrefixMode `json:"prefixMode"`
+	TimeoutSeconds int        `json:"timeoutSeconds,omitempty"` // 0: the timeout setting
+	DisabledTools  []string   `json:"disabledTools,omitempty" gorm:"serializer:json"`
+	Gate           Gate       `json:"gate" gorm:"serializer:json"`
 	// Chat: the chat panel's instructions and approvals (chat.go).
 	Chat Chat `json:"chat" gorm:"serializer:json"`
 	// ToolChanges: what a changed tool definition does on this server
@@ -194,6 +197,9 @@ func (s Server) Validate() error {
 		}
 	}
 	if err := s.validateSecrets(); err != nil {
+		return bad("server %q: %v", s.Name, err)
+	}
+	if err := s.validateIsolation(); err != nil {
 		return bad("server %q: %v", s.Name, err)
 	}
 	if err := s.Gate.validate(); err != nil {

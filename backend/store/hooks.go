@@ -2,6 +2,8 @@ package store
 
 import (
 	"context"
+	"database/sql"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -25,53 +27,25 @@ func checkHook(h Hook) error {
 	return fmt.Errorf("%w: hook %q: type %q must be pre, post or both", ErrInvalid, h.Name, h.HookType)
 }
 
+// hookColumns are the columns readHook scans, in its order.
+const hookColumns = "id, name, enabled, execution_order, hook_type, script, fail_closed, created_at, updated_at"
+
 // List returns hooks in the order they run: execution order, then name.
 // A row whose columns cannot be read as a hook (written around the router:
 // an order that is not a number, an empty name) is listed with LoadError
 // saying which, never an error for the whole list: one bad row must not
 // keep the other hooks, or the router, from loading.
 func (r HookRepo) List(ctx context.Context) ([]Hook, error) {
-	rows, err := r.db.WithContext(ctx).Model(&Hook{}).
-		Select("id, name, enabled, execution_order, hook_type, script, fail_closed, created_at, updated_at").
-		Order("execution_order, name").Rows()
+	rows, err := r.db.WithContext(ctx).Model(&Hook{}).Select(hookColumns).Order("execution_order, name").Rows()
 	if err != nil {
 		return nil, fmt.Errorf("list hooks: %w", err)
 	}
 	defer rows.Close()
 	var out []Hook
 	for rows.Next() {
-		var id int64
-		var name, enabled, order, typ, script, failClosed, created, updated any
-		if err := rows.Scan(&id, &name, &enabled, &order, &typ, &script, &failClosed, &created, &updated); err != nil {
+		h, err := readHook(rows.Scan)
+		if err != nil {
 			return nil, fmt.Errorf("list hooks: %w", err)
-		}
-		h := Hook{ID: uint(id)}
-		var bad []string
-		read := func(col string, ok bool) {
-			if !ok {
-				bad = append(bad, col)
-			}
-		}
-		h.Name, _ = columnText(name)
-		read("name", strings.TrimSpace(h.Name) != "")
-		var ok bool
-		h.Enabled, ok = columnBool(enabled)
-		read("enabled", ok)
-		h.ExecutionOrder, ok = columnInt(order)
-		read("execution_order", ok)
-		h.HookType, _ = columnText(typ)
-		read("hook_type", checkHook(Hook{Name: "x", HookType: h.HookType}) == nil)
-		h.Script, ok = columnText(script)
-		read("script", ok)
-		h.FailClosed, ok = columnBool(failClosed)
-		read("fail_closed", ok)
-		h.CreatedAt, _ = columnTime(created)
-		h.UpdatedAt, _ = columnTime(updated)
-		if len(bad) > 0 {
-			if h.Name == "" {
-				h.Name = fmt.Sprintf("#%d", h.ID)
-			}
-			h.LoadError = "the stored row cannot be read as a hook: bad " + strings.Join(bad, ", ")
 		}
 		out = append(out, h)
 	}
@@ -79,6 +53,45 @@ func (r HookRepo) List(ctx context.Context) ([]Hook, error) {
 		return nil, fmt.Errorf("list hooks: %w", err)
 	}
 	return out, nil
+}
+
+// readHook reads one row of hookColumns as List does: columns that cannot
+// be read leave LoadError set instead of failing.
+func readHook(scan func(dest ...any) error) (Hook, error) {
+	var id int64
+	var name, enabled, order, typ, script, failClosed, created, updated any
+	if err := scan(&id, &name, &enabled, &order, &typ, &script, &failClosed, &created, &updated); err != nil {
+		return Hook{}, err
+	}
+	h := Hook{ID: uint(id)}
+	var bad []string
+	read := func(col string, ok bool) {
+		if !ok {
+			bad = append(bad, col)
+		}
+	}
+	h.Name, _ = columnText(name)
+	read("name", strings.TrimSpace(h.Name) != "")
+	var ok bool
+	h.Enabled, ok = columnBool(enabled)
+	read("enabled", ok)
+	h.ExecutionOrder, ok = columnInt(order)
+	read("execution_order", ok)
+	h.HookType, _ = columnText(typ)
+	read("hook_type", checkHook(Hook{Name: "x", HookType: h.HookType}) == nil)
+	h.Script, ok = columnText(script)
+	read("script", ok)
+	h.FailClosed, ok = columnBool(failClosed)
+	read("fail_closed", ok)
+	h.CreatedAt, _ = columnTime(created)
+	h.UpdatedAt, _ = columnTime(updated)
+	if len(bad) > 0 {
+		if h.Name == "" {
+			h.Name = fmt.Sprintf("#%d", h.ID)
+		}
+		h.LoadError = "the stored row cannot be read as a hook: bad " + strings.Join(bad, ", ")
+	}
+	return h, nil
 }
 
 // The column readers take what either SQLite driver returns for a value
@@ -209,10 +222,27 @@ func (r HookRepo) Delete(ctx context.Context, name string) error {
 	return nil
 }
 
+// DeleteByID removes the hook with the given ID, whatever its row holds
+// (a row whose name cannot be read has no name to delete it by).
+func (r HookRepo) DeleteByID(ctx context.Context, id uint) error {
+	res := r.db.WithContext(ctx).Where("id = ?", id).Delete(&Hook{})
+	if res.Error != nil {
+		return translate(res.Error, "hook", fmt.Sprintf("#%d", id))
+	}
+	if res.RowsAffected == 0 {
+		return notFound("hook", fmt.Sprintf("#%d", id))
+	}
+	return nil
+}
+
 // ByID returns the hook with the given ID.
+// A row that cannot be read as a hook is returned with LoadError (as List
+// does), so that it can still be saved over or removed.
 func (r HookRepo) ByID(ctx context.Context, id uint) (Hook, error) {
-	var h Hook
-	err := r.db.WithContext(ctx).Where("id = ?", id).Take(&h).Error
+	h, err := readHook(r.db.WithContext(ctx).Model(&Hook{}).Select(hookColumns).Where("id = ?", id).Row().Scan)
+	if errors.Is(err, sql.ErrNoRows) {
+		return Hook{}, notFound("hook", fmt.Sprintf("#%d", id))
+	}
 	return h, translate(err, "hook", fmt.Sprintf("#%d", id))
 }
 
@@ -225,10 +255,19 @@ func (r HookRepo) Replace(ctx context.Context, h Hook) (Hook, error) {
 	}
 	var row Hook
 	err := r.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		if err := tx.Where("id = ?", h.ID).Take(&row).Error; err != nil {
+		// Read leniently: saving over a row that cannot be read as a
+		// hook (LoadError) is how it is repaired.
+		old, err := readHook(tx.Model(&Hook{}).Select(hookColumns).Where("id = ?", h.ID).Row().Scan)
+		if errors.Is(err, sql.ErrNoRows) {
+			return notFound("hook", fmt.Sprintf("#%d", h.ID))
+		}
+		if err != nil {
 			return translate(err, "hook", fmt.Sprintf("#%d", h.ID))
 		}
-		h.CreatedAt = row.CreatedAt
+		h.CreatedAt = old.CreatedAt
+		if h.CreatedAt.IsZero() {
+			h.CreatedAt = time.Now() // the stored one cannot be read
+		}
 		row = h
 		return translate(tx.Save(&row).Error, "hook", h.Name)
 	})

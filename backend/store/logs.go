@@ -52,12 +52,12 @@ func (r LogRepo) Insert(ctx context.Context, entries []RequestLog) error {
 // insertSQL is the statement the hot logging path runs, for up to
 // insertChunk rows at a time. It bypasses gorm: its per-row reflection was
 // about a sixth of the router's CPU under load (see docs/benchmarks.md),
-// and this table's shape is fixed by migrations 0001 and 0700. One statement per
+// and this table's shape is fixed by migrations 0001, 0700 and 1000. One statement per
 // chunk rather than per row: each execution is a cgo round trip.
 const (
-	insertHead  = "INSERT INTO request_logs (time, client, server, method, target, duration_ms, status, error, request, response, backend_tool) VALUES "
-	insertRow   = "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-	insertCols  = 11
+	insertHead  = "INSERT INTO request_logs (time, client, server, method, target, duration_ms, status, error, request, response, backend_tool, instance) VALUES "
+	insertRow   = "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+	insertCols  = 12
 	insertChunk = 50
 )
 
@@ -96,7 +96,7 @@ func (r LogRepo) insertRaw(ctx context.Context, entries []RequestLog) error {
 		for i := range chunk {
 			e := &chunk[i]
 			args = append(args, e.Time, e.Client, e.Server, e.Method, e.Target, e.DurationMs,
-				e.Status, e.Error, e.Request, e.Response, e.BackendTool)
+				e.Status, e.Error, e.Request, e.Response, e.BackendTool, e.Instance)
 		}
 		var res sql.Result
 		if len(chunk) == insertChunk {

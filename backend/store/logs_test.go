@@ -188,6 +188,9 @@ func TestLogsInsertAssignsTheStoredIDs(t *testing.T) {
 		if i%2 == 0 {
 			batch[i].BackendTool = fmt.Sprint("tool-", i) // every column lands in its row, chunks of 50 included
 		}
+		if i%3 == 0 {
+			batch[i].Instance = fmt.Sprintf("#%d (pid %d)", i, 1000+i)
+		}
 	}
 	if err := r.Insert(ctx, batch); err != nil {
 		t.Fatal(err)
@@ -202,7 +205,7 @@ func TestLogsInsertAssignsTheStoredIDs(t *testing.T) {
 	}
 	for i, e := range batch {
 		got, ok := byID[e.ID]
-		if !ok || got.Target != fmt.Sprint(i) || got.Request != e.Request || got.BackendTool != e.BackendTool {
+		if !ok || got.Target != fmt.Sprint(i) || got.Request != e.Request || got.BackendTool != e.BackendTool || got.Instance != e.Instance {
 			t.Fatalf("entry %d got id %d, which holds %+v", i, e.ID, got)
 		}
 	}

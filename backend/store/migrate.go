@@ -39,6 +39,8 @@ var migrations = []*gormigrate.Migration{
 	{ID: "0800_server_secrets", Migrate: migrateServerSecrets},
 	// A token's own roles, for state_gate (issue 24); numbered apart (0900).
 	{ID: "0900_token_custom_roles", Migrate: migrateTokenCustomRoles},
+	// A server's isolation, and the request log's instance (issue 26); 1000.
+	{ID: "1000_server_isolation", Migrate: migrateServerIsolation},
 	// The persisted catalog and tool pins (issue 27); numbered apart (1100).
 	{ID: "1100_catalog", Migrate: migrateCatalog},
 }

@@ -103,4 +103,7 @@ type RequestLog struct {
 	// the tool it was routed to (on Server); empty for other requests
 	// (migration 0700).
 	BackendTool string `json:"backendTool,omitempty"`
+	// Instance is the per-client instance that served the request ("#3
+	// (pid 4242)"); empty for a shared server (migration 1000).
+	Instance string `json:"instance,omitempty"`
 }

@@ -21,11 +21,12 @@ import (
 	"github.com/mcp-router/mcp-router/backend/spec"
 )
 
-// upstreamProtocol is pinned: mcp-go's client otherwise probes
-// server/discover, takes any answer as 2026-07-28 and then fails against
-// servers that only speak the 2025-11-25 handshake (see PEERS.md). The
-// router probes itself (discover.go), reading the revisions the answer
-// names, and shows them; the connection is the handshake's either way.
+// upstreamProtocol is the handshake's revision, pinned: mcp-go's client
+// otherwise probes server/discover, takes any answer as 2026-07-28 and
+// then fails against servers that only speak the 2025-11-25 handshake (see
+// PEERS.md). The router probes itself (discover.go), reading the revisions
+// the answer names: an HTTP server that names 2026-07-28 is used on it,
+// without the handshake (modern.go); any other goes through initialize.
 const upstreamProtocol = mcp.ProtocolVersion20251125
 
 // conn is one live connection to an upstream: the mcp-go client for the
@@ -40,7 +41,10 @@ type conn struct {
 	// discovered: what the server/discover probe before initialize
 	// learned (discover.go); zero when it was not sent.
 	discovered discovery
-	cancel     context.CancelFunc
+	// modernEra: the connection is on 2026-07-28 (modern.go), with no
+	// initialize and no session; nil on the handshake's revision.
+	modernEra *modernState
+	cancel    context.CancelFunc
 	// login: the server's OAuth login for mcp-go's transports (SSE, HTTP
 	// through a proxy), whose 401s request refreshes here; nil otherwise.
 	login *loginAuth
@@ -193,8 +197,9 @@ func dialOnce(ctx context.Context, s spec.Server, o dialOptions) (_ *conn, sent 
 		return nil, startSent.get(), fmt.Errorf("connect: %w", fromMCPGo(err, redactedURL(s.URL)))
 	}
 	// Ask the server which revisions it speaks (discover.go; HTTP on the
-	// router's own transport only). The connection itself stays on the
-	// handshake (upstreamProtocol) whatever the answer; the answer is
+	// router's own transport only). One that names 2026-07-28 is used on
+	// it, with no handshake (modern.go); any other answer, or none, leaves
+	// the connection on the handshake (upstreamProtocol). The answer is
 	// shown (Status.ProtocolVersions).
 	if c.probes() {
 		d := c.discover(ctx, o.clientInfo)
@@ -204,6 +209,12 @@ func dialOnce(ctx context.Context, s spec.Server, o dialOptions) (_ *conn, sent 
 			return nil, "", err
 		}
 		c.discovered = d
+		if d.offersModern() {
+			c.useModern(d, o)
+			go c.listen(life, o.refreshAfterGap())
+			ok = true
+			return c, "", nil
+		}
 	}
 	initCtx, initSent := withSentLogin(ctx)
 	init, err := c.initialize(initCtx, o.clientInfo)
@@ -258,6 +269,19 @@ func (c *conn) initialize(ctx context.Context, info mcp.Implementation) (*mcp.In
 func (c *conn) request(ctx context.Context, method string, params any) ([]byte, error) {
 	id := mcp.NewRequestId("mcpr-" + strconv.FormatInt(c.ids.Add(1), 10))
 	req := transport.JSONRPCRequest{JSONRPC: mcp.JSONRPC_VERSION, ID: id, Method: method, Params: c.inOwnEra(params)}
+	if c.modernEra != nil {
+		if isSubscriptionMethod(method) {
+			return c.subscription(method, params)
+		}
+		if method == string(mcp.MethodSetLogLevel) {
+			return c.setLevel(params)
+		}
+		raw, err := c.modernEra.withRequestMeta(params)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", method, err)
+		}
+		req.Params, req.Header = raw, standardHeaders(method, raw)
+	}
 	var resp *transport.JSONRPCResponse
 	var err error
 	if c.login == nil {
@@ -276,7 +300,9 @@ func (c *conn) request(ctx context.Context, method string, params any) ([]byte, 
 		}
 	}
 	if err != nil {
-		if ctx.Err() != nil {
+		if ctx.Err() != nil && c.modernEra == nil {
+			// On 2026-07-28 over HTTP the end of the request's stream
+			// (the connection, closed with the context) is the cancel.
 			c.cancelUpstream(id, context.Cause(ctx))
 		}
 		if errors.Is(err, transport.ErrSessionTerminated) {
@@ -333,8 +359,14 @@ func (c *conn) cancelUpstream(id mcp.RequestId, cause error) {
 	})
 }
 
+// ping checks the server answers: ping on the handshake's revisions,
+// server/discover on 2026-07-28, which has no ping.
 func (c *conn) ping(ctx context.Context) error {
-	_, err := c.request(ctx, "ping", nil)
+	method := string(mcp.MethodPing)
+	if c.modernEra != nil {
+		method = string(mcp.MethodServerDiscover)
+	}
+	_, err := c.request(ctx, method, nil)
 	return err
 }
 

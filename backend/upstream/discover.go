@@ -37,6 +37,11 @@ type discovery struct {
 	// instance: the router instance id the answer's _meta carried (an MCP
 	// Router answers server/discover with it, as initialize), "" none.
 	instance string
+	// What a successful answer says of the server, in initialize's terms:
+	// a connection on 2026-07-28 has no other source for them.
+	serverInfo   mcp.Implementation
+	capabilities mcp.ServerCapabilities
+	instructions string
 }
 
 // offersModern reports whether the server said it speaks 2026-07-28. A
@@ -63,7 +68,14 @@ func (d discovery) offersModern() bool {
 // answers, and from then on treats the session as 2026-07-28: results
 // carry resultType and notifications/tools/list_changed is no longer sent
 // on the pipe. A stdio server can be probed only by a connection that
-// goes on in 2026-07-28 when the answer names it.
+// goes on in 2026-07-28 when the answer names it — and such a connection
+// costs the pipe's session the server's mid-call requests: on 2026-07-28
+// the go-sdk server refuses its own elicitation/create and
+// sampling/createMessage during a call ("cannot be sent while serving a
+// request on protocol version 2026-07-28"; test_elicitation,
+// test_sampling), which its 2025-11-25 session sends and the router passes
+// on to clients of either era. One pipe serves every client, so stdio
+// stays on the handshake (docs/endpoint.md, "Protocol revisions").
 func (c *conn) probes() bool {
 	_, ok := c.tr.(*streamTransport)
 	return ok
@@ -95,16 +107,29 @@ func (c *conn) discover(ctx context.Context, info mcp.Implementation) discovery 
 	case resp.Error != nil:
 		d.versions = supportedOfError(resp.Error.Code, resp.Error.Data)
 	default:
-		var res struct {
-			SupportedVersions any            `json:"supportedVersions"`
-			Meta              map[string]any `json:"_meta"`
-		}
-		if json.Unmarshal(resp.Result, &res) == nil {
-			d.versions = revisions(res.SupportedVersions)
-			d.instance, _ = res.Meta[InstanceMetaKey].(string)
-		}
+		d.read(resp.Result)
 	}
 	return d
+}
+
+// read takes what a successful server/discover answer says.
+func (d *discovery) read(result []byte) {
+	var res struct {
+		SupportedVersions any                    `json:"supportedVersions"`
+		Capabilities      mcp.ServerCapabilities `json:"capabilities"`
+		Instructions      string                 `json:"instructions"`
+		Meta              map[string]any         `json:"_meta"`
+	}
+	if json.Unmarshal(result, &res) != nil {
+		return
+	}
+	d.versions = revisions(res.SupportedVersions)
+	d.instance, _ = res.Meta[InstanceMetaKey].(string)
+	d.capabilities, d.instructions = res.Capabilities, res.Instructions
+	if info, ok := res.Meta[mcp.MetaKeyServerInfo].(map[string]any); ok {
+		d.serverInfo.Name, _ = info["name"].(string)
+		d.serverInfo.Version, _ = info["version"].(string)
+	}
 }
 
 // supportedOfError: a server that does not speak the probe's revision

@@ -100,6 +100,13 @@ func TestDiscoverGoSDKHTTP(t *testing.T) {
 			if !stateless && c.tr.GetSessionId() == "" {
 				t.Fatal("no session after the probe and the handshake")
 			}
+			if stateless {
+				// Used on 2026-07-28 (TestModernConnectionGoSDKStateless).
+				if c.modernEra == nil || c.init.ProtocolVersion != modernProtocol {
+					t.Fatalf("stateless server on %q", c.init.ProtocolVersion)
+				}
+				return
+			}
 			checkHandshake(t, c, "test_simple_text", nil, `"type":"text"`)
 		})
 	}

@@ -23,10 +23,10 @@ var modernRequestMetaKeys = []string{
 	mcp.MetaKeyLogLevel,
 }
 
-// modern reports whether the connection negotiated the 2026-07-28
-// revision or later (its handshake is pinned to 2025-11-25 today).
+// modern reports whether the connection is on the 2026-07-28 revision or
+// later (modern.go); the handshake's is pinned to 2025-11-25.
 func (c *conn) modern() bool {
-	return c.init != nil && mcp.IsModernProtocol(c.init.ProtocolVersion)
+	return c.modernEra != nil || (c.init != nil && mcp.IsModernProtocol(c.init.ProtocolVersion))
 }
 
 // inOwnEra returns params as this connection's revision carries them: on a

@@ -8,6 +8,8 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -67,6 +69,38 @@ func runFake(mode string) {
 			fmt.Fprintf(os.Stderr, "line %d\n", i)
 		}
 		s := server.NewMCPServer("spam", "1.0")
+		_ = server.ServeStdio(s)
+	case "whoami":
+		// Tells who started it (its args, $WHO, its pid) and, asked,
+		// which roots its client gives it. A template left unexpanded in
+		// its args or $WHO is a failed start.
+		for _, a := range append(os.Args[1:], os.Getenv("WHO")) {
+			if strings.Contains(a, "${") {
+				fmt.Fprintf(os.Stderr, "unexpanded template %q\n", a)
+				os.Exit(3)
+			}
+		}
+		s := server.NewMCPServer("whoami", "1.0", server.WithToolCapabilities(false))
+		var rootsChanged atomic.Int32
+		s.AddNotificationHandler("notifications/roots/list_changed", func(context.Context, mcp.JSONRPCNotification) { rootsChanged.Add(1) })
+		s.AddTool(mcp.NewTool("changes"), func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return mcp.NewToolResultText(fmt.Sprint(rootsChanged.Load())), nil
+		})
+		s.AddTool(mcp.NewTool("whoami"), func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			b, _ := json.Marshal(map[string]any{"args": os.Args[1:], "who": os.Getenv("WHO"), "pid": os.Getpid()})
+			return mcp.NewToolResultText(string(b)), nil
+		})
+		s.AddTool(mcp.NewTool("roots"), func(ctx context.Context, _ mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			res, err := s.RequestRoots(ctx, mcp.ListRootsRequest{})
+			if err != nil {
+				return mcp.NewToolResultError(err.Error()), nil
+			}
+			var uris []string
+			for _, r := range res.Roots {
+				uris = append(uris, r.URI)
+			}
+			return mcp.NewToolResultText(strings.Join(uris, ",")), nil
+		})
 		_ = server.ServeStdio(s)
 	case "exit":
 		fmt.Fprintln(os.Stderr, "fatal: missing API key")

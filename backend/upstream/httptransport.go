@@ -272,6 +272,17 @@ func (t *streamTransport) SendRequest(ctx context.Context, req transport.JSONRPC
 		// revision requires (a server refuses it otherwise, -32020).
 		extra = "Mcp-Protocol-Version: " + modernProtocol + "\r\nMcp-Method: " + req.Method + "\r\n"
 	}
+	// A connection on 2026-07-28 (modern.go) gives each request's
+	// Mcp-Method and Mcp-Name; only values that cannot break the header
+	// lines are written.
+	for _, name := range sortedKeys(req.Header) {
+		if !strings.HasPrefix(name, "Mcp-") || !headerValueSafe(name) || strings.ContainsAny(name, " :") {
+			continue
+		}
+		if v := req.Header.Get(name); headerValueSafe(v) {
+			extra += name + ": " + v + "\r\n"
+		}
+	}
 	c, resp, sent, err := t.exchange(ctx, http.MethodPost, body, extra, false)
 	if err != nil {
 		return nil, err
@@ -310,6 +321,18 @@ func (t *streamTransport) SendRequest(ctx context.Context, req transport.JSONRPC
 		t.startListening()
 	}
 	return answer, nil
+}
+
+func sortedKeys(h http.Header) []string {
+	if len(h) == 0 {
+		return nil
+	}
+	keys := make([]string, 0, len(h))
+	for k := range h {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }
 
 // endSession records that the server no longer knows the session: only a

@@ -22,12 +22,18 @@ import (
 )
 
 // fakeRouter is an MCP server that announces instance id as the router's
-// gateway does (under InstanceMetaKey in the initialize result's _meta);
-// "" announces nothing.
+// gateway does (under InstanceMetaKey in the _meta of the initialize and
+// the server/discover results, gateway/instance.go); "" announces nothing.
+// Its server/discover names 2026-07-28 (mcp-go's), so over HTTP the
+// router meets it on that revision and the discover answer is where it
+// finds the id.
 func fakeRouter(id string) *server.MCPServer {
 	hooks := &server.Hooks{}
 	if id != "" {
 		hooks.AddAfterInitialize(func(_ context.Context, _ any, _ *mcp.InitializeRequest, res *mcp.InitializeResult) {
+			res.Meta = &mcp.Meta{AdditionalFields: map[string]any{InstanceMetaKey: id}}
+		})
+		hooks.AddAfterDiscover(func(_ context.Context, _ any, _ *mcp.DiscoverRequest, res *mcp.DiscoverResult) {
 			res.Meta = &mcp.Meta{AdditionalFields: map[string]any{InstanceMetaKey: id}}
 		})
 	}
@@ -69,7 +75,7 @@ func (m *methodCounter) wrap(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodPost {
 			body, _ := readAllAndRestore(r)
-			for _, method := range []string{"initialize", "tools/list", "ping", "resources/list", "prompts/list"} {
+			for _, method := range []string{"initialize", "server/discover", "tools/list", "ping", "resources/list", "prompts/list"} {
 				if strings.Contains(body, `"method":"`+method+`"`) {
 					m.mu.Lock()
 					m.counts[method]++
@@ -79,6 +85,13 @@ func (m *methodCounter) wrap(next http.Handler) http.Handler {
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 func (m *methodCounter) get(method string) int {
@@ -125,8 +138,14 @@ func TestRefusesAServerThatIsThisRouter(t *testing.T) {
 			t.Cleanup(srv.Close)
 			def := spec.Server{Name: "loop", Transport: transport, URL: srv.URL + path, Enabled: true}
 			def.Normalize()
-			return attempt{def: def, count: func() int { return mc.get("initialize") },
-				lists: func() int { return mc.get("tools/list") }}
+			// Over HTTP an attempt starts with server/discover, which names
+			// 2026-07-28 here: the id is found there, and nothing follows.
+			first := "server/discover"
+			if sse {
+				first = "initialize"
+			}
+			return attempt{def: def, count: func() int { return mc.get(first) },
+				lists: func() int { return mc.get("tools/list") + mc.get("initialize")*btoi(!sse) }}
 		}
 	}
 	transports := map[string]func(t *testing.T, id string) attempt{

@@ -34,6 +34,11 @@ type managed struct {
 	refresh   chan struct{} // capacity 1: some list changed upstream
 	pendingMu sync.Mutex
 	pending   map[string]bool // lists to refresh
+
+	// Per-client instances (perclient.go), by client key.
+	instMu    sync.Mutex
+	instances map[string]*instance
+	instSeq   int
 }
 
 func newManaged(svc *Service, s spec.Server) *managed {
@@ -44,6 +49,8 @@ func newManaged(svc *Service, s spec.Server) *managed {
 		wake:    make(chan struct{}, 1),
 		refresh: make(chan struct{}, 1),
 		pending: map[string]bool{},
+
+		instances: map[string]*instance{},
 	}
 	m.console = NewConsole(svc.opts.ConsoleLines, func(line string) {
 		svc.emit(Event{Kind: EventConsole, Server: s.Name, Line: line})
@@ -55,8 +62,10 @@ func newManaged(svc *Service, s spec.Server) *managed {
 // snapshot returns the status, with the console-independent fields filled.
 func (m *managed) snapshot() Status {
 	m.mu.RLock()
-	defer m.mu.RUnlock()
-	return m.status
+	st := m.status
+	m.mu.RUnlock()
+	st.Instances = m.instanceStatuses()
+	return st
 }
 
 func (m *managed) update(fn func(st *Status)) {
@@ -68,6 +77,7 @@ func (m *managed) update(fn func(st *Status)) {
 	}
 	st := m.status
 	m.mu.Unlock()
+	st.Instances = m.instanceStatuses()
 	m.svc.emit(Event{Kind: EventState, Server: st.Name, Status: st})
 }
 
@@ -100,6 +110,7 @@ func (m *managed) stop() {
 	cancel, done := m.cancel, m.done
 	m.cancel = nil
 	m.mu.Unlock()
+	m.dropAllInstances("the server stopped")
 	if cancel == nil {
 		return
 	}
@@ -214,11 +225,28 @@ const (
 
 func (m *managed) connect(ctx context.Context) (*conn, Catalog, error) {
 	s := m.currentSpec()
+	clientSide := m.svc.opts.ClientSide
+	if s.IsPerClient() {
+		// The catalog connection serves no client: it takes the
+		// router's own template values, and is its own client for roots
+		// (an empty directory, so that a server that takes its
+		// directories from roots starts); nothing else can be asked.
+		values, err := m.svc.catalogValues()
+		if err != nil {
+			return nil, Catalog{}, err
+		}
+		clientSide = ClientSide{Roots: func(context.Context, string, mcp.ListRootsRequest) (*mcp.ListRootsResult, error) {
+			return &mcp.ListRootsResult{Roots: []mcp.Root{{URI: values.Roots[0], Name: "mcp-router catalog (empty)"}}}, nil
+		}}
+		if s, err = spec.ExpandClient(s, values); err != nil {
+			return nil, Catalog{}, err
+		}
+	}
 	cctx, cancel := context.WithTimeout(ctx, m.svc.opts.StartTimeout)
 	defer cancel()
 	c, err := dial(cctx, s, dialOptions{
 		clientInfo:     m.svc.opts.ClientInfo,
-		clientSide:     m.svc.opts.ClientSide,
+		clientSide:     clientSide,
 		console:        m.console,
 		builtins:       m.svc.opts.Builtins,
 		authorizer:     m.svc.opts.Authorizer,
@@ -325,6 +353,13 @@ func (m *managed) monitor(ctx context.Context, c *conn) string {
 				// ping has lost our session: server-everything, for one,
 				// answers a stale session with 400 and a JSON-RPC error
 				// instead of the 404 the spec asks for.
+				if c.modernEra != nil {
+					// On 2026-07-28 the check is server/discover, which such
+					// a server must answer: one that refuses it (even as an
+					// unknown method) may no longer speak that revision
+					// (replaced by an older build); connecting again asks.
+					return "server/discover refused by the server: " + rpcErr.Message
+				}
 				if c.spec.Transport == spec.Stdio || rpcErr.Code == mcp.METHOD_NOT_FOUND {
 					pingFailures = 0
 					continue

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"reflect"
 	"slices"
 	"sort"
@@ -66,6 +67,9 @@ type Options struct {
 	// entries just before it is started or connected (backend/secrets
 	// ServerValues); nil: a server with secret entries does not start.
 	Secrets Secrets
+	// PerClient bounds per-client servers' instances (perclient.go), asked
+	// at each new instance and each idle check; nil: the defaults.
+	PerClient func() PerClientLimits
 }
 
 // Secrets resolves a definition's secret entries: Resolve returns it with
@@ -118,6 +122,12 @@ type Service struct {
 	subMu  sync.RWMutex
 	subs   map[int]func(Event)
 	nextID int
+
+	// The empty directory per-client servers' catalog connections take
+	// as their roots (catalogValues); made on first use, removed by Close.
+	catalogOnce sync.Once
+	catalogDir  string
+	catalogErr  error
 }
 
 // New returns an empty service; call Sync to give it servers.
@@ -201,7 +211,12 @@ func (s *Service) Sync(defs []spec.Server) error {
 		m.mu.Unlock()
 		if !reflect.DeepEqual(old, d) {
 			// Subscribers re-read the definition (prefix mode, disabled tools).
-			m.update(func(st *Status) { st.Enabled, st.Transport = d.Enabled, d.Transport })
+			m.update(func(st *Status) {
+				st.Enabled, st.Transport = d.Enabled, d.Transport
+				if d.Isolation != old.Isolation {
+					st.SuggestPerClient = nil
+				}
+			})
 		}
 		switch {
 		case !d.Enabled && old.Enabled:
@@ -233,7 +248,7 @@ func connectionChanged(a, b spec.Server) bool {
 		!reflect.DeepEqual(a.Args, b.Args) || !reflect.DeepEqual(a.Env, b.Env) ||
 		!reflect.DeepEqual(a.Headers, b.Headers) ||
 		// A secret value changed, or which entries are secret.
-		a.SecretRevision != b.SecretRevision || !slices.Equal(a.SecretEnv, b.SecretEnv) ||
+		a.SecretRevision != b.SecretRevision || !slices.Equal(a.SecretEnv, b.SecretEnv) || a.Isolation != b.Isolation ||
 		!slices.Equal(a.SecretHeaders, b.SecretHeaders)
 }
 
@@ -273,6 +288,9 @@ func (s *Service) Restart(name string) error {
 	m.mu.RLock()
 	supervised, c := m.cancel != nil, m.conn
 	m.mu.RUnlock()
+	// A per-client server's instances restart too: each client's next
+	// call starts its own again.
+	m.dropAllInstances("restart requested")
 	switch {
 	case !supervised:
 		m.start()
@@ -383,7 +401,24 @@ func (s *Service) Request(ctx context.Context, name, method string, params any) 
 	m.mu.RLock()
 	c, st, sp := m.conn, m.status, m.spec
 	m.mu.RUnlock()
-	if c == nil {
+	if sp.IsPerClient() {
+		// The client's own instance, whatever the catalog connection's
+		// state: it is a process or session of its own.
+		cl, ok := clientFrom(ctx)
+		if !ok {
+			return nil, fmt.Errorf("%w (server %q is per-client)", ErrNoClient, name)
+		}
+		inst, err := m.instanceFor(ctx, cl)
+		if err != nil {
+			return nil, err
+		}
+		defer inst.release()
+		inst.calls.Add(1)
+		if note, ok := ctx.Value(instanceNoteKey{}).(*InstanceNote); ok {
+			note.set(inst.id, inst.conn.pid())
+		}
+		c = inst.conn
+	} else if c == nil {
 		if st.Error != "" {
 			return nil, fmt.Errorf("%w (%s: %s)", ErrNotRunning, st.State, st.Error)
 		}
@@ -428,6 +463,9 @@ func (s *Service) Close() {
 	}
 	s.mu.Unlock()
 	parallel(all, (*managed).stop)
+	if s.catalogDir != "" {
+		_ = os.RemoveAll(s.catalogDir)
+	}
 }
 
 // ProbeResult is what a one-shot connection learned.
@@ -446,6 +484,23 @@ type ProbeResult struct {
 // any process it started. stderr receives the server's stderr lines.
 func Probe(ctx context.Context, s spec.Server, o Options, stderr io.Writer) (ProbeResult, error) {
 	o.defaults()
+	if s.IsPerClient() {
+		// As its catalog connection starts: the router's own values, an
+		// empty directory of its own for the roots.
+		probe := &Service{opts: o}
+		defer func() {
+			if probe.catalogDir != "" {
+				_ = os.RemoveAll(probe.catalogDir)
+			}
+		}()
+		values, err := probe.catalogValues()
+		if err != nil {
+			return ProbeResult{}, err
+		}
+		if s, err = spec.ExpandClient(s, values); err != nil {
+			return ProbeResult{}, err
+		}
+	}
 	console := NewConsole(o.ConsoleLines, func(line string) {
 		if stderr != nil {
 			fmt.Fprintln(stderr, line)

@@ -45,6 +45,21 @@ type Status struct {
 	// a proxy).
 	ProtocolVersions []string `json:"protocolVersions,omitempty"`
 	Instructions     string   `json:"instructions,omitempty"`
+	// Instances: a per-client server's running instances (perclient.go).
+	Instances []InstanceStatus `json:"instances,omitempty"`
+	// SuggestPerClient: this shared server sent its client a request
+	// (sampling, elicitation, roots) while two or more clients used it,
+	// so it depends on who its client is: the Servers page offers to make
+	// it per-client. nil until then; cleared when the definition changes.
+	SuggestPerClient *PerClientSuggestion `json:"suggestPerClient,omitempty"`
+}
+
+// PerClientSuggestion is the last such request: what it was, how many
+// clients had calls in flight there, and when.
+type PerClientSuggestion struct {
+	What    string    `json:"what"`
+	Clients int       `json:"clients"`
+	At      time.Time `json:"at"`
 }
 
 // EventKind says what an Event reports.
@@ -66,4 +81,7 @@ type Event struct {
 	Status Status    `json:"status"`
 	Lists  []string  `json:"lists,omitempty"` // "tools", "resources", "prompts"
 	Line   string    `json:"line,omitempty"`
+	// Instance: the per-client instance a console line came from; 0 for
+	// the server's own connection.
+	Instance int `json:"instance,omitempty"`
 }

@@ -5,7 +5,9 @@
 // sessions; 2026-07-28, stateless, with multi-round-trip requests), each with
 // the upstream over stdio and over streamable HTTP (stateful: the router's own
 // HTTP client transport, so progress, sampling, elicitation, logging and
-// subscriptions all cross it). Four runs, in parallel.
+// subscriptions all cross it), and 2026-07-28 also with the upstream over
+// stateless HTTP, which the router speaks 2026-07-28 to (its input_required
+// results, subscriptions/listen). Five runs, in parallel.
 //
 // A ratchet, not a threshold: every scored scenario must pass except those
 // named in conformance-known-failures.json for that set and upstream kind, and
@@ -36,7 +38,13 @@ const KNOWN_FAILURES = JSON.parse(readFileSync(KNOWN_FAILURES_FILE, 'utf8'));
 // `--requirements` runs exactly these, plus unscored extension and pending
 // ones that it names after the summary).
 const SCORED = { '2025-11-25': 30, '2026-07-28': 37 };
-const UPSTREAMS = ['stdio', 'http'];
+// The upstream kinds each set runs against: stdio and stateful HTTP (both on
+// the 2025-11-25 handshake), and for 2026-07-28 also stateless HTTP, which
+// the router uses on 2026-07-28 (no initialize, no session). The 2025-11-25
+// set is not run against the stateless server: with no session it cannot
+// ask a client mid-call on any revision (its test_elicitation answers a
+// 2025-11-25 client directly with "client does not support elicitation").
+const UPSTREAMS = { '2025-11-25': ['stdio', 'http'], '2026-07-28': ['stdio', 'http', 'http-stateless'] };
 
 // parseRun reads one suite run: the runner's summary ("✓ name: N passed, M
 // failed"), the scenarios it lists as not scored for the set, and each
@@ -77,9 +85,9 @@ function verdicts({ summary, unscored, checks }) {
   return out;
 }
 
-describe('official conformance suite 0.2.0-alpha.12 through the router', { concurrency: 4, timeout: 600_000 }, () => {
+describe('official conformance suite 0.2.0-alpha.12 through the router', { concurrency: 5, timeout: 600_000 }, () => {
   for (const requirements of Object.keys(SCORED)) {
-    for (const upstream of UPSTREAMS) {
+    for (const upstream of UPSTREAMS[requirements]) {
       const tag = `conformance ${requirements} (${upstream} upstream)`;
       test(`--requirements ${requirements}, upstream over ${upstream}: every scored scenario passes but the known failures`, async () => {
         requirePeers({ goEverything: true });
@@ -98,8 +106,8 @@ describe('official conformance suite 0.2.0-alpha.12 through the router', { concu
         const outDir = tempDir(`conformance-${requirements}-${upstream}-out`);
         try {
           let server = { name: 'conformance', command: EVERYTHING_GO, prefix: 'never' };
-          if (upstream === 'http') {
-            httpServer = await startGoEverythingHTTP();
+          if (upstream !== 'stdio') {
+            httpServer = await startGoEverythingHTTP({ stateless: upstream === 'http-stateless' });
             server = { name: 'conformance', url: httpServer.url, prefix: 'never' };
           }
           router = await startRouter({

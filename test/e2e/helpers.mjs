@@ -173,9 +173,14 @@ async function cli(bin, args, opts) {
 // startGoEverythingHTTP runs the go-sdk everything-server over streamable
 // HTTP (stateful, so it can send requests to the client) on a free loopback
 // port and resolves once it accepts connections; stop() kills it.
-export async function startGoEverythingHTTP() {
+// startGoEverythingHTTP runs the go-sdk everything-server over streamable
+// HTTP: stateful by default (the 2025-11-25 handshake and a session; its
+// server/discover names only the handshake's revisions), or with
+// { stateless: true } a 2026-07-28 server (its server/discover names
+// 2026-07-28, and the router uses it on that revision).
+export async function startGoEverythingHTTP({ stateless = false } = {}) {
   const port = await freePort();
-  const child = spawn(EVERYTHING_GO, ['-http', `127.0.0.1:${port}`, '-stateless=false'], { env: childEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(EVERYTHING_GO, ['-http', `127.0.0.1:${port}`, `-stateless=${stateless}`], { env: childEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout.setEncoding('utf8').on('data', (d) => (output += d));
   child.stderr.setEncoding('utf8').on('data', (d) => (output += d));
@@ -273,16 +278,20 @@ function waitExit(child, timeoutMs) {
 // `serve` on a free loopback port and waits for its ready line and for the
 // expected tools to be listed. The returned stop() sends SIGTERM, waits for the
 // exit and throws if a process with the marker is still alive.
-export async function startRouter({ servers, noAuth = false, expectTools = [], label = 'router' }) {
+export async function startRouter({ servers, noAuth = false, expectTools = [], label = 'router', settings = {} }) {
   const bin = routerBin();
   const dataDir = tempDir(label);
   const marker = `${label}-${process.pid}-${randomBytes(6).toString('hex')}`;
   const base = ['--data-dir', dataDir];
+  for (const [key, value] of Object.entries(settings)) {
+    await cli(bin, [...base, 'settings', 'set', key, String(value)], { timeoutMs: 30_000 });
+  }
   for (const s of servers) {
     // A server is a command (stdio, started by the router with the marker)
     // or a URL (an HTTP server the test runs itself).
     const args = [...base, 'servers', 'add', s.name];
     if (s.prefix) args.push('--prefix', s.prefix);
+    if (s.isolation) args.push('--isolation', s.isolation);
     if (s.builtin) args.push('--builtin');
     else if (s.url) args.push('--url', s.url);
     else args.push('--env', `${MARKER_VAR}=${marker}`, '--', s.command, ...(s.args ?? []));

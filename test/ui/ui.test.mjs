@@ -168,7 +168,7 @@ test('the UI end to end', { timeout: 420_000 }, async (t) => {
     // Pasted JSON: the router's own snippet beside another server. The other
     // goes in, the router's entry is named as skipped with the reason, and the
     // dialog stays open to show it.
-    const doc = JSON.parse(await call('Snippet', 'claude-code', 'http', ''));
+    const doc = JSON.parse(await call('Snippet', 'claude-code', 'http', '', []));
     doc.mcpServers.other = { command: 'sleep', args: ['120'], env: { [MARKER_VAR]: marker }, disabled: true };
     await tid('add-server').click();
     await tid('paste-json').fill(JSON.stringify(doc, null, 2));
@@ -394,6 +394,45 @@ test('the UI end to end', { timeout: 420_000 }, async (t) => {
     await until(async () => ((await tid('snippet-text').textContent()) ?? '').includes('"connect"'), 'the Claude Desktop stdio snippet');
     assert.equal(await tid('snippet-error').count(), 0);
     assert.ok(await tid('snippet-copy').isEnabled());
+  });
+
+  await t.test("puts the client's own upstream credentials in the snippet, says they land in its config file, logs none", async () => {
+    // A server that takes a client's credential (disabled: it is never reached).
+    await call('AddServer', { name: 'e2e-gh', transport: 'http', url: 'http://127.0.0.1:9/mcp', enabled: false, prefixMode: 'always', passUpstreamAuth: true });
+    await tid('upstream-auth').locator('summary').click();
+    const warning = (await tid('upstream-auth-warning').textContent()) ?? '';
+    assert.match(warning, /they land in the client’s config file/);
+    await tid('upstream-auth-add').click();
+    // Only the servers with passUpstreamAuth (and *) are offered: not everything.
+    await until(async () => (await tid('upstream-auth-server-0').locator('option[value="e2e-gh"]').count()) === 1, 'e2e-gh offered');
+    const offered = await tid('upstream-auth-server-0').locator('option').evaluateAll((os) => os.map((o) => o.value));
+    assert.deepEqual(offered, ['', '*', 'e2e-gh']);
+    await tid('upstream-auth-server-0').selectOption('e2e-gh');
+    const credential = `Bearer e2e-upstream-${marker}`;
+    await tid('upstream-auth-value-0').fill(credential);
+    assert.equal(await tid('upstream-auth-value-0').getAttribute('type'), 'password');
+    const snippetText = async () => (await tid('snippet-text').textContent()) ?? '';
+
+    // stdio (Claude Desktop, as the previous step left it): $MCPR_UPSTREAM_AUTH, as `snippet --upstream-auth` writes it.
+    await until(async () => (await snippetText()).includes(credential), 'the stdio snippet to carry the credential');
+    const stdio = JSON.parse(await snippetText());
+    assert.equal(stdio.mcpServers['mcp-router'].env.MCPR_UPSTREAM_AUTH, `e2e-gh=${credential}`);
+    // http (Claude Code): the per-server header.
+    await tid('snippet-client-claude-code').click();
+    await tid('snippet-mode-http').check();
+    await until(async () => (await snippetText()).includes('X-Upstream-Authorization-For'), 'the http snippet to carry the header');
+    const http = JSON.parse(await snippetText());
+    assert.equal(http.mcpServers['mcp-router'].headers['X-Upstream-Authorization-For'], JSON.stringify({ 'e2e-gh': credential }));
+    await shoot('connect-upstream-auth');
+    await tid('snippet-copy').click();
+    await tid('snippet-copy').getByText('Copied').waitFor();
+    assert.ok((await page.evaluate(() => navigator.clipboard.readText())).includes(credential), 'the copied snippet has the credential');
+
+    // Removed, it is gone from the snippet; the router logged none of it.
+    await tid('upstream-auth-remove-0').click();
+    await until(async () => !(await snippetText()).includes('Upstream') && (await snippetText()).includes('"type": "http"'), 'the snippet without the credential');
+    assert.ok(!h.routerLog.includes(`e2e-upstream-${marker}`), 'the router logged the credential');
+    await call('RemoveServer', 'e2e-gh');
   });
 
   await t.test("edits a token's servers, revokes and deletes it, and the name is free again", async () => {

@@ -1,4 +1,4 @@
-import { ApiError } from './types';
+import { ApiError, type Call } from './base';
 
 // Settings → About: the running version and the update check
 // (docs/install.md#updates). Nothing is downloaded: a newer release is shown
@@ -72,7 +72,6 @@ export function toAboutInfo(raw: unknown): AboutInfo {
   };
 }
 
-type Call = <T>(method: string, args: unknown[], convert: (raw: unknown) => T) => Promise<T>;
 
 export function createAboutApi(call: Call): AboutApi {
   return {

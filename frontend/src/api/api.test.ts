@@ -32,6 +32,10 @@ describe('createApi', () => {
     expect(await api.getSettings()).toMatchObject({ hookTimeoutSeconds: 2, hookMemoryMB: 128, approvalTimeoutSeconds: 300 });
     const old = createApi(fakeTransport({ GetSettings: base }).t);
     expect(await old.getSettings()).toMatchObject({ hookTimeoutSeconds: 5, hookMemoryMB: 64, approvalTimeoutSeconds: 60 });
+    // The session limits: read, or the settings' defaults from a router without them.
+    const sessions = createApi(fakeTransport({ GetSettings: { ...base, sessionsPerCredential: 3, sessionsTotal: 50, sessionIdleTimeoutSeconds: 90 } }).t);
+    expect(await sessions.getSettings()).toMatchObject({ sessionsPerCredential: 3, sessionsTotal: 50, sessionIdleTimeoutSeconds: 90 });
+    expect(await old.getSettings()).toMatchObject({ sessionsPerCredential: 100, sessionsTotal: 1000, sessionIdleTimeoutSeconds: 600 });
   });
 
   it('reads the policy as Go sends it: the load error\'s problems, nil lists empty', async () => {
@@ -64,11 +68,13 @@ describe('createApi', () => {
     await api.setToolEnabled('everything', 'echo', false);
     await api.reorderHooks([3, 1]);
     await api.queryLogs({ status: 'blocked', beforeId: 10 }).catch(() => {});
+    await api.snippet('cursor', 'stdio', '', ['github=Bearer x']).catch(() => {});
     expect(f.calls).toEqual([
       ['CallTool', ['everything__echo', '{"message":"hi"}']],
       ['SetToolEnabled', ['everything', 'echo', false]],
       ['ReorderHooks', [[3, 1]]],
       ['QueryLogs', [{ status: 'blocked', beforeId: 10 }]],
+      ['Snippet', ['cursor', 'stdio', '', ['github=Bearer x']]],
     ]);
     expect(r.content).toEqual([{ type: 'text', text: 'hi' }]);
   });
@@ -81,6 +87,15 @@ describe('createApi', () => {
     expect((await api.listTools())[0]?.inputSchema).toEqual({ type: 'object' });
   });
 
+  it("reads a hook's load error; a broken hook's unreadable type does not fail the list, a readable hook's does", async () => {
+    const broken = { ...hook(2, { name: 'garbled' }), hookType: 'around', loadError: 'the stored row cannot be read as a hook: bad hook_type' };
+    const list = await createApi(fakeTransport({ ListHooks: [hook(1), broken] }).t).listHooks();
+    expect(list[0]).not.toHaveProperty('loadError');
+    expect(list[1]).toMatchObject({ name: 'garbled', hookType: 'pre', loadError: 'the stored row cannot be read as a hook: bad hook_type' });
+    const { loadError: _e, ...odd } = broken;
+    await expect(createApi(fakeTransport({ ListHooks: [odd] }).t).listHooks()).rejects.toThrow('hook garbled: hookType');
+  });
+
   it("reads a server's protocol revision and the revisions it offers; Go's omitted fields are empty, odd entries dropped", async () => {
     const { protocol: _p, protocolsOffered: _o, ...bare } = server('b');
     const f = fakeTransport({
@@ -91,6 +106,9 @@ describe('createApi', () => {
     expect(a?.protocolsOffered).toEqual(['2026-07-28', '2025-11-25']);
     expect(b?.protocol).toBe('');
     expect(b?.protocolsOffered).toEqual([]);
+    expect(a?.passUpstreamAuth).toBe(false);
+    const [p] = await createApi(fakeTransport({ ListServers: [{ ...server('gh'), passUpstreamAuth: true }] }).t).listServers();
+    expect(p?.passUpstreamAuth).toBe(true);
   });
 
   it('reads the backend tool of an ability call in log rows and details, absent for other requests', async () => {
@@ -403,5 +421,27 @@ describe('httpTransport reconnects', () => {
     es.onerror();
     es.onopen();
     expect(seen).toHaveBeenCalledOnce();
+  });
+});
+
+describe('per-client fields at the boundary', async () => {
+  const { toServerView, toLogRow } = await import('./convert');
+  it('reads isolation, instances and the suggestion; an unknown instance state is refused', () => {
+    const v = toServerView({
+      name: 'fs', transport: 'stdio', state: 'running', isolation: 'per-client',
+      instances: [{ id: 2, client: 'code a1', pid: 42, since: 1000, calls: 3, state: 'running' }],
+    });
+    expect(v.isolation).toBe('per-client');
+    expect(v.instances).toEqual([{ id: 2, client: 'code a1', pid: 42, since: 1000, calls: 3, state: 'running' }]);
+    expect(v.suggestPerClient).toBeUndefined();
+    const shared = toServerView({ name: 'x', transport: 'stdio', state: 'running', suggestPerClient: { what: 'roots', clients: 2, at: 5 } });
+    expect(shared.isolation).toBe('shared');
+    expect(shared.instances).toEqual([]);
+    expect(shared.suggestPerClient).toEqual({ what: 'roots', clients: 2, at: 5 });
+    expect(() => toServerView({ name: 'fs', transport: 'stdio', state: 'running', instances: [{ id: 1, state: 'dancing' }] })).toThrow(/instance state/);
+  });
+  it("reads a log row's instance", () => {
+    expect(toLogRow({ id: 1, status: 'ok', instance: '#3 (pid 4242)' }).instance).toBe('#3 (pid 4242)');
+    expect(toLogRow({ id: 1, status: 'ok' }).instance).toBeUndefined();
   });
 });

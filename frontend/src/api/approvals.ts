@@ -1,4 +1,4 @@
-import { ApiError, type Unsubscribe } from './types';
+import { ApiError, type Call, type On, type Unsubscribe } from './base';
 
 // Tool calls waiting for a person's approval (docs/policy.md#approval).
 
@@ -54,8 +54,6 @@ export function toPendingApprovals(raw: unknown): PendingApproval[] {
   return raw.map(toPendingApproval);
 }
 
-type Call = <T>(method: string, args: unknown[], convert: (raw: unknown) => T) => Promise<T>;
-type On = <T>(name: string, convert: (raw: unknown) => T, handler: (v: T) => void) => Unsubscribe;
 
 export function createApprovalsApi(call: Call, on: On): ApprovalsApi {
   return {

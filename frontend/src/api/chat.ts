@@ -1,6 +1,6 @@
 // The chat panel's part of the UI contract (docs/ui-api.md, "Chat"): types,
 // the converters that check values as they arrive, and the methods.
-import { ApiError, type Unsubscribe } from './types';
+import { ApiError, type Call, type On, type Unsubscribe } from './base';
 
 export const CARD_STATUSES = ['approval', 'running', 'done', 'error', 'denied'] as const;
 export type CardStatus = (typeof CARD_STATUSES)[number];
@@ -259,8 +259,6 @@ export function toChatEvent(raw: unknown): ChatEvent {
   return e;
 }
 
-type Call = <T>(method: string, args: unknown[], convert: (raw: unknown) => T) => Promise<T>;
-type On = <T>(name: string, convert: (raw: unknown) => T, handler: (v: T) => void) => Unsubscribe;
 
 /** The chat methods over the client's call and on. */
 export function createChatApi(call: Call, on: On): ChatApi {

@@ -38,7 +38,8 @@ import { createAboutApi } from './about';
 import { createApprovalsApi } from './approvals';
 import { createChatApi } from './chat';
 import type { ApiTransport } from './transport';
-import { EVENTS, type Api, type Unsubscribe } from './types';
+import type { Unsubscribe } from './base';
+import { EVENTS, type Api } from './types';
 
 /** The typed Api over a transport: every value is checked as it arrives. */
 export function createApi(t: ApiTransport): Api {
@@ -123,7 +124,7 @@ export function createApi(t: ApiTransport): Api {
     deleteToken: (name) => call('DeleteToken', [name], none),
     updateTokenServers: (name, servers) => call('UpdateTokenServers', [name, servers], toTokenView),
     updateTokenRoles: (name, roles) => call('UpdateTokenRoles', [name, roles], toTokenView),
-    snippet: (client, mode, token) => call('Snippet', [client, mode, token], (r) => (typeof r === 'string' ? r : '')),
+    snippet: (client, mode, token, upstreamAuth) => call('Snippet', [client, mode, token, upstreamAuth], (r) => (typeof r === 'string' ? r : '')),
     endpointStatus: () => call('EndpointStatus', [], toEndpointStatus),
 
     queryLogs: (q) => call('QueryLogs', [q], toLogPage),

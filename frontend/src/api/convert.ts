@@ -25,6 +25,8 @@ import {
   type CreatedToken,
   type EndpointStatus,
   type GateConfig,
+  type InstanceView,
+  type PerClientSuggestion,
   type HookTestResult,
   type HookView,
   type ImportReport,
@@ -120,7 +122,28 @@ export function toServerView(raw: unknown): ServerView {
     loggedIn: bool(r.loggedIn),
     protocol: str(r.protocol),
     protocolsOffered: Array.isArray(r.protocolsOffered) ? r.protocolsOffered.filter((v): v is string => typeof v === 'string') : [],
+    passUpstreamAuth: bool(r.passUpstreamAuth),
+    isolation: r.isolation === 'per-client' ? 'per-client' : 'shared',
+    instances: list(r.instances, (i) => toInstanceView(i, name), `server ${name}: instances`),
+    suggestPerClient: r.suggestPerClient == null ? undefined : toSuggestion(r.suggestPerClient, name),
   };
+}
+
+function toInstanceView(raw: unknown, server: string): InstanceView {
+  const r = obj(raw, `server ${server}: instance`);
+  return {
+    id: num(r.id),
+    client: str(r.client),
+    pid: num(r.pid),
+    since: num(r.since),
+    calls: num(r.calls),
+    state: oneOf(SERVER_STATES, r.state, `server ${server}: instance state`),
+  };
+}
+
+function toSuggestion(raw: unknown, server: string): PerClientSuggestion {
+  const r = obj(raw, `server ${server}: suggestion`);
+  return { what: str(r.what), clients: num(r.clients), at: num(r.at) };
 }
 
 function stringMap(v: unknown): Record<string, string> | undefined {
@@ -152,6 +175,7 @@ export function toServerConfig(raw: unknown): ServerConfig {
     disabledTools: r.disabledTools == null ? undefined : strings(r.disabledTools),
     gate: r.gate == null ? undefined : toGateConfig(r.gate),
     passUpstreamAuth: r.passUpstreamAuth === true ? true : undefined,
+    isolation: r.isolation === 'per-client' ? 'per-client' : undefined,
   };
 }
 
@@ -277,15 +301,20 @@ export function toToolCallResult(raw: unknown): ToolCallResult {
 export function toHookView(raw: unknown): HookView {
   const r = obj(raw, 'hook');
   const name = reqStr(r, 'name', 'hook');
+  const loadError = str(r.loadError);
+  // A hook the router cannot read may have no valid type: it is listed with
+  // its load error rather than failing the whole list.
+  const hookType = loadError && !(HOOK_TYPES as readonly unknown[]).includes(r.hookType) ? 'pre' : oneOf(HOOK_TYPES, r.hookType, `hook ${name}: hookType`);
   return {
     id: reqNum(r, 'id', `hook ${name}`),
     name,
     enabled: bool(r.enabled),
     executionOrder: num(r.executionOrder),
-    hookType: oneOf(HOOK_TYPES, r.hookType, `hook ${name}: hookType`),
+    hookType,
     script: str(r.script),
     failClosed: bool(r.failClosed),
     updatedAt: str(r.updatedAt),
+    ...(loadError ? { loadError } : {}),
   };
 }
 
@@ -396,6 +425,7 @@ export function toLogRow(raw: unknown): LogRow {
     status: oneOf(LOG_STATUSES, r.status, `log ${id}: status`),
     error: optStr(r.error),
     backendTool: optStr(r.backendTool),
+    instance: optStr(r.instance),
   };
 }
 
@@ -430,6 +460,9 @@ export function toAppSettings(raw: unknown): AppSettings {
     hookTimeoutSeconds: numOr(r.hookTimeoutSeconds, 5),
     hookMemoryMB: numOr(r.hookMemoryMB, 64),
     approvalTimeoutSeconds: numOr(r.approvalTimeoutSeconds, 60),
+    sessionsPerCredential: numOr(r.sessionsPerCredential, 100),
+    sessionsTotal: numOr(r.sessionsTotal, 1000),
+    sessionIdleTimeoutSeconds: numOr(r.sessionIdleTimeoutSeconds, 600),
     toolChanges: isOneOf(TOOL_CHANGE_MODES, r.toolChanges) ? r.toolChanges : 'notify',
   };
 }

@@ -1,6 +1,7 @@
 // The browser shell's transport: `mcp-router serve` serves the pages under
 // /ui/ and the same methods under /ui/api/ (docs/ui-api.md).
-import { ApiError, TOKEN_ROLES, type TokenRole } from './types';
+import { ApiError } from './base';
+import { TOKEN_ROLES, type TokenRole } from './types';
 import type { ApiTransport } from './transport';
 
 export const TOKEN_KEY = 'mcpr.uiToken';

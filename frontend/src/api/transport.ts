@@ -1,4 +1,4 @@
-import type { Unsubscribe } from './types';
+import type { Unsubscribe } from './base';
 
 /**
  * How calls and events reach the Go side. Two implementations: Wails

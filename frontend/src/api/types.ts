@@ -1,8 +1,12 @@
-import type { AboutApi } from './about';
-import type { ApprovalsApi } from './approvals';
-import type { ChatApi } from './chat';
 // The shapes the UI works with, as docs/ui-api.md defines them. Values are
 // checked once at the boundary (convert.ts), so pages get exact unions.
+// Imports flow one way: base.ts ← about/approvals/chat.ts ← types.ts.
+import type { AboutApi } from './about';
+import type { ApprovalsApi } from './approvals';
+import { ApiError, type Unsubscribe } from './base';
+import type { ChatApi } from './chat';
+
+export { ApiError, type Unsubscribe };
 
 // builtin: a server that runs inside the router (state_gate); no form edits it.
 export const TRANSPORTS = ['stdio', 'http', 'sse', 'builtin'] as const;
@@ -13,6 +17,29 @@ export type ServerState = (typeof SERVER_STATES)[number];
 
 export const PREFIX_MODES = ['always', 'never'] as const;
 export type PrefixMode = (typeof PREFIX_MODES)[number];
+
+export const ISOLATIONS = ['shared', 'per-client'] as const;
+export type Isolation = (typeof ISOLATIONS)[number];
+
+/** One running instance of a per-client server (docs/perclient.md). */
+export interface InstanceView {
+  id: number;
+  /** Who it serves: the client's name, its token, a short id. */
+  client: string;
+  /** Its process; 0 for an HTTP session. */
+  pid: number;
+  /** Started, ms since the epoch. */
+  since: number;
+  calls: number;
+  state: ServerState;
+}
+
+/** A shared server asked its client something while `clients` clients used it. */
+export interface PerClientSuggestion {
+  what: string;
+  clients: number;
+  at: number;
+}
 
 export interface ServerView {
   name: string;
@@ -34,6 +61,14 @@ export interface ServerView {
   protocol: string;
   /** The revisions the server named in its answer to server/discover; empty when it has none or was not asked. */
   protocolsOffered: string[];
+  /** A client's X-Upstream-Authorization goes to it (passUpstreamAuth): the Connect page offers it a value. */
+  passUpstreamAuth: boolean;
+  /** shared, or per-client: one instance per client. */
+  isolation: Isolation;
+  /** A per-client server's running instances. */
+  instances: InstanceView[];
+  /** Set when this shared server should be per-client (the page offers it). */
+  suggestPerClient?: PerClientSuggestion;
 }
 
 /** LoginServer's answer: the authorization URL and how the router registered. */
@@ -68,6 +103,8 @@ export interface ServerConfig {
   gate?: GateConfig;
   /** HTTP/SSE only: a client's X-Upstream-Authorization is sent as this server's Authorization. */
   passUpstreamAuth?: boolean;
+  /** Absent or shared: one instance for every client; per-client: one per client. */
+  isolation?: Isolation;
   [extra: string]: unknown;
 }
 
@@ -214,6 +251,12 @@ export interface HookView {
   script: string;
   failClosed: boolean;
   updatedAt: string;
+  /**
+   * The stored row cannot be read as a hook (which columns): the hook never
+   * runs until it is saved again or removed. Its unreadable fields come as
+   * the editor's defaults (hookType "pre" when the stored one is none).
+   */
+  loadError?: string;
 }
 
 export interface HookInput {
@@ -364,6 +407,8 @@ export interface LogRow {
   error?: string;
   /** A call of an ability: the server's own name of the tool it was routed to (on server). */
   backendTool?: string;
+  /** The per-client instance that served it ("#3 (pid 4242)"). */
+  instance?: string;
 }
 
 export interface LogPage {
@@ -397,6 +442,10 @@ export interface AppSettings {
   hookMemoryMB: number;
   /** Seconds a call waits for a person's approval (1–3600), for policy rules without their own. */
   approvalTimeoutSeconds: number;
+  /** The HTTP endpoint's sessions: per credential and in all (1–100000), idle seconds kept (60–86400). */
+  sessionsPerCredential: number;
+  sessionsTotal: number;
+  sessionIdleTimeoutSeconds: number;
   /** What a tool changed upstream does: served and recorded, or held until accepted (docs/tools.md). */
   toolChanges: ToolChangeMode;
 }
@@ -507,8 +556,6 @@ export interface StateGateStatus {
   dir: string;
 }
 
-export type Unsubscribe = () => void;
-
 /** Everything the UI may ask of the Go side. Stores receive one of these. */
 export interface Api extends ChatApi, ApprovalsApi, AboutApi {
   // Servers
@@ -573,7 +620,11 @@ export interface Api extends ChatApi, ApprovalsApi, AboutApi {
   updateTokenServers(name: string, servers: string[]): Promise<TokenView>;
   /** Replaces the token's own roles; empty: none. admin and client are reserved. */
   updateTokenRoles(name: string, roles: string[]): Promise<TokenView>;
-  snippet(client: SnippetClient, mode: SnippetMode, token: string): Promise<string>;
+  /**
+   * upstreamAuth: the client's own credentials, SERVER=VALUE entries (SERVER a
+   * server with passUpstreamAuth, or * for all), written into the snippet.
+   */
+  snippet(client: SnippetClient, mode: SnippetMode, token: string, upstreamAuth: string[]): Promise<string>;
   endpointStatus(): Promise<EndpointStatus>;
   // Logs
   queryLogs(q: LogQuery): Promise<LogPage>;
@@ -609,17 +660,6 @@ export interface Api extends ChatApi, ApprovalsApi, AboutApi {
   onStateGateChanged(handler: () => void): Unsubscribe;
   /** The event stream came back after a break: refetch what is shown. */
   onReconnect(handler: () => void): Unsubscribe;
-}
-
-/** Any failure of an Api call; `message` is ready to show to the user. */
-export class ApiError extends Error {
-  override name = 'ApiError';
-  /** HTTP status when the call went over HTTP (401 means: log in again). */
-  status?: number;
-  constructor(message: string, status?: number) {
-    super(message);
-    this.status = status;
-  }
 }
 
 /** The names the Go side emits events under. */

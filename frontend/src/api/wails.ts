@@ -3,7 +3,7 @@
 // wailsjs/ modules are thin wrappers over the same two objects. This file and
 // the rest of src/api/ are the only places that touch them.
 import { BrowserOpenURL, EventsOn } from './wailsjs/runtime/runtime';
-import { ApiError } from './types';
+import { ApiError } from './base';
 import type { ApiTransport } from './transport';
 
 type Bound = Record<string, (...args: unknown[]) => Promise<unknown>>;

@@ -285,6 +285,29 @@ describe('adding a server', () => {
     });
   });
 
+  it('sets isolation: per-client sent, shared left out (as the CLI stores it), an edit shows and keeps it', async () => {
+    const { api } = fakeApi([server('fs')]);
+    renderWithApi(<ServersPage />, api);
+    await openAdd();
+    await userEvent.click(screen.getByTestId('add-tab-form'));
+    await userEvent.type(screen.getByTestId('form-name'), 'proj');
+    await userEvent.type(screen.getByTestId('form-command'), 'srv');
+    expect(screen.getByTestId('form-isolation')).toHaveValue('shared');
+    expect(screen.getByText(/\$\{client\.roots\}/)).toBeInTheDocument();
+    await userEvent.selectOptions(screen.getByTestId('form-isolation'), 'per-client');
+    await userEvent.click(screen.getByTestId('form-submit'));
+    await waitFor(() => expect(api.addServer).toHaveBeenCalled());
+    expect(api.addServer.mock.calls[0]?.[0]).toMatchObject({ name: 'proj', isolation: 'per-client' });
+
+    api.getServer.mockResolvedValue({ name: 'fs', transport: 'stdio', command: 'srv', args: ['${client.roots}'], enabled: true, prefixMode: 'always', isolation: 'per-client' });
+    await userEvent.click(await screen.findByTestId('server-edit-fs'));
+    expect(await screen.findByTestId('form-isolation')).toHaveValue('per-client');
+    await userEvent.selectOptions(screen.getByTestId('form-isolation'), 'shared');
+    await userEvent.click(screen.getByTestId('form-submit'));
+    await waitFor(() => expect(api.updateServer).toHaveBeenCalled());
+    expect(api.updateServer.mock.calls[0]?.[1].isolation).toBeUndefined();
+  });
+
   it('offers passUpstreamAuth for HTTP and SSE servers only and sends it when ticked', async () => {
     const { api } = fakeApi([]);
     renderWithApi(<ServersPage />, api);

@@ -1,5 +1,5 @@
 import { useEffect, useState, type FormEvent } from 'react';
-import { toApiError, type ClientConfigFile, type Discovery, type GateConfig, type ImportReport, type ServerConfig, type Transport } from '../api';
+import { toApiError, type ClientConfigFile, type Discovery, type GateConfig, type ImportReport, type Isolation, type ServerConfig, type Transport } from '../api';
 import { useMessages, type Messages } from '../i18n';
 import { parseJSONC } from '../lib/jsonc';
 import { useServers, useSettings } from '../stores';
@@ -36,6 +36,8 @@ export interface FormValues {
   gateHideTools: boolean;
   /** HTTP/SSE only: a client's X-Upstream-Authorization goes upstream (docs/auth.md). */
   passUpstreamAuth: boolean;
+  /** One instance for every client, or one per client (docs/perclient.md). */
+  isolation: Isolation;
 }
 
 export type FormErrors = Partial<Record<keyof FormValues, string>>;
@@ -59,6 +61,7 @@ export const emptyForm: FormValues = {
   gateOverviewTool: '',
   gateHideTools: false,
   passUpstreamAuth: false,
+  isolation: 'shared',
 };
 
 export function configToForm(c: ServerConfig): FormValues {
@@ -83,6 +86,7 @@ export function configToForm(c: ServerConfig): FormValues {
     gateOverviewTool: c.gate?.overviewTool ?? '',
     gateHideTools: c.gate?.hideTools ?? false,
     passUpstreamAuth: c.passUpstreamAuth === true,
+    isolation: c.isolation === 'per-client' ? 'per-client' : 'shared',
   };
 }
 
@@ -158,6 +162,9 @@ export function validateForm(
   const gate = gateFromForm(v, t, errors);
   if (gate) cfg.gate = gate;
   else delete cfg.gate;
+  // Shared is stored as absent, as the CLI stores it.
+  if (v.isolation === 'per-client') cfg.isolation = 'per-client';
+  else delete cfg.isolation;
   if (v.transport === 'stdio') {
     if (!v.command.trim()) errors.command = t.errCommandRequired;
     const env = entriesOf(v.env, 'env', t);
@@ -566,6 +573,15 @@ function ServerForm({ editing, onDone }: { editing?: string; onDone: () => void 
         </>
       )}
       {field('timeout', t.fieldTimeout, text('timeout', String(settingTimeout)), t.fieldTimeoutHint(settingTimeout))}
+      {field(
+        'isolation',
+        t.fieldIsolation,
+        <select value={values.isolation} onChange={(e) => set('isolation', e.target.value as Isolation)} data-testid="form-isolation">
+          <option value="shared">{t.isolationShared}</option>
+          <option value="per-client">{t.isolationPerClient}</option>
+        </select>,
+        t.fieldIsolationHint,
+      )}
       <label className="check">
         <input type="checkbox" checked={values.enabled} onChange={(e) => set('enabled', e.target.checked)} />
         {t.fieldEnabled}

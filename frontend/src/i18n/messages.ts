@@ -98,6 +98,18 @@ export const en = {
   removeServerBody: 'The server is stopped and its configuration deleted. Clients lose its tools.',
   detailsTools: 'Tools',
   detailsConsole: 'Console',
+  detailsInstances: 'Instances',
+  perClientTag: (n: number) => `per-client · ${n} ${n === 1 ? 'instance' : 'instances'}`,
+  perClientTitle: 'One instance (process or HTTP session) per client, started on its first call (docs/perclient.md)',
+  instancesNone: 'No instance runs: each client\'s first call starts its own.',
+  colInstance: 'Instance',
+  colInstanceClient: 'Client',
+  colInstancePid: 'PID',
+  colInstanceSince: 'Since',
+  colInstanceCalls: 'Calls',
+  suggestPerClient: (what: string, clients: number) =>
+    `This shared server asked for ${what} while ${clients} clients used it: it depends on who its client is. Give each client its own instance?`,
+  makePerClient: 'Make per-client',
   protocolTitle: 'MCP revision of the router\'s connection to this server',
   protocolLabel: 'Protocol',
   protocolOffered: (list: string) => `The server offers ${list} (its answer to server/discover).`,
@@ -143,6 +155,11 @@ export const en = {
   fieldPassUpstreamAuth: 'Pass the client\'s X-Upstream-Authorization',
   fieldPassUpstreamAuthHint:
     'A client that sends X-Upstream-Authorization reaches this server with that value as its Authorization, for its own calls only; its router token is never forwarded. Off: the server never sees it.',
+  fieldIsolation: 'Isolation',
+  isolationShared: 'Shared: one instance for every client',
+  isolationPerClient: 'Per client: one instance per client',
+  fieldIsolationHint:
+    'Per client suits a server that asks its client something (roots, sampling, elicitation) or works on the client\'s project; each instance costs a process. Args, env and headers may then use ${client.root}, ${client.roots}, ${client.name} and ${token.name}.',
   discoverHint: 'The endpoint itself, or a base URL such as https://mcp.example.com and Find endpoint.',
   discoverButton: 'Find endpoint',
   discoverBusy: 'Looking…',
@@ -306,6 +323,9 @@ export const en = {
   hookTestConsole: 'Console',
   consoleNone: '(no output)',
   hookLog: 'Log',
+  hookBroken: 'Cannot be loaded',
+  hookBrokenBody: (reason: string) =>
+    `The router cannot read this hook as stored (${reason}), so its script never runs; while it is enabled and fail-closed, the requests it would see are blocked. Save it to write it again with the values below, or remove it.`,
 
   // processes (state_gate)
   processesTitle: 'Processes',
@@ -384,6 +404,8 @@ export const en = {
   logDetailTitle: (id: number) => `Request #${id}`,
   /** An ability call's backend: "via calc/get-sum". */
   logVia: (server: string, tool: string) => `via ${server}/${tool}`,
+  /** The per-client instance that served a request: "instance #3 (pid 4242)". */
+  logInstance: (instance: string) => `instance ${instance}`,
   request: 'Request',
   response: 'Response',
 
@@ -401,6 +423,17 @@ export const en = {
   snippetStdio: 'stdio (runs mcp-router)',
   snippetWithToken: 'Includes the token you just created.',
   snippetPlaceholder: 'Create a token below to fill it in.',
+  upstreamAuthTitle: 'The client’s own credentials for servers (optional)',
+  upstreamAuthIntro: (option: string) =>
+    `A server with “${option}” on gets this client’s own value as its Authorization instead of the configured one (mcp-router snippet --upstream-auth). * gives the value to every such server; a named server’s own value wins over it.`,
+  upstreamAuthNone: (option: string) => `No server takes a client’s credential. Turn on “${option}” in an HTTP server’s form to give each client its own.`,
+  upstreamAuthInConfig:
+    'These values are secrets and are written into the snippet in clear: they land in the client’s config file (MCPR_UPSTREAM_AUTH for stdio, X-Upstream-Authorization headers for HTTP), like the token. The router stores and logs none of them.',
+  upstreamAuthServer: 'Server',
+  upstreamAuthPick: 'Choose a server…',
+  upstreamAuthAll: '* (every such server)',
+  upstreamAuthValue: (server: string) => (server ? `Value for ${server}` : 'Value'),
+  upstreamAuthAdd: 'Add a credential',
   tokensTitle: 'Access tokens',
   tokensIntro: 'Clients send a token to use the endpoint. Tokens made here are client tokens: they reach the MCP endpoint only. Scope a token to some servers, or leave all unchecked for every server.',
   tokensAdminNote: 'An admin token also opens this UI in a browser; make one on the command line:',
@@ -481,6 +514,14 @@ export const en = {
   toolChangesSettingHint: 'When a server changes a tool after it was first seen: serve it and record the change, or hold it back from clients until you accept it on the Tools page. A server’s own setting wins.',
   toolChangeMode: { notify: 'Notify: serve and record', hold: 'Hold until accepted' } as Record<'notify' | 'hold', string>,
   errApprovalTimeout: 'Enter 1 to 3600 seconds.',
+  sessionLimits: 'HTTP sessions',
+  sessionLimitsHint:
+    'How many MCP sessions clients may hold at the endpoint, and how long a streamable HTTP session with no request and no open stream is kept. Past a cap a new session is refused (session_limit); sessions already open stay. The caps apply to the next new session, the idle time to the router’s next look for idle sessions.',
+  sessionsPerCredential: 'Sessions per credential (token or OAuth subject)',
+  sessionsTotal: 'Sessions in all',
+  sessionIdleTimeout: 'Idle session kept (seconds)',
+  errSessionCount: 'Enter a whole number from 1 to 100000.',
+  errSessionIdle: 'Enter 60 to 86400 seconds.',
 };
 
 export type Messages = typeof en;
@@ -574,6 +615,18 @@ export const ja: Messages = {
   removeServerBody: 'サーバーを停止し、設定を削除します。クライアントからそのツールが使えなくなります。',
   detailsTools: 'ツール',
   detailsConsole: 'コンソール',
+  detailsInstances: 'インスタンス',
+  perClientTag: (n) => `クライアント別 · ${n} インスタンス`,
+  perClientTitle: 'クライアントごとに 1 つのインスタンス（プロセスまたは HTTP セッション）。最初の呼び出しで起動します（docs/perclient.md）',
+  instancesNone: '動いているインスタンスはありません。各クライアントの最初の呼び出しで、そのクライアント用に起動します。',
+  colInstance: 'インスタンス',
+  colInstanceClient: 'クライアント',
+  colInstancePid: 'PID',
+  colInstanceSince: '開始',
+  colInstanceCalls: '呼び出し',
+  suggestPerClient: (what, clients) =>
+    `この共有サーバーは ${clients} つのクライアントが使っている間に ${what} を要求しました。クライアントによって動作が変わるサーバーです。クライアントごとにインスタンスを分けますか？`,
+  makePerClient: 'クライアント別にする',
   protocolTitle: 'ルーターからこのサーバーへの接続の MCP リビジョン',
   protocolLabel: 'プロトコル',
   protocolOffered: (list) => `サーバーは ${list} に対応しています(server/discover の応答)。`,
@@ -618,6 +671,11 @@ export const ja: Messages = {
   fieldPassUpstreamAuth: 'クライアントの X-Upstream-Authorization を渡す',
   fieldPassUpstreamAuthHint:
     'X-Upstream-Authorization を送ったクライアントの呼び出しに限り、その値をこのサーバーへの Authorization として送ります。ルーター用のトークンは転送しません。オフならサーバーには届きません。',
+  fieldIsolation: '分離',
+  isolationShared: '共有: すべてのクライアントで 1 つのインスタンス',
+  isolationPerClient: 'クライアント別: クライアントごとに 1 つのインスタンス',
+  fieldIsolationHint:
+    'クライアントに何かを尋ねる（roots、sampling、elicitation）サーバーや、クライアントのプロジェクトで動くサーバーに向きます。インスタンスごとにプロセスが 1 つ増えます。引数・環境変数・ヘッダーで ${client.root}、${client.roots}、${client.name}、${token.name} を使えます。',
   discoverHint: 'エンドポイントそのもの、または https://mcp.example.com のようなベース URL を入れて「エンドポイントを探す」。',
   discoverButton: 'エンドポイントを探す',
   discoverBusy: '探しています…',
@@ -779,6 +837,9 @@ export const ja: Messages = {
   hookTestConsole: 'コンソール',
   consoleNone: '(出力なし)',
   hookLog: 'ログ',
+  hookBroken: '読み込めません',
+  hookBrokenBody: (reason) =>
+    `保存されているこのフックをルーターが読み取れないため(${reason})、スクリプトは実行されません。有効かつ fail-closed の間は、このフックが対象とするリクエストは遮断されます。下の内容で保存し直すか、削除してください。`,
 
   // processes (state_gate)
   processesTitle: 'プロセス',
@@ -856,6 +917,7 @@ export const ja: Messages = {
   pageN: (n) => `${n} ページ`,
   logDetailTitle: (id) => `リクエスト #${id}`,
   logVia: (server, tool) => `${server}/${tool} 経由`,
+  logInstance: (instance) => `インスタンス ${instance}`,
   request: 'リクエスト',
   response: 'レスポンス',
 
@@ -872,6 +934,17 @@ export const ja: Messages = {
   snippetStdio: 'stdio (mcp-router を起動)',
   snippetWithToken: '作成したトークンが入っています。',
   snippetPlaceholder: '下でトークンを作成すると入ります。',
+  upstreamAuthTitle: 'サーバーに渡すクライアント自身の認証情報(任意)',
+  upstreamAuthIntro: (option) =>
+    `「${option}」がオンのサーバーには、設定された値の代わりにこのクライアント自身の値が Authorization として送られます(mcp-router snippet --upstream-auth)。* はそのようなすべてのサーバーに値を渡します。サーバー名を指定した値が優先されます。`,
+  upstreamAuthNone: (option) => `クライアントの認証情報を受け取るサーバーはありません。HTTP サーバーのフォームで「${option}」をオンにすると、クライアントごとの値を渡せます。`,
+  upstreamAuthInConfig:
+    'これらの値は秘密情報で、スニペットに平文で書き込まれます。トークンと同じく、クライアントの設定ファイルに保存されます(stdio では MCPR_UPSTREAM_AUTH、HTTP では X-Upstream-Authorization ヘッダー)。ルーターはどの値も保存せず、ログにも残しません。',
+  upstreamAuthServer: 'サーバー',
+  upstreamAuthPick: 'サーバーを選択…',
+  upstreamAuthAll: '*(該当するすべてのサーバー)',
+  upstreamAuthValue: (server) => (server ? `${server} の値` : '値'),
+  upstreamAuthAdd: '認証情報を追加',
   tokensTitle: 'アクセストークン',
   tokensIntro: 'クライアントはトークンを送ってエンドポイントを使います。ここで作るのはクライアントトークンで、MCP エンドポイントだけに使えます。使えるサーバーを絞るか、すべて未選択で全サーバーにします。',
   tokensAdminNote: '管理者トークンはブラウザーでこの UI も開けます。コマンドラインで作成します:',
@@ -951,4 +1024,12 @@ export const ja: Messages = {
   toolChangesSettingHint: '最初に見たあとでサーバーがツールを変更したとき: 提供して記録するか、ツールページで承認するまでクライアントに提供しないかを選びます。サーバー個別の設定が優先されます。',
   toolChangeMode: { notify: '通知: 提供して記録', hold: '承認まで保留' },
   errApprovalTimeout: '1〜3600 秒を入力してください。',
+  sessionLimits: 'HTTP セッション',
+  sessionLimitsHint:
+    'クライアントがエンドポイントで保持できる MCP セッションの数と、リクエストも開いたストリームもない streamable HTTP セッションを保持する時間です。上限を超える新しいセッションは拒否されます(session_limit)。開いているセッションはそのままです。上限は次の新しいセッションから、保持時間はルーターが次に使われていないセッションを探すときから反映されます。',
+  sessionsPerCredential: '認証情報(トークンまたは OAuth の subject)ごとのセッション数',
+  sessionsTotal: 'セッションの合計',
+  sessionIdleTimeout: '使われていないセッションの保持時間(秒)',
+  errSessionCount: '1〜100000 の整数を入力してください。',
+  errSessionIdle: '60〜86400 秒を入力してください。',
 };

@@ -1,6 +1,7 @@
 import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { describe, expect, it, vi } from 'vitest';
+import { act } from 'react';
 import { fakeApi, server, token } from '../test/fakeApi';
 import { renderWithApi } from '../test/render';
 import ConnectPage from './ConnectPage';
@@ -193,6 +194,77 @@ describe('ConnectPage', () => {
     await userEvent.click(screen.getByTestId('token-save-roles-review-bot'));
     expect(api.updateTokenRoles).toHaveBeenLastCalledWith('review-bot', []);
     await waitFor(() => expect(screen.getByTestId('token-roles-review-bot')).toHaveTextContent('none'));
+  });
+
+  it("puts the client's own upstream credentials in the snippet, for servers with passUpstreamAuth only, and says where they land", async () => {
+    const { api } = fakeApi([
+      server('github', { transport: 'http', passUpstreamAuth: true }),
+      server('jira', { transport: 'http', passUpstreamAuth: true }),
+      server('plain', { transport: 'http' }),
+    ]);
+    const errorLog = vi.spyOn(console, 'error');
+    const logLog = vi.spyOn(console, 'log');
+    renderWithApi(<ConnectPage />, api);
+    await waitFor(() => expect(screen.getByTestId('snippet-text')).toHaveTextContent('claude-code http <token>'));
+    expect(api.snippet).toHaveBeenLastCalledWith('claude-code', 'http', '', []);
+    const fields = screen.getByTestId('upstream-auth');
+    await userEvent.click(within(fields).getByText(/own credentials for servers/));
+    expect(screen.getByTestId('upstream-auth-warning')).toHaveTextContent("they land in the client’s config file");
+
+    await userEvent.click(await screen.findByTestId('upstream-auth-add'));
+    const options = within(screen.getByTestId('upstream-auth-server-0'))
+      .getAllByRole('option')
+      .map((o) => (o as HTMLOptionElement).value);
+    expect(options).toEqual(['', '*', 'github', 'jira']); // not plain: it would never be sent its value
+    await userEvent.selectOptions(screen.getByTestId('upstream-auth-server-0'), 'github');
+    const value = screen.getByTestId('upstream-auth-value-0');
+    expect(value).toHaveAttribute('type', 'password');
+    expect(value).toHaveAttribute('autocomplete', 'new-password');
+    await userEvent.type(value, 'Bearer ghp_one');
+    await userEvent.click(screen.getByTestId('upstream-auth-add'));
+    // A server already given is not offered again.
+    expect(within(screen.getByTestId('upstream-auth-server-1')).getByRole('option', { name: 'github' })).toBeDisabled();
+    await userEvent.selectOptions(screen.getByTestId('upstream-auth-server-1'), '*');
+    await userEvent.type(screen.getByTestId('upstream-auth-value-1'), '  Bearer all  ');
+    await waitFor(() => expect(api.snippet).toHaveBeenLastCalledWith('claude-code', 'http', '', ['github=Bearer ghp_one', '*=Bearer all']));
+    await waitFor(() => expect(screen.getByTestId('snippet-text')).toHaveTextContent('claude-code http <token> github=Bearer ghp_one *=Bearer all'));
+    // Not one request a key: typing 'Bearer ghp_one' (14 keys) and the rest asked a handful of times.
+    expect(api.snippet.mock.calls.length).toBeLessThan(8);
+
+    // Mode and client keep the credentials.
+    await userEvent.click(screen.getByTestId('snippet-mode-stdio'));
+    await waitFor(() => expect(api.snippet).toHaveBeenLastCalledWith('claude-code', 'stdio', '', ['github=Bearer ghp_one', '*=Bearer all']));
+    // A refusal is shown in place of the snippet (never a stale one).
+    api.snippet.mockRejectedValueOnce('upstream auth for "github": the value is longer than 8 KiB');
+    await userEvent.click(screen.getByTestId('upstream-auth-remove-1'));
+    expect(await screen.findByTestId('snippet-error')).toHaveTextContent('longer than 8 KiB');
+    expect(screen.queryByTestId('snippet-text')).toBeNull();
+    await userEvent.click(screen.getByTestId('upstream-auth-remove-0'));
+    await waitFor(() => expect(api.snippet).toHaveBeenLastCalledWith('claude-code', 'stdio', '', []));
+    expect(await screen.findByTestId('snippet-text')).toHaveTextContent('claude-code stdio <token>');
+    // Nothing the page did logged a value.
+    for (const call of [...errorLog.mock.calls, ...logLog.mock.calls]) expect(JSON.stringify(call)).not.toMatch(/ghp_one|Bearer all/);
+  });
+
+  it('offers a server as soon as it takes a client credential (servers:changed while the page is open)', async () => {
+    const fake = fakeApi([server('github', { transport: 'http' })]);
+    renderWithApi(<ConnectPage />, fake.api);
+    await screen.findByTestId('upstream-auth-none');
+    act(() => fake.emit(server('github', { transport: 'http', passUpstreamAuth: true })));
+    await userEvent.click(await screen.findByTestId('upstream-auth-add'));
+    expect(within(screen.getByTestId('upstream-auth-server-0')).getByRole('option', { name: 'github' })).toBeInTheDocument();
+  });
+
+  it('says how to give a server a client credential when none takes one, in Japanese too', async () => {
+    const { api } = fakeApi([server('plain', { transport: 'http' })]);
+    const { unmount } = renderWithApi(<ConnectPage />, api);
+    expect(await screen.findByTestId('upstream-auth-none')).toHaveTextContent('Turn on “Pass the client\'s X-Upstream-Authorization” in an HTTP server’s form');
+    expect(screen.queryByTestId('upstream-auth-add')).toBeNull();
+    unmount();
+    const { api: api2 } = fakeApi([server('github', { transport: 'http', passUpstreamAuth: true })]);
+    renderWithApi(<ConnectPage />, api2, 'ja');
+    expect(await screen.findByTestId('upstream-auth-warning')).toHaveTextContent('クライアントの設定ファイルに保存されます');
+    expect(screen.getByTestId('upstream-auth')).toHaveTextContent('「クライアントの X-Upstream-Authorization を渡す」がオンのサーバー');
   });
 
   it('shows roles in Japanese', async () => {

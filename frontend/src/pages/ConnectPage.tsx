@@ -1,6 +1,7 @@
 import { useEffect, useId, useState, type FormEvent } from 'react';
 import { ADMIN_TOKEN_COMMAND, SNIPPET_CLIENTS, SNIPPET_MODES, toApiError, type CreatedToken, type SnippetClient, type SnippetMode, type TokenView } from '../api';
 import { ConfirmDialog, LoadError } from '../components/Dialog';
+import { upstreamAuthEntries, UpstreamAuthFields, type UpstreamAuthRow } from '../components/UpstreamAuthFields';
 import { useLocale, useMessages } from '../i18n';
 import { copyText } from '../lib/clipboard';
 import { formatTime } from '../lib/format';
@@ -13,12 +14,21 @@ export default function ConnectPage() {
   const status = useTokens((s) => s.status);
   const load = useTokens((s) => s.load);
   const loadEndpoint = useTokens((s) => s.loadEndpoint);
+  const loadServers = useServers((s) => s.load);
+  const listenServers = useServers((s) => s.listen);
   const [created, setCreated] = useState<CreatedToken | null>(null);
 
   useEffect(() => {
     void load();
     void loadEndpoint();
   }, [load, loadEndpoint]);
+  // The servers a token may be scoped to, and those that take a client's
+  // credential (the snippet's), as they are now and as they change.
+  useEffect(() => {
+    const stop = listenServers();
+    void loadServers();
+    return stop;
+  }, [listenServers, loadServers]);
   useEffect(() => {
     if (status === 'ready') pageReady('connect');
   }, [status, pageReady]);
@@ -102,11 +112,23 @@ function SnippetCard({ secret }: { secret: string }) {
   const [text, setText] = useState('');
   const [error, setError] = useState<string | null>(null);
   const [loading, setLoading] = useState(false);
+  const servers = useServers((s) => s.servers);
+  const [authRows, setAuthRows] = useState<UpstreamAuthRow[]>([]);
+  // The credentials go to the router a moment after typing stops, not at
+  // every key.
+  const authKey = JSON.stringify(upstreamAuthEntries(authRows));
+  const [sentAuthKey, setSentAuthKey] = useState(authKey);
+  const authPending = authKey !== sentAuthKey;
+  useEffect(() => {
+    if (!authPending) return;
+    const id = setTimeout(() => setSentAuthKey(authKey), 300);
+    return () => clearTimeout(id);
+  }, [authKey, authPending]);
 
   useEffect(() => {
     let live = true;
     setLoading(true);
-    snippet(client, mode, secret).then(
+    snippet(client, mode, secret, JSON.parse(sentAuthKey) as string[]).then(
       (s) => {
         if (!live) return;
         setText(s);
@@ -125,7 +147,7 @@ function SnippetCard({ secret }: { secret: string }) {
     return () => {
       live = false;
     };
-  }, [client, mode, secret, snippet]);
+  }, [client, mode, secret, sentAuthKey, snippet]);
 
   return (
     <div className="card" data-testid="snippets">
@@ -148,15 +170,16 @@ function SnippetCard({ secret }: { secret: string }) {
         </div>
         <span className="grow" />
         <span className="muted">{secret ? t.snippetWithToken : t.snippetPlaceholder}</span>
-        <CopyButton text={text} testId="snippet-copy" />
+        <CopyButton text={authPending ? '' : text} testId="snippet-copy" />
       </div>
+      <UpstreamAuthFields servers={servers} rows={authRows} onChange={setAuthRows} />
       {error && (
         <p className="inline-error" role="alert" data-testid="snippet-error">
           {error}
         </p>
       )}
       {!error && (
-        <pre className={`code${loading ? ' is-loading' : ''}`} data-testid="snippet-text">
+        <pre className={`code${loading || authPending ? ' is-loading' : ''}`} data-testid="snippet-text">
           {text}
         </pre>
       )}
@@ -329,16 +352,10 @@ function CreateTokenForm({ onCreated }: { onCreated: (c: CreatedToken) => void }
   const create = useTokens((s) => s.create);
   const tokens = useTokens((s) => s.tokens);
   const servers = useServers((s) => s.servers);
-  const loadServers = useServers((s) => s.load);
-  const serversStatus = useServers((s) => s.status);
   const [name, setName] = useState('');
   const [scope, setScope] = useState<string[]>([]);
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
-
-  useEffect(() => {
-    if (serversStatus === 'idle') void loadServers();
-  }, [serversStatus, loadServers]);
 
   const submit = async (e: FormEvent) => {
     e.preventDefault();

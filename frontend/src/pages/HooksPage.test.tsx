@@ -141,6 +141,37 @@ describe('HooksPage', () => {
     expect(log).toHaveTextContent('second');
   });
 
+  it("shows a hook the router cannot load, with the reason, and saves it as shown to repair it (en, ja)", async () => {
+    const reason = 'the stored row cannot be read as a hook: bad execution_order';
+    const { api } = fakeApi();
+    const broken = hook(2, { name: 'garbled', loadError: reason, failClosed: true });
+    api.listHooks.mockResolvedValue([hook(1, { name: 'fine' }), broken]);
+    api.saveHook.mockResolvedValueOnce(hook(2, { name: 'garbled', failClosed: true }));
+    const { unmount } = renderWithApi(<HooksPage />, api);
+    await screen.findByTestId('hook-item-garbled');
+    expect(screen.getByTestId('hook-broken-garbled')).toHaveTextContent('Cannot be loaded');
+    expect(screen.queryByTestId('hook-broken-fine')).toBeNull();
+    // The first hook is selected: it loads, so no alert and nothing to save.
+    expect(screen.queryByTestId('hook-load-error')).toBeNull();
+    expect(screen.getByTestId('hook-save')).toBeDisabled();
+
+    await userEvent.click(screen.getByTestId('hook-item-garbled'));
+    const alert = await screen.findByTestId('hook-load-error');
+    expect(alert).toHaveTextContent(reason);
+    expect(alert).toHaveTextContent('its script never runs');
+    // Unchanged, it can still be saved: that writes the row whole again.
+    expect(screen.getByTestId('hook-save')).toBeEnabled();
+    await userEvent.click(screen.getByTestId('hook-save'));
+    await waitFor(() => expect(api.saveHook).toHaveBeenCalledTimes(1));
+    expect(api.saveHook.mock.calls[0]?.[0]).toEqual({ id: 2, name: 'garbled', enabled: true, hookType: 'pre', script: 'return;', failClosed: true });
+    unmount();
+
+    renderWithApi(<HooksPage />, api, 'ja');
+    await userEvent.click(await screen.findByTestId('hook-item-garbled'));
+    expect(screen.getByTestId('hook-broken-garbled')).toHaveTextContent('読み込めません');
+    expect(await screen.findByTestId('hook-load-error')).toHaveTextContent(`ルーターが読み取れないため(${reason})`);
+  });
+
   it('keeps unsaved edits when switching between hooks', async () => {
     const { api } = fakeApi();
     api.listHooks.mockResolvedValue([hook(1, { name: 'a', script: 'A' }), hook(2, { name: 'b', script: 'B' })]);

@@ -193,10 +193,16 @@ function HookList({
             <span className="grow hook-name">
               {h.name}
               {dirty[String(h.id)] && <span className="dirty-dot" title={t.unsaved} />}
-              <span className="item-sub">
-                {t.hookTypeLabel[h.hookType]}
-                {h.failClosed ? ` · ${t.failClosed}` : ''}
-              </span>
+              {h.loadError ? (
+                <span className="item-sub error-text" data-testid={`hook-broken-${h.name}`}>
+                  {t.hookBroken}
+                </span>
+              ) : (
+                <span className="item-sub">
+                  {t.hookTypeLabel[h.hookType]}
+                  {h.failClosed ? ` · ${t.failClosed}` : ''}
+                </span>
+              )}
             </span>
             <span className="hook-moves">
               <button type="button" className="small icon" disabled={i === 0} aria-label={t.moveUp(h.name)} onClick={(e) => { e.stopPropagation(); moveTo(h.id, i - 1); }} data-testid={`hook-up-${h.name}`}>
@@ -252,6 +258,8 @@ function HookEditor({
   const [confirm, setConfirm] = useState(false);
   const [savedFlash, setSavedFlash] = useState(false);
   const dirty = !saved || JSON.stringify(toInput(saved)) !== JSON.stringify(draft);
+  // A hook the router cannot read is repaired by saving it as shown.
+  const canSave = dirty || !!saved?.loadError;
 
   // Ask the router's own compiler, a moment after typing stops.
   useEffect(() => {
@@ -291,6 +299,12 @@ function HookEditor({
 
   return (
     <div className="card hook-editor" data-testid="hook-editor">
+      {saved?.loadError && (
+        <div className="callout callout-error" role="alert" data-testid="hook-load-error">
+          <strong>{t.hookBroken}</strong>
+          <p>{t.hookBrokenBody(saved.loadError)}</p>
+        </div>
+      )}
       <div className="row">
         <label className="field grow">
           <span className="required">{t.fieldName}</span>
@@ -367,7 +381,7 @@ function HookEditor({
         </p>
       )}
       <div className="row">
-        <button type="button" className="primary" disabled={busy || !dirty} onClick={() => void submit()} data-testid="hook-save">
+        <button type="button" className="primary" disabled={busy || !canSave} onClick={() => void submit()} data-testid="hook-save">
           {busy && <span className="spinner" />} {t.save}
         </button>
         {savedFlash && (

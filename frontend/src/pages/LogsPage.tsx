@@ -248,7 +248,15 @@ function LogDetailDialog() {
             <dt>{t.colClient}</dt>
             <dd>{log.client}</dd>
             <dt>{t.colServer}</dt>
-            <dd>{log.server}</dd>
+            <dd>
+              {log.server}
+              {log.instance && (
+                <span className="muted" data-testid="log-detail-instance">
+                  {' '}
+                  {t.logInstance(log.instance)}
+                </span>
+              )}
+            </dd>
             <dt>{t.colMethod}</dt>
             <dd>
               <code>{log.method}</code> {log.target}

@@ -222,6 +222,12 @@ function ServerRow({ server: s, open, onToggle, onEdit }: { server: ServerView; 
         </td>
         <td>
           <span className="transport">{s.transport}</span>
+          {s.isolation === 'per-client' && (
+            <span className="per-client muted" title={t.perClientTitle} data-testid={`server-perclient-${s.name}`}>
+              {' '}
+              {t.perClientTag(s.instances.length)}
+            </span>
+          )}
           {s.protocol && (
             <span className="protocol muted" title={t.protocolTitle} data-testid={`server-protocol-${s.name}`}>
               {' '}
@@ -318,13 +324,92 @@ function ServerRow({ server: s, open, onToggle, onEdit }: { server: ServerView; 
           )}
         </td>
       </tr>
+      {s.suggestPerClient && s.isolation === 'shared' && <SuggestPerClientRow server={s} />}
     </>
+  );
+}
+
+/** A shared server that asked its client something while clients shared it: offer per-client. */
+function SuggestPerClientRow({ server: s }: { server: ServerView }) {
+  const t = useMessages();
+  const makePerClient = useServers((st) => st.makePerClient);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const hint = s.suggestPerClient;
+  if (!hint) return null;
+  return (
+    <tr className="suggest-row" data-testid={`server-suggest-${s.name}`}>
+      <td colSpan={6}>
+        <span className="status-note">{t.suggestPerClient(hint.what, hint.clients)}</span>{' '}
+        <button
+          type="button"
+          className="small primary"
+          disabled={busy}
+          onClick={() => {
+            setBusy(true);
+            setError(null);
+            makePerClient(s.name)
+              .catch((err: unknown) => setError(err instanceof Error ? err.message : String(err)))
+              .finally(() => setBusy(false));
+          }}
+          data-testid={`server-make-perclient-${s.name}`}
+        >
+          {busy && <span className="spinner" />} {t.makePerClient}
+        </button>
+        {error && (
+          <span className="status-error" role="alert" data-testid={`server-suggest-error-${s.name}`}>
+            {' '}
+            {error}
+          </span>
+        )}
+      </td>
+    </tr>
+  );
+}
+
+/** A per-client server's instances: whose, which process, since when, how many calls. */
+function InstancesPanel({ server }: { server: ServerView }) {
+  const t = useMessages();
+  if (server.instances.length === 0) {
+    return (
+      <p className="muted" data-testid={`server-instances-none-${server.name}`}>
+        {t.instancesNone}
+      </p>
+    );
+  }
+  return (
+    <table className="instances" data-testid={`server-instances-${server.name}`}>
+      <thead>
+        <tr>
+          <th scope="col">{t.colInstance}</th>
+          <th scope="col">{t.colInstanceClient}</th>
+          <th scope="col" className="num">
+            {t.colInstancePid}
+          </th>
+          <th scope="col">{t.colInstanceSince}</th>
+          <th scope="col" className="num">
+            {t.colInstanceCalls}
+          </th>
+        </tr>
+      </thead>
+      <tbody>
+        {server.instances.map((i) => (
+          <tr key={i.id} data-testid={`server-instance-${server.name}-${i.id}`}>
+            <td>#{i.id}</td>
+            <td>{i.client}</td>
+            <td className="num">{i.pid || '—'}</td>
+            <td>{new Date(i.since).toLocaleTimeString()}</td>
+            <td className="num">{i.calls}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
   );
 }
 
 function ServerDetails({ server }: { server: ServerView }) {
   const t = useMessages();
-  const [tab, setTab] = useState<'tools' | 'console'>(server.state === 'running' ? 'tools' : 'console');
+  const [tab, setTab] = useState<'tools' | 'console' | 'instances'>(server.state === 'running' ? 'tools' : 'console');
   return (
     <div className="server-details" data-testid={`server-details-${server.name}`}>
       <div className="tabs" role="tablist">
@@ -334,9 +419,20 @@ function ServerDetails({ server }: { server: ServerView }) {
         <button type="button" role="tab" aria-selected={tab === 'console'} onClick={() => setTab('console')} data-testid="details-tab-console">
           {t.detailsConsole}
         </button>
+        {server.isolation === 'per-client' && (
+          <button type="button" role="tab" aria-selected={tab === 'instances'} onClick={() => setTab('instances')} data-testid="details-tab-instances">
+            {t.detailsInstances}
+          </button>
+        )}
       </div>
       {server.protocol && <ProtocolNote server={server} />}
-      {tab === 'tools' ? <ServerToolsPanel server={server} /> : <ConsolePanel name={server.name} />}
+      {tab === 'tools' ? (
+        <ServerToolsPanel server={server} />
+      ) : tab === 'instances' && server.isolation === 'per-client' ? (
+        <InstancesPanel server={server} />
+      ) : (
+        <ConsolePanel name={server.name} />
+      )}
     </div>
   );
 }

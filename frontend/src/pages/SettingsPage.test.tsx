@@ -100,6 +100,44 @@ describe('SettingsPage', () => {
     await waitFor(() => expect(api.saveSettings).toHaveBeenLastCalledWith(expect.objectContaining({ toolChanges: 'hold', port: 3282 })));
   });
 
+  it("edits the HTTP session limits with the settings' bounds, en and ja", async () => {
+    const { api } = fakeApi();
+    const { unmount } = renderWithApi(<SettingsPage />, api);
+    const per = await screen.findByTestId('setting-sessionsPerCredential');
+    const total = screen.getByTestId('setting-sessionsTotal');
+    const idle = screen.getByTestId('setting-sessionIdleTimeoutSeconds');
+    expect([per, total, idle].map((e) => (e as HTMLInputElement).value)).toEqual(['100', '1000', '600']);
+    for (const [p, tot, i] of [['0', '100001', '59'], ['1.5', '', '86401'], ['ten', '-3', '1h']] as const) {
+      for (const [field, v] of [[per, p], [total, tot], [idle, i]] as const) {
+        await userEvent.clear(field);
+        if (v) await userEvent.type(field, v);
+      }
+      await userEvent.click(screen.getByTestId('settings-save'));
+      expect(screen.getByTestId('setting-sessionsPerCredential-error')).toHaveTextContent('1 to 100000');
+      expect(screen.getByTestId('setting-sessionsTotal-error')).toHaveTextContent('1 to 100000');
+      expect(screen.getByTestId('setting-sessionIdleTimeoutSeconds-error')).toHaveTextContent('60 to 86400 seconds');
+    }
+    expect(api.saveSettings).not.toHaveBeenCalled();
+    for (const [field, v] of [[per, '3'], [total, '100000'], [idle, '60']] as const) {
+      await userEvent.clear(field);
+      await userEvent.type(field, v);
+    }
+    await userEvent.click(screen.getByTestId('settings-save'));
+    expect(await screen.findByText('Saved')).toBeInTheDocument();
+    expect(api.saveSettings).toHaveBeenCalledWith(
+      expect.objectContaining({ sessionsPerCredential: 3, sessionsTotal: 100000, sessionIdleTimeoutSeconds: 60, approvalTimeoutSeconds: 60, port: 3282 }),
+    );
+    unmount();
+
+    renderWithApi(<SettingsPage />, api, 'ja');
+    const section = await screen.findByTestId('session-limits');
+    expect(section).toHaveTextContent('HTTP セッション');
+    await userEvent.clear(screen.getByTestId('setting-sessionIdleTimeoutSeconds'));
+    await userEvent.type(screen.getByTestId('setting-sessionIdleTimeoutSeconds'), '30');
+    await userEvent.click(screen.getByTestId('settings-save'));
+    expect(screen.getByTestId('setting-sessionIdleTimeoutSeconds-error')).toHaveTextContent('60〜86400 秒');
+  });
+
   it('switches theme and language live, across the whole app', async () => {
     window.location.hash = '#settings';
     const { api } = fakeApi();

@@ -18,6 +18,9 @@ interface Form {
   hookTimeoutSeconds: string;
   hookMemoryMB: string;
   approvalTimeoutSeconds: string;
+  sessionsPerCredential: string;
+  sessionsTotal: string;
+  sessionIdleTimeoutSeconds: string;
   toolChanges: ToolChangeMode;
 }
 
@@ -35,6 +38,9 @@ function toForm(s: AppSettings): Form {
     hookTimeoutSeconds: String(s.hookTimeoutSeconds),
     hookMemoryMB: String(s.hookMemoryMB),
     approvalTimeoutSeconds: String(s.approvalTimeoutSeconds),
+    sessionsPerCredential: String(s.sessionsPerCredential),
+    sessionsTotal: String(s.sessionsTotal),
+    sessionIdleTimeoutSeconds: String(s.sessionIdleTimeoutSeconds),
     toolChanges: s.toolChanges,
   };
 }
@@ -60,6 +66,13 @@ export function validateSettings(f: Form, base: AppSettings, t: Messages): { set
   // The same bounds as the approvalTimeoutSeconds setting (backend/settings).
   const approvalTimeout = int(f.approvalTimeoutSeconds);
   if (approvalTimeout === null || approvalTimeout < 1 || approvalTimeout > 3600) errors.approvalTimeoutSeconds = t.errApprovalTimeout;
+  // The session settings' bounds (backend/settings/sessions.go).
+  const perCredential = int(f.sessionsPerCredential);
+  if (perCredential === null || perCredential < 1 || perCredential > 100000) errors.sessionsPerCredential = t.errSessionCount;
+  const sessionsTotal = int(f.sessionsTotal);
+  if (sessionsTotal === null || sessionsTotal < 1 || sessionsTotal > 100000) errors.sessionsTotal = t.errSessionCount;
+  const idle = int(f.sessionIdleTimeoutSeconds);
+  if (idle === null || idle < 60 || idle > 86400) errors.sessionIdleTimeoutSeconds = t.errSessionIdle;
   if (Object.keys(errors).length > 0) return { errors };
   return {
     settings: {
@@ -74,6 +87,9 @@ export function validateSettings(f: Form, base: AppSettings, t: Messages): { set
       hookTimeoutSeconds: hookTimeout!,
       hookMemoryMB: hookMemory!,
       approvalTimeoutSeconds: approvalTimeout!,
+      sessionsPerCredential: perCredential!,
+      sessionsTotal: sessionsTotal!,
+      sessionIdleTimeoutSeconds: idle!,
       toolChanges: f.toolChanges,
     },
   };
@@ -198,7 +214,7 @@ function SettingsForm({ settings }: { settings: AppSettings }) {
     }
   };
 
-  const num = (k: 'port' | 'retentionDays' | 'timeoutSeconds' | 'hookTimeoutSeconds' | 'hookMemoryMB' | 'approvalTimeoutSeconds', label: string, hint?: string) => (
+  const num = (k: Exclude<keyof Form, 'separator' | 'authEnabled' | 'startAtLogin' | 'closeToTray'>, label: string, hint?: string) => (
     <label className="field">
       <span>{label}</span>
       <input inputMode="numeric" value={form[k]} onChange={(e) => set(k, e.target.value)} aria-invalid={errors[k] ? true : undefined} data-testid={`setting-${k}`} />
@@ -259,6 +275,15 @@ function SettingsForm({ settings }: { settings: AppSettings }) {
         <div className="settings-grid">
           {num('hookTimeoutSeconds', t.hookTimeout)}
           {num('hookMemoryMB', t.hookMemory)}
+        </div>
+      </section>
+      <section aria-labelledby="session-limits-title" data-testid="session-limits">
+        <h3 id="session-limits-title">{t.sessionLimits}</h3>
+        <p className="field-hint">{t.sessionLimitsHint}</p>
+        <div className="settings-grid">
+          {num('sessionsPerCredential', t.sessionsPerCredential)}
+          {num('sessionsTotal', t.sessionsTotal)}
+          {num('sessionIdleTimeoutSeconds', t.sessionIdleTimeout)}
         </div>
       </section>
       {saveError && (

@@ -64,6 +64,8 @@ export interface ServersState {
   loadTools(name: string): Promise<void>;
   setToolEnabled(server: string, tool: string, enabled: boolean): Promise<void>;
   setPrefixMode(server: string, mode: PrefixMode): Promise<void>;
+  /** Makes a shared server per-client (the page's suggestion): its definition with isolation per-client. */
+  makePerClient(server: string): Promise<void>;
 
   /** Console (stderr) of servers being watched, oldest first. */
   consoles: Record<string, string[]>;
@@ -276,6 +278,10 @@ export function createServersStore(api: ServersApi): ServersStore {
         const cur = get().tools[server];
         if (cur) set({ tools: { ...get().tools, [server]: { ...cur, error: toApiError(err).message } } });
       }
+    },
+    async makePerClient(server) {
+      const cfg = await api.getServer(server);
+      await get().update(server, { ...cfg, isolation: 'per-client' });
     },
     async setPrefixMode(server, mode) {
       await api.setPrefixMode(server, mode);

@@ -21,7 +21,7 @@ export interface TokensState {
   endpointError: string | null;
   loadEndpoint(): Promise<void>;
   /** The config snippet for a client; throws to the caller. */
-  snippet(client: SnippetClient, mode: SnippetMode, token: string): Promise<string>;
+  snippet(client: SnippetClient, mode: SnippetMode, token: string, upstreamAuth: string[]): Promise<string>;
 }
 
 export type TokensStore = StoreApi<TokensState>;
@@ -80,7 +80,7 @@ export function createTokensStore(
       const view = await api.updateTokenRoles(name, roles);
       set({ tokens: get().tokens.map((t) => (t.name === name ? view : t)) });
     },
-    snippet: (client, mode, token) => api.snippet(client, mode, token),
+    snippet: (client, mode, token, upstreamAuth) => api.snippet(client, mode, token, upstreamAuth),
     async loadEndpoint() {
       try {
         set({ endpoint: await api.endpointStatus(), endpointError: null });

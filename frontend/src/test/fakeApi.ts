@@ -46,6 +46,9 @@ export function server(name: string, over: Partial<ServerView> = {}): ServerView
     loggedIn: false,
     protocol: '',
     protocolsOffered: [],
+    passUpstreamAuth: false,
+    isolation: 'shared',
+    instances: [],
     ...over,
   };
 }
@@ -115,6 +118,9 @@ export const defaultSettings: AppSettings = {
   hookTimeoutSeconds: 5,
   hookMemoryMB: 64,
   approvalTimeoutSeconds: 60,
+  sessionsPerCredential: 100,
+  sessionsTotal: 1000,
+  sessionIdleTimeoutSeconds: 600,
   toolChanges: 'notify',
 };
 
@@ -221,7 +227,7 @@ export function fakeApi(initial: ServerView[] = []) {
     deleteToken: vi.fn<Api['deleteToken']>(async () => {}),
     updateTokenServers: vi.fn<Api['updateTokenServers']>(async (name, servers) => token(name, { servers })),
     updateTokenRoles: vi.fn<Api['updateTokenRoles']>(async (name, roles) => token(name, { roles })),
-    snippet: vi.fn<Api['snippet']>(async (client, mode, tok) => `${client} ${mode} ${tok || '<token>'}`),
+    snippet: vi.fn<Api['snippet']>(async (client, mode, tok, upstreamAuth) => [`${client} ${mode} ${tok || '<token>'}`, ...upstreamAuth].join(' ')),
     endpointStatus: vi.fn<Api['endpointStatus']>(async () => ({
       url: 'http://127.0.0.1:3282/mcp',
       running: true,

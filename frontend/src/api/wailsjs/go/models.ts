@@ -69,6 +69,9 @@ export namespace appapi {
 	    hookTimeoutSeconds: number;
 	    hookMemoryMB: number;
 	    approvalTimeoutSeconds: number;
+	    sessionsPerCredential: number;
+	    sessionsTotal: number;
+	    sessionIdleTimeoutSeconds: number;
 	    toolChanges: string;
 	
 	    static createFrom(source: any = {}) {
@@ -89,6 +92,9 @@ export namespace appapi {
 	        this.hookTimeoutSeconds = source["hookTimeoutSeconds"];
 	        this.hookMemoryMB = source["hookMemoryMB"];
 	        this.approvalTimeoutSeconds = source["approvalTimeoutSeconds"];
+	        this.sessionsPerCredential = source["sessionsPerCredential"];
+	        this.sessionsTotal = source["sessionsTotal"];
+	        this.sessionIdleTimeoutSeconds = source["sessionIdleTimeoutSeconds"];
 	        this.toolChanges = source["toolChanges"];
 	    }
 	}
@@ -367,6 +373,7 @@ export namespace appapi {
 	    failClosed: boolean;
 	    // Go type: time
 	    updatedAt: any;
+	    loadError?: string;
 	
 	    static createFrom(source: any = {}) {
 	        return new HookView(source);
@@ -382,6 +389,7 @@ export namespace appapi {
 	        this.script = source["script"];
 	        this.failClosed = source["failClosed"];
 	        this.updatedAt = this.convertValues(source["updatedAt"], null);
+	        this.loadError = source["loadError"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -402,6 +410,28 @@ export namespace appapi {
 		    return a;
 		}
 	}
+	export class InstanceView {
+	    id: number;
+	    client: string;
+	    pid?: number;
+	    since: number;
+	    calls: number;
+	    state: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new InstanceView(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.client = source["client"];
+	        this.pid = source["pid"];
+	        this.since = source["since"];
+	        this.calls = source["calls"];
+	        this.state = source["state"];
+	    }
+	}
 	export class LogDetail {
 	    id: number;
 	    // Go type: time
@@ -416,6 +446,7 @@ export namespace appapi {
 	    request?: string;
 	    response?: string;
 	    backendTool?: string;
+	    instance?: string;
 	
 	    static createFrom(source: any = {}) {
 	        return new LogDetail(source);
@@ -435,6 +466,7 @@ export namespace appapi {
 	        this.request = source["request"];
 	        this.response = source["response"];
 	        this.backendTool = source["backendTool"];
+	        this.instance = source["instance"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -481,6 +513,7 @@ export namespace appapi {
 	    status: string;
 	    error?: string;
 	    backendTool?: string;
+	    instance?: string;
 	
 	    static createFrom(source: any = {}) {
 	        return new LogRow(source);
@@ -498,6 +531,7 @@ export namespace appapi {
 	        this.status = source["status"];
 	        this.error = source["error"];
 	        this.backendTool = source["backendTool"];
+	        this.instance = source["instance"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -589,6 +623,22 @@ export namespace appapi {
 	        if ('string' === typeof source) source = JSON.parse(source);
 	        this.url = source["url"];
 	        this.registration = source["registration"];
+	    }
+	}
+	export class PerClientSuggestionView {
+	    what: string;
+	    clients: number;
+	    at: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new PerClientSuggestionView(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.what = source["what"];
+	        this.clients = source["clients"];
+	        this.at = source["at"];
 	    }
 	}
 	export class PolicyView {
@@ -815,6 +865,10 @@ export namespace appapi {
 	    loggedIn?: boolean;
 	    protocol?: string;
 	    protocolsOffered?: string[];
+	    isolation: string;
+	    instances?: InstanceView[];
+	    suggestPerClient?: PerClientSuggestionView;
+	    passUpstreamAuth?: boolean;
 	
 	    static createFrom(source: any = {}) {
 	        return new ServerView(source);
@@ -835,7 +889,29 @@ export namespace appapi {
 	        this.loggedIn = source["loggedIn"];
 	        this.protocol = source["protocol"];
 	        this.protocolsOffered = source["protocolsOffered"];
+	        this.isolation = source["isolation"];
+	        this.instances = this.convertValues(source["instances"], InstanceView);
+	        this.suggestPerClient = this.convertValues(source["suggestPerClient"], PerClientSuggestionView);
+	        this.passUpstreamAuth = source["passUpstreamAuth"];
 	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
 	}
 	export class StateGateStatus {
 	    added: boolean;
@@ -1495,6 +1571,7 @@ export namespace spec {
 	    secretHeaders?: string[];
 	    secretRevision?: number;
 	    passUpstreamAuth?: boolean;
+	    isolation?: string;
 	    enabled: boolean;
 	    prefixMode: string;
 	    timeoutSeconds?: number;
@@ -1521,6 +1598,7 @@ export namespace spec {
 	        this.secretHeaders = source["secretHeaders"];
 	        this.secretRevision = source["secretRevision"];
 	        this.passUpstreamAuth = source["passUpstreamAuth"];
+	        this.isolation = source["isolation"];
 	        this.enabled = source["enabled"];
 	        this.prefixMode = source["prefixMode"];
 	        this.timeoutSeconds = source["timeoutSeconds"];

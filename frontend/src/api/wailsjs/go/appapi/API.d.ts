@@ -151,7 +151,7 @@ export function SetServerSecret(arg1:string,arg2:string,arg3:string,arg4:string)
 
 export function SetToolEnabled(arg1:string,arg2:string,arg3:boolean):Promise<void>;
 
-export function Snippet(arg1:string,arg2:string,arg3:string):Promise<string>;
+export function Snippet(arg1:string,arg2:string,arg3:string,arg4:Array<string>):Promise<string>;
 
 export function StartServer(arg1:string):Promise<void>;
 

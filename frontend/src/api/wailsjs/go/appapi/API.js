@@ -282,8 +282,8 @@ export function SetToolEnabled(arg1, arg2, arg3) {
   return window['go']['appapi']['API']['SetToolEnabled'](arg1, arg2, arg3);
 }
 
-export function Snippet(arg1, arg2, arg3) {
-  return window['go']['appapi']['API']['Snippet'](arg1, arg2, arg3);
+export function Snippet(arg1, arg2, arg3, arg4) {
+  return window['go']['appapi']['API']['Snippet'](arg1, arg2, arg3, arg4);
 }
 
 export function StartServer(arg1) {
