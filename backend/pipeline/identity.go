@@ -28,13 +28,16 @@ func (s Identity) Serve(ctx context.Context, r *Request, next Handler) (Result, 
 	}
 	ctx = WithCaller(ctx, r.Caller)
 	if r.List != nil {
-		if r.Caller.Allows != nil {
+		if r.Caller.Allows != nil || r.Caller.InProfile != nil {
 			// A single-tool scope lists that tool (an ability routed to it
 			// too), never the server's prompts or resources, and does not
 			// carry logging/setLevel to the server.
 			tools := r.Method == MethodToolsList
 			r.List.Keep(func(it ListItem) bool {
-				return r.Caller.MayUse(it.Server) || tools && r.Caller.MayCall(it.Server, it.Item)
+				if tools {
+					return r.Caller.MayCall(it.Server, it.Item)
+				}
+				return r.Caller.MayUse(it.Server)
 			})
 		}
 		return next(ctx, r)

@@ -80,6 +80,12 @@ type Caller struct {
 	// server (state_gate) matches them against what a process allows.
 	Subject string
 	Roles   []string
+	// Profile is the profile the request came through ("" — the default,
+	// everything the token reaches). InProfile, set with a profile, keeps
+	// its tools (item: the upstream's own name) to the profile's selection;
+	// Allows already keeps its servers to the profile's.
+	Profile   string
+	InProfile func(server, item string) bool
 }
 
 // CallerOf returns the caller the identity step put in ctx (WithCaller):
@@ -97,6 +103,9 @@ func (c Caller) MayUse(server string) bool { return c.Allows == nil || c.Allows(
 // MayCall reports whether the caller's scope includes the tool item (the
 // upstream's own name) of server: the whole server, or that one tool.
 func (c Caller) MayCall(server, item string) bool {
+	if c.InProfile != nil && !c.InProfile(server, item) {
+		return false
+	}
 	return c.MayUse(server) || c.AllowsTool != nil && c.AllowsTool(server, item)
 }
 

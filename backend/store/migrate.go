@@ -39,6 +39,8 @@ var migrations = []*gormigrate.Migration{
 	{ID: "0800_server_secrets", Migrate: migrateServerSecrets},
 	// A token's own roles, for state_gate (issue 24); numbered apart (0900).
 	{ID: "0900_token_custom_roles", Migrate: migrateTokenCustomRoles},
+	// Profiles and a token's profile (issue 27); numbered apart (1200).
+	{ID: "1200_profiles", Migrate: migrateProfiles},
 }
 
 // MigrationIDs lists the migrations this build knows, oldest first.
