@@ -92,6 +92,9 @@ func (c *Core) narrowToProfile(ctx context.Context, caller gateway.Caller) gatew
 	}
 	caller.Profile = name
 	p, found := c.Profiles.Lookup(name)
+	if found {
+		caller.Discovery = p.Mode
+	}
 	if !found {
 		caller.Allows = func(string) bool { return false }
 		caller.AllowsTool = nil

@@ -136,6 +136,9 @@ func (g *Gateway) rebuild() {
 		}
 	}
 	abilities, abilitySig := g.publishAbilities(snap, toolNames, taskOnly, &tools, &toolList)
+	// The router's own tools (a search profile's): mcp-go routes them; no
+	// list holds them but a search profile's (discovery.go).
+	tools = append(tools, g.routerToolHandlers(toolNames)...)
 	var prompts []server.ServerPrompt
 	var promptList []listed[mcp.Prompt]
 	for final, un := range promptNames {

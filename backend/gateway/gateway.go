@@ -85,6 +85,7 @@ type Gateway struct {
 	answers  pendingLists // list requests answered by the chain, for mcp-go to send
 	fast     fastPath
 	sessions *sessionTable
+	disc     *discovery // the pipeline's discovery step (discovery.go)
 
 	rebuildMu      sync.Mutex
 	mu             sync.RWMutex
@@ -137,6 +138,7 @@ func New(ups Upstreams, o Options) *Gateway {
 	g.fast.disabled.Store(os.Getenv(EnvFastPath) == "off")
 	g.gate = gate.New(gate.Options{Upstreams: ups, Publish: g.rebuild, Tools: g.toolsOf,
 		ToolsChanged: g.toolsChanged, Logger: o.Logger})
+	g.disc = newDiscovery(g)
 	g.chain = pipeline.New(g.steps(), g.send)
 
 	hooks := &server.Hooks{}
@@ -157,6 +159,7 @@ func New(ups Upstreams, o Options) *Gateway {
 	hooks.AddOnUnregisterSession(func(_ context.Context, s server.ClientSession) {
 		g.dropSession(s.SessionID())
 		g.gate.ForgetSession(s.SessionID())
+		g.disc.forget(s.SessionID())
 	})
 	g.srv = server.NewMCPServer("mcp-router", o.Version,
 		server.WithToolCapabilities(true),
@@ -178,10 +181,11 @@ func New(ups Upstreams, o Options) *Gateway {
 // pipeline's order; send (send.go) ends it.
 func (g *Gateway) steps() pipeline.Steps {
 	s := pipeline.Steps{
-		Identity: pipeline.Identity{CallerFrom: g.o.CallerFrom},
-		Gate:     g.gate,
-		Policy:   pipeline.PolicyStep{Current: g.o.Policy},
-		Hooks:    pipeline.Hooks{Engine: g.o.Hooks},
+		Identity:  pipeline.Identity{CallerFrom: g.o.CallerFrom},
+		Discovery: g.disc,
+		Gate:      g.gate,
+		Policy:    pipeline.PolicyStep{Current: g.o.Policy},
+		Hooks:     pipeline.Hooks{Engine: g.o.Hooks},
 	}
 	if g.o.RequestLog != nil {
 		s.Log = pipeline.Log{Sink: g.o.RequestLog}

@@ -34,6 +34,9 @@ func (s Identity) Serve(ctx context.Context, r *Request, next Handler) (Result, 
 			// carry logging/setLevel to the server.
 			tools := r.Method == MethodToolsList
 			r.List.Keep(func(it ListItem) bool {
+				if it.Server == RouterTools {
+					return true // the discovery step's to decide
+				}
 				if tools {
 					return r.Caller.MayCall(it.Server, it.Item)
 				}
@@ -43,6 +46,9 @@ func (s Identity) Serve(ctx context.Context, r *Request, next Handler) (Result, 
 		return next(ctx, r)
 	}
 	if r.Method == MethodToolsCall {
+		if r.Server == RouterTools {
+			return next(ctx, r) // the discovery step answers or refuses it
+		}
 		if !r.Caller.MayCall(r.Server, r.Item) {
 			return Result{}, NotFound(r)
 		}

@@ -156,10 +156,11 @@ type Hit struct {
 	Score float64
 }
 
-// Search returns up to limit tools matching q, best first; keep, if set,
-// drops tools the caller may not see before they take a place in the top
-// limit. An empty query finds nothing.
-func (x *Index) Search(ctx context.Context, q string, limit int, keep func(name string) bool) ([]Hit, error) {
+// Search returns up to limit tools matching q, best first. keep, if set,
+// is asked about each batch of candidates and returns those the caller may
+// see; the others never take a place in the top limit. An empty query
+// finds nothing.
+func (x *Index) Search(ctx context.Context, q string, limit int, keep func(names []string) map[string]bool) ([]Hit, error) {
 	if len(q) > MaxQueryLen {
 		return nil, fmt.Errorf("the query has %d bytes, more than the cap of %d", len(q), MaxQueryLen)
 	}
@@ -191,8 +192,16 @@ func (x *Index) Search(ctx context.Context, q string, limit int, keep func(name 
 		if err != nil {
 			return nil, fmt.Errorf("tool search: %w", err)
 		}
+		var kept map[string]bool
+		if keep != nil {
+			names := make([]string, len(res.Hits))
+			for i, h := range res.Hits {
+				names[i] = h.ID
+			}
+			kept = keep(names)
+		}
 		for _, h := range res.Hits {
-			if keep == nil || keep(h.ID) {
+			if keep == nil || kept[h.ID] {
 				out = append(out, Hit{Name: h.ID, Score: h.Score})
 				if len(out) == limit {
 					break

@@ -82,7 +82,13 @@ func TestKeepAndCaps(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer x.Close()
-	hits, err := x.Search(context.Background(), "file", 5, func(n string) bool { return strings.HasPrefix(n, "s3__") })
+	hits, err := x.Search(context.Background(), "file", 5, func(names []string) map[string]bool {
+		kept := map[string]bool{}
+		for _, n := range names {
+			kept[n] = strings.HasPrefix(n, "s3__")
+		}
+		return kept
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
