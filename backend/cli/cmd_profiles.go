@@ -29,7 +29,8 @@ func (e *env) profilesCommand() *cobra.Command {
 			"/mcp/NAME (also `mcp-router stdio --profile NAME` and `mcp-router connect --profile NAME`). Plain /mcp\n" +
 			"is the default profile: everything the token reaches. A token bound to a profile\n" +
 			"(`mcp-router tokens create NAME --profile P`) reaches that profile only.\n\n" +
-			"Modes: all lists every tool of the profile; search lists only search_tools, call_tool and add_tools,\n" +
+			"Modes: all lists every tool of the profile; gated shows each server's activate tool until the client activates it;\n" +
+			"search lists only search_tools, call_tool and add_tools,\n" +
 			"through which the client finds and calls the profile's tools. See docs/profiles.md.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
@@ -189,7 +190,7 @@ type profileFlags struct {
 func (f *profileFlags) add(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.servers, "servers", "", "comma-separated servers of the profile")
 	cmd.Flags().StringVar(&f.tools, "tools", "", "comma-separated SERVER/TOOL: only these tools of those servers (others: all their tools)")
-	cmd.Flags().StringVar(&f.mode, "mode", "", "discovery mode: all (every tool listed) or search (search_tools, call_tool, add_tools)")
+	cmd.Flags().StringVar(&f.mode, "mode", "", "discovery mode: all (every tool listed), gated (each server locked behind its activate tool) or search (search_tools, call_tool, add_tools)")
 	cmd.Flags().StringVar(&f.description, "description", "", "what the profile is for")
 }
 
@@ -229,9 +230,9 @@ func (f *profileFlags) apply(cmd *cobra.Command, p *store.Profile) error {
 
 func (e *env) profilesAdd() *cobra.Command {
 	var f profileFlags
-	const usage = "profiles add NAME --servers a,b [--tools a/t1,b/t2] [--mode all|search] [--description D]"
+	const usage = "profiles add NAME --servers a,b [--tools a/t1,b/t2] [--mode all|gated|search] [--description D]"
 	cmd := &cobra.Command{
-		Use:   "add NAME --servers a,b [--tools a/t1,b/t2] [--mode all|search] [--description D]",
+		Use:   "add NAME --servers a,b [--tools a/t1,b/t2] [--mode all|gated|search] [--description D]",
 		Short: "Add a profile; a running router serves it at /mcp/NAME within a second",
 		Example: "  mcp-router profiles add writing --servers notes,fs\n" +
 			"  mcp-router profiles add research --servers web,papers --tools web/search,web/fetch --mode search",
@@ -266,9 +267,9 @@ func (e *env) profilesAdd() *cobra.Command {
 
 func (e *env) profilesUpdate() *cobra.Command {
 	var f profileFlags
-	const usage = "profiles update NAME [--servers a,b] [--tools a/t1 | --all-tools] [--mode all|search] [--description D]"
+	const usage = "profiles update NAME [--servers a,b] [--tools a/t1 | --all-tools] [--mode all|gated|search] [--description D]"
 	cmd := &cobra.Command{
-		Use:   "update NAME [--servers a,b] [--tools a/t1 | --all-tools] [--mode all|search] [--description D]",
+		Use:   "update NAME [--servers a,b] [--tools a/t1 | --all-tools] [--mode all|gated|search] [--description D]",
 		Short: "Change a profile; a running router applies it within a second",
 		Args:  exactArgs(1, usage),
 		RunE: func(cmd *cobra.Command, args []string) error {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/mcp-router/mcp-router/backend/gate"
 	"github.com/mcp-router/mcp-router/backend/pipeline"
+	"github.com/mcp-router/mcp-router/backend/spec"
 	"github.com/mcp-router/mcp-router/backend/toolsearch"
 )
 
@@ -86,12 +87,15 @@ func newDiscovery(g *Gateway) *discovery {
 // Serve implements pipeline.Step.
 func (d *discovery) Serve(ctx context.Context, r *pipeline.Request, next pipeline.Handler) (pipeline.Result, error) {
 	search := r.Caller.Discovery == DiscoverySearch
+	gated := r.Caller.Discovery == gate.ProfileGated
 	if r.List != nil {
 		if r.Method != pipeline.MethodToolsList {
 			return next(ctx, r)
 		}
 		if !search {
-			r.List.Keep(func(it pipeline.ListItem) bool { return it.Server != pipeline.RouterTools })
+			r.List.Keep(func(it pipeline.ListItem) bool {
+				return it.Server != pipeline.RouterTools && (gated || !d.g.lockOnly(it.Server, it.Item))
+			})
 			return next(ctx, r)
 		}
 		added := d.addedBy(gate.Key(r))
@@ -106,6 +110,9 @@ func (d *discovery) Serve(ctx context.Context, r *pipeline.Request, next pipelin
 		return withRouterTools(r, res)
 	}
 	if r.Server != pipeline.RouterTools {
+		if r.Method == pipeline.MethodToolsCall && !gated && d.g.lockOnly(r.Server, r.Item) {
+			return pipeline.Result{}, pipeline.NotFound(r)
+		}
 		return next(ctx, r)
 	}
 	if !search {
@@ -174,6 +181,9 @@ func (d *discovery) index() (*toolsearch.Index, map[string]mcp.Tool, error) {
 	tools := make([]toolsearch.Tool, 0, len(d.g.catalog.tools))
 	defs := make(map[string]mcp.Tool, len(d.g.catalog.tools))
 	for _, e := range d.g.catalog.tools {
+		if d.g.lockOnly(e.item.Server, e.item.Item) {
+			continue // a gated profile's; never a search profile's
+		}
 		raw, err := json.Marshal(e.value)
 		if err != nil {
 			continue
@@ -201,7 +211,7 @@ func (d *discovery) visible(ctx context.Context, r *pipeline.Request, names []st
 	d.g.mu.RLock()
 	items := make([]pipeline.ListItem, 0, len(names))
 	for _, n := range names {
-		if un, ok := d.g.tools[n]; ok {
+		if un, ok := d.g.tools[n]; ok && !d.g.lockOnly(un.Server, un.Item) {
 			it := pipeline.ListItem{Server: un.Server, Item: un.Item, Name: n}
 			if ab, isAbility := d.g.abilities[n]; isAbility {
 				it.Permission = ab.Permission
@@ -381,3 +391,64 @@ func (g *Gateway) routerToolHandlers(taken map[string]upstreamName) []server.Ser
 	}
 	return out
 }
+
+// maxOverviewTools is how many tool names a gated profile's activate tool
+// names in its description.
+const maxOverviewTools = 12
+
+// lockableServers gives every running server without a gate of its own the
+// activate tool a gated profile locks it behind (<server><sep>activate,
+// unless an upstream tool has that name), into names, tools and list. The
+// discovery step keeps these tools from every caller but a gated
+// profile's; the gate locks the server for such a caller (gate.ProfileGated).
+func (g *Gateway) lockableServers(snap snapshot, sep string, names map[string]upstreamName, tools *[]server.ServerTool,
+	list *[]listed[mcp.Tool]) map[string]gate.Server {
+	out := map[string]gate.Server{}
+	for _, name := range snap.servers {
+		def := snap.defs[name]
+		if def.Gate.Enabled {
+			continue
+		}
+		final := name + sep + "activate"
+		if _, taken := names[final]; taken || !validToolName(final) {
+			continue // the server cannot be locked: a gated profile lists its tools as they are
+		}
+		var toolNames []string
+		for _, t := range snap.catalogs[name].Tools {
+			if def.ToolEnabled(t.Name) {
+				toolNames = append(toolNames, t.Name)
+			}
+		}
+		desc := fmt.Sprintf("%s has %d tools", name, len(toolNames))
+		if len(toolNames) > 0 {
+			shown := toolNames
+			if len(shown) > maxOverviewTools {
+				shown = shown[:maxOverviewTools]
+			}
+			desc += ": " + strings.Join(shown, ", ")
+			if len(toolNames) > len(shown) {
+				desc += ", …"
+			}
+		}
+		desc += fmt.Sprintf(". They are locked: call %s to unlock them.", final)
+		un := upstreamName{name, gate.ActivateItem}
+		names[final] = un
+		t := gate.Tool(final, desc)
+		*tools = append(*tools, server.ServerTool{Tool: t, Handler: g.callTool(un)})
+		*list = append(*list, listed[mcp.Tool]{pipeline.ListItem{Server: name, Item: gate.ActivateItem, Name: final}, t})
+		out[name] = gate.Server{Gate: spec.Gate{Enabled: true, HideTools: true}, Activate: final}
+	}
+	return out
+}
+
+// lockOnly reports whether it is the activate tool of a server that only a
+// gated profile locks.
+func (g *Gateway) lockOnly(server, item string) bool {
+	if item != gate.ActivateItem {
+		return false
+	}
+	_, gated := g.gate.Gated(server)
+	return !gated
+}
+
+func validToolName(s string) bool { return validName.MatchString(s) || validDotted.MatchString(s) }

@@ -30,11 +30,6 @@ const (
 	ModeSearch = "search"
 )
 
-// GatedBuilt says whether this build serves ModeGated; until it does, a
-// profile cannot take that mode (a mode that does nothing would list every
-// tool while its owner believes them locked).
-const GatedBuilt = false
-
 // Modes lists the discovery modes.
 var Modes = []string{ModeAll, ModeGated, ModeSearch}
 
@@ -116,10 +111,6 @@ func Check(p store.Profile, servers []string) error {
 	}
 	if !slices.Contains(Modes, p.Mode) {
 		return fmt.Errorf("%w: profile %q: mode %q: want %s", store.ErrInvalid, p.Name, p.Mode, strings.Join(Modes, ", "))
-	}
-	if p.Mode == ModeGated && !GatedBuilt {
-		return fmt.Errorf("%w: profile %q: mode %q is not built yet in this version: use %s or %s (or gate servers one by one: docs/gate.md)",
-			store.ErrInvalid, p.Name, p.Mode, ModeAll, ModeSearch)
 	}
 	if len(p.Description) > MaxDescriptionLen {
 		return fmt.Errorf("%w: profile %q: the description has %d bytes, more than the cap of %d (MaxDescriptionLen, fixed)",

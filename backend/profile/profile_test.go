@@ -26,7 +26,6 @@ func TestCheckRefuses(t *testing.T) {
 		"slash in the name": {store.Profile{Name: "a/b", Mode: ModeAll}, "bad profile name"},
 		"reserved name":     {store.Profile{Name: "Default", Mode: ModeAll}, "reserved"},
 		"unknown mode":      {store.Profile{Name: "p", Mode: "every"}, "mode"},
-		"gated, not built":  {store.Profile{Name: "p", Mode: ModeGated}, "not built"},
 		"unknown server":    {store.Profile{Name: "p", Mode: ModeAll, Servers: []string{"zz"}}, `no server "zz"`},
 		"server twice":      {store.Profile{Name: "p", Mode: ModeAll, Servers: []string{"a", "a"}}, "twice"},
 		"tools of a server it lacks": {store.Profile{Name: "p", Mode: ModeAll, Servers: []string{"a"},
