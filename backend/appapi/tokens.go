@@ -125,6 +125,11 @@ func (a *API) UpdateTokenRoles(name string, roles []string) (TokenView, error) {
 // Snippet returns the config that connects client to the router in mode
 // (http or stdio). An empty token prints a placeholder when auth is on.
 func (a *API) Snippet(client, mode, token string) (string, error) {
+	return a.snippetAt("", client, mode, token)
+}
+
+// snippetAt is Snippet for the endpoint of profile ("" the default: /mcp).
+func (a *API) snippetAt(profile, client, mode, token string) (string, error) {
 	if err := config.CheckSnippet(client, mode); err != nil {
 		return "", err
 	}
@@ -132,7 +137,11 @@ func (a *API) Snippet(client, mode, token string) (string, error) {
 	// on another port), as the Connect page shows it; the port setting
 	// when the endpoint is not running.
 	ep, _ := a.EndpointStatus()
-	o := config.SnippetOptions{URL: ep.URL, Token: strings.TrimSpace(token)}
+	url := ep.URL
+	if profile != "" {
+		url += "/" + profile
+	}
+	o := config.SnippetOptions{URL: url, Token: strings.TrimSpace(token)}
 	if o.Token != "" {
 		// A snippet goes into an AI client's config: an admin token there
 		// would hand the client the UI's powers.
