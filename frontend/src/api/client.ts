@@ -33,6 +33,7 @@ import {
   toToolCallResult,
 } from './convert';
 import { createAboutApi } from './about';
+import { createProfilesApi } from './profiles';
 import { createApprovalsApi } from './approvals';
 import { createChatApi } from './chat';
 import type { ApiTransport } from './transport';
@@ -70,6 +71,7 @@ export function createApi(t: ApiTransport): Api {
     ...createChatApi(call, on), // chat.ts
     ...createApprovalsApi(call, on), // approvals.ts
     ...createAboutApi(call), // about.ts
+    ...createProfilesApi(call), // profiles.ts
     listServers: () => call('ListServers', [], (r) => list(r, toServerView, 'servers')),
     getServer: (name) => call('GetServer', [name], toServerConfig),
     addServer: (cfg) => call('AddServer', [cfg], toServerView),

@@ -1,4 +1,5 @@
 import type { AboutApi } from './about';
+import type { ProfilesApi } from './profiles';
 import type { ApprovalsApi } from './approvals';
 import type { ChatApi } from './chat';
 // The shapes the UI works with, as docs/ui-api.md defines them. Values are
@@ -471,7 +472,7 @@ export interface StateGateStatus {
 export type Unsubscribe = () => void;
 
 /** Everything the UI may ask of the Go side. Stores receive one of these. */
-export interface Api extends ChatApi, ApprovalsApi, AboutApi {
+export interface Api extends ChatApi, ApprovalsApi, AboutApi, ProfilesApi {
   // Servers
   listServers(): Promise<ServerView[]>;
   getServer(name: string): Promise<ServerConfig>;

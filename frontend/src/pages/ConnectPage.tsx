@@ -35,7 +35,7 @@ export default function ConnectPage() {
   );
 }
 
-function CopyButton({ text, testId }: { text: string; testId?: string }) {
+export function CopyButton({ text, testId }: { text: string; testId?: string }) {
   const t = useMessages();
   const [state, setState] = useState<'idle' | 'ok' | 'fail'>('idle');
   useEffect(() => {
@@ -86,7 +86,7 @@ function EndpointCard() {
   );
 }
 
-const CLIENT_LABELS: Record<SnippetClient, string> = {
+export const CLIENT_LABELS: Record<SnippetClient, string> = {
   'claude-code': 'Claude Code',
   'claude-desktop': 'Claude Desktop',
   cursor: 'Cursor',

@@ -2,6 +2,7 @@ import { vi } from 'vitest';
 import { fakeChat } from './fakeChat';
 import type {
   AboutInfo,
+  ProfileView,
   PendingApproval,
   AggregatedTool,
   Api,
@@ -148,6 +149,7 @@ export function fakeApi(initial: ServerView[] = []) {
 
   const chat = fakeChat(); // fakeChat.ts
   let settings = { ...defaultSettings };
+  let profiles: ProfileView[] = [];
   let about: AboutInfo = { version: 'v0.3.2', devBuild: false, checkForUpdates: false, lastCheck: null };
   let hooks: HookView[] = [];
   let nextHookId = 1;
@@ -252,6 +254,24 @@ export function fakeApi(initial: ServerView[] = []) {
     frontendReady: vi.fn<Api['frontendReady']>(async () => {}),
     logFile: vi.fn<Api['logFile']>(async () => ({ path: '/home/me/.config/mcp-router/logs/mcp-router.log', folder: '/home/me/.config/mcp-router/logs' })),
     openLogFolder: vi.fn<Api['openLogFolder']>(async () => {}),
+
+    // Profiles: kept in memory, like the router's.
+    listProfiles: vi.fn<Api['listProfiles']>(async () => [...profiles]),
+    createProfile: vi.fn<Api['createProfile']>(async (p) => {
+      if (profiles.some((x) => x.name === p.name)) throw new Error(`a profile named "${p.name}" already exists`);
+      const saved = { ...p, path: `/mcp/${p.name}` };
+      profiles = [...profiles, saved];
+      return saved;
+    }),
+    updateProfile: vi.fn<Api['updateProfile']>(async (p) => {
+      const saved = { ...p, path: `/mcp/${p.name}` };
+      profiles = profiles.map((x) => (x.name === p.name ? saved : x));
+      return saved;
+    }),
+    removeProfile: vi.fn<Api['removeProfile']>(async (name) => {
+      profiles = profiles.filter((x) => x.name !== name);
+    }),
+    profileSnippet: vi.fn<Api['profileSnippet']>(async (name, client, mode) => `${client} ${mode} /mcp/${name}`),
 
     // Settings → About: checks are off until setCheckForUpdates(true).
     about: vi.fn<Api['about']>(async () => about),

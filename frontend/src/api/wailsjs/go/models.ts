@@ -741,6 +741,28 @@ export namespace appapi {
 		    return a;
 		}
 	}
+	export class ProfileView {
+	    name: string;
+	    description: string;
+	    mode: string;
+	    servers: string[];
+	    tools: Record<string, Array<string>>;
+	    path: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new ProfileView(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.name = source["name"];
+	        this.description = source["description"];
+	        this.mode = source["mode"];
+	        this.servers = source["servers"];
+	        this.tools = source["tools"];
+	        this.path = source["path"];
+	    }
+	}
 	export class ScriptProblem {
 	    line: number;
 	    column: number;
