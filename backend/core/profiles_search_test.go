@@ -111,6 +111,12 @@ func TestSearchProfile(t *testing.T) {
 		if err != nil || res.IsError {
 			t.Fatalf("call_tool two__digest: %v %+v", err, res)
 		}
+		// call_tool reaches upstream tools only: not itself, not the router's other tools.
+		for _, n := range []string{"call_tool", "search_tools"} {
+			if _, err := callText(t, c, "call_tool", map[string]any{"name": n, "arguments": map[string]any{"name": "one__show"}}); err == nil {
+				t.Errorf("call_tool of %s passed", n)
+			}
+		}
 		if _, err := callText(t, c, "call_tool", map[string]any{"name": "three__show"}); err == nil || !strings.Contains(err.Error(), "not found") {
 			t.Errorf("call_tool of a tool outside the profile: %v", err)
 		}
