@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/mcp-router/mcp-router/backend/auth"
+	"github.com/mcp-router/mcp-router/backend/discovery"
+	"github.com/mcp-router/mcp-router/backend/gateway"
 	"github.com/mcp-router/mcp-router/backend/profile"
 	"github.com/mcp-router/mcp-router/backend/spec"
 	"github.com/mcp-router/mcp-router/backend/store"
@@ -179,5 +181,13 @@ func TestProfileChangedByAnotherProcess(t *testing.T) {
 	}
 	if got := toolsAt(t, ep.url+"/later", ""); !slices.Equal(got, testmcpTools("two")) {
 		t.Errorf("/mcp/later: %v", got)
+	}
+}
+
+// No profile can take a path the endpoint's mux gives to something else
+// (the server card at /mcp/server-card): it would never be served.
+func TestProfileNamesAvoidTheEndpointsOtherPaths(t *testing.T) {
+	if err := profile.CheckName(strings.TrimPrefix(discovery.ServerCardSuffix, "/")); err == nil {
+		t.Errorf("a profile may be named %q, which %s%s serves", discovery.ServerCardSuffix, gateway.PathMCP, discovery.ServerCardSuffix)
 	}
 }

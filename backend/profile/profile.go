@@ -43,8 +43,9 @@ const (
 	MaxDescriptionLen = 1024
 )
 
-// Reserved names no profile may take: plain /mcp is the default profile.
-var reserved = []string{"default"}
+// Reserved names no profile may take: plain /mcp is the default profile,
+// and /mcp/server-card is the router's server card (backend/discovery).
+var reserved = []string{"default", "server-card"}
 
 var nameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$`)
 
@@ -59,7 +60,7 @@ func CheckName(name string) error {
 			store.ErrInvalid, name)
 	}
 	if slices.Contains(reserved, strings.ToLower(name)) {
-		return fmt.Errorf("%w: the profile name %q is reserved: plain /mcp is the default profile", store.ErrInvalid, name)
+		return fmt.Errorf("%w: the profile name %q is reserved (plain /mcp is the default profile; /mcp/server-card is the server card)", store.ErrInvalid, name)
 	}
 	return nil
 }

@@ -25,6 +25,7 @@ func TestCheckRefuses(t *testing.T) {
 		"path in the name":  {store.Profile{Name: "../x", Mode: ModeAll}, "bad profile name"},
 		"slash in the name": {store.Profile{Name: "a/b", Mode: ModeAll}, "bad profile name"},
 		"reserved name":     {store.Profile{Name: "Default", Mode: ModeAll}, "reserved"},
+		"the server card":   {store.Profile{Name: "server-card", Mode: ModeAll}, "reserved"},
 		"unknown mode":      {store.Profile{Name: "p", Mode: "every"}, "mode"},
 		"unknown server":    {store.Profile{Name: "p", Mode: ModeAll, Servers: []string{"zz"}}, `no server "zz"`},
 		"server twice":      {store.Profile{Name: "p", Mode: ModeAll, Servers: []string{"a", "a"}}, "twice"},
