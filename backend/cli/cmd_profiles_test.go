@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -224,4 +225,40 @@ func TestStdioProfile(t *testing.T) {
 		return
 	}
 	t.Fatal("no tools/list answer")
+}
+
+// `mcp-router connect --profile P` reaches P's endpoint: a token bound to P
+// gets through; to another profile it is refused (403), as over HTTP.
+func TestConnectProfile(t *testing.T) {
+	t.Setenv("MCPR_URL", "")
+	t.Setenv("MCPR_TOKEN", "")
+	dir := t.TempDir()
+	port := testpeers.FreePort(t)
+	mustRun(t, dir, "settings", "set", "port", strconv.Itoa(port))
+	mustRun(t, dir, "servers", "add", "fs", "--", "echo", "fs")
+	mustRun(t, dir, "profiles", "add", "p", "--servers", "fs")
+	mustRun(t, dir, "profiles", "add", "q", "--servers", "fs")
+	var created struct {
+		Token string `json:"token"`
+	}
+	if err := json.Unmarshal([]byte(mustRun(t, dir, "tokens", "create", "bound", "--profile", "p", "--json")), &created); err != nil {
+		t.Fatal(err)
+	}
+	serveDir(t, dir, false)
+	t.Setenv("MCPR_TOKEN", created.Token)
+	r := run(t, dir, connectScript, "connect", "--profile", "p")
+	if r.code != ExitOK {
+		t.Fatalf("connect --profile p: exit %d: %s", r.code, r.stderr)
+	}
+	if got := responses(t, r.stdout); got["1"]["result"] == nil {
+		t.Errorf("connect --profile p, stdout:\n%s", r.stdout)
+	}
+	// The bridge answers each request with the router's refusal.
+	r = run(t, dir, connectScript, "connect", "--profile", "q")
+	if got := responses(t, r.stdout); !strings.Contains(string(got["1"]["error"]), "403") || !strings.Contains(string(got["1"]["error"]), "/mcp/p only") {
+		t.Errorf("connect --profile q with a token bound to p: exit %d\nstdout: %s\nstderr: %s", r.code, r.stdout, r.stderr)
+	}
+	if r := run(t, dir, "", "connect", "--profile", "../x"); r.code != ExitUsage {
+		t.Errorf("connect --profile ../x: exit %d", r.code)
+	}
 }

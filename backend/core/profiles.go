@@ -33,8 +33,8 @@ func (c *Core) profileScope(next http.Handler) http.Handler {
 		bound := c.boundProfile(r.Context(), id)
 		switch {
 		case bound != "" && fromPath && name != bound:
-			profileError(w, http.StatusForbidden, fmt.Sprintf("token %q is bound to profile %q: it reaches %s%s/%s only",
-				id.TokenName, bound, "", gateway.PathMCP, bound))
+			profileError(w, http.StatusForbidden, fmt.Sprintf("token %q is bound to profile %q: it reaches %s/%s only",
+				id.TokenName, bound, gateway.PathMCP, bound))
 			return
 		case bound != "":
 			name = bound
