@@ -502,10 +502,10 @@ func (c *Core) reload(ctx context.Context) {
 	if err := c.Hooks.Reload(ctx); err != nil {
 		c.Log.Warnf("reload hooks after a database change: %v", err)
 	}
-	if err := c.Profiles.Reload(ctx); err != nil {
+	if changed, err := c.Profiles.ReloadChanged(ctx); err != nil {
 		c.Log.Warnf("reload profiles after a database change: %v", err)
-	} else {
-		c.Gateway.ListsChanged() // a profile's servers or tools may have changed
+	} else if changed {
+		c.Gateway.ListsChanged() // a profile's servers, tools or mode changed: its clients re-list
 	}
 	// A setting such as the separator may have changed.
 	c.Gateway.Refresh()

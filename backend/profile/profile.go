@@ -8,6 +8,7 @@ package profile
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"regexp"
@@ -157,6 +158,7 @@ type Service struct {
 
 	mu     sync.RWMutex
 	byName map[string]*Profile
+	sig    string // of the profiles last loaded, to tell a real change
 }
 
 // New returns the profile service of st; call Reload before use.
@@ -164,18 +166,39 @@ func New(st *store.Store) *Service { return &Service{st: st, byName: map[string]
 
 // Reload re-reads every profile from the store.
 func (s *Service) Reload(ctx context.Context) error {
+	_, err := s.ReloadChanged(ctx)
+	return err
+}
+
+// ReloadChanged is Reload, reporting whether any profile changed since the
+// last ReloadChanged (its clients then re-list). Create, Update and Remove
+// apply a change at once but leave it to be reported here, so the change
+// reaches the clients whoever made it.
+func (s *Service) ReloadChanged(ctx context.Context) (changed bool, err error) {
+	return s.load(ctx, true)
+}
+
+func (s *Service) load(ctx context.Context, report bool) (changed bool, err error) {
 	rows, err := s.st.Profiles().List(ctx)
 	if err != nil {
-		return err
+		return false, err
 	}
 	m := make(map[string]*Profile, len(rows))
 	for _, r := range rows {
 		m[r.Name] = compile(r)
 	}
+	sig, err := json.Marshal(rows)
+	if err != nil {
+		return false, fmt.Errorf("profiles: %w", err)
+	}
 	s.mu.Lock()
 	s.byName = m
+	if report {
+		changed = s.sig != string(sig)
+		s.sig = string(sig)
+	}
 	s.mu.Unlock()
-	return nil
+	return changed, nil
 }
 
 // Lookup returns the named profile as last loaded.
@@ -227,7 +250,8 @@ func (s *Service) Create(ctx context.Context, p store.Profile) (store.Profile, e
 	if err != nil {
 		return store.Profile{}, err
 	}
-	return out, s.Reload(ctx)
+	_, err = s.load(ctx, false)
+	return out, err
 }
 
 // Update checks and replaces the stored profile of p.Name.
@@ -239,7 +263,8 @@ func (s *Service) Update(ctx context.Context, p store.Profile) (store.Profile, e
 	if err != nil {
 		return store.Profile{}, err
 	}
-	return out, s.Reload(ctx)
+	_, err = s.load(ctx, false)
+	return out, err
 }
 
 // Remove deletes the named profile. Tokens bound to it reach nothing
@@ -248,7 +273,8 @@ func (s *Service) Remove(ctx context.Context, name string) error {
 	if err := s.st.Profiles().Delete(ctx, name); err != nil {
 		return err
 	}
-	return s.Reload(ctx)
+	_, err := s.load(ctx, false)
+	return err
 }
 
 // IsNotFound reports whether err says a profile does not exist.

@@ -1,10 +1,12 @@
 package profile
 
 import (
+	"context"
 	"errors"
 	"strings"
 	"testing"
 
+	"github.com/mcp-router/mcp-router/backend/spec"
 	"github.com/mcp-router/mcp-router/backend/store"
 )
 
@@ -55,5 +57,44 @@ func TestHasTool(t *testing.T) {
 		if got := p.HasTool(tc.server, tc.tool); got != tc.want {
 			t.Errorf("HasTool(%s, %s) = %v", tc.server, tc.tool, got)
 		}
+	}
+}
+
+// ReloadChanged reports a change once, whoever made it: this process
+// (Create) or another (the store written directly).
+func TestReloadChangedReportsEachChangeOnce(t *testing.T) {
+	st, err := store.Open(t.TempDir() + "/db")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if _, err := st.Servers().Create(context.Background(), spec.Server{Name: "a", Command: "echo"}); err != nil {
+		t.Fatal(err)
+	}
+	s := New(st)
+	ctx := context.Background()
+	if changed, err := s.ReloadChanged(ctx); err != nil || !changed {
+		t.Fatalf("first load: %v %v", changed, err)
+	}
+	if changed, _ := s.ReloadChanged(ctx); changed {
+		t.Errorf("nothing changed, yet reported")
+	}
+	if _, err := s.Create(ctx, store.Profile{Name: "p", Servers: []string{"a"}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := s.Lookup("p"); !ok {
+		t.Errorf("Create did not apply at once")
+	}
+	if changed, _ := s.ReloadChanged(ctx); !changed {
+		t.Errorf("a profile created in this process was not reported")
+	}
+	if _, err := st.Profiles().Update(ctx, store.Profile{Name: "p", Mode: ModeSearch, Servers: []string{"a"}}); err != nil {
+		t.Fatal(err)
+	}
+	if changed, _ := s.ReloadChanged(ctx); !changed {
+		t.Errorf("a profile written by another process was not reported")
+	}
+	if changed, _ := s.ReloadChanged(ctx); changed {
+		t.Errorf("reported twice")
 	}
 }
