@@ -33,6 +33,8 @@ export const profilesEn = {
   profileColServers: 'Servers',
   profileColEndpoint: 'Endpoint',
   profileToolsSome: (n: number) => `${n} tools`,
+  snippetProfile: 'Endpoint',
+  snippetProfileDefault: 'Everything (/mcp)',
 };
 
 export const profilesJa: typeof profilesEn = {
@@ -69,4 +71,6 @@ export const profilesJa: typeof profilesEn = {
   profileColServers: 'サーバー',
   profileColEndpoint: 'エンドポイント',
   profileToolsSome: (n: number) => `ツール ${n} 個`,
+  snippetProfile: 'エンドポイント',
+  snippetProfileDefault: 'すべて (/mcp)',
 };

@@ -203,3 +203,24 @@ describe('ConnectPage', () => {
     expect(screen.getByTestId('token-edit-roles-plain')).toHaveTextContent('ロール…');
   });
 });
+
+describe('ConnectPage with profiles', () => {
+  it('gives the snippet of a profile\'s endpoint when one is picked', async () => {
+    const { api } = fakeApi([server('files')]);
+    await api.createProfile({ name: 'work', description: '', mode: 'all', servers: ['files'], tools: {}, path: '' });
+    renderWithApi(<ConnectPage />, api);
+    await waitFor(() => expect(screen.getByTestId('snippet-text')).toHaveTextContent('claude-code http <token>'));
+    await userEvent.selectOptions(await screen.findByTestId('snippet-profile'), 'work');
+    await waitFor(() => expect(screen.getByTestId('snippet-text')).toHaveTextContent('claude-code http /mcp/work'));
+    expect(api.profileSnippet).toHaveBeenCalledWith('work', 'claude-code', 'http', '');
+    await userEvent.selectOptions(screen.getByTestId('snippet-profile'), '');
+    await waitFor(() => expect(screen.getByTestId('snippet-text')).toHaveTextContent('claude-code http <token>'));
+  });
+
+  it('shows no endpoint choice without profiles', async () => {
+    const { api } = fakeApi();
+    renderWithApi(<ConnectPage />, api);
+    await waitFor(() => expect(screen.getByTestId('snippet-text')).not.toBeEmptyDOMElement());
+    expect(screen.queryByTestId('snippet-profile')).not.toBeInTheDocument();
+  });
+});

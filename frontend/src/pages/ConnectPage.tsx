@@ -4,7 +4,7 @@ import { ConfirmDialog, LoadError } from '../components/Dialog';
 import { useLocale, useMessages } from '../i18n';
 import { copyText } from '../lib/clipboard';
 import { formatTime } from '../lib/format';
-import { useApp, useServers, useTokens } from '../stores';
+import { useApp, useProfiles, useServers, useTokens } from '../stores';
 import './pages.css';
 
 export default function ConnectPage() {
@@ -96,7 +96,13 @@ export const CLIENT_LABELS: Record<SnippetClient, string> = {
 
 function SnippetCard({ secret }: { secret: string }) {
   const t = useMessages();
-  const snippet = useTokens((s) => s.snippet);
+  const defaultSnippet = useTokens((s) => s.snippet);
+  const profileSnippet = useProfiles((s) => s.snippet);
+  const profiles = useProfiles((s) => s.profiles);
+  const profilesStatus = useProfiles((s) => s.status);
+  const loadProfiles = useProfiles((s) => s.load);
+  // "" is the default endpoint (/mcp); else a profile's (/mcp/NAME).
+  const [profile, setProfile] = useState('');
   const [client, setClient] = useState<SnippetClient>('claude-code');
   const [mode, setMode] = useState<SnippetMode>('http');
   const [text, setText] = useState('');
@@ -104,9 +110,13 @@ function SnippetCard({ secret }: { secret: string }) {
   const [loading, setLoading] = useState(false);
 
   useEffect(() => {
+    if (profilesStatus === 'idle') void loadProfiles();
+  }, [profilesStatus, loadProfiles]);
+
+  useEffect(() => {
     let live = true;
     setLoading(true);
-    snippet(client, mode, secret).then(
+    (profile ? profileSnippet(profile, client, mode, secret) : defaultSnippet(client, mode, secret)).then(
       (s) => {
         if (!live) return;
         setText(s);
@@ -125,7 +135,7 @@ function SnippetCard({ secret }: { secret: string }) {
     return () => {
       live = false;
     };
-  }, [client, mode, secret, snippet]);
+  }, [client, mode, secret, profile, defaultSnippet, profileSnippet]);
 
   return (
     <div className="card" data-testid="snippets">
@@ -138,6 +148,19 @@ function SnippetCard({ secret }: { secret: string }) {
         ))}
       </div>
       <div className="row">
+        {profiles.length > 0 && (
+          <label className="check">
+            {t.snippetProfile}
+            <select value={profile} onChange={(e) => setProfile(e.target.value)} data-testid="snippet-profile">
+              <option value="">{t.snippetProfileDefault}</option>
+              {profiles.map((p) => (
+                <option key={p.name} value={p.name}>
+                  {p.name} ({p.path})
+                </option>
+              ))}
+            </select>
+          </label>
+        )}
         <div className="segmented" role="radiogroup" aria-label={t.snippetMode}>
           {SNIPPET_MODES.map((m) => (
             <label key={m} className="check">
