@@ -95,3 +95,18 @@ func (a *API) ProfileSnippet(name, client, mode, token string) (string, error) {
 	}
 	return a.snippetAt(name, client, mode, token)
 }
+
+// UpdateTokenProfile binds a client token to a profile ("" — none): it
+// then reaches /mcp/<profile> only, and plain /mcp is that profile.
+func (a *API) UpdateTokenProfile(name, profileName string) (TokenView, error) {
+	if profileName != "" {
+		if _, ok := a.core.Profiles.Lookup(profileName); !ok {
+			return TokenView{}, fmt.Errorf("no profile %q", profileName)
+		}
+	}
+	t, err := a.core.Auth.SetProfile(bg(), name, profileName)
+	if err != nil {
+		return TokenView{}, err
+	}
+	return tokenView(t), nil
+}

@@ -49,6 +49,22 @@ func TestProfileMethods(t *testing.T) {
 	if _, err := f.api.ProfileSnippet("nope", "claude-code", "http", ""); err == nil {
 		t.Errorf("a snippet for no profile")
 	}
+	if _, err := f.api.CreateToken("laptop", nil); err != nil {
+		t.Fatal(err)
+	}
+	tv, err := f.api.UpdateTokenProfile("laptop", "work")
+	if err != nil || tv.Profile != "work" {
+		t.Fatalf("UpdateTokenProfile = %+v, %v", tv, err)
+	}
+	if toks, _ := f.api.ListTokens(); len(toks) != 1 || toks[0].Profile != "work" {
+		t.Errorf("ListTokens after binding: %+v", toks)
+	}
+	if _, err := f.api.UpdateTokenProfile("laptop", "nope"); err == nil {
+		t.Errorf("bound to a profile that does not exist")
+	}
+	if tv, err := f.api.UpdateTokenProfile("laptop", ""); err != nil || tv.Profile != "" {
+		t.Errorf("unbinding: %+v, %v", tv, err)
+	}
 	if err := f.api.RemoveProfile("work"); err != nil {
 		t.Fatal(err)
 	}

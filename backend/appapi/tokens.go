@@ -20,6 +20,7 @@ type TokenView struct {
 	Servers    []string   `json:"servers"` // empty: every server
 	Role       string     `json:"role"`    // "client" (the MCP endpoint only) or "admin" (the browser UI too)
 	Roles      []string   `json:"roles"`   // the token's own roles, for state_gate (auth.CheckRoles); never widen its reach
+	Profile    string     `json:"profile"` // the profile it is bound to ("" none): it reaches /mcp/<profile> only
 	CreatedAt  time.Time  `json:"createdAt"`
 	LastUsedAt *time.Time `json:"lastUsedAt,omitempty"`
 	RevokedAt  *time.Time `json:"revokedAt,omitempty"`
@@ -56,7 +57,7 @@ func tokenView(t store.Token) TokenView {
 	if roles == nil {
 		roles = []string{}
 	}
-	return TokenView{ID: t.ID, Name: t.Name, Prefix: t.Prefix, Servers: servers, Role: string(role), Roles: roles,
+	return TokenView{ID: t.ID, Name: t.Name, Prefix: t.Prefix, Servers: servers, Role: string(role), Roles: roles, Profile: t.Profile,
 		CreatedAt: t.CreatedAt, LastUsedAt: t.LastUsedAt, RevokedAt: t.RevokedAt}
 }
 

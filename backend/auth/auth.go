@@ -387,6 +387,28 @@ func (s *Service) SetRoles(ctx context.Context, name string, roles []string) (st
 	return t, nil
 }
 
+// SetProfile binds the named client token to profile ("" — none; the
+// caller checks the profile exists). An admin token manages every
+// profile, so it is never bound; a revoked token is refused.
+func (s *Service) SetProfile(ctx context.Context, name, profile string) (store.Token, error) {
+	t, err := s.st.Tokens().Get(ctx, name)
+	if err != nil {
+		return store.Token{}, err
+	}
+	if t.RevokedAt != nil {
+		return store.Token{}, fmt.Errorf("token %q: %w on %s", name, ErrAlreadyRevoked, t.RevokedAt.Local().Format("2006-01-02 15:04:05"))
+	}
+	if t.Role == store.RoleAdmin && profile != "" {
+		return store.Token{}, fmt.Errorf("%w: token %q is an admin token: it manages every profile, so it cannot be bound to one", store.ErrInvalid, name)
+	}
+	if err := s.st.Tokens().SetProfile(ctx, name, profile); err != nil {
+		return store.Token{}, err
+	}
+	s.invalidate()
+	t.Profile = profile
+	return t, nil
+}
+
 func (s *Service) invalidate() {
 	s.mu.Lock()
 	s.clearLocked()

@@ -81,16 +81,11 @@ func (e *env) tokensUpdate() *cobra.Command {
 					return err
 				}
 				if setProfile || noProfile {
-					tok, err := st.Tokens().Get(cmd.Context(), name)
+					_, err := svc.SetProfile(cmd.Context(), name, profileFlag)
 					switch {
 					case errors.Is(err, store.ErrNotFound):
 						return noToken(name)
 					case err != nil:
-						return err
-					case tok.Role == store.RoleAdmin && setProfile:
-						return fmt.Errorf("token %q is an admin token: it manages every profile, so it cannot be bound to one", name)
-					}
-					if err := st.Tokens().SetProfile(cmd.Context(), name, profileFlag); err != nil {
 						return err
 					}
 					if profileFlag == "" {

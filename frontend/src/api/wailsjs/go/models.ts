@@ -147,6 +147,7 @@ export namespace appapi {
 	    servers: string[];
 	    role: string;
 	    roles: string[];
+	    profile: string;
 	    // Go type: time
 	    createdAt: any;
 	    // Go type: time
@@ -166,6 +167,7 @@ export namespace appapi {
 	        this.servers = source["servers"];
 	        this.role = source["role"];
 	        this.roles = source["roles"];
+	        this.profile = source["profile"];
 	        this.createdAt = this.convertValues(source["createdAt"], null);
 	        this.lastUsedAt = this.convertValues(source["lastUsedAt"], null);
 	        this.revokedAt = this.convertValues(source["revokedAt"], null);

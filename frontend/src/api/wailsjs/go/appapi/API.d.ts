@@ -171,6 +171,8 @@ export function UpdateProfile(arg1:appapi.ProfileView):Promise<appapi.ProfileVie
 
 export function UpdateServer(arg1:string,arg2:spec.Server):Promise<appapi.ServerView>;
 
+export function UpdateTokenProfile(arg1:string,arg2:string):Promise<appapi.TokenView>;
+
 export function UpdateTokenRoles(arg1:string,arg2:Array<string>):Promise<appapi.TokenView>;
 
 export function UpdateTokenServers(arg1:string,arg2:Array<string>):Promise<appapi.TokenView>;

@@ -322,6 +322,10 @@ export function UpdateServer(arg1, arg2) {
   return window['go']['appapi']['API']['UpdateServer'](arg1, arg2);
 }
 
+export function UpdateTokenProfile(arg1, arg2) {
+  return window['go']['appapi']['API']['UpdateTokenProfile'](arg1, arg2);
+}
+
 export function UpdateTokenRoles(arg1, arg2) {
   return window['go']['appapi']['API']['UpdateTokenRoles'](arg1, arg2);
 }
