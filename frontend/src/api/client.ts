@@ -120,6 +120,7 @@ export function createApi(t: ApiTransport): Api {
     deleteToken: (name) => call('DeleteToken', [name], none),
     updateTokenServers: (name, servers) => call('UpdateTokenServers', [name, servers], toTokenView),
     updateTokenRoles: (name, roles) => call('UpdateTokenRoles', [name, roles], toTokenView),
+    updateTokenProfile: (name, profile) => call('UpdateTokenProfile', [name, profile], toTokenView),
     snippet: (client, mode, token) => call('Snippet', [client, mode, token], (r) => (typeof r === 'string' ? r : '')),
     endpointStatus: () => call('EndpointStatus', [], toEndpointStatus),
 

@@ -276,6 +276,8 @@ export interface TokenView {
   role: TokenRole;
   /** Roles of the token's own, which state_gate matches (roles: [reviewer]); they never widen its reach. */
   roles: string[];
+  /** The profile the token is bound to ("" none): it reaches /mcp/<profile> only. */
+  profile: string;
   createdAt: string;
   lastUsedAt?: string;
   revokedAt?: string;
@@ -529,6 +531,8 @@ export interface Api extends ChatApi, ApprovalsApi, AboutApi, ProfilesApi {
   updateTokenServers(name: string, servers: string[]): Promise<TokenView>;
   /** Replaces the token's own roles; empty: none. admin and client are reserved. */
   updateTokenRoles(name: string, roles: string[]): Promise<TokenView>;
+  /** Binds a client token to a profile; "" unbinds. */
+  updateTokenProfile(name: string, profile: string): Promise<TokenView>;
   snippet(client: SnippetClient, mode: SnippetMode, token: string): Promise<string>;
   endpointStatus(): Promise<EndpointStatus>;
   // Logs

@@ -35,6 +35,8 @@ export const profilesEn = {
   profileToolsSome: (n: number) => `${n} tools`,
   snippetProfile: 'Endpoint',
   snippetProfileDefault: 'Everything (/mcp)',
+  tokenProfile: 'Profile',
+  tokenProfileNone: 'none (every endpoint)',
 };
 
 export const profilesJa: typeof profilesEn = {
@@ -73,4 +75,6 @@ export const profilesJa: typeof profilesEn = {
   profileToolsSome: (n: number) => `ツール ${n} 個`,
   snippetProfile: 'エンドポイント',
   snippetProfileDefault: 'すべて (/mcp)',
+  tokenProfile: 'プロファイル',
+  tokenProfileNone: 'なし (すべてのエンドポイント)',
 };

@@ -283,6 +283,7 @@ function TokensCard({ created, onCreated }: { created: CreatedToken | null; onCr
                   ) : (
                     x.servers.join(', ')
                   )}
+                  {x.role !== 'admin' && !x.revokedAt && <TokenProfile token={x} />}
                 </td>
                 <td className="nowrap">{formatTime(x.createdAt, locale)}</td>
                 <td className="nowrap">{x.lastUsedAt ? formatTime(x.lastUsedAt, locale) : t.never}</td>
@@ -541,5 +542,42 @@ function RolesEditor({ token, onDone }: { token: TokenView; onDone: () => void }
         </button>
       </div>
     </form>
+  );
+}
+
+/** The profile a client token is bound to, changed in place (docs/profiles.md). */
+function TokenProfile({ token }: { token: TokenView }) {
+  const t = useMessages();
+  const profiles = useProfiles((s) => s.profiles);
+  const setProfile = useTokens((s) => s.setProfile);
+  const [error, setError] = useState<string | null>(null);
+  if (profiles.length === 0 && !token.profile) return null;
+  return (
+    <div>
+      <label className="check">
+        {t.tokenProfile}
+        <select
+          value={token.profile}
+          onChange={(e) => {
+            setError(null);
+            setProfile(token.name, e.target.value).catch((err: unknown) => setError(toApiError(err).message));
+          }}
+          data-testid={`token-profile-${token.name}`}
+        >
+          <option value="">{t.tokenProfileNone}</option>
+          {token.profile && !profiles.some((p) => p.name === token.profile) && <option value={token.profile}>{token.profile}</option>}
+          {profiles.map((p) => (
+            <option key={p.name} value={p.name}>
+              {p.name}
+            </option>
+          ))}
+        </select>
+      </label>
+      {error && (
+        <p className="inline-error" role="alert" data-testid="token-profile-error">
+          {error}
+        </p>
+      )}
+    </div>
   );
 }

@@ -100,7 +100,7 @@ export function logRow(id: number, over: Partial<LogRow> = {}): LogRow {
 }
 
 export function token(name: string, over: Partial<TokenView> = {}): TokenView {
-  return { id: 1, name, prefix: 'mcpr_abcd', servers: [], role: 'client', roles: [], createdAt: '2026-11-23T00:00:00Z', ...over };
+  return { id: 1, name, prefix: 'mcpr_abcd', servers: [], role: 'client', roles: [], profile: '', createdAt: '2026-11-23T00:00:00Z', ...over };
 }
 
 export const defaultSettings: AppSettings = {
@@ -219,6 +219,7 @@ export function fakeApi(initial: ServerView[] = []) {
     deleteToken: vi.fn<Api['deleteToken']>(async () => {}),
     updateTokenServers: vi.fn<Api['updateTokenServers']>(async (name, servers) => token(name, { servers })),
     updateTokenRoles: vi.fn<Api['updateTokenRoles']>(async (name, roles) => token(name, { roles })),
+    updateTokenProfile: vi.fn<Api['updateTokenProfile']>(async (name, profile) => token(name, { profile })),
     snippet: vi.fn<Api['snippet']>(async (client, mode, tok) => `${client} ${mode} ${tok || '<token>'}`),
     endpointStatus: vi.fn<Api['endpointStatus']>(async () => ({
       url: 'http://127.0.0.1:3282/mcp',
