@@ -2,10 +2,13 @@ package appapi
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mcp-router/mcp-router/backend/spec"
+	"github.com/mcp-router/mcp-router/internal/testpeers"
 )
 
 // The Profiles page's methods: create, list, update, remove, and a snippet
@@ -70,5 +73,30 @@ func TestProfileMethods(t *testing.T) {
 	}
 	if list, _ := f.api.ListProfiles(); len(list) != 0 {
 		t.Errorf("after remove: %+v", list)
+	}
+}
+
+// The Tools page lists what a client of plain /mcp is offered: never the
+// router's search tools nor the activate tools only a gated profile sees.
+// (The UI's end-to-end test caught the page listing everything__activate
+// after the gate was turned off, before ListTools left these out.)
+func TestListToolsLeavesOutProfileOnlyTools(t *testing.T) {
+	f := newFixture(t, everything(t, "everything"))
+	f.waitState(t, "everything", "running")
+	testpeers.Eventually(t, 10*time.Second, "the echo tool", func() bool {
+		tools, _ := f.api.ListTools()
+		return slices.ContainsFunc(tools, func(x AggregatedTool) bool { return x.Name == "everything__echo" })
+	})
+	if !f.c.Gateway.ProfileOnly("everything__activate") || !f.c.Gateway.ProfileOnly("search_tools") {
+		t.Fatalf("the gateway does not publish the profile-only tools this test is about")
+	}
+	tools, err := f.api.ListTools()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, x := range tools {
+		if x.Name == "everything__activate" || x.Name == "search_tools" || x.Name == "call_tool" || x.Name == "add_tools" {
+			t.Errorf("ListTools has %s", x.Name)
+		}
 	}
 }

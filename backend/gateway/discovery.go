@@ -452,3 +452,22 @@ func (g *Gateway) lockOnly(server, item string) bool {
 }
 
 func validToolName(s string) bool { return validName.MatchString(s) || validDotted.MatchString(s) }
+
+// ProfileOnly reports whether name is a tool only some profiles' clients
+// are offered: the router's search tools, or the activate tool of a server
+// without a gate of its own (a gated profile's). Lists of the published
+// tools that are not a client's (the UI's Tools page) leave them out.
+func (g *Gateway) ProfileOnly(name string) bool {
+	g.mu.RLock()
+	un, routed := g.tools[name]
+	g.mu.RUnlock()
+	if routed {
+		return g.lockOnly(un.Server, un.Item)
+	}
+	for _, t := range routerTools {
+		if t.Name == name {
+			return true
+		}
+	}
+	return false
+}
