@@ -62,7 +62,9 @@ func BenchmarkSearch10k(b *testing.B) {
 	}
 	b.StopTimer()
 	slices.Sort(durations)
-	pct := func(p float64) float64 { return float64(durations[int(p*float64(len(durations)-1))].Microseconds()) / 1000 }
+	pct := func(p float64) float64 {
+		return float64(durations[int(p*float64(len(durations)-1))].Microseconds()) / 1000
+	}
 	b.ReportMetric(pct(0.5), "p50-ms")
 	b.ReportMetric(pct(0.99), "p99-ms")
 	b.ReportMetric(float64(build.Milliseconds()), "build-ms")
