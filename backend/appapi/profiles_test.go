@@ -42,7 +42,7 @@ func TestProfileMethods(t *testing.T) {
 		t.Fatalf("ListProfiles = %+v, %v", list, err)
 	}
 	snip, err := f.api.ProfileSnippet("work", "claude-code", "http", "")
-	if err != nil || !strings.Contains(snip, "/mcp/work") {
+	if err != nil || !strings.Contains(snip, "/mcp/work") || !strings.Contains(snip, `"mcp-router-work"`) {
 		t.Errorf("ProfileSnippet = %s, %v", snip, err)
 	}
 	var parsed any

@@ -143,6 +143,9 @@ func (a *API) snippetAt(profile, client, mode, token string) (string, error) {
 		url += "/" + profile
 	}
 	o := config.SnippetOptions{URL: url, Token: strings.TrimSpace(token)}
+	if profile != "" {
+		o.Name = config.SnippetServerName + "-" + profile // two profiles fit in one client config
+	}
 	if o.Token != "" {
 		// A snippet goes into an AI client's config: an admin token there
 		// would hand the client the UI's powers.
