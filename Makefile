@@ -160,6 +160,13 @@ bench: test-deps
 	go run ./bench $(BENCH_ARGS)
 # ---- end bench ----------------------------------------------------------------
 
+# ---- profiles (owned by backend/toolsearch; see docs/profiles.md) -------------
+# search_tools' ranking over 10,000 tools: p50/p99 of one query, and the build.
+.PHONY: bench-profiles
+bench-profiles:
+	go test -run '^$$' -bench Search10k -benchtime 300x ./backend/toolsearch/
+# ---- end profiles -------------------------------------------------------------
+
 # ---- state_gate (owned by backend/stategate; see docs/state-gate.md) ---------
 # emit_event through the router's HTTP endpoint and the engine alone: p50/p99.
 .PHONY: bench-stategate

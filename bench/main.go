@@ -463,6 +463,9 @@ func report(w io.Writer, o options, version string, paths []*path, routed, slow,
 	pol := med[labelPolicy100].P50 - med[labelNoHooks].P50
 	fmt.Fprintf(w, "a 100-rule policy adds at p50: %+.3f ms (vs %s); policy target (reported, not asserted): ≤ 0.01 ms — %s (BenchmarkPolicy in backend/policy measures the step alone)\n",
 		pol, labelNoHooks, verdict(pol <= 0.01))
+	if err := searchBench(w, 100, 100, 1000); err != nil {
+		fmt.Fprintf(w, "search_tools ranking: %v\n", err)
+	}
 }
 
 // labelMcpgo is a reference path: direct HTTP with mcp-go's client.

@@ -21,6 +21,7 @@ type TokenView struct {
 	Servers    []string   `json:"servers"` // empty: every server
 	Role       string     `json:"role"`    // "client" (the MCP endpoint only) or "admin" (the browser UI too)
 	Roles      []string   `json:"roles"`   // the token's own roles, for state_gate (auth.CheckRoles); never widen its reach
+	Profile    string     `json:"profile"` // the profile it is bound to ("" none): it reaches /mcp/<profile> only
 	CreatedAt  time.Time  `json:"createdAt"`
 	LastUsedAt *time.Time `json:"lastUsedAt,omitempty"`
 	RevokedAt  *time.Time `json:"revokedAt,omitempty"`
@@ -57,7 +58,7 @@ func tokenView(t store.Token) TokenView {
 	if roles == nil {
 		roles = []string{}
 	}
-	return TokenView{ID: t.ID, Name: t.Name, Prefix: t.Prefix, Servers: servers, Role: string(role), Roles: roles,
+	return TokenView{ID: t.ID, Name: t.Name, Prefix: t.Prefix, Servers: servers, Role: string(role), Roles: roles, Profile: t.Profile,
 		CreatedAt: t.CreatedAt, LastUsedAt: t.LastUsedAt, RevokedAt: t.RevokedAt}
 }
 
@@ -130,6 +131,11 @@ func (a *API) UpdateTokenRoles(name string, roles []string) (TokenView, error) {
 // takes them (see snippetUpstreamAuth). The values go into the snippet
 // only: nothing stores or logs them, and no error repeats one.
 func (a *API) Snippet(client, mode, token string, upstreamAuth []string) (string, error) {
+	return a.snippetAt("", client, mode, token, upstreamAuth)
+}
+
+// snippetAt is Snippet for the endpoint of profile ("" the default: /mcp).
+func (a *API) snippetAt(profile, client, mode, token string, upstreamAuth []string) (string, error) {
 	if err := config.CheckSnippet(client, mode); err != nil {
 		return "", err
 	}
@@ -137,7 +143,14 @@ func (a *API) Snippet(client, mode, token string, upstreamAuth []string) (string
 	// on another port), as the Connect page shows it; the port setting
 	// when the endpoint is not running.
 	ep, _ := a.EndpointStatus()
-	o := config.SnippetOptions{URL: ep.URL, Token: strings.TrimSpace(token)}
+	url := ep.URL
+	if profile != "" {
+		url += "/" + profile
+	}
+	o := config.SnippetOptions{URL: url, Token: strings.TrimSpace(token)}
+	if profile != "" {
+		o.Name = config.SnippetServerName + "-" + profile // two profiles fit in one client config
+	}
 	if o.Token != "" {
 		// A snippet goes into an AI client's config: an admin token there
 		// would hand the client the UI's powers.

@@ -49,8 +49,8 @@ func (a *API) ListTools() ([]AggregatedTool, error) {
 	published := a.core.Gateway.Server().ListTools()
 	out := make([]AggregatedTool, 0, len(published))
 	for name, st := range published {
-		if a.core.Gateway.UnlistedAbility(name) {
-			continue
+		if a.core.Gateway.UnlistedAbility(name) || a.core.Gateway.ProfileOnly(name) {
+			continue // not a tool any client of plain /mcp is offered
 		}
 		server, tool, _ := a.core.Gateway.ToolRoute(name)
 		raw, err := json.Marshal(st.Tool)

@@ -82,6 +82,9 @@ type Identity struct {
 	Subject string
 	Issuer  string
 	Scopes  []string
+	// Profile is the profile the token is bound to ("" none): it reaches
+	// that profile's endpoint only (backend/core/profiles.go).
+	Profile string
 	// Scoped: Servers (and Tools) are the whole scope even when empty (a
 	// JWT with no mcp scope reaches no server), not "all servers".
 	Scoped bool
@@ -245,6 +248,9 @@ type NewToken struct {
 	Servers []string // a client token's servers (empty: all); the caller checks that they exist
 	Roles   []string // its own roles (CheckRoles)
 	Admin   bool     // an admin token: never limited to some servers
+	// Profile binds a client token to one profile (the caller checks it
+	// exists): the token reaches that profile's endpoint only.
+	Profile string
 }
 
 // CreateToken makes a token and returns its secret, which is not stored and
@@ -265,12 +271,15 @@ func (s *Service) CreateToken(ctx context.Context, nt NewToken) (string, store.T
 	if err != nil {
 		return "", store.Token{}, err
 	}
+	if nt.Admin && nt.Profile != "" {
+		return "", store.Token{}, fmt.Errorf("%w: token %q: an admin token manages every profile, so it cannot be bound to one", store.ErrInvalid, nt.Name)
+	}
 	servers := nt.Servers
 	if len(servers) == 0 {
 		servers = nil
 	}
 	tok, err := s.st.Tokens().Create(ctx, store.Token{Name: nt.Name, Hash: store.HashToken(secret),
-		Prefix: secret[:DisplayPrefixLen], Servers: servers, Role: role, Roles: roles})
+		Prefix: secret[:DisplayPrefixLen], Servers: servers, Role: role, Roles: roles, Profile: nt.Profile})
 	if err != nil {
 		return "", store.Token{}, err
 	}
@@ -378,6 +387,28 @@ func (s *Service) SetRoles(ctx context.Context, name string, roles []string) (st
 	return t, nil
 }
 
+// SetProfile binds the named client token to profile ("" — none; the
+// caller checks the profile exists). An admin token manages every
+// profile, so it is never bound; a revoked token is refused.
+func (s *Service) SetProfile(ctx context.Context, name, profile string) (store.Token, error) {
+	t, err := s.st.Tokens().Get(ctx, name)
+	if err != nil {
+		return store.Token{}, err
+	}
+	if t.RevokedAt != nil {
+		return store.Token{}, fmt.Errorf("token %q: %w on %s", name, ErrAlreadyRevoked, t.RevokedAt.Local().Format("2006-01-02 15:04:05"))
+	}
+	if t.Role == store.RoleAdmin && profile != "" {
+		return store.Token{}, fmt.Errorf("%w: token %q is an admin token: it manages every profile, so it cannot be bound to one", store.ErrInvalid, name)
+	}
+	if err := s.st.Tokens().SetProfile(ctx, name, profile); err != nil {
+		return store.Token{}, err
+	}
+	s.invalidate()
+	t.Profile = profile
+	return t, nil
+}
+
 func (s *Service) invalidate() {
 	s.mu.Lock()
 	s.clearLocked()
@@ -450,7 +481,8 @@ func (s *Service) Verify(ctx context.Context, secret string) (Identity, error) {
 	if tok.Role == store.RoleAdmin {
 		role = store.RoleAdmin
 	}
-	return Identity{TokenName: tok.Name, Servers: append([]string(nil), tok.Servers...), Role: role, Roles: usableRoles(tok.Roles)}, nil
+	return Identity{TokenName: tok.Name, Servers: append([]string(nil), tok.Servers...), Role: role, Roles: usableRoles(tok.Roles),
+		Profile: tok.Profile}, nil
 }
 
 // cached looks hash up in memory after dropping the cache if the database

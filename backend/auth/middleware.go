@@ -107,7 +107,7 @@ func (s *Service) RequireAdmin(next http.Handler) http.Handler {
 		if !ok {
 			return
 		}
-		if !id.IsAdmin() || len(id.Servers) > 0 {
+		if !id.IsAdmin() || len(id.Servers) > 0 || id.Profile != "" {
 			writeError(w, http.StatusForbidden, NotAdminError(id).Error(), AdminHint)
 			return
 		}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/mcp-router/mcp-router/backend/bridge"
 	"github.com/mcp-router/mcp-router/backend/config"
+	"github.com/mcp-router/mcp-router/backend/profile"
 	"github.com/mcp-router/mcp-router/backend/settings"
 	"github.com/mcp-router/mcp-router/backend/store"
 )
@@ -24,7 +25,7 @@ const (
 )
 
 func (e *env) connectCommand() *cobra.Command {
-	var rawURL, token string
+	var rawURL, token, profileName string
 	var upAuth []string
 	cmd := &cobra.Command{
 		Use:   "connect",
@@ -41,6 +42,13 @@ func (e *env) connectCommand() *cobra.Command {
 			u, err := e.connectURL(cmd.Context(), rawURL, cmd.Flags().Changed("url"))
 			if err != nil {
 				return err
+			}
+			if profileName != "" {
+				if err := profile.CheckName(profileName); err != nil {
+					return usageError{err}
+				}
+				// The profile's endpoint beside the router's: /mcp/NAME.
+				u = strings.TrimSuffix(u, "/") + "/" + profileName
 			}
 			tok := token
 			if !cmd.Flags().Changed("token") {
@@ -65,6 +73,7 @@ func (e *env) connectCommand() *cobra.Command {
 	}
 	cmd.Flags().StringVar(&rawURL, "url", "", "the router's endpoint (default $"+envURL+", else from the settings, else "+config.DefaultEndpointURL+")")
 	cmd.Flags().StringVar(&token, "token", "", "access token (default $"+envToken+")")
+	cmd.Flags().StringVar(&profileName, "profile", "", "connect to this profile's endpoint (URL/NAME, e.g. /mcp/NAME; docs/profiles.md)")
 	addUpstreamAuthFlag(cmd, &upAuth)
 	return cmd
 }

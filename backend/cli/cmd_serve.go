@@ -9,6 +9,7 @@ import (
 	"github.com/mcp-router/mcp-router/backend/appapi"
 	"github.com/mcp-router/mcp-router/backend/config"
 	"github.com/mcp-router/mcp-router/backend/core"
+	"github.com/mcp-router/mcp-router/backend/profile"
 	"github.com/mcp-router/mcp-router/backend/upstream"
 )
 
@@ -62,6 +63,7 @@ func (e *env) serveCommand() *cobra.Command {
 
 func (e *env) stdioCommand() *cobra.Command {
 	var upAuth []string
+	var profileName string
 	cmd := &cobra.Command{
 		Use:   "stdio",
 		Short: "Serve the aggregated MCP server on stdin/stdout, without a running app",
@@ -80,7 +82,15 @@ func (e *env) stdioCommand() *cobra.Command {
 			if len(m) > 0 {
 				a.PerServer = m
 			}
+			if profileName != "" {
+				if err := profile.CheckName(profileName); err != nil {
+					return usageError{err}
+				}
+			}
 			return e.runCore(cmd.Context(), func(c *core.Core) error {
+				if _, ok := c.Profiles.Lookup(profileName); profileName != "" && !ok {
+					return fmt.Errorf("--profile: no profile named %q (see `mcp-router profiles list`)", profileName)
+				}
 				// Answer at once with what is running: some clients give up
 				// on a server whose initialize takes long, and an `npx -y`
 				// upstream may take a minute to download. The first list
@@ -94,11 +104,15 @@ func (e *env) stdioCommand() *cobra.Command {
 				if !a.Empty() {
 					ctx = upstream.WithClientAuthorizations(ctx, a)
 				}
+				if profileName != "" {
+					ctx = profile.WithSelected(ctx, profileName)
+				}
 				return c.ServeStdio(ctx, cmd.InOrStdin(), cmd.OutOrStdout())
 			})
 		},
 	}
 	addUpstreamAuthFlag(cmd, &upAuth)
+	cmd.Flags().StringVar(&profileName, "profile", "", "serve this profile's servers and tools only (docs/profiles.md)")
 	return cmd
 }
 

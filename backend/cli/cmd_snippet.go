@@ -13,6 +13,7 @@ import (
 
 	"github.com/mcp-router/mcp-router/backend/auth"
 	"github.com/mcp-router/mcp-router/backend/config"
+	"github.com/mcp-router/mcp-router/backend/profile"
 	"github.com/mcp-router/mcp-router/backend/settings"
 	"github.com/mcp-router/mcp-router/backend/store"
 )
@@ -27,7 +28,7 @@ var snippetWhere = map[string]string{
 }
 
 func (e *env) snippetCommand() *cobra.Command {
-	var client, mode, token, endpoint string
+	var client, mode, token, endpoint, profileName string
 	var newToken bool
 	var upAuth []string
 	cmd := &cobra.Command{
@@ -41,9 +42,12 @@ func (e *env) snippetCommand() *cobra.Command {
 			"(Claude Desktop).\n\n" +
 			"--upstream-auth SERVER=VALUE (repeatable; * for every server) puts the client's own credential for\n" +
 			"servers with passUpstreamAuth in the snippet: $" + config.UpstreamAuthEnv + " for stdio, the\n" +
-			"X-Upstream-Authorization headers for http (docs/auth.md).",
+			"X-Upstream-Authorization headers for http (docs/auth.md).\n\n" +
+			"--profile NAME points the snippet at that profile's endpoint (/mcp/NAME; docs/profiles.md), names its\n" +
+			"entry mcp-router-NAME, and binds the token it creates to the profile.",
 		Example: "  mcp-router snippet --client claude-code\n" +
 			"  mcp-router snippet --client claude-desktop --mode stdio\n" +
+			"  mcp-router snippet --client cursor --profile work\n" +
 			"  mcp-router snippet --client codex --token mcpr_… >> ~/.codex/config.toml",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -63,6 +67,11 @@ func (e *env) snippetCommand() *cobra.Command {
 			if endpoint != "" {
 				if err := checkEndpointURL(endpoint); err != nil {
 					return err
+				}
+			}
+			if profileName != "" {
+				if err := profile.CheckName(profileName); err != nil {
+					return usagef("--profile: %v", err)
 				}
 			}
 			var o config.SnippetOptions
@@ -85,6 +94,19 @@ func (e *env) snippetCommand() *cobra.Command {
 				o.URL = endpoint
 				if o.URL == "" {
 					o.URL = set.EndpointURL(ctx)
+				}
+				if profileName != "" {
+					profiles := profile.New(st)
+					if err := profiles.Reload(ctx); err != nil {
+						return err
+					}
+					if _, ok := profiles.Lookup(profileName); !ok {
+						return fmt.Errorf("--profile: no profile %q (mcp-router profiles list)", profileName)
+					}
+					// The profile's endpoint beside the router's, as connect
+					// --profile and the Connect page build it.
+					o.URL = strings.TrimSuffix(o.URL, "/") + "/" + profileName
+					o.Name = config.SnippetServerName + "-" + profileName
 				}
 				// Render once with a stand-in token so that nothing is
 				// created for a snippet that cannot be written.
@@ -110,6 +132,14 @@ func (e *env) snippetCommand() *cobra.Command {
 						return err
 					}
 					o.Token = secret
+					if profileName != "" {
+						// A profile's client reaches that profile only,
+						// whichever endpoint it is pointed at.
+						if _, err := svc.SetProfile(ctx, name, profileName); err != nil {
+							return fmt.Errorf("binding token %q to profile %q: %w", name, profileName, err)
+						}
+						fmt.Fprintf(stderr, "Bound token %q to profile %q.\n", name, profileName)
+					}
 					fmt.Fprintf(stderr, "Created client token %q for this snippet (it reaches the MCP endpoint only and is not shown anywhere else; revoke it with: mcp-router tokens revoke %s).\n", name, name)
 				default:
 					fmt.Fprintln(stderr, "Auth is off, so the snippet has no token (with auth on, run this again or pass --new-token).")
@@ -130,6 +160,7 @@ func (e *env) snippetCommand() *cobra.Command {
 	f.StringVar(&token, "token", "", "use this existing token instead of creating one")
 	f.BoolVar(&newToken, "new-token", false, "create a token even when auth is off (so the snippet keeps working if auth is turned on)")
 	f.StringVar(&endpoint, "url", "", "endpoint URL (default http://<listen>:<port>/mcp from settings)")
+	f.StringVar(&profileName, "profile", "", "the snippet for this profile's endpoint (/mcp/NAME; docs/profiles.md)")
 	f.StringArrayVar(&upAuth, "upstream-auth", nil, "SERVER=VALUE: the client's own Authorization for SERVER (* for all) if it has passUpstreamAuth; repeatable")
 	return cmd
 }

@@ -195,3 +195,43 @@ func TestSnippetBadInput(t *testing.T) {
 		t.Errorf("tokens after the refused admin token: %v", names)
 	}
 }
+
+// snippet --profile P points at P's endpoint under its own entry name, and
+// the token it creates is bound to P (so the client reaches P only, even at
+// plain /mcp); an unknown or malformed profile is refused and creates nothing.
+func TestSnippetProfile(t *testing.T) {
+	dir := t.TempDir()
+	mustRun(t, dir, "servers", "add", "fs", "--", "echo", "fs")
+	mustRun(t, dir, "profiles", "add", "work", "--servers", "fs")
+	r := run(t, dir, "", "snippet", "--client", "claude-code", "--profile", "work")
+	if r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	var doc map[string]map[string]snippetEntry
+	if err := json.Unmarshal([]byte(r.stdout), &doc); err != nil {
+		t.Fatalf("stdout: %v\n%s", err, r.stdout)
+	}
+	e, ok := doc["mcpServers"]["mcp-router-work"]
+	if !ok || e.URL != "http://127.0.0.1:3282/mcp/work" {
+		t.Fatalf("snippet:\n%s", r.stdout)
+	}
+	if id, err := verifyIn(t, dir, bearer(e)); err != nil || id.Profile != "work" || id.IsAdmin() {
+		t.Fatalf("the snippet's token: %+v %v", id, err)
+	}
+	if !strings.Contains(r.stderr, `Bound token "claude-code" to profile "work"`) {
+		t.Errorf("stderr %q", r.stderr)
+	}
+
+	for _, c := range []struct{ profile, want string }{
+		{"nope", `no profile "nope"`},
+		{"../x", "--profile"},
+	} {
+		r := run(t, dir, "", "snippet", "--client", "cursor", "--profile", c.profile)
+		if r.code == 0 || !strings.Contains(r.stderr, c.want) || r.stdout != "" {
+			t.Errorf("--profile %q: %d %q %q", c.profile, r.code, r.stdout, r.stderr)
+		}
+	}
+	if n := len(tokensJSON(t, dir)); n != 1 {
+		t.Errorf("refused snippets left %d tokens, want 1", n)
+	}
+}

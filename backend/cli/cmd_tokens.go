@@ -41,11 +41,11 @@ func (e *env) withAuth(fn func(*store.Store, *auth.Service) error) error {
 }
 
 func (e *env) tokensCreate() *cobra.Command {
-	var serversFlag string
+	var serversFlag, profileFlag string
 	var roles []string
 	var asJSON, admin bool
 	cmd := &cobra.Command{
-		Use:   "create NAME [--servers a,b | --admin] [--role R]...",
+		Use:   "create NAME [--servers a,b | --admin] [--profile P] [--role R]...",
 		Short: "Create a token and print it (once: it cannot be shown again)",
 		Example: "  mcp-router tokens create laptop\n" +
 			"  mcp-router tokens create ci --servers github,fs --json\n" +
@@ -60,6 +60,9 @@ func (e *env) tokensCreate() *cobra.Command {
 			if admin && cmd.Flags().Changed("servers") {
 				return usagef("--admin and --servers cannot be combined: an admin token manages every server")
 			}
+			if admin && profileFlag != "" {
+				return usagef("--admin and --profile cannot be combined: an admin token manages every profile")
+			}
 			servers, err := parseServerList(cmd, serversFlag)
 			if err != nil {
 				return err
@@ -71,7 +74,11 @@ func (e *env) tokensCreate() *cobra.Command {
 				if err := checkServersExist(cmd, st, servers); err != nil {
 					return err
 				}
-				secret, tok, err := svc.CreateToken(cmd.Context(), auth.NewToken{Name: name, Servers: servers, Roles: roles, Admin: admin})
+				if err := checkProfileExists(cmd, st, profileFlag); err != nil {
+					return err
+				}
+				secret, tok, err := svc.CreateToken(cmd.Context(), auth.NewToken{Name: name, Servers: servers, Roles: roles, Admin: admin,
+					Profile: profileFlag})
 				if errors.Is(err, store.ErrDuplicate) {
 					return fmt.Errorf("a token named %q already exists (see `mcp-router tokens list`)", name)
 				}
@@ -85,7 +92,8 @@ func (e *env) tokensCreate() *cobra.Command {
 						Servers []string   `json:"servers"`
 						Role    store.Role `json:"role"`
 						Roles   []string   `json:"roles"`
-					}{tok.Name, secret, nonNil(tok.Servers), tok.Role, nonNil(tok.Roles)})
+						Profile string     `json:"profile,omitempty"`
+					}{tok.Name, secret, nonNil(tok.Servers), tok.Role, nonNil(tok.Roles), tok.Profile})
 				}
 				// The secret alone on stdout, so $(mcp-router tokens create x) works.
 				fmt.Fprintln(cmd.OutOrStdout(), secret)
@@ -94,13 +102,14 @@ func (e *env) tokensCreate() *cobra.Command {
 						"never put it in an AI client's config. Copy it now: it cannot be shown again.\n", tok.Name)
 					return nil
 				}
-				fmt.Fprintf(cmd.ErrOrStderr(), "Created client token %q for %s (the MCP endpoint only)%s. Copy it now: it cannot be shown again.\n",
-					tok.Name, serversLabel(tok.Servers), rolesNote(tok.Roles))
+				fmt.Fprintf(cmd.ErrOrStderr(), "Created client token %q for %s (the MCP endpoint only)%s%s. Copy it now: it cannot be shown again.\n",
+					tok.Name, serversLabel(tok.Servers), rolesNote(tok.Roles), profileNote(tok.Profile))
 				return nil
 			})
 		},
 	}
 	cmd.Flags().StringVar(&serversFlag, "servers", "", "comma-separated servers the token may use (default: all)")
+	cmd.Flags().StringVar(&profileFlag, "profile", "", "bind the token to a profile: it reaches /mcp/P only (and plain /mcp is that profile)")
 	cmd.Flags().BoolVar(&admin, "admin", false, "make an admin token: it also opens the browser UI (default: a client token, the MCP endpoint only)")
 	cmd.Flags().StringSliceVar(&roles, "role", nil, "a role of the token's own, for state_gate (repeat, or a,b); 1-64 letters, digits, _ . -; not admin or client")
 	cmd.Flags().BoolVar(&asJSON, "json", false, `print JSON: {"name": …, "token": "mcpr_…", "servers": […], "role": "client"|"admin", "roles": […]}`)
@@ -118,6 +127,28 @@ func checkRoleFlag(cmd *cobra.Command, roles []string) ([]string, error) {
 		return nil, usagef("--role needs at least one role")
 	}
 	return out, nil
+}
+
+// profileNote is ", bound to profile P" for a bound token.
+func profileNote(p string) string {
+	if p == "" {
+		return ""
+	}
+	return fmt.Sprintf(", bound to profile %s (/mcp/%s)", p, p)
+}
+
+// checkProfileExists refuses --profile P when there is no profile P.
+func checkProfileExists(cmd *cobra.Command, st *store.Store, name string) error {
+	if name == "" {
+		return nil
+	}
+	if _, err := st.Profiles().Get(cmd.Context(), name); err != nil {
+		if errors.Is(err, store.ErrNotFound) {
+			return usagef("--profile: no profile named %q (see `mcp-router profiles list`)", name)
+		}
+		return err
+	}
+	return nil
 }
 
 // rolesNote is ", with roles a, b" for a token with roles of its own.
@@ -183,6 +214,7 @@ type tokenView struct {
 	Servers    []string   `json:"servers"` // empty: all servers
 	Role       store.Role `json:"role"`    // client or admin
 	Roles      []string   `json:"roles"`   // its own, for state_gate
+	Profile    string     `json:"profile"` // bound to; "" none
 	CreatedAt  time.Time  `json:"createdAt"`
 	LastUsedAt *time.Time `json:"lastUsedAt"`
 	RevokedAt  *time.Time `json:"revokedAt"`
@@ -204,7 +236,7 @@ func (e *env) tokensList() *cobra.Command {
 				if asJSON {
 					views := make([]tokenView, len(toks))
 					for i, t := range toks {
-						views[i] = tokenView{t.Name, t.Prefix, nonNil(t.Servers), t.Role, nonNil(t.Roles), t.CreatedAt, t.LastUsedAt, t.RevokedAt, t.RevokedAt != nil}
+						views[i] = tokenView{t.Name, t.Prefix, nonNil(t.Servers), t.Role, nonNil(t.Roles), t.Profile, t.CreatedAt, t.LastUsedAt, t.RevokedAt, t.RevokedAt != nil}
 					}
 					return writeJSON(cmd.OutOrStdout(), views)
 				}

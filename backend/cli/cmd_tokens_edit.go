@@ -38,12 +38,12 @@ func (e *env) tokensDelete() *cobra.Command {
 }
 
 func (e *env) tokensUpdate() *cobra.Command {
-	var serversFlag string
+	var serversFlag, profileFlag string
 	var roles []string
-	var all, noRoles bool
-	const usage = "tokens update NAME [--servers a,b | --all-servers] [--role R... | --no-roles]"
+	var all, noRoles, noProfile bool
+	const usage = "tokens update NAME [--servers a,b | --all-servers] [--role R... | --no-roles] [--profile P | --no-profile]"
 	cmd := &cobra.Command{
-		Use:   "update NAME [--servers a,b | --all-servers] [--role R... | --no-roles]",
+		Use:   "update NAME [--servers a,b | --all-servers] [--role R... | --no-roles] [--profile P | --no-profile]",
 		Short: "Change the servers a token may use or its own roles; a running router applies it within a second",
 		Example: "  mcp-router tokens update ci --servers github,fs\n" +
 			"  mcp-router tokens update ci --all-servers\n" +
@@ -53,13 +53,18 @@ func (e *env) tokensUpdate() *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			name := args[0]
 			setServers, setRoles := cmd.Flags().Changed("servers"), cmd.Flags().Changed("role")
+			setProfile := cmd.Flags().Changed("profile")
 			switch {
+			case setProfile && noProfile:
+				return usagef("tokens update %s: give --profile P or --no-profile, not both", name)
+			case setProfile && profileFlag == "":
+				return usagef("tokens update %s: --profile needs a profile name (or --no-profile)", name)
 			case setServers && all:
 				return usagef("tokens update %s: give --servers a,b or --all-servers, not both", name)
 			case setRoles && noRoles:
 				return usagef("tokens update %s: give --role or --no-roles, not both", name)
-			case !setServers && !all && !setRoles && !noRoles:
-				return usagef("tokens update %s: nothing to change: give --servers a,b, --all-servers, --role R or --no-roles", name)
+			case !setServers && !all && !setRoles && !noRoles && !setProfile && !noProfile:
+				return usagef("tokens update %s: nothing to change: give --servers a,b, --all-servers, --role R, --no-roles, --profile P or --no-profile", name)
 			}
 			servers, err := parseServerList(cmd, serversFlag)
 			if err != nil {
@@ -71,6 +76,23 @@ func (e *env) tokensUpdate() *cobra.Command {
 			return e.withAuth(func(st *store.Store, svc *auth.Service) error {
 				if err := checkServersExist(cmd, st, servers); err != nil {
 					return err
+				}
+				if err := checkProfileExists(cmd, st, profileFlag); err != nil {
+					return err
+				}
+				if setProfile || noProfile {
+					_, err := svc.SetProfile(cmd.Context(), name, profileFlag)
+					switch {
+					case errors.Is(err, store.ErrNotFound):
+						return noToken(name)
+					case err != nil:
+						return err
+					}
+					if profileFlag == "" {
+						fmt.Fprintf(cmd.OutOrStdout(), "token %s is bound to no profile\n", name)
+					} else {
+						fmt.Fprintf(cmd.OutOrStdout(), "token %s is bound to profile %s (/mcp/%s)\n", name, profileFlag, profileFlag)
+					}
 				}
 				if setServers || all {
 					tok, err := svc.SetServers(cmd.Context(), name, servers)
@@ -104,5 +126,7 @@ func (e *env) tokensUpdate() *cobra.Command {
 	cmd.Flags().BoolVar(&all, "all-servers", false, "let the token use every server")
 	cmd.Flags().StringSliceVar(&roles, "role", nil, "the token's own roles, for state_gate, replacing the current ones (repeat, or a,b)")
 	cmd.Flags().BoolVar(&noRoles, "no-roles", false, "clear the token's own roles")
+	cmd.Flags().StringVar(&profileFlag, "profile", "", "bind the token to a profile: it reaches /mcp/P only")
+	cmd.Flags().BoolVar(&noProfile, "no-profile", false, "unbind the token from its profile")
 	return cmd
 }

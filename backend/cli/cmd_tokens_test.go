@@ -161,7 +161,7 @@ func TestTokensBadInput(t *testing.T) {
 		{"delete unknown", []string{"tokens", "delete", "nope"}, `no token named "nope"`, ExitError},
 		{"delete no name", []string{"tokens", "delete"}, "usage: mcp-router tokens delete NAME", ExitUsage},
 		{"update unknown", []string{"tokens", "update", "nope", "--all-servers"}, `no token named "nope"`, ExitError},
-		{"update nothing", []string{"tokens", "update", "existing"}, "nothing to change: give --servers a,b, --all-servers, --role R or --no-roles", ExitUsage},
+		{"update nothing", []string{"tokens", "update", "existing"}, "nothing to change: give --servers a,b, --all-servers, --role R, --no-roles, --profile P or --no-profile", ExitUsage},
 		{"update both", []string{"tokens", "update", "existing", "--servers", "fs", "--all-servers"}, "give --servers a,b or --all-servers, not both", ExitUsage},
 		{"role admin", []string{"tokens", "create", "new", "--role", "admin"}, `--role: role "admin" is reserved: it is the role of admin tokens (tokens create NAME --admin)`, ExitUsage},
 		{"role client", []string{"tokens", "create", "new", "--role", "reviewer,Client"}, `--role: role "Client" is reserved: every client token carries it already`, ExitUsage},

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -15,6 +16,10 @@ const DefaultEndpointURL = "http://127.0.0.1:3282/mcp"
 
 // SnippetServerName is the name the router gets in a client's config.
 const SnippetServerName = "mcp-router"
+
+// snippetNameRE is what an entry name may be: a TOML bare key, and a JSON
+// key no client needs quoted.
+var snippetNameRE = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
 
 // TokenEnv is the environment variable `mcp-router connect` reads its token
 // from.
@@ -48,6 +53,10 @@ type SnippetOptions struct {
 	// ParseUpstreamAuth reads them: $MCPR_UPSTREAM_AUTH in a stdio
 	// snippet, X-Upstream-Authorization(-For) headers in an http one.
 	UpstreamAuth map[string]string
+	// Name is the router's entry in the client's config; "" is
+	// SnippetServerName. A profile's snippet names its own entry, so that
+	// two profiles fit in one config. Letters, digits, '_' and '-' only.
+	Name string
 }
 
 // CheckSnippet reports whether Snippet can write client in mode, without
@@ -86,6 +95,12 @@ func Snippet(client, mode string, o SnippetOptions) (string, error) {
 	}
 	if mode == ModeStdio && o.BinaryPath == "" {
 		return "", fmt.Errorf("a stdio snippet needs the path of the mcp-router binary")
+	}
+	if o.Name == "" {
+		o.Name = SnippetServerName
+	}
+	if !snippetNameRE.MatchString(o.Name) {
+		return "", fmt.Errorf("bad entry name %q: use 1-64 letters, digits, '_' or '-'", o.Name)
 	}
 	for what, s := range map[string]string{"URL": o.URL, "token": o.Token, "binary path": o.BinaryPath} {
 		if !utf8.ValidString(s) {
@@ -163,7 +178,7 @@ func jsonSnippet(client, mode string, o SnippetOptions, env, headers map[string]
 	enc := json.NewEncoder(&buf)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false) // keep & < > in URLs readable
-	if err := enc.Encode(map[string]map[string]jsonEntry{top: {SnippetServerName: e}}); err != nil {
+	if err := enc.Encode(map[string]map[string]jsonEntry{top: {o.Name: e}}); err != nil {
 		return "", err
 	}
 	return buf.String(), nil
@@ -182,7 +197,7 @@ func connectArgs(url string) []string {
 // values are strings, so TOML basic strings (tomlString) are all we need.
 func codexSnippet(mode string, o SnippetOptions, env, headers map[string]string) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "[mcp_servers.%s]\n", SnippetServerName)
+	fmt.Fprintf(&b, "[mcp_servers.%s]\n", o.Name)
 	if mode == ModeHTTP {
 		fmt.Fprintf(&b, "url = %s\n", tomlString(o.URL))
 		if len(headers) > 0 {

@@ -389,3 +389,20 @@ func orDefault(url string) string {
 	}
 	return url
 }
+
+// A profile's snippet names its own entry, in every client's format; a
+// name that would need quoting is refused.
+func TestSnippetEntryName(t *testing.T) {
+	for _, client := range []string{ClientClaudeCode, ClientCursor, ClientVSCode, ClientCodex} {
+		out, err := Snippet(client, ModeHTTP, SnippetOptions{URL: "http://127.0.0.1:3282/mcp/work", Token: "mcpr_x", Name: "mcp-router-work"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(out, "mcp-router-work") || strings.Contains(strings.ReplaceAll(out, "mcp-router-work", ""), "mcp-router") {
+			t.Errorf("%s: %s", client, out)
+		}
+	}
+	if _, err := Snippet(ClientCodex, ModeHTTP, SnippetOptions{Name: "a.b]"}); err == nil {
+		t.Errorf("an entry name TOML would need quoted was accepted")
+	}
+}

@@ -27,6 +27,7 @@ import (
 	"github.com/mcp-router/mcp-router/backend/oauthclient"
 	"github.com/mcp-router/mcp-router/backend/pipeline"
 	"github.com/mcp-router/mcp-router/backend/policy"
+	"github.com/mcp-router/mcp-router/backend/profile"
 	"github.com/mcp-router/mcp-router/backend/reqlog"
 	"github.com/mcp-router/mcp-router/backend/secrets"
 	"github.com/mcp-router/mcp-router/backend/settings"
@@ -48,10 +49,13 @@ type Core struct {
 	// Approvals: the calls waiting for a person in the UI (issue 18).
 	Approvals *approval.Broker
 	Auth      *auth.Service
-	Requests  *reqlog.Writer
-	Servers   *upstream.Service
-	Gateway   *gateway.Gateway
-	Hooks     *hook.Service
+	// Profiles are the named profiles, each served at /mcp/<name>
+	// (profiles.go, docs/profiles.md).
+	Profiles *profile.Service
+	Requests *reqlog.Writer
+	Servers  *upstream.Service
+	Gateway  *gateway.Gateway
+	Hooks    *hook.Service
 	// Policy is policy.yaml in the data dir, followed while Run's watch
 	// runs (docs/policy.md).
 	Policy *policy.Service
@@ -124,6 +128,11 @@ func Open(dataDir string, o Options) (*Core, error) {
 	c.Auth = auth.New(st)
 	c.Auth.SetLogger(o.Logger)
 	c.Auth.SetOAuth(c.oauthConfig)
+	c.Profiles = profile.New(st)
+	if err := c.Profiles.Reload(context.Background()); err != nil {
+		_ = st.Close()
+		return nil, fmt.Errorf("load profiles: %w", err)
+	}
 	c.Requests = reqlog.New(st.Logs(), reqlog.Options{
 		Logger: o.Logger,
 		Retention: func() time.Duration {
@@ -219,7 +228,7 @@ func Open(dataDir string, o Options) (*Core, error) {
 		AsksClient: c.Policy.MayAsk,
 		Abilities:  c.abilities,
 		Separator:  func() string { return c.Settings.Separator(context.Background()) },
-		CallerFrom: callerFrom,
+		CallerFrom: c.profileCaller,
 		Credential: credentialOf,
 		// Read at each new session and each sweep: a changed setting
 		// applies to the next.
@@ -258,6 +267,12 @@ func (c *Core) serverInfo(name string) (hook.ServerInfo, bool) {
 		}
 	}
 	return info, true
+}
+
+// profileCaller is the caller of ctx (callerFrom), narrowed to the
+// profile the request came through.
+func (c *Core) profileCaller(ctx context.Context) gateway.Caller {
+	return c.narrowToProfile(ctx, callerFrom(ctx))
 }
 
 // callerFrom turns the identity the auth middleware found into the
@@ -312,6 +327,16 @@ func StateGateLimits(s *settings.Settings) func() stategate.Limits {
 // anonymous identity of auth off as one. Without an identity (stdio mode)
 // it is the local user.
 func credentialOf(ctx context.Context) string {
+	cred := credentialOfIdentity(ctx)
+	// A session belongs to its profile too: one opened at /mcp/a is
+	// unknown at /mcp/b.
+	if p, ok := profile.Selected(ctx); ok {
+		return cred + "\x00profile\x00" + p
+	}
+	return cred
+}
+
+func credentialOfIdentity(ctx context.Context) string {
 	id, ok := auth.IdentityFrom(ctx)
 	switch {
 	case !ok:
@@ -476,6 +501,11 @@ func (c *Core) reload(ctx context.Context) {
 	c.syncLogins(ctx, false)
 	if err := c.Hooks.Reload(ctx); err != nil {
 		c.Log.Warnf("reload hooks after a database change: %v", err)
+	}
+	if changed, err := c.Profiles.ReloadChanged(ctx); err != nil {
+		c.Log.Warnf("reload profiles after a database change: %v", err)
+	} else if changed {
+		c.Gateway.ListsChanged() // a profile's servers, tools or mode changed: its clients re-list
 	}
 	// An accept by the CLI releases a held tool.
 	c.Catalog.Reload(ctx)

@@ -66,7 +66,7 @@ func (c *Core) Serve(ctx context.Context, o ServeOptions) error {
 	}
 	authOn := func(ctx context.Context) bool { return !o.NoAuth && c.Settings.AuthEnabled(ctx) }
 	handler := c.Gateway.HTTPHandler(func(next http.Handler) http.Handler {
-		return c.Auth.Middleware(authOn, upstreamAuthorization(next))
+		return c.Auth.Middleware(authOn, c.profileScope(upstreamAuthorization(next)))
 	})
 	mux := http.NewServeMux()
 	// Public documents (docs/auth.md, docs/discovery.md): no token needed.

@@ -66,7 +66,7 @@ func (g *Gate) activateServer(ctx context.Context, serverName string) (*activati
 func (g *Gate) connectAndInit(ctx context.Context, serverName string) (connection int, summary string, err error) {
 	const attempts = 3
 	for attempt := 1; ; attempt++ {
-		s, ok := g.Gated(serverName)
+		s, ok := g.gateOrLockable(serverName)
 		if !ok {
 			return 0, "", fmt.Errorf("%s is not gated any more", serverName)
 		}
@@ -227,7 +227,7 @@ func (g *Gate) activate(ctx context.Context, r *pipeline.Request) (pipeline.Resu
 		return toolResult(mcp.NewToolResultError(fmt.Sprintf("%s: activation failed: %v", serverName, a.err))), nil
 	}
 	wasLocked := g.unlock(Key(r), serverName, a.connection)
-	if s, ok := g.Gated(serverName); ok && s.Gate.HideTools && wasLocked {
+	if s, ok := g.gatedFor(r, serverName); ok && s.Gate.HideTools && wasLocked {
 		// The session's tools/list just grew.
 		if id := r.Client.SessionID(); id != "" && g.o.ToolsChanged != nil {
 			g.o.ToolsChanged(id)

@@ -78,6 +78,7 @@ type Gate struct {
 
 	mu        sync.Mutex
 	servers   map[string]Server         // gated servers, as published
+	lockable  map[string]Server         // the others: what a gated profile locks (PublishLockable)
 	activated map[string]map[string]int // gate key → server → connection it activated on
 	flights   map[string]*activation    // server → activation in progress
 }
@@ -107,6 +108,47 @@ func (g *Gate) Publish(servers map[string]Server) {
 		}
 	}
 	g.servers = servers
+}
+
+// ProfileGated is the discovery mode of a gated profile
+// (pipeline.Caller.Discovery): every server of the profile is locked for its
+// clients until they activate it, as if it were gated with hidden tools.
+const ProfileGated = "gated"
+
+// PublishLockable replaces the servers a gated profile locks that have no
+// gate of their own, each with its activate tool's name.
+func (g *Gate) PublishLockable(servers map[string]Server) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.lockable = servers
+}
+
+// gatedFor is serverName's gate for the caller of r: its own, else, for a
+// caller of a gated profile, the default one (hidden tools) under which
+// the profile locks it.
+func (g *Gate) gatedFor(r *pipeline.Request, serverName string) (Server, bool) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if s, ok := g.servers[serverName]; ok {
+		return s, true
+	}
+	if r.Caller.Discovery == ProfileGated {
+		s, ok := g.lockable[serverName]
+		return s, ok
+	}
+	return Server{}, false
+}
+
+// gateOrLockable is serverName's own gate, else the one a gated profile
+// locks it under: an activation runs for whichever caller asked.
+func (g *Gate) gateOrLockable(serverName string) (Server, bool) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if s, ok := g.servers[serverName]; ok {
+		return s, true
+	}
+	s, ok := g.lockable[serverName]
+	return s, ok
 }
 
 // Gated returns a server's gate, if it has one.
@@ -172,8 +214,8 @@ func (g *Gate) unlock(key, serverName string, connection int) (wasLocked bool) {
 
 // blocks is the gate's one decision: whether the client named by key may
 // send a request to serverName now and, if not, the text to refuse it with.
-func (g *Gate) blocks(key, serverName string) (message string, blocked bool) {
-	s, ok := g.Gated(serverName)
+func (g *Gate) blocks(r *pipeline.Request, key, serverName string) (message string, blocked bool) {
+	s, ok := g.gatedFor(r, serverName)
 	if !ok {
 		return "", false
 	}
@@ -199,8 +241,8 @@ func disconnectedText(activateTool string) string {
 // disconnected] answer the next call would get. err is what send returned:
 // a connection that failed, not an answer (an upstream error, a malformed
 // result), a timeout or a refusal by a later step.
-func (g *Gate) lost(serverName string, err error) (message string, lost bool) {
-	s, ok := g.Gated(serverName)
+func (g *Gate) lost(r *pipeline.Request, serverName string, err error) (message string, lost bool) {
+	s, ok := g.gatedFor(r, serverName)
 	if !ok {
 		return "", false
 	}
@@ -225,9 +267,12 @@ func (g *Gate) Serve(ctx context.Context, r *pipeline.Request, next pipeline.Han
 		return next(ctx, r)
 	}
 	if r.Method == pipeline.MethodToolsCall && r.Item == ActivateItem {
+		if _, ok := g.gatedFor(r, r.Server); !ok {
+			return pipeline.Result{}, pipeline.NotFound(r)
+		}
 		return g.activate(ctx, r)
 	}
-	if message, blocked := g.blocks(Key(r), r.Server); blocked {
+	if message, blocked := g.blocks(r, Key(r), r.Server); blocked {
 		if r.Method == pipeline.MethodToolsCall {
 			// A tool error, so the model reads the message.
 			res := toolResult(mcp.NewToolResultError(message))
@@ -238,7 +283,7 @@ func (g *Gate) Serve(ctx context.Context, r *pipeline.Request, next pipeline.Han
 	}
 	res, err := next(ctx, r)
 	if err != nil && r.Method == pipeline.MethodToolsCall {
-		if message, lost := g.lost(r.Server, err); lost {
+		if message, lost := g.lost(r, r.Server, err); lost {
 			return toolResult(mcp.NewToolResultError(message)), nil
 		}
 	}
@@ -249,14 +294,14 @@ func (g *Gate) Serve(ctx context.Context, r *pipeline.Request, next pipeline.Han
 // reach: the tools of servers that hide them until activation (their
 // activate tools stay), and the servers logging/setLevel would go to.
 func (g *Gate) narrow(r *pipeline.Request) {
-	if !g.Any() {
+	if !g.Any() && r.Caller.Discovery != ProfileGated {
 		return
 	}
 	key := Key(r)
 	switch r.Method {
 	case pipeline.MethodToolsList:
 		r.List.Keep(func(it pipeline.ListItem) bool {
-			s, ok := g.Gated(it.Server)
+			s, ok := g.gatedFor(r, it.Server)
 			if !ok || !s.Gate.HideTools || it.Item == ActivateItem {
 				return true
 			}
@@ -265,7 +310,7 @@ func (g *Gate) narrow(r *pipeline.Request) {
 		})
 	case pipeline.MethodSetLevel:
 		r.List.Keep(func(it pipeline.ListItem) bool {
-			_, blocked := g.blocks(key, it.Server)
+			_, blocked := g.blocks(r, key, it.Server)
 			return !blocked
 		})
 	}

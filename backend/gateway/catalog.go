@@ -157,6 +157,10 @@ func (g *Gateway) rebuild() {
 		}
 	}
 	abilities, abilitySig := g.publishAbilities(snap, toolNames, taskOnly, &tools, &toolList)
+	// The router's own tools (a search profile's): mcp-go routes them; no
+	// list holds them but a search profile's (discovery.go).
+	tools = append(tools, g.routerToolHandlers(toolNames)...)
+	lockable := g.lockableServers(snap, sep, toolNames, &tools, &toolList)
 	var prompts []server.ServerPrompt
 	var promptList []listed[mcp.Prompt]
 	for final, un := range promptNames {
@@ -214,6 +218,7 @@ func (g *Gateway) rebuild() {
 	}
 
 	g.gate.Publish(gates)
+	g.gate.PublishLockable(lockable)
 	g.mu.Lock()
 	oldCatalog := g.catalog
 	g.tools, g.prompts, g.taskOnly, g.taskTools, g.abilities = toolNames, promptNames, taskOnly, taskTools, abilities

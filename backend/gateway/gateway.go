@@ -96,6 +96,7 @@ type Gateway struct {
 	sessions *sessionTable
 	tasks    *taskTable // upstreams' tasks by the router's ids (tasks.go)
 	stdio    stdioFront // the stdio transport's task front (taskstdio.go)
+	disc     *discovery // the pipeline's discovery step (discovery.go)
 	// suggested: when the log last said a shared server should be
 	// per-client (perclient.go).
 	suggested suggestions
@@ -158,6 +159,7 @@ func New(ups Upstreams, o Options) *Gateway {
 	g.fast.disabled.Store(os.Getenv(EnvFastPath) == "off")
 	g.gate = gate.New(gate.Options{Upstreams: ups, Publish: g.rebuild, Tools: g.toolsOf,
 		ToolsChanged: g.toolsChanged, Logger: o.Logger})
+	g.disc = newDiscovery(g)
 	g.chain = pipeline.New(g.steps(), g.send)
 
 	hooks := &server.Hooks{}
@@ -182,6 +184,7 @@ func New(ups Upstreams, o Options) *Gateway {
 		g.dropSession(s.SessionID())
 		g.gate.ForgetSession(s.SessionID())
 		g.endSession(s.SessionID())
+		g.disc.forget(s.SessionID())
 	})
 	g.srv = server.NewMCPServer("mcp-router", o.Version,
 		server.WithToolCapabilities(true),
@@ -204,10 +207,11 @@ func New(ups Upstreams, o Options) *Gateway {
 // pipeline's order; send (send.go) ends it.
 func (g *Gateway) steps() pipeline.Steps {
 	s := pipeline.Steps{
-		Identity: pipeline.Identity{CallerFrom: g.o.CallerFrom},
-		Gate:     g.gate,
-		Policy:   pipeline.PolicyStep{Current: g.o.Policy},
-		Hooks:    pipeline.Hooks{Engine: g.o.Hooks},
+		Identity:  pipeline.Identity{CallerFrom: g.o.CallerFrom},
+		Discovery: g.disc,
+		Gate:      g.gate,
+		Policy:    pipeline.PolicyStep{Current: g.o.Policy},
+		Hooks:     pipeline.Hooks{Engine: g.o.Hooks},
 	}
 	if g.o.RequestLog != nil {
 		s.Log = pipeline.Log{Sink: g.o.RequestLog}

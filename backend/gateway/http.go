@@ -49,7 +49,11 @@ func (g *Gateway) HTTPHandler(auth func(http.Handler) http.Handler) http.Handler
 		server.WithSessionIDGenerator(g.sessions.sseSessionID))
 	g.sessions.endThrough(streamable)
 	mux := http.NewServeMux()
-	mux.Handle(PathMCP, auth(limitBody(g.mcpHandler(streamable))))
+	mcpHandler := auth(limitBody(g.mcpHandler(streamable)))
+	mux.Handle(PathMCP, mcpHandler)
+	// /mcp/<profile>: the same endpoint, narrowed to a profile by what
+	// auth wraps it in (backend/core/profiles.go).
+	mux.Handle(PathMCP+"/", mcpHandler)
 	mux.Handle(PathSSE, auth(g.sseHandler(sse.SSEHandler())))
 	mux.Handle(PathMessage, auth(limitBody(g.messageHandler(sse.MessageHandler()))))
 	return guardLocal(mux)

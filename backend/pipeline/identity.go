@@ -28,18 +28,27 @@ func (s Identity) Serve(ctx context.Context, r *Request, next Handler) (Result, 
 	}
 	ctx = WithCaller(ctx, r.Caller)
 	if r.List != nil {
-		if r.Caller.Allows != nil {
+		if r.Caller.Allows != nil || r.Caller.InProfile != nil {
 			// A single-tool scope lists that tool (an ability routed to it
 			// too), never the server's prompts or resources, and does not
 			// carry logging/setLevel to the server.
 			tools := r.Method == MethodToolsList
 			r.List.Keep(func(it ListItem) bool {
-				return r.Caller.MayUse(it.Server) || tools && r.Caller.MayCall(it.Server, it.Item)
+				if it.Server == RouterTools {
+					return true // the discovery step's to decide
+				}
+				if tools {
+					return r.Caller.MayCall(it.Server, it.Item)
+				}
+				return r.Caller.MayUse(it.Server)
 			})
 		}
 		return next(ctx, r)
 	}
 	if r.Method == MethodToolsCall {
+		if r.Server == RouterTools {
+			return next(ctx, r) // the discovery step answers or refuses it
+		}
 		if !r.Caller.MayCall(r.Server, r.Item) {
 			return Result{}, NotFound(r)
 		}

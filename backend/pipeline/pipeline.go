@@ -4,10 +4,10 @@
 // completion/complete, logging/setLevel — every list the router answers,
 // and the instructions of an initialize result, passes, in this order:
 //
-//	identity and scope → gate → policy → hooks → send → log
+//	identity and scope → discovery → gate → policy → hooks → send → log
 //
 // (with a request's own Prepare, an ability's argument check and mapping,
-// between identity and gate)
+// between discovery and gate)
 //
 // The chain is built once (New) from its steps; each transport's front end
 // (mcp-go's handlers, the HTTP fast path, the in-process callers) builds a
@@ -80,7 +80,23 @@ type Caller struct {
 	// server (state_gate) matches them against what a process allows.
 	Subject string
 	Roles   []string
+	// Profile is the profile the request came through ("" — the default,
+	// everything the token reaches). InProfile, set with a profile, keeps
+	// its tools (item: the upstream's own name) to the profile's selection;
+	// Allows already keeps its servers to the profile's.
+	Profile   string
+	InProfile func(server, item string) bool
+	// Discovery is the profile's discovery mode ("" or "all": every tool
+	// listed; "search": the router's own tools, RouterTools); the
+	// discovery step acts on it.
+	Discovery string
 }
+
+// RouterTools is the server of the router's own tools (a search profile's
+// search_tools, call_tool, add_tools): no upstream can have this name
+// (spec.ValidName), and the identity step leaves them to the discovery
+// step, which answers them.
+const RouterTools = "(router)"
 
 // CallerOf returns the caller the identity step put in ctx (WithCaller):
 // the rest of the chain, and an upstream reached in-process (a built-in
@@ -97,6 +113,9 @@ func (c Caller) MayUse(server string) bool { return c.Allows == nil || c.Allows(
 // MayCall reports whether the caller's scope includes the tool item (the
 // upstream's own name) of server: the whole server, or that one tool.
 func (c Caller) MayCall(server, item string) bool {
+	if c.InProfile != nil && !c.InProfile(server, item) {
+		return false
+	}
 	return c.MayUse(server) || c.AllowsTool != nil && c.AllowsTool(server, item)
 }
 
@@ -211,14 +230,17 @@ func (f StepFunc) Serve(ctx context.Context, r *Request, next Handler) (Result, 
 // Steps are the chain's links by role; a nil step is skipped.
 type Steps struct {
 	Identity Step // who is asking, and may they use the server
-	Gate     Step // the activate gate
-	Policy   Step // the user's policy
-	Hooks    Step // the user's JavaScript hooks
-	Log      Step // the request log; it sees everything the others did
+	// Discovery: how the caller's profile offers its tools (all, or the
+	// router's search tools; backend/gateway/discovery.go).
+	Discovery Step
+	Gate      Step // the activate gate
+	Policy    Step // the user's policy
+	Hooks     Step // the user's JavaScript hooks
+	Log       Step // the request log; it sees everything the others did
 }
 
 // Order names the chain's steps in the order they act on a request.
-var Order = []string{"identity", "gate", "policy", "hooks", "send", "log"}
+var Order = []string{"identity", "discovery", "gate", "policy", "hooks", "send", "log"}
 
 // Chain is the built pipeline.
 type Chain struct {
@@ -228,11 +250,11 @@ type Chain struct {
 // New builds the chain from its steps and send, the upstream request.
 // The log step is outermost, so it records what the client gets whichever
 // step answered; the others run in Order, with a request's own Prepare
-// between identity and gate. What steps asked to run just before the
+// between discovery and gate. What steps asked to run just before the
 // request goes upstream (WithAdmit) runs after the last step.
 func New(s Steps, send Handler) *Chain {
 	h := admitted(send)
-	for _, st := range []Step{s.Hooks, s.Policy, s.Gate, prepare, s.Identity, s.Log} {
+	for _, st := range []Step{s.Hooks, s.Policy, s.Gate, prepare, s.Discovery, s.Identity, s.Log} {
 		if st == nil {
 			continue
 		}

@@ -63,11 +63,12 @@ func TestTheChainActsInItsOrder(t *testing.T) {
 		return Result{Raw: json.RawMessage(`{"content":[]}`)}, nil
 	}
 	c := New(Steps{
-		Identity: recorder{name: "identity", trace: &trace},
-		Gate:     recorder{name: "gate", trace: &trace},
-		Policy:   recorder{name: "policy", trace: &trace},
-		Hooks:    recorder{name: "hooks", trace: &trace},
-		Log:      logStep{Log{Sink: sink}, &trace},
+		Identity:  recorder{name: "identity", trace: &trace},
+		Discovery: recorder{name: "discovery", trace: &trace},
+		Gate:      recorder{name: "gate", trace: &trace},
+		Policy:    recorder{name: "policy", trace: &trace},
+		Hooks:     recorder{name: "hooks", trace: &trace},
+		Log:       logStep{Log{Sink: sink}, &trace},
 	}, send)
 	if _, err := c.Serve(context.Background(), &Request{Method: MethodToolsCall, Server: "s", Target: "s__t"}); err != nil {
 		t.Fatal(err)
@@ -81,7 +82,7 @@ func TestTheChainActsInItsOrder(t *testing.T) {
 	if !reflect.DeepEqual(acted, Order) {
 		t.Fatalf("the steps acted in the order %v, want %v", acted, Order)
 	}
-	want := []string{"identity", "gate", "policy", "hooks", "send", "/hooks", "/policy", "/gate", "/identity", "log"}
+	want := []string{"identity", "discovery", "gate", "policy", "hooks", "send", "/hooks", "/policy", "/gate", "/discovery", "/identity", "log"}
 	if !reflect.DeepEqual(trace, want) {
 		t.Fatalf("trace %v, want %v", trace, want)
 	}

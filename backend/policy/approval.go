@@ -101,7 +101,7 @@ func (s *Service) MayAsk(c pipeline.Caller, server, item, target string) bool {
 	if p == nil {
 		return false
 	}
-	in := input{client: c.Name, subject: c.Subject, server: server, item: item, target: target}
+	in := input{client: c.Name, subject: c.Subject, profile: c.Profile, server: server, item: item, target: target}
 	for _, ru := range p.rules {
 		if ru.approval && ru.applies(&in, true) {
 			return true

@@ -28,9 +28,21 @@ type AuditRecord struct {
 
 var _ pipeline.Step = (*Policy)(nil)
 
+// DefaultProfile is the name match.profiles knows plain /mcp by (no profile
+// may take it: backend/profile reserves it).
+const DefaultProfile = "default"
+
+func profileName(p string) string {
+	if p == "" {
+		return DefaultProfile
+	}
+	return p
+}
+
 // input is what rules are matched against.
 type input struct {
 	client, subject      string // the token's name (or "local", "chat"); a JWT's subject
+	profile              string // the profile the request came through; DefaultProfile for plain /mcp
 	server, item, target string // the upstream; its own name of the tool; the router's name
 	permission           string // an ability's permission; "" for other requests
 }
@@ -39,6 +51,9 @@ type input struct {
 // that matches tools covers tool calls (and the tools of tools/list) only.
 func (r *rule) applies(in *input, isTool bool) bool {
 	if r.hasClients && !r.clients.Match(in.client) && (in.subject == "" || !r.clients.Match(in.subject)) {
+		return false
+	}
+	if r.hasProfiles && !r.profiles.Match(profileName(in.profile)) {
 		return false
 	}
 	if r.hasServers && !r.servers.Match(in.server) {
@@ -75,7 +90,7 @@ func (r *rule) hides(in *input) bool {
 // a call that needs approval and a call over a rate limit are refused;
 // the rest go on, a limited call spending its tokens as it is sent.
 func (p *Policy) Serve(ctx context.Context, r *pipeline.Request, next pipeline.Handler) (pipeline.Result, error) {
-	in := input{client: r.Caller.Name, subject: r.Caller.Subject}
+	in := input{client: r.Caller.Name, subject: r.Caller.Subject, profile: r.Caller.Profile}
 	if r.List != nil {
 		isTools := r.Method == pipeline.MethodToolsList
 		if p.anyServers || isTools && p.anyHide {

@@ -18,6 +18,9 @@ type Query struct {
 	// ("" for a call of an upstream tool as itself); match.permissions
 	// looks at it.
 	Permission string `json:",omitempty"`
+	// Profile is the profile the request comes through ("" — plain /mcp,
+	// the profile "default"); match.profiles looks at it.
+	Profile string `json:",omitempty"`
 }
 
 // Explanation is what the policy does with a request: the rules that
@@ -42,7 +45,7 @@ type RuleMatch struct {
 
 // Explain says what the policy does with q, spending no token.
 func (p *Policy) Explain(q Query) Explanation {
-	in := input{client: q.Client, subject: q.Subject, server: q.Server, item: q.Tool, target: q.Target, permission: q.Permission}
+	in := input{client: q.Client, subject: q.Subject, profile: q.Profile, server: q.Server, item: q.Tool, target: q.Target, permission: q.Permission}
 	isTool := q.Tool != "" || q.Target != ""
 	ex := Explanation{Decision: "allow", Listed: !isTool || p.listed(&in, true), Matches: []RuleMatch{}}
 	var limits []string

@@ -51,6 +51,9 @@ type Match struct {
 	Tools   []string `yaml:"tools,omitempty" json:"tools,omitempty"`
 	Servers []string `yaml:"servers,omitempty" json:"servers,omitempty"`
 	Clients []string `yaml:"clients,omitempty" json:"clients,omitempty"`
+	// Profiles matches the profile a request came through
+	// (docs/profiles.md); plain /mcp is the profile "default".
+	Profiles []string `yaml:"profiles,omitempty" json:"profiles,omitempty"`
 	// Permissions matches abilities by their permission (read, write);
 	// a rule with it applies to ability calls only.
 	Permissions []string `yaml:"permissions,omitempty" json:"permissions,omitempty"`

@@ -44,6 +44,8 @@ type rule struct {
 	tools, servers, clients globs
 	hasTools, hasServers    bool
 	hasClients              bool
+	profiles                globs
+	hasProfiles             bool
 	permissions             map[string]bool // match.permissions
 	hasPermissions          bool
 	allow, deny, hide       globs
@@ -82,6 +84,7 @@ func compile(f File, hash string, c *checker) (*Policy, error) {
 			cr.tools, cr.hasTools = globList(c, at+".match.tools", r.Match.Tools)
 			cr.servers, cr.hasServers = globList(c, at+".match.servers", r.Match.Servers)
 			cr.clients, cr.hasClients = globList(c, at+".match.clients", r.Match.Clients)
+			cr.profiles, cr.hasProfiles = globList(c, at+".match.profiles", r.Match.Profiles)
 			if r.Match.Permissions != nil {
 				cr.hasPermissions, cr.permissions = true, map[string]bool{}
 				if len(r.Match.Permissions) == 0 {
@@ -94,8 +97,8 @@ func compile(f File, hash string, c *checker) (*Policy, error) {
 					cr.permissions[perm] = true
 				}
 			}
-			if r.Match.Tools == nil && r.Match.Servers == nil && r.Match.Clients == nil && r.Match.Permissions == nil {
-				c.fail(at+".match", "match: is empty; give tools:, servers:, clients: or permissions:, or leave match: out to apply to every request")
+			if r.Match.Tools == nil && r.Match.Servers == nil && r.Match.Clients == nil && r.Match.Permissions == nil && r.Match.Profiles == nil {
+				c.fail(at+".match", "match: is empty; give tools:, servers:, clients:, profiles: or permissions:, or leave match: out to apply to every request")
 			}
 		}
 		if r.Require != nil {

@@ -43,6 +43,8 @@ var migrations = []*gormigrate.Migration{
 	{ID: "1000_server_isolation", Migrate: migrateServerIsolation},
 	// The persisted catalog and tool pins (issue 27); numbered apart (1100).
 	{ID: "1100_catalog", Migrate: migrateCatalog},
+	// Profiles and a token's profile (issue 27); numbered apart (1200).
+	{ID: "1200_profiles", Migrate: migrateProfiles},
 }
 
 // MigrationIDs lists the migrations this build knows, oldest first.

@@ -73,7 +73,10 @@ type Token struct {
 	// Roles are the token's own roles besides Role (reviewer, …), which a
 	// built-in server matches (state_gate's event roles); they never widen
 	// what the token reaches (migration 0900_token_custom_roles; none: nil).
-	Roles      []string   `gorm:"serializer:json" json:"roles"`
+	Roles []string `gorm:"serializer:json" json:"roles"`
+	// Profile is the profile the token is bound to: it reaches that
+	// profile's endpoint only ("" — none: every endpoint; migration 1200).
+	Profile    string     `json:"profile"`
 	CreatedAt  time.Time  `json:"createdAt"`
 	LastUsedAt *time.Time `json:"lastUsedAt,omitempty"`
 	RevokedAt  *time.Time `json:"revokedAt,omitempty"`

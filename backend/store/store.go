@@ -187,6 +187,7 @@ func (s *Store) Servers() ServerRepo   { return ServerRepo{db: s.db} }
 func (s *Store) Settings() SettingRepo { return SettingRepo{db: s.db} }
 func (s *Store) Hooks() HookRepo       { return HookRepo{db: s.db} }
 func (s *Store) Tokens() TokenRepo     { return TokenRepo{db: s.db} }
+func (s *Store) Profiles() ProfileRepo { return ProfileRepo{db: s.db} }
 func (s *Store) Logs() LogRepo         { return LogRepo{db: s.db} }
 
 // notFound and duplicate keep messages uniform: `server "x": not found`.

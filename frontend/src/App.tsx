@@ -15,6 +15,7 @@ const PolicyPage = lazy(() => import('./pages/PolicyPage'));
 const LogsPage = lazy(() => import('./pages/LogsPage'));
 const ProcessesPage = lazy(() => import('./pages/ProcessesPage'));
 const ConnectPage = lazy(() => import('./pages/ConnectPage'));
+const ProfilesPage = lazy(() => import('./pages/ProfilesPage'));
 const SettingsPage = lazy(() => import('./pages/SettingsPage'));
 
 function pageFromHash(): Page {
@@ -107,6 +108,7 @@ export function App({ footer }: { footer?: ReactNode }) {
           {page === 'processes' && <ProcessesPage />}
           {page === 'logs' && <LogsPage />}
           {page === 'connect' && <ConnectPage />}
+          {page === 'profiles' && <ProfilesPage />}
           {page === 'settings' && <SettingsPage />}
         </Suspense>
       </AppShell>

@@ -35,6 +35,7 @@ import {
   toCatalogTool,
 } from './convert';
 import { createAboutApi } from './about';
+import { createProfilesApi } from './profiles';
 import { createApprovalsApi } from './approvals';
 import { createChatApi } from './chat';
 import type { ApiTransport } from './transport';
@@ -73,6 +74,7 @@ export function createApi(t: ApiTransport): Api {
     ...createChatApi(call, on), // chat.ts
     ...createApprovalsApi(call, on), // approvals.ts
     ...createAboutApi(call), // about.ts
+    ...createProfilesApi(call), // profiles.ts
     listServers: () => call('ListServers', [], (r) => list(r, toServerView, 'servers')),
     getServer: (name) => call('GetServer', [name], toServerConfig),
     addServer: (cfg) => call('AddServer', [cfg], toServerView),
@@ -124,6 +126,7 @@ export function createApi(t: ApiTransport): Api {
     deleteToken: (name) => call('DeleteToken', [name], none),
     updateTokenServers: (name, servers) => call('UpdateTokenServers', [name, servers], toTokenView),
     updateTokenRoles: (name, roles) => call('UpdateTokenRoles', [name, roles], toTokenView),
+    updateTokenProfile: (name, profile) => call('UpdateTokenProfile', [name, profile], toTokenView),
     snippet: (client, mode, token, upstreamAuth) => call('Snippet', [client, mode, token, upstreamAuth], (r) => (typeof r === 'string' ? r : '')),
     endpointStatus: () => call('EndpointStatus', [], toEndpointStatus),
 

@@ -395,6 +395,7 @@ export function toTokenView(raw: unknown): TokenView {
     servers: strings(r.servers),
     role: oneOf(TOKEN_ROLES, r.role, `token ${name}: role`),
     roles: strings(r.roles),
+    profile: str(r.profile),
     createdAt: str(r.createdAt),
     lastUsedAt: optStr(r.lastUsedAt),
     revokedAt: optStr(r.revokedAt),

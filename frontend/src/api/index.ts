@@ -7,3 +7,4 @@ export { httpTransport, getSession, tokenStore, type Session } from './http';
 export * from './chat';
 export * from './approvals';
 export * from './about';
+export * from './profiles';

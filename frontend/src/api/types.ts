@@ -3,6 +3,7 @@
 // Imports flow one way: base.ts ← about/approvals/chat.ts ← types.ts.
 import type { AboutApi } from './about';
 import type { ApprovalsApi } from './approvals';
+import type { ProfilesApi } from './profiles';
 import { ApiError, type Unsubscribe } from './base';
 import type { ChatApi } from './chat';
 
@@ -352,6 +353,8 @@ export interface TokenView {
   role: TokenRole;
   /** Roles of the token's own, which state_gate matches (roles: [reviewer]); they never widen its reach. */
   roles: string[];
+  /** The profile the token is bound to ("" none): it reaches /mcp/<profile> only. */
+  profile: string;
   createdAt: string;
   lastUsedAt?: string;
   revokedAt?: string;
@@ -557,7 +560,7 @@ export interface StateGateStatus {
 }
 
 /** Everything the UI may ask of the Go side. Stores receive one of these. */
-export interface Api extends ChatApi, ApprovalsApi, AboutApi {
+export interface Api extends ChatApi, ApprovalsApi, AboutApi, ProfilesApi {
   // Servers
   listServers(): Promise<ServerView[]>;
   getServer(name: string): Promise<ServerConfig>;
@@ -620,6 +623,8 @@ export interface Api extends ChatApi, ApprovalsApi, AboutApi {
   updateTokenServers(name: string, servers: string[]): Promise<TokenView>;
   /** Replaces the token's own roles; empty: none. admin and client are reserved. */
   updateTokenRoles(name: string, roles: string[]): Promise<TokenView>;
+  /** Binds a client token to a profile; "" unbinds. */
+  updateTokenProfile(name: string, profile: string): Promise<TokenView>;
   /**
    * upstreamAuth: the client's own credentials, SERVER=VALUE entries (SERVER a
    * server with passUpstreamAuth, or * for all), written into the snippet.

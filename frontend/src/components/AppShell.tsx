@@ -3,7 +3,7 @@ import { useMessages } from '../i18n';
 import { Logo } from './Logo';
 import './AppShell.css';
 
-export const PAGES = ['servers', 'tools', 'chat', 'hooks', 'policy', 'processes', 'logs', 'connect', 'settings'] as const;
+export const PAGES = ['servers', 'tools', 'chat', 'hooks', 'policy', 'processes', 'logs', 'connect', 'profiles', 'settings'] as const;
 export type Page = (typeof PAGES)[number];
 
 /** Sidebar plus the active page. */
@@ -18,6 +18,7 @@ export function AppShell({ page, children, footer }: { page: Page; children: Rea
     processes: t.navProcesses,
     logs: t.navLogs,
     connect: t.navConnect,
+    profiles: t.navProfiles,
     settings: t.navSettings,
   };
   return (

@@ -2,6 +2,7 @@ import type { HookType, Language, LogStatus, ServerState, Theme, TokenRole } fro
 import { aboutEn, aboutJa } from './about';
 import { chatEn, chatJa } from './chat';
 import { secretsEn, secretsJa } from './secrets';
+import { profilesEn, profilesJa } from './profiles';
 
 // Every string the UI shows. `ja` must provide every key `en` has; the
 // compiler checks that through the Messages type, and messages.test.ts checks
@@ -10,6 +11,7 @@ export const en = {
   ...chatEn, // chat.ts
   ...aboutEn, // about.ts
   ...secretsEn, // secrets.ts
+  ...profilesEn, // profiles.ts
   appName: 'MCP Router',
   navLabel: 'Main',
   navServers: 'Servers',
@@ -530,6 +532,7 @@ export const ja: Messages = {
   ...chatJa, // chat.ts
   ...aboutJa, // about.ts
   ...secretsJa, // secrets.ts
+  ...profilesJa, // profiles.ts
   appName: 'MCP Router',
   navLabel: 'メイン',
   navServers: 'サーバー',

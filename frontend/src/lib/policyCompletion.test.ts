@@ -12,7 +12,7 @@ describe('policyKeysAt', () => {
     expect(keys('policies:\n  - ')).toEqual(Object.keys(RULE_KEYS).sort());
     expect(keys('policies:\n  - na')).toEqual(Object.keys(RULE_KEYS).sort());
     expect(keys('policies:\n  - name: a\n    ')).toEqual(Object.keys(RULE_KEYS).sort());
-    expect(keys('policies:\n  - name: a\n    match:\n      ')).toEqual(['clients', 'permissions', 'servers', 'tools']);
+    expect(keys('policies:\n  - name: a\n    match:\n      ')).toEqual(['clients', 'permissions', 'profiles', 'servers', 'tools']);
     expect(keys('policies:\n  - name: a\n    match:\n      tools: ["x"]\n    limit:\n      ')).toEqual(['per', 'requests_per_minute']);
     expect(keys('policies:\n  - name: a\n    require:\n      human_approval: true\n      ')).toEqual([
       'approval_timeout_seconds',

@@ -25,6 +25,7 @@ export const RULE_KEYS: Record<string, KeyDoc> = {
       tools: globs('Tool calls whose tool matches the upstream name or the router name (<server><separator><tool>).'),
       servers: globs('Requests to a server whose name matches.'),
       clients: globs('Requests from a client whose token name or JWT subject matches.'),
+      profiles: globs('Requests that came through a profile whose name matches (/mcp/<profile>; plain /mcp is "default").'),
       permissions: { doc: 'Ability calls (and listed abilities) whose permission is in the list: read, write. A rule with permissions applies to abilities only.', value: '["write"]' },
     },
   },

@@ -275,3 +275,49 @@ describe('ConnectPage', () => {
     expect(screen.getByTestId('token-edit-roles-plain')).toHaveTextContent('ロール…');
   });
 });
+
+describe('ConnectPage with profiles', () => {
+  it('gives the snippet of a profile\'s endpoint when one is picked', async () => {
+    const { api } = fakeApi([server('files')]);
+    await api.createProfile({ name: 'work', description: '', mode: 'all', servers: ['files'], tools: {}, path: '' });
+    renderWithApi(<ConnectPage />, api);
+    await waitFor(() => expect(screen.getByTestId('snippet-text')).toHaveTextContent('claude-code http <token>'));
+    await userEvent.selectOptions(await screen.findByTestId('snippet-profile'), 'work');
+    await waitFor(() => expect(screen.getByTestId('snippet-text')).toHaveTextContent('claude-code http /mcp/work'));
+    expect(api.profileSnippet).toHaveBeenCalledWith('work', 'claude-code', 'http', '', []);
+    await userEvent.selectOptions(screen.getByTestId('snippet-profile'), '');
+    await waitFor(() => expect(screen.getByTestId('snippet-text')).toHaveTextContent('claude-code http <token>'));
+  });
+
+  it('shows no endpoint choice without profiles', async () => {
+    const { api } = fakeApi();
+    renderWithApi(<ConnectPage />, api);
+    await waitFor(() => expect(screen.getByTestId('snippet-text')).not.toBeEmptyDOMElement());
+    expect(screen.queryByTestId('snippet-profile')).not.toBeInTheDocument();
+  });
+});
+
+describe('ConnectPage: a token bound to a profile', () => {
+  it('binds and unbinds a client token', async () => {
+    const { api } = fakeApi([server('files')]);
+    await api.createProfile({ name: 'work', description: '', mode: 'all', servers: ['files'], tools: {}, path: '' });
+    api.listTokens.mockResolvedValue([token('laptop'), token('boss', { role: 'admin' })]);
+    renderWithApi(<ConnectPage />, api);
+    await userEvent.selectOptions(await screen.findByTestId('token-profile-laptop'), 'work');
+    expect(api.updateTokenProfile).toHaveBeenCalledWith('laptop', 'work');
+    await waitFor(() => expect(screen.getByTestId('token-profile-laptop')).toHaveValue('work'));
+    await userEvent.selectOptions(screen.getByTestId('token-profile-laptop'), '');
+    expect(api.updateTokenProfile).toHaveBeenLastCalledWith('laptop', '');
+    expect(screen.queryByTestId('token-profile-boss')).not.toBeInTheDocument();
+  });
+
+  it('shows the refusal of the router', async () => {
+    const { api } = fakeApi([server('files')]);
+    await api.createProfile({ name: 'work', description: '', mode: 'all', servers: ['files'], tools: {}, path: '' });
+    api.listTokens.mockResolvedValue([token('laptop')]);
+    api.updateTokenProfile.mockRejectedValueOnce(new Error('token "laptop" was revoked'));
+    renderWithApi(<ConnectPage />, api);
+    await userEvent.selectOptions(await screen.findByTestId('token-profile-laptop'), 'work');
+    expect(await screen.findByTestId('token-profile-error')).toHaveTextContent('was revoked');
+  });
+});

@@ -5,7 +5,7 @@ import { upstreamAuthEntries, UpstreamAuthFields, type UpstreamAuthRow } from '.
 import { useLocale, useMessages } from '../i18n';
 import { copyText } from '../lib/clipboard';
 import { formatTime } from '../lib/format';
-import { useApp, useServers, useTokens } from '../stores';
+import { useApp, useProfiles, useServers, useTokens } from '../stores';
 import './pages.css';
 
 export default function ConnectPage() {
@@ -45,7 +45,7 @@ export default function ConnectPage() {
   );
 }
 
-function CopyButton({ text, testId }: { text: string; testId?: string }) {
+export function CopyButton({ text, testId }: { text: string; testId?: string }) {
   const t = useMessages();
   const [state, setState] = useState<'idle' | 'ok' | 'fail'>('idle');
   useEffect(() => {
@@ -96,7 +96,7 @@ function EndpointCard() {
   );
 }
 
-const CLIENT_LABELS: Record<SnippetClient, string> = {
+export const CLIENT_LABELS: Record<SnippetClient, string> = {
   'claude-code': 'Claude Code',
   'claude-desktop': 'Claude Desktop',
   cursor: 'Cursor',
@@ -106,7 +106,13 @@ const CLIENT_LABELS: Record<SnippetClient, string> = {
 
 function SnippetCard({ secret }: { secret: string }) {
   const t = useMessages();
-  const snippet = useTokens((s) => s.snippet);
+  const defaultSnippet = useTokens((s) => s.snippet);
+  const profileSnippet = useProfiles((s) => s.snippet);
+  const profiles = useProfiles((s) => s.profiles);
+  const profilesStatus = useProfiles((s) => s.status);
+  const loadProfiles = useProfiles((s) => s.load);
+  // "" is the default endpoint (/mcp); else a profile's (/mcp/NAME).
+  const [profile, setProfile] = useState('');
   const [client, setClient] = useState<SnippetClient>('claude-code');
   const [mode, setMode] = useState<SnippetMode>('http');
   const [text, setText] = useState('');
@@ -126,9 +132,14 @@ function SnippetCard({ secret }: { secret: string }) {
   }, [authKey, authPending]);
 
   useEffect(() => {
+    if (profilesStatus === 'idle') void loadProfiles();
+  }, [profilesStatus, loadProfiles]);
+
+  useEffect(() => {
     let live = true;
     setLoading(true);
-    snippet(client, mode, secret, JSON.parse(sentAuthKey) as string[]).then(
+    const auth = JSON.parse(sentAuthKey) as string[];
+    (profile ? profileSnippet(profile, client, mode, secret, auth) : defaultSnippet(client, mode, secret, auth)).then(
       (s) => {
         if (!live) return;
         setText(s);
@@ -147,7 +158,7 @@ function SnippetCard({ secret }: { secret: string }) {
     return () => {
       live = false;
     };
-  }, [client, mode, secret, sentAuthKey, snippet]);
+  }, [client, mode, secret, sentAuthKey, profile, defaultSnippet, profileSnippet]);
 
   return (
     <div className="card" data-testid="snippets">
@@ -160,6 +171,19 @@ function SnippetCard({ secret }: { secret: string }) {
         ))}
       </div>
       <div className="row">
+        {profiles.length > 0 && (
+          <label className="check">
+            {t.snippetProfile}
+            <select value={profile} onChange={(e) => setProfile(e.target.value)} data-testid="snippet-profile">
+              <option value="">{t.snippetProfileDefault}</option>
+              {profiles.map((p) => (
+                <option key={p.name} value={p.name}>
+                  {p.name} ({p.path})
+                </option>
+              ))}
+            </select>
+          </label>
+        )}
         <div className="segmented" role="radiogroup" aria-label={t.snippetMode}>
           {SNIPPET_MODES.map((m) => (
             <label key={m} className="check">
@@ -283,6 +307,7 @@ function TokensCard({ created, onCreated }: { created: CreatedToken | null; onCr
                   ) : (
                     x.servers.join(', ')
                   )}
+                  {x.role !== 'admin' && !x.revokedAt && <TokenProfile token={x} />}
                 </td>
                 <td className="nowrap">{formatTime(x.createdAt, locale)}</td>
                 <td className="nowrap">{x.lastUsedAt ? formatTime(x.lastUsedAt, locale) : t.never}</td>
@@ -535,5 +560,42 @@ function RolesEditor({ token, onDone }: { token: TokenView; onDone: () => void }
         </button>
       </div>
     </form>
+  );
+}
+
+/** The profile a client token is bound to, changed in place (docs/profiles.md). */
+function TokenProfile({ token }: { token: TokenView }) {
+  const t = useMessages();
+  const profiles = useProfiles((s) => s.profiles);
+  const setProfile = useTokens((s) => s.setProfile);
+  const [error, setError] = useState<string | null>(null);
+  if (profiles.length === 0 && !token.profile) return null;
+  return (
+    <div>
+      <label className="check">
+        {t.tokenProfile}
+        <select
+          value={token.profile}
+          onChange={(e) => {
+            setError(null);
+            setProfile(token.name, e.target.value).catch((err: unknown) => setError(toApiError(err).message));
+          }}
+          data-testid={`token-profile-${token.name}`}
+        >
+          <option value="">{t.tokenProfileNone}</option>
+          {token.profile && !profiles.some((p) => p.name === token.profile) && <option value={token.profile}>{token.profile}</option>}
+          {profiles.map((p) => (
+            <option key={p.name} value={p.name}>
+              {p.name}
+            </option>
+          ))}
+        </select>
+      </label>
+      {error && (
+        <p className="inline-error" role="alert" data-testid="token-profile-error">
+          {error}
+        </p>
+      )}
+    </div>
   );
 }

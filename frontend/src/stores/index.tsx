@@ -9,6 +9,7 @@ import { createHooksStore, type HooksState, type HooksStore } from './hooks';
 import { createLogsStore, type LogsState, type LogsStore } from './logs';
 import { createPolicyStore, type PolicyState, type PolicyStore } from './policy';
 import { createProcessesStore, type ProcessesState, type ProcessesStore } from './processes';
+import { createProfilesStore, type ProfilesState, type ProfilesStore } from './profiles';
 import { createServersStore, type ServersState, type ServersStore } from './servers';
 import { createSettingsStore, type SettingsState, type SettingsStore } from './settings';
 import { createTokensStore, type TokensState, type TokensStore } from './tokens';
@@ -29,6 +30,7 @@ export interface Stores {
   chat: ChatStore;
   approvals: ApprovalsStore;
   about: AboutStore;
+  profiles: ProfilesStore;
 }
 
 export function createStores(api: Api): Stores {
@@ -45,6 +47,7 @@ export function createStores(api: Api): Stores {
     chat: createChatStore(api),
     approvals: createApprovalsStore(api),
     about: createAboutStore(api),
+    profiles: createProfilesStore(api),
   };
 }
 
@@ -72,3 +75,4 @@ export const useSettings = <T,>(select: (s: SettingsState) => T): T => useStore(
 export const usePolicy = <T,>(select: (s: PolicyState) => T): T => useStore(useStores().policy, select);
 export const useAbout = <T,>(select: (s: AboutState) => T): T => useStore(useStores().about, select);
 export const useProcesses = <T,>(select: (s: ProcessesState) => T): T => useStore(useStores().processes, select);
+export const useProfiles = <T,>(select: (s: ProfilesState) => T): T => useStore(useStores().profiles, select);

@@ -16,6 +16,8 @@ export interface TokensState {
   setServers(name: string, servers: string[]): Promise<void>;
   /** Throws to the editor, which keeps what was typed. */
   setRoles(name: string, roles: string[]): Promise<void>;
+  /** Binds the token to a profile ("" none); throws to the caller. */
+  setProfile(name: string, profile: string): Promise<void>;
   actionError: string | null;
   endpoint: EndpointStatus | null;
   endpointError: string | null;
@@ -29,7 +31,7 @@ export type TokensStore = StoreApi<TokensState>;
 export function createTokensStore(
   api: Pick<
     Api,
-    'listTokens' | 'createToken' | 'revokeToken' | 'deleteToken' | 'updateTokenServers' | 'updateTokenRoles' | 'endpointStatus' | 'snippet'
+    'listTokens' | 'createToken' | 'revokeToken' | 'deleteToken' | 'updateTokenServers' | 'updateTokenRoles' | 'updateTokenProfile' | 'endpointStatus' | 'snippet'
   >,
 ): TokensStore {
   return createStore<TokensState>()((set, get) => ({
@@ -78,6 +80,10 @@ export function createTokensStore(
     },
     async setRoles(name, roles) {
       const view = await api.updateTokenRoles(name, roles);
+      set({ tokens: get().tokens.map((t) => (t.name === name ? view : t)) });
+    },
+    async setProfile(name, profile) {
+      const view = await api.updateTokenProfile(name, profile);
       set({ tokens: get().tokens.map((t) => (t.name === name ? view : t)) });
     },
     snippet: (client, mode, token, upstreamAuth) => api.snippet(client, mode, token, upstreamAuth),

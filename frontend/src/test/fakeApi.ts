@@ -2,6 +2,7 @@ import { vi } from 'vitest';
 import { fakeChat } from './fakeChat';
 import type {
   AboutInfo,
+  ProfileView,
   PendingApproval,
   AggregatedTool,
   Api,
@@ -102,7 +103,7 @@ export function logRow(id: number, over: Partial<LogRow> = {}): LogRow {
 }
 
 export function token(name: string, over: Partial<TokenView> = {}): TokenView {
-  return { id: 1, name, prefix: 'mcpr_abcd', servers: [], role: 'client', roles: [], createdAt: '2026-11-23T00:00:00Z', ...over };
+  return { id: 1, name, prefix: 'mcpr_abcd', servers: [], role: 'client', roles: [], profile: '', createdAt: '2026-11-23T00:00:00Z', ...over };
 }
 
 export const defaultSettings: AppSettings = {
@@ -155,6 +156,7 @@ export function fakeApi(initial: ServerView[] = []) {
 
   const chat = fakeChat(); // fakeChat.ts
   let settings = { ...defaultSettings };
+  let profiles: ProfileView[] = [];
   let about: AboutInfo = { version: 'v0.3.2', devBuild: false, checkForUpdates: false, lastCheck: null };
   let hooks: HookView[] = [];
   let nextHookId = 1;
@@ -227,6 +229,7 @@ export function fakeApi(initial: ServerView[] = []) {
     deleteToken: vi.fn<Api['deleteToken']>(async () => {}),
     updateTokenServers: vi.fn<Api['updateTokenServers']>(async (name, servers) => token(name, { servers })),
     updateTokenRoles: vi.fn<Api['updateTokenRoles']>(async (name, roles) => token(name, { roles })),
+    updateTokenProfile: vi.fn<Api['updateTokenProfile']>(async (name, profile) => token(name, { profile })),
     snippet: vi.fn<Api['snippet']>(async (client, mode, tok, upstreamAuth) => [`${client} ${mode} ${tok || '<token>'}`, ...upstreamAuth].join(' ')),
     endpointStatus: vi.fn<Api['endpointStatus']>(async () => ({
       url: 'http://127.0.0.1:3282/mcp',
@@ -262,6 +265,24 @@ export function fakeApi(initial: ServerView[] = []) {
     frontendReady: vi.fn<Api['frontendReady']>(async () => {}),
     logFile: vi.fn<Api['logFile']>(async () => ({ path: '/home/me/.config/mcp-router/logs/mcp-router.log', folder: '/home/me/.config/mcp-router/logs' })),
     openLogFolder: vi.fn<Api['openLogFolder']>(async () => {}),
+
+    // Profiles: kept in memory, like the router's.
+    listProfiles: vi.fn<Api['listProfiles']>(async () => [...profiles]),
+    createProfile: vi.fn<Api['createProfile']>(async (p) => {
+      if (profiles.some((x) => x.name === p.name)) throw new Error(`a profile named "${p.name}" already exists`);
+      const saved = { ...p, path: `/mcp/${p.name}` };
+      profiles = [...profiles, saved];
+      return saved;
+    }),
+    updateProfile: vi.fn<Api['updateProfile']>(async (p) => {
+      const saved = { ...p, path: `/mcp/${p.name}` };
+      profiles = profiles.map((x) => (x.name === p.name ? saved : x));
+      return saved;
+    }),
+    removeProfile: vi.fn<Api['removeProfile']>(async (name) => {
+      profiles = profiles.filter((x) => x.name !== name);
+    }),
+    profileSnippet: vi.fn<Api['profileSnippet']>(async (name, client, mode) => `${client} ${mode} /mcp/${name}`),
 
     // Settings → About: checks are off until setCheckForUpdates(true).
     about: vi.fn<Api['about']>(async () => about),

@@ -179,6 +179,7 @@ export namespace appapi {
 	    servers: string[];
 	    role: string;
 	    roles: string[];
+	    profile: string;
 	    // Go type: time
 	    createdAt: any;
 	    // Go type: time
@@ -198,6 +199,7 @@ export namespace appapi {
 	        this.servers = source["servers"];
 	        this.role = source["role"];
 	        this.roles = source["roles"];
+	        this.profile = source["profile"];
 	        this.createdAt = this.convertValues(source["createdAt"], null);
 	        this.lastUsedAt = this.convertValues(source["lastUsedAt"], null);
 	        this.revokedAt = this.convertValues(source["revokedAt"], null);
@@ -816,6 +818,28 @@ export namespace appapi {
 		    }
 		    return a;
 		}
+	}
+	export class ProfileView {
+	    name: string;
+	    description: string;
+	    mode: string;
+	    servers: string[];
+	    tools: Record<string, Array<string>>;
+	    path: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new ProfileView(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.name = source["name"];
+	        this.description = source["description"];
+	        this.mode = source["mode"];
+	        this.servers = source["servers"];
+	        this.tools = source["tools"];
+	        this.path = source["path"];
+	    }
 	}
 	export class ScriptProblem {
 	    line: number;

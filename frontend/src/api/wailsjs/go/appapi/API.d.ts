@@ -41,6 +41,8 @@ export function CheckPolicy(arg1:string):Promise<Array<policy.Problem>>;
 
 export function CheckProcess(arg1:string):Promise<Array<stategate.Problem>>;
 
+export function CreateProfile(arg1:appapi.ProfileView):Promise<appapi.ProfileView>;
+
 export function CreateRun(arg1:string,arg2:string,arg3:string):Promise<stategate.RunInfo>;
 
 export function CreateToken(arg1:string,arg2:Array<string>):Promise<appapi.CreatedToken>;
@@ -81,6 +83,8 @@ export function ListHooks():Promise<Array<appapi.HookView>>;
 
 export function ListProcesses():Promise<Array<appapi.ProcessView>>;
 
+export function ListProfiles():Promise<Array<appapi.ProfileView>>;
+
 export function ListRuns(arg1:string):Promise<Array<stategate.RunInfo>>;
 
 export function ListServers():Promise<Array<appapi.ServerView>>;
@@ -103,6 +107,8 @@ export function OpenLogFolder():Promise<void>;
 
 export function PendingApprovals():Promise<Array<approval.Pending>>;
 
+export function ProfileSnippet(arg1:string,arg2:string,arg3:string,arg4:string,arg5:Array<string>):Promise<string>;
+
 export function QueryLogs(arg1:appapi.LogQuery):Promise<appapi.LogPage>;
 
 export function RemoveChatConversation(arg1:number):Promise<void>;
@@ -112,6 +118,8 @@ export function RemoveChatProvider(arg1:string):Promise<void>;
 export function RemoveHook(arg1:number):Promise<void>;
 
 export function RemoveProcess(arg1:string):Promise<void>;
+
+export function RemoveProfile(arg1:string):Promise<void>;
 
 export function RemoveServer(arg1:string):Promise<void>;
 
@@ -165,7 +173,11 @@ export function TestHook(arg1:appapi.HookInput,arg2:string):Promise<appapi.HookT
 
 export function UpdateChatConversation(arg1:number,arg2:chat.ConversationInput):Promise<store.ChatConversation>;
 
+export function UpdateProfile(arg1:appapi.ProfileView):Promise<appapi.ProfileView>;
+
 export function UpdateServer(arg1:string,arg2:spec.Server):Promise<appapi.ServerView>;
+
+export function UpdateTokenProfile(arg1:string,arg2:string):Promise<appapi.TokenView>;
 
 export function UpdateTokenRoles(arg1:string,arg2:Array<string>):Promise<appapi.TokenView>;
 

@@ -62,6 +62,10 @@ export function CheckProcess(arg1) {
   return window['go']['appapi']['API']['CheckProcess'](arg1);
 }
 
+export function CreateProfile(arg1) {
+  return window['go']['appapi']['API']['CreateProfile'](arg1);
+}
+
 export function CreateRun(arg1, arg2, arg3) {
   return window['go']['appapi']['API']['CreateRun'](arg1, arg2, arg3);
 }
@@ -142,6 +146,10 @@ export function ListProcesses() {
   return window['go']['appapi']['API']['ListProcesses']();
 }
 
+export function ListProfiles() {
+  return window['go']['appapi']['API']['ListProfiles']();
+}
+
 export function ListRuns(arg1) {
   return window['go']['appapi']['API']['ListRuns'](arg1);
 }
@@ -186,6 +194,10 @@ export function PendingApprovals() {
   return window['go']['appapi']['API']['PendingApprovals']();
 }
 
+export function ProfileSnippet(arg1, arg2, arg3, arg4, arg5) {
+  return window['go']['appapi']['API']['ProfileSnippet'](arg1, arg2, arg3, arg4, arg5);
+}
+
 export function QueryLogs(arg1) {
   return window['go']['appapi']['API']['QueryLogs'](arg1);
 }
@@ -204,6 +216,10 @@ export function RemoveHook(arg1) {
 
 export function RemoveProcess(arg1) {
   return window['go']['appapi']['API']['RemoveProcess'](arg1);
+}
+
+export function RemoveProfile(arg1) {
+  return window['go']['appapi']['API']['RemoveProfile'](arg1);
 }
 
 export function RemoveServer(arg1) {
@@ -310,8 +326,16 @@ export function UpdateChatConversation(arg1, arg2) {
   return window['go']['appapi']['API']['UpdateChatConversation'](arg1, arg2);
 }
 
+export function UpdateProfile(arg1) {
+  return window['go']['appapi']['API']['UpdateProfile'](arg1);
+}
+
 export function UpdateServer(arg1, arg2) {
   return window['go']['appapi']['API']['UpdateServer'](arg1, arg2);
+}
+
+export function UpdateTokenProfile(arg1, arg2) {
+  return window['go']['appapi']['API']['UpdateTokenProfile'](arg1, arg2);
 }
 
 export function UpdateTokenRoles(arg1, arg2) {
