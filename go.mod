@@ -36,6 +36,8 @@ require (
 	modernc.org/sqlite v1.62.0
 )
 
+require github.com/pmezard/go-difflib v1.0.0
+
 require (
 	github.com/RoaringBitmap/roaring/v2 v2.14.5 // indirect
 	github.com/bits-and-blooms/bitset v1.24.2 // indirect

@@ -127,7 +127,7 @@ func TestSettingsRoundTrip(t *testing.T) {
 	want := AppSettings{Port: 3282, AuthEnabled: true, Separator: "__", RetentionDays: 30, TimeoutSeconds: 60,
 		StartAtLogin: false, CloseToTray: true, Theme: "system", Language: "system",
 		HookTimeoutSeconds: 5, HookMemoryMB: 64, ApprovalTimeoutSeconds: 60,
-		SessionsPerCredential: 100, SessionsTotal: 1000, SessionIdleTimeoutSeconds: 600}
+		SessionsPerCredential: 100, SessionsTotal: 1000, SessionIdleTimeoutSeconds: 600, ToolChanges: "notify"}
 	if err != nil || got != want {
 		t.Fatalf("defaults = %+v, %v", got, err)
 	}
@@ -162,6 +162,7 @@ func TestSettingsRoundTrip(t *testing.T) {
 		{"sessionsTotal", func(s *AppSettings) { s.SessionsTotal = 100001 }},
 		{"sessionIdleTimeoutSeconds", func(s *AppSettings) { s.SessionIdleTimeoutSeconds = 59 }},
 		{"sessionIdleTimeoutSeconds", func(s *AppSettings) { s.SessionIdleTimeoutSeconds = 86401 }},
+		{"toolChanges", func(s *AppSettings) { s.ToolChanges = "ignore" }},
 	}
 	for _, tc := range bad {
 		s := want
@@ -182,12 +183,16 @@ func TestSettingsRoundTrip(t *testing.T) {
 	s.Theme, s.Language, s.StartAtLogin, s.CloseToTray, s.Port, s.Separator = "dark", "ja", true, false, 8080, "-"
 	s.HookTimeoutSeconds, s.HookMemoryMB, s.ApprovalTimeoutSeconds = 2, 128, 120
 	s.SessionsPerCredential, s.SessionsTotal, s.SessionIdleTimeoutSeconds = 3, 50, 90
+	s.ToolChanges = "hold"
 	saved, err := f.api.SaveSettings(s)
 	if err != nil || saved != s {
 		t.Fatalf("SaveSettings = %+v, %v", saved, err)
 	}
 	if again, _ := f.api.GetSettings(); again != s {
 		t.Errorf("GetSettings after save = %+v", again)
+	}
+	if got := f.c.Settings.ToolChanges(context.Background()); got != "hold" {
+		t.Errorf("toolChanges after save = %q (what the catalog reads)", got)
 	}
 	if got := f.c.Settings.ApprovalTimeout(context.Background()); got != 120*time.Second {
 		t.Errorf("approval timeout after save = %v, want 2m0s (what the approval broker reads)", got)
@@ -215,6 +220,13 @@ func TestSettingsRoundTrip(t *testing.T) {
 	wantErr(t, "autostart failure", err, "startAtLogin: read-only home")
 	if cur, _ := f.api.GetSettings(); cur != s {
 		t.Errorf("after a failed autostart: %+v", cur)
+	}
+	f.autostartErr = nil
+	// A caller that predates toolChanges (sends none) leaves it as stored.
+	older := s
+	older.ToolChanges = ""
+	if saved, err := f.api.SaveSettings(older); err != nil || saved.ToolChanges != "hold" {
+		t.Errorf("SaveSettings without toolChanges = %+v, %v", saved, err)
 	}
 }
 

@@ -31,6 +31,8 @@ type AppSettings struct {
 	SessionsPerCredential     int `json:"sessionsPerCredential"`
 	SessionsTotal             int `json:"sessionsTotal"`
 	SessionIdleTimeoutSeconds int `json:"sessionIdleTimeoutSeconds"`
+	// What a tool changed upstream does: notify or hold (docs/tools.md).
+	ToolChanges string `json:"toolChanges"`
 }
 
 // settingFields maps AppSettings' JSON fields to setting keys, in the
@@ -51,6 +53,7 @@ var settingFields = []struct{ field, key string }{
 	{"sessionsPerCredential", settings.KeySessionsPerCredential},
 	{"sessionsTotal", settings.KeySessionsTotal},
 	{"sessionIdleTimeoutSeconds", settings.KeySessionIdleTimeout},
+	{"toolChanges", settings.KeyToolChanges},
 }
 
 func onOff(b bool) string {
@@ -71,6 +74,7 @@ func (s AppSettings) values() map[string]string {
 		settings.KeySessionsPerCredential: strconv.Itoa(s.SessionsPerCredential),
 		settings.KeySessionsTotal:         strconv.Itoa(s.SessionsTotal),
 		settings.KeySessionIdleTimeout:    strconv.Itoa(s.SessionIdleTimeoutSeconds),
+		settings.KeyToolChanges:           s.ToolChanges,
 	}
 }
 
@@ -84,6 +88,7 @@ func readSettings(ctx context.Context, s *settings.Settings) AppSettings {
 		ApprovalTimeoutSeconds: int(s.ApprovalTimeout(ctx) / time.Second),
 		SessionsPerCredential:  s.SessionsPerCredential(ctx), SessionsTotal: s.SessionsTotal(ctx),
 		SessionIdleTimeoutSeconds: int(s.SessionIdleTimeout(ctx) / time.Second),
+		ToolChanges:               string(s.ToolChanges(ctx)),
 	}
 }
 
@@ -97,6 +102,11 @@ func (a *API) GetSettings() (AppSettings, error) { return readSettings(bg(), a.c
 func (a *API) SaveSettings(s AppSettings) (AppSettings, error) {
 	a.settingMu.Lock()
 	defer a.settingMu.Unlock()
+	if s.ToolChanges == "" {
+		// A caller that predates the field (a script, an older page)
+		// leaves it as it is.
+		s.ToolChanges = string(a.core.Settings.ToolChanges(bg()))
+	}
 	values := s.values()
 	allowed := map[string]string{}
 	for _, d := range settings.Defs() {
@@ -120,7 +130,8 @@ func (a *API) SaveSettings(s AppSettings) (AppSettings, error) {
 		return AppSettings{}, err
 	}
 	after := readSettings(bg(), a.core.Settings)
-	if after.Separator != before.Separator {
+	if after.Separator != before.Separator || after.ToolChanges != before.ToolChanges {
+		// Names change, or which changed tools are held.
 		a.core.Gateway.Refresh()
 	}
 	a.noteSettings(after)

@@ -370,6 +370,9 @@ func printServer(w io.Writer, r store.Server) {
 	if len(r.DisabledTools) > 0 {
 		fmt.Fprintf(tw, "Disabled tools:\t%s\n", strings.Join(r.DisabledTools, ", "))
 	}
+	if r.ToolChanges != "" {
+		fmt.Fprintf(tw, "Tool changes:\t%s (its own; others follow the toolChanges setting)\n", r.ToolChanges)
+	}
 	fmt.Fprintf(tw, "Added:\t%s\n", r.CreatedAt.Local().Format("2006-01-02 15:04:05"))
 	if !r.Gate.IsZero() {
 		gateLines(tw, r.Gate)

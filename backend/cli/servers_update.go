@@ -19,6 +19,7 @@ type updateFlags struct {
 	secretEnv, secretHeader  secretEdits // servers_secrets.go
 	cwd, url, transport, pfx string
 	isolation                string
+	toolChanges              string
 }
 
 // serversUpdate edits a stored server: flags not given keep their value.
@@ -59,7 +60,7 @@ func (e *env) serversUpdate() *cobra.Command {
 			}
 			changed := cmd.Flags().Changed
 			given := len(command) > 0
-			for _, n := range []string{"timeout", "env", "unset-env", "header", "unset-header", "arg", "no-args", "cwd", "url", "transport", "prefix", "pass-upstream-auth", "isolation",
+			for _, n := range []string{"timeout", "env", "unset-env", "header", "unset-header", "arg", "no-args", "cwd", "url", "transport", "prefix", "pass-upstream-auth", "isolation", "tool-changes",
 				"secret-env", "plain-env", "secret-header", "plain-header"} {
 				given = given || changed(n)
 			}
@@ -118,6 +119,7 @@ func (e *env) serversUpdate() *cobra.Command {
 	fl.StringVar(&f.url, "url", "", "URL of an HTTP or SSE server")
 	fl.StringVar(&f.transport, "transport", "", "http or sse, for a server with a URL")
 	fl.StringVar(&f.pfx, "prefix", "", "tool name prefix: always or never")
+	fl.StringVar(&f.toolChanges, "tool-changes", "", "what a tool this server changed after it was first seen does: notify, hold, or setting (follow the toolChanges setting)")
 	fl.BoolVar(&f.passAuth, "pass-upstream-auth", false, "=true: send a client's X-Upstream-Authorization as this server's Authorization; =false: stop")
 	fl.StringVar(&f.isolation, "isolation", "", "shared (one instance for every client) or per-client (one instance per client, docs/perclient.md)")
 	return cmd
@@ -199,6 +201,16 @@ func applyUpdate(def spec.Server, f updateFlags, command []string, changed func(
 	}
 	if changed("prefix") {
 		def.PrefixMode = spec.PrefixMode(f.pfx)
+	}
+	if changed("tool-changes") {
+		switch m := spec.ToolChangeMode(strings.TrimSpace(f.toolChanges)); {
+		case m == "setting":
+			def.ToolChanges = ""
+		case spec.ValidToolChangeMode(m):
+			def.ToolChanges = m
+		default:
+			return def, usagef("--tool-changes %q: want notify, hold or setting", f.toolChanges)
+		}
 	}
 	if err := def.Validate(); err != nil {
 		return def, err

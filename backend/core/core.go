@@ -18,6 +18,7 @@ import (
 
 	"github.com/mcp-router/mcp-router/backend/approval"
 	"github.com/mcp-router/mcp-router/backend/auth"
+	"github.com/mcp-router/mcp-router/backend/catalog"
 	"github.com/mcp-router/mcp-router/backend/chat"
 	"github.com/mcp-router/mcp-router/backend/config"
 	"github.com/mcp-router/mcp-router/backend/gate"
@@ -70,6 +71,10 @@ type Core struct {
 	// entries (the OS keychain, else a 0600 file): the database has only
 	// their names.
 	ServerSecrets *secrets.ServerValues
+	// Catalog is the persisted catalog: servers' last lists, readable
+	// while they are stopped, and their tools' pinned definitions
+	// (catalog.go).
+	Catalog *catalog.Catalog
 	// Logins are the OAuth logins of HTTP upstreams (logins.go).
 	Logins    *oauthclient.Manager
 	loginMu   sync.Mutex
@@ -145,6 +150,8 @@ func Open(dataDir string, o Options) (*Core, error) {
 	}
 	uo.Instance, uo.Chain = id, chain
 	uo.OnNotification = func(server string, n mcp.JSONRPCNotification) { gw.Notify(server, n) }
+	c.openCatalog()
+	uo.OnCatalog = c.Catalog.Record
 	uo.ClientSide = upstream.ClientSide{
 		Sampling: func(ctx context.Context, s string, r mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
 			return gw.ClientSide().Sampling(ctx, s, r)
@@ -240,6 +247,7 @@ func Open(dataDir string, o Options) (*Core, error) {
 		Logger:     o.Logger,
 		Version:    Version,
 		Instance:   id,
+		HeldTools:  c.Catalog.HeldTools,
 	})
 	c.Gateway = gw
 	c.openChat()
@@ -499,7 +507,9 @@ func (c *Core) reload(ctx context.Context) {
 	} else if changed {
 		c.Gateway.ListsChanged() // a profile's servers, tools or mode changed: its clients re-list
 	}
-	// A setting such as the separator may have changed.
+	// An accept by the CLI releases a held tool.
+	c.Catalog.Reload(ctx)
+	// A setting such as the separator (or toolChanges) may have changed.
 	c.Gateway.Refresh()
 }
 

@@ -79,6 +79,7 @@ func (g *Gateway) rebuild() {
 	sep := g.o.Separator()
 	modes := map[string]spec.PrefixMode{}
 	var toolItems, promptItems []upstreamName
+	heldItems := map[upstreamName]bool{}
 	toolRaw := map[upstreamName]json.RawMessage{}
 	promptRaw := map[upstreamName]json.RawMessage{}
 	for _, name := range snap.servers {
@@ -91,13 +92,22 @@ func (g *Gateway) rebuild() {
 			toolItems = append(toolItems, un)
 			toolRaw[un], _ = json.Marshal(def.Gate)
 		}
+		var held map[string]bool
+		if g.o.HeldTools != nil {
+			held = g.o.HeldTools(name)
+		}
 		for _, t := range cat.Tools {
 			if !def.ToolEnabled(t.Name) {
 				continue
 			}
 			un := upstreamName{name, t.Name}
+			// A held tool is named like the others (so holding it renames
+			// no other tool), then left out below.
 			toolItems = append(toolItems, un)
 			toolRaw[un] = t.Raw
+			if held[t.Name] {
+				heldItems[un] = true
+			}
 		}
 		for _, p := range cat.Prompts {
 			un := upstreamName{name, p.Name}
@@ -107,6 +117,13 @@ func (g *Gateway) rebuild() {
 	}
 	toolNames, toolCollisions := assignNames("tool", toolItems, modes, sep)
 	promptNames, promptCollisions := assignNames("prompt", promptItems, modes, sep)
+	withheld := map[string]upstreamName{}
+	for final, un := range toolNames {
+		if heldItems[un] {
+			withheld[final] = un
+			delete(toolNames, final)
+		}
+	}
 
 	gates := map[string]gate.Server{}
 	for final, un := range toolNames {
@@ -205,13 +222,14 @@ func (g *Gateway) rebuild() {
 	g.mu.Lock()
 	oldCatalog := g.catalog
 	g.tools, g.prompts, g.taskOnly, g.taskTools, g.abilities = toolNames, promptNames, taskOnly, taskTools, abilities
+	g.withheld, g.withheldItems = withheld, heldItems
 	g.resources, g.templates, g.templateRoutes = resourceOwners, templateOwners, templateRoutes
 	g.catalog = catalogLists{tools: sortListed(toolList), prompts: sortListed(promptList),
 		resources: sortListed(resourceList), templates: sortListed(templateList)}
 	collisions := slices.Concat(toolCollisions, promptCollisions, resourceCollisions, templateCollisions)
 	g.collisions = collisions
 	changed := map[string]bool{
-		"tools":     g.swapSignature("tools", signTools(toolNames, toolRaw, sep)+abilitySig),
+		"tools":     g.swapSignature("tools", signTools(toolNames, toolRaw, sep)+abilitySig+signWithheld(withheld)),
 		"prompts":   g.swapSignature("prompts", signPrompts(promptNames, promptRaw)),
 		"resources": g.swapSignature("resources", signResources(snap)),
 	}
@@ -329,4 +347,33 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(keys)
 	return keys
+}
+
+// signWithheld: a tool newly held or released changes what a call of it
+// answers, even when the listed tools are the same.
+func signWithheld(withheld map[string]upstreamName) string {
+	if len(withheld) == 0 {
+		return ""
+	}
+	var parts [][]byte
+	for _, k := range sortedKeys(withheld) {
+		parts = append(parts, []byte(k))
+	}
+	return hashOf(parts...)
+}
+
+// withheldTool returns the tool a client-facing name would reach were it
+// not held.
+func (g *Gateway) withheldTool(name string) (upstreamName, bool) {
+	g.mu.RLock()
+	defer g.mu.RUnlock()
+	un, ok := g.withheld[name]
+	return un, ok
+}
+
+// isWithheld reports whether server's tool item is held.
+func (g *Gateway) isWithheld(server, item string) bool {
+	g.mu.RLock()
+	defer g.mu.RUnlock()
+	return g.withheldItems[upstreamName{server, item}]
 }

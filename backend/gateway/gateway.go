@@ -55,6 +55,12 @@ type Options struct {
 	// Instance is the router's instance id, announced in initialize results
 	// (instance.go); "" announces none.
 	Instance string
+	// HeldTools names the tools of a server withheld from clients (by the
+	// upstream's own names): changed upstream and not yet accepted, under
+	// toolChanges: hold (backend/catalog). They are not listed, and a call
+	// is refused with tool_held. Asked at each rebuild; call Refresh when
+	// it changes. nil: none.
+	HeldTools func(server string) map[string]bool
 	// Tasks bound the tasks the router passes on (tasks.go), asked at each
 	// new task; nil: the defaults.
 	Tasks func() TaskLimits
@@ -108,6 +114,11 @@ type Gateway struct {
 	catalog        catalogLists // what the list requests are answered from
 	collisions     []Collision
 	published      map[string]string // list → signature last published, to skip no-op updates
+	// withheld: tools held by Options.HeldTools, by the name they would
+	// have (for tool_held's message) and by upstream name (send refuses
+	// them whatever path a call took).
+	withheld      map[string]upstreamName
+	withheldItems map[upstreamName]bool
 
 	remembered map[string][]upstream.Tool // a gated server's tools while it is down; under rebuildMu
 

@@ -69,6 +69,8 @@ type rigOptions struct {
 	hooks pipeline.HookEngine
 	// logger is the gateway's; nil: logrus's standard logger.
 	logger logrus.FieldLogger
+	// heldTools is Options.HeldTools.
+	heldTools func(server string) map[string]bool
 	// policy and asksClient are the gateway's Options.Policy and
 	// Options.AsksClient; nil: none.
 	policy     func() pipeline.Step
@@ -106,7 +108,7 @@ func newRig(t testing.TB, defs []spec.Server, ro rigOptions) *rig {
 	})
 	gw = New(r.ups, Options{RequestLog: r.log, CallerFrom: ro.callerFrom, Debounce: 10 * time.Millisecond,
 		Sessions: func() SessionLimits { return ro.sessions }, Hooks: ro.hooks, Logger: ro.logger,
-		Policy: ro.policy, AsksClient: ro.asksClient, Tasks: func() TaskLimits { return ro.tasks }})
+		Policy: ro.policy, AsksClient: ro.asksClient, Tasks: func() TaskLimits { return ro.tasks }, HeldTools: ro.heldTools})
 	r.gw = gw
 	gw.Start()
 	t.Cleanup(func() { gw.Close(); r.ups.Close() })

@@ -36,6 +36,11 @@ func (g *Gateway) shapeErrors(h *server.Hooks) {
 				return
 			}
 			re = pipeline.UnknownTool(req.Params.Name)
+			// A held tool says so, to a caller allowed to call it; any
+			// other reads as unknown, as a tool outside its scope does.
+			if un, held := g.withheldTool(req.Params.Name); held && g.o.CallerFrom(ctx).MayCall(un.Server, un.Item) {
+				re = pipeline.ToolHeld(req.Params.Name, un.Server, un.Item)
+			}
 			cause = re
 		case errors.Is(err, server.ErrPromptNotFound):
 			req, ok := message.(*mcp.GetPromptRequest)

@@ -31,6 +31,12 @@ func (g *Gateway) send(ctx context.Context, r *pipeline.Request) (pipeline.Resul
 	case pipeline.MethodInitialize:
 		return g.sendInstructions(ctx, r), nil
 	}
+	if r.Method == pipeline.MethodToolsCall && g.isWithheld(r.Server, r.Item) {
+		// Whatever route the call took (a held multi-round-trip call, a
+		// handler published just before the hold), a held tool is not
+		// called.
+		return pipeline.Result{}, pipeline.ToolHeld(r.Target, r.Server, r.Item)
+	}
 	ctx, f, done := g.begin(ctx, r.Server, r.Client, r.Meta)
 	defer done()
 	ctx = g.withClient(ctx, r.Server, f.client, r.Client, r.Caller)

@@ -51,6 +51,9 @@ const (
 // Reasons, the data.reason member of a routing or upstream error.
 const (
 	ReasonUnknownTool = "unknown_tool" // -32602: no tool by that name for this caller
+	// ReasonToolHeld: -32602, the tool changed upstream and is withheld
+	// until a person accepts the new definition (toolChanges: hold).
+	ReasonToolHeld = "tool_held"
 	// ReasonInvalidArguments: -32602, an ability's arguments do not fit
 	// its input_schema (data.errors says how).
 	ReasonInvalidArguments = "invalid_arguments"
@@ -231,6 +234,15 @@ func BadResponse(server, method string, err error) *RouteError {
 func UnknownTool(name string) *RouteError {
 	return &RouteError{Server: RouterServer, What: fmt.Sprintf("tool '%s' not found", name),
 		Reason: ReasonUnknownTool, Code: mcp.INVALID_PARAMS, Err: server.ErrToolNotFound}
+}
+
+// ToolHeld refuses a call of a tool withheld because its server changed
+// its definition and nobody has accepted the change yet.
+func ToolHeld(name, server, item string) *RouteError {
+	return &RouteError{Server: server, Reason: ReasonToolHeld, Code: mcp.INVALID_PARAMS,
+		What: fmt.Sprintf("tool '%s' is held: the server changed its definition since it was accepted; "+
+			"a person must review and accept the change (Tools page, or: mcp-router tools accept %s %s)", name, server, item),
+		Extra: map[string]any{"tool": name}}
 }
 
 // UnknownPrompt is UnknownTool's twin for prompts/get and completions.

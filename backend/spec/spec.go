@@ -92,6 +92,27 @@ type Server struct {
 	Gate           Gate       `json:"gate" gorm:"serializer:json"`
 	// Chat: the chat panel's instructions and approvals (chat.go).
 	Chat Chat `json:"chat" gorm:"serializer:json"`
+	// ToolChanges: what a changed tool definition does on this server
+	// (docs/tools.md): notify or hold; empty follows the toolChanges
+	// setting.
+	ToolChanges ToolChangeMode `json:"toolChanges,omitempty"`
+}
+
+// ToolChangeMode says what happens when an upstream changes a tool after
+// it was first seen.
+type ToolChangeMode string
+
+// Tool change modes.
+const (
+	// ToolChangesNotify serves the changed tool and records the change.
+	ToolChangesNotify ToolChangeMode = "notify"
+	// ToolChangesHold withholds the changed tool until a person accepts it.
+	ToolChangesHold ToolChangeMode = "hold"
+)
+
+// ValidToolChangeMode reports whether m is a mode ("" is not).
+func ValidToolChangeMode(m ToolChangeMode) bool {
+	return m == ToolChangesNotify || m == ToolChangesHold
 }
 
 // Normalize fills defaults in place: prefix mode and the transport implied
@@ -161,6 +182,9 @@ func (s Server) Validate() error {
 	}
 	if s.TimeoutSeconds < 0 {
 		return bad("server %q: timeout must not be negative", s.Name)
+	}
+	if s.ToolChanges != "" && !ValidToolChangeMode(s.ToolChanges) {
+		return bad("server %q: toolChanges %q must be notify or hold (or empty: the toolChanges setting)", s.Name, s.ToolChanges)
 	}
 	for k := range s.Env {
 		if k == "" || strings.ContainsAny(k, "=\x00") {

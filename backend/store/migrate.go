@@ -41,6 +41,8 @@ var migrations = []*gormigrate.Migration{
 	{ID: "0900_token_custom_roles", Migrate: migrateTokenCustomRoles},
 	// A server's isolation, and the request log's instance (issue 26); 1000.
 	{ID: "1000_server_isolation", Migrate: migrateServerIsolation},
+	// The persisted catalog and tool pins (issue 27); numbered apart (1100).
+	{ID: "1100_catalog", Migrate: migrateCatalog},
 	// Profiles and a token's profile (issue 27); numbered apart (1200).
 	{ID: "1200_profiles", Migrate: migrateProfiles},
 }

@@ -44,14 +44,28 @@ type Catalog struct {
 	Resources         []Resource         `json:"resources"`
 	ResourceTemplates []ResourceTemplate `json:"resourceTemplates"`
 	Prompts           []Prompt           `json:"prompts"`
+	// TTLs are the ttlMs each list's result gave (its first page's); nil
+	// where none was given. The persisted catalog keeps them.
+	TTLs ListTTLs `json:"ttls"`
+}
+
+// ListTTLs are the ttlMs of a server's lists, in milliseconds.
+type ListTTLs struct {
+	Tools             *int64 `json:"tools,omitempty"`
+	Resources         *int64 `json:"resources,omitempty"`
+	ResourceTemplates *int64 `json:"resourceTemplates,omitempty"`
+	Prompts           *int64 `json:"prompts,omitempty"`
 }
 
 // maxListPages stops a server whose cursors never end from looping forever.
 const maxListPages = 1000
 
-// listAll pages through a list method, collecting the raw items under key.
-func listAll(ctx context.Context, c *conn, method, key string) ([]json.RawMessage, error) {
+// listAll pages through a list method, collecting the raw items under key,
+// and the ttlMs of its first page (nil when absent or not a whole number of
+// milliseconds from 0).
+func listAll(ctx context.Context, c *conn, method, key string) ([]json.RawMessage, *int64, error) {
 	var items []json.RawMessage
+	var ttl *int64
 	cursor := ""
 	seen := map[string]bool{}
 	for page := 0; page < maxListPages; page++ {
@@ -61,16 +75,22 @@ func listAll(ctx context.Context, c *conn, method, key string) ([]json.RawMessag
 		}
 		raw, err := c.request(ctx, method, params)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		var result map[string]json.RawMessage
 		if err := json.Unmarshal(raw, &result); err != nil {
-			return nil, fmt.Errorf("%s: malformed result: %w", method, err)
+			return nil, nil, fmt.Errorf("%s: malformed result: %w", method, err)
 		}
 		var pageItems []json.RawMessage
 		if r, ok := result[key]; ok && string(r) != "null" {
 			if err := json.Unmarshal(r, &pageItems); err != nil {
-				return nil, fmt.Errorf("%s: malformed %s: %w", method, key, err)
+				return nil, nil, fmt.Errorf("%s: malformed %s: %w", method, key, err)
+			}
+		}
+		if page == 0 {
+			var ms int64
+			if r, ok := result["ttlMs"]; ok && json.Unmarshal(r, &ms) == nil && ms >= 0 {
+				ttl = &ms
 			}
 		}
 		items = append(items, pageItems...)
@@ -79,14 +99,14 @@ func listAll(ctx context.Context, c *conn, method, key string) ([]json.RawMessag
 			_ = json.Unmarshal(r, &cursor)
 		}
 		if cursor == "" {
-			return items, nil
+			return items, ttl, nil
 		}
 		if seen[cursor] {
-			return nil, fmt.Errorf("%s: server repeated cursor %q", method, cursor)
+			return nil, nil, fmt.Errorf("%s: server repeated cursor %q", method, cursor)
 		}
 		seen[cursor] = true
 	}
-	return nil, fmt.Errorf("%s: more than %d pages", method, maxListPages)
+	return nil, nil, fmt.Errorf("%s: more than %d pages", method, maxListPages)
 }
 
 // catalogItem is implemented by the four item types so one function can
@@ -108,36 +128,36 @@ func (p *Prompt) setRaw(r json.RawMessage)             { p.Raw = r }
 
 // listItems lists every page of method and decodes the items under key,
 // rejecting any without its identifying field (idField, for the message).
-func listItems[T any, P catalogItem[T]](ctx context.Context, c *conn, method, key, idField string) ([]T, error) {
-	raws, err := listAll(ctx, c, method, key)
+func listItems[T any, P catalogItem[T]](ctx context.Context, c *conn, method, key, idField string) ([]T, *int64, error) {
+	raws, ttl, err := listAll(ctx, c, method, key)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	out := make([]T, 0, len(raws))
 	for _, raw := range raws {
 		var v T
 		if err := json.Unmarshal(raw, P(&v)); err != nil || P(&v).id() == "" {
-			return nil, fmt.Errorf("%s: an entry without a %s: %s", method, idField, truncate(raw, 200))
+			return nil, nil, fmt.Errorf("%s: an entry without a %s: %s", method, idField, truncate(raw, 200))
 		}
 		P(&v).setRaw(raw)
 		out = append(out, v)
 	}
-	return out, nil
+	return out, ttl, nil
 }
 
-func listTools(ctx context.Context, c *conn) ([]Tool, error) {
+func listTools(ctx context.Context, c *conn) ([]Tool, *int64, error) {
 	return listItems[Tool](ctx, c, "tools/list", "tools", "name")
 }
 
-func listResources(ctx context.Context, c *conn) ([]Resource, error) {
+func listResources(ctx context.Context, c *conn) ([]Resource, *int64, error) {
 	return listItems[Resource](ctx, c, "resources/list", "resources", "uri")
 }
 
-func listResourceTemplates(ctx context.Context, c *conn) ([]ResourceTemplate, error) {
+func listResourceTemplates(ctx context.Context, c *conn) ([]ResourceTemplate, *int64, error) {
 	return listItems[ResourceTemplate](ctx, c, "resources/templates/list", "resourceTemplates", "uriTemplate")
 }
 
-func listPrompts(ctx context.Context, c *conn) ([]Prompt, error) {
+func listPrompts(ctx context.Context, c *conn) ([]Prompt, *int64, error) {
 	return listItems[Prompt](ctx, c, "prompts/list", "prompts", "name")
 }
 

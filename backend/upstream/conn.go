@@ -440,15 +440,15 @@ func fetchCatalog(ctx context.Context, c *conn) (Catalog, error) {
 	var err error
 	caps := c.init.Capabilities
 	if caps.Tools != nil {
-		if cat.Tools, err = listTools(ctx, c); err != nil {
+		if cat.Tools, cat.TTLs.Tools, err = listTools(ctx, c); err != nil {
 			return cat, err
 		}
 	}
 	if caps.Resources != nil {
-		if cat.Resources, err = listResources(ctx, c); err != nil {
+		if cat.Resources, cat.TTLs.Resources, err = listResources(ctx, c); err != nil {
 			return cat, err
 		}
-		if cat.ResourceTemplates, err = listResourceTemplates(ctx, c); err != nil {
+		if cat.ResourceTemplates, cat.TTLs.ResourceTemplates, err = listResourceTemplates(ctx, c); err != nil {
 			// Templates are optional even when resources are offered.
 			var rpcErr *RPCError
 			if !errors.As(err, &rpcErr) {
@@ -457,7 +457,7 @@ func fetchCatalog(ctx context.Context, c *conn) (Catalog, error) {
 		}
 	}
 	if caps.Prompts != nil {
-		if cat.Prompts, err = listPrompts(ctx, c); err != nil {
+		if cat.Prompts, cat.TTLs.Prompts, err = listPrompts(ctx, c); err != nil {
 			return cat, err
 		}
 	}

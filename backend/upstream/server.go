@@ -266,6 +266,9 @@ func (m *managed) connect(ctx context.Context) (*conn, Catalog, error) {
 }
 
 func (m *managed) attach(c *conn, cat Catalog) {
+	if fn := m.svc.opts.OnCatalog; fn != nil {
+		fn(m.name, cat, allLists)
+	}
 	m.mu.Lock()
 	m.conn = c
 	m.catalog = cat
@@ -421,16 +424,16 @@ func (m *managed) refreshLists(ctx context.Context, c *conn) {
 		}
 		switch list {
 		case "tools":
-			cat.Tools, err = listTools(rctx, c)
+			cat.Tools, cat.TTLs.Tools, err = listTools(rctx, c)
 		case "resources":
-			if cat.Resources, err = listResources(rctx, c); err == nil {
+			if cat.Resources, cat.TTLs.Resources, err = listResources(rctx, c); err == nil {
 				var rpcErr *RPCError
-				if cat.ResourceTemplates, err = listResourceTemplates(rctx, c); errors.As(err, &rpcErr) {
+				if cat.ResourceTemplates, cat.TTLs.ResourceTemplates, err = listResourceTemplates(rctx, c); errors.As(err, &rpcErr) {
 					err = nil
 				}
 			}
 		case "prompts":
-			cat.Prompts, err = listPrompts(rctx, c)
+			cat.Prompts, cat.TTLs.Prompts, err = listPrompts(rctx, c)
 		}
 		if err != nil {
 			m.svc.log.WithField("server", m.name).Warnf("refresh %s after list_changed: %v", list, err)
@@ -440,6 +443,9 @@ func (m *managed) refreshLists(ctx context.Context, c *conn) {
 	}
 	if len(changed) == 0 {
 		return
+	}
+	if fn := m.svc.opts.OnCatalog; fn != nil {
+		fn(m.name, cat, changed)
 	}
 	m.mu.Lock()
 	if m.conn == c {

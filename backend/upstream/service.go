@@ -36,7 +36,14 @@ type Options struct {
 	PingFailures   int                // failed checks before reconnecting; default 3
 	Logger         logrus.FieldLogger // default: logrus standard logger
 	OnNotification func(server string, n mcp.JSONRPCNotification)
-	ClientSide     ClientSide // answers sampling, elicitation and roots requests
+	// OnCatalog, if set, receives a server's lists when it connected
+	// (lists: all) and when some changed upstream (lists: those refreshed),
+	// before anyone can read them from Catalog or is told by an
+	// EventCatalog: the persisted catalog (backend/catalog) records them
+	// and decides which tools are held first. It runs on the server's
+	// supervisor goroutine.
+	OnCatalog  func(server string, cat Catalog, lists []string)
+	ClientSide ClientSide // answers sampling, elicitation and roots requests
 	// Instance is this router's instance id (config.InstanceID): a server
 	// whose initialize result carries it is this router, reached again, and
 	// is marked errored (ErrSelf) instead of used. "" turns the check off.

@@ -31,6 +31,8 @@ import {
   toStrings,
   toTokenView,
   toToolCallResult,
+  toToolChange,
+  toCatalogTool,
 } from './convert';
 import { createAboutApi } from './about';
 import { createProfilesApi } from './profiles';
@@ -100,6 +102,9 @@ export function createApi(t: ApiTransport): Api {
 
     listTools: () => call('ListTools', [], (r) => list(r, toAggregatedTool, 'tools')),
     callTool: (name, argumentsJSON) => call('CallTool', [name, argumentsJSON], toToolCallResult),
+    stoppedServerTools: () => call('StoppedServerTools', [], (r) => list(r, toCatalogTool, 'catalog tools')),
+    listToolChanges: () => call('ListToolChanges', [], (r) => list(r, toToolChange, 'tool changes')),
+    acceptToolChange: (server, tool, newHash) => call('AcceptToolChange', [server, tool, newHash], none),
 
     listHooks: () => call('ListHooks', [], (r) => list(r, toHookView, 'hooks')),
     saveHook: (h) => call('SaveHook', [h], toHookView),

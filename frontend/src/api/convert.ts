@@ -9,6 +9,8 @@ import {
   TOKEN_ROLES,
   TRANSPORTS,
   type AggregatedTool,
+  type ToolChange,
+  type CatalogTool,
   type AppSettings,
   type AuditPage,
   type AuditReport,
@@ -43,6 +45,7 @@ import {
   type LoginStart,
   type TokenView,
   type ToolCallResult,
+  TOOL_CHANGE_MODES,
 } from './types';
 
 // Checks values as they arrive from Go and narrows them to the contract's
@@ -252,6 +255,35 @@ export function toAggregatedTool(raw: unknown): AggregatedTool {
   };
 }
 
+export function toCatalogTool(raw: unknown): CatalogTool {
+  const r = obj(raw, 'catalog tool');
+  const schema = r.inputSchema;
+  return {
+    server: reqStr(r, 'server', 'catalog tool'),
+    state: str(r.state),
+    tool: reqStr(r, 'tool', 'catalog tool'),
+    description: str(r.description),
+    inputSchema: typeof schema === 'object' && schema !== null && !Array.isArray(schema) ? (schema as Obj) : { type: 'object' },
+    seenAt: str(r.seenAt),
+    changed: bool(r.changed),
+  };
+}
+
+export function toToolChange(raw: unknown): ToolChange {
+  const r = obj(raw, 'tool change');
+  return {
+    server: reqStr(r, 'server', 'tool change'),
+    tool: reqStr(r, 'tool', 'tool change'),
+    oldHash: str(r.oldHash),
+    newHash: reqStr(r, 'newHash', 'tool change'),
+    old: str(r.old),
+    new: str(r.new),
+    diff: str(r.diff),
+    changedAt: str(r.changedAt),
+    held: bool(r.held),
+  };
+}
+
 export function toToolCallResult(raw: unknown): ToolCallResult {
   const r = obj(raw, 'tool result');
   return {
@@ -432,6 +464,7 @@ export function toAppSettings(raw: unknown): AppSettings {
     sessionsPerCredential: numOr(r.sessionsPerCredential, 100),
     sessionsTotal: numOr(r.sessionsTotal, 1000),
     sessionIdleTimeoutSeconds: numOr(r.sessionIdleTimeoutSeconds, 600),
+    toolChanges: isOneOf(TOOL_CHANGE_MODES, r.toolChanges) ? r.toolChanges : 'notify',
   };
 }
 

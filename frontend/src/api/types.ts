@@ -194,6 +194,40 @@ export interface AggregatedTool {
   inputSchema: Record<string, unknown>;
 }
 
+/** A tool of a server that is not running, as the persisted catalog last saw it. */
+export interface CatalogTool {
+  server: string;
+  /** The server's state now (stopped, error, starting, …). */
+  state: string;
+  /** The upstream's own name. */
+  tool: string;
+  description: string;
+  inputSchema: Record<string, unknown>;
+  /** When its server last listed it. */
+  seenAt: string;
+  /** A change of it waits for a person. */
+  changed: boolean;
+}
+
+/** A tool an upstream changed after it was first seen, waiting for a person (docs/tools.md). */
+export interface ToolChange {
+  server: string;
+  /** The upstream's own name. */
+  tool: string;
+  oldHash: string;
+  /** What acceptToolChange takes: the definition the person saw. */
+  newHash: string;
+  /** The accepted definition (indented JSON). */
+  old: string;
+  /** The changed definition. */
+  new: string;
+  /** Unified diff, old to new. */
+  diff: string;
+  changedAt: string;
+  /** Withheld from clients until accepted (toolChanges: hold). */
+  held: boolean;
+}
+
 /** One MCP content block as the upstream sent it. */
 export type ContentBlock = { type: string; [k: string]: unknown };
 
@@ -415,7 +449,12 @@ export interface AppSettings {
   sessionsPerCredential: number;
   sessionsTotal: number;
   sessionIdleTimeoutSeconds: number;
+  /** What a tool changed upstream does: served and recorded, or held until accepted (docs/tools.md). */
+  toolChanges: ToolChangeMode;
 }
+
+export const TOOL_CHANGE_MODES = ['notify', 'hold'] as const;
+export type ToolChangeMode = (typeof TOOL_CHANGE_MODES)[number];
 
 // ---- state_gate (the Processes page) ----
 
@@ -552,6 +591,12 @@ export interface Api extends ChatApi, ApprovalsApi, AboutApi, ProfilesApi {
   // Tools
   listTools(): Promise<AggregatedTool[]>;
   callTool(name: string, argumentsJSON: string): Promise<ToolCallResult>;
+  /** Tools of servers that are not running, from the persisted catalog. */
+  stoppedServerTools(): Promise<CatalogTool[]>;
+  /** Tools whose definition changed upstream, waiting for a person. */
+  listToolChanges(): Promise<ToolChange[]>;
+  /** Accepts the changed definition the person saw (newHash); a held tool is served again. */
+  acceptToolChange(server: string, tool: string, newHash: string): Promise<void>;
   // Hooks
   listHooks(): Promise<HookView[]>;
   saveHook(h: HookInput): Promise<HookView>;

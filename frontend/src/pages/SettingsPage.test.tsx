@@ -89,6 +89,17 @@ describe('SettingsPage', () => {
     expect(field).toHaveValue('120');
   });
 
+  it('sets what a changed tool does (notify or hold), in en and ja', async () => {
+    const { api } = fakeApi();
+    renderWithApi(<SettingsPage />, api, 'ja');
+    const field = await screen.findByTestId('setting-toolChanges');
+    expect(field).toHaveValue('notify');
+    expect(screen.getByText('変更されたツール')).toBeInTheDocument();
+    await userEvent.selectOptions(field, 'hold');
+    await userEvent.click(screen.getByTestId('settings-save'));
+    await waitFor(() => expect(api.saveSettings).toHaveBeenLastCalledWith(expect.objectContaining({ toolChanges: 'hold', port: 3282 })));
+  });
+
   it("edits the HTTP session limits with the settings' bounds, en and ja", async () => {
     const { api } = fakeApi();
     const { unmount } = renderWithApi(<SettingsPage />, api);

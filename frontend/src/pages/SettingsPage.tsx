@@ -1,5 +1,5 @@
 import { useEffect, useState, type FormEvent } from 'react';
-import { LANGUAGES, THEMES, toApiError, type AppSettings, type Language, type Theme } from '../api';
+import { LANGUAGES, THEMES, TOOL_CHANGE_MODES, toApiError, type AppSettings, type Language, type Theme, type ToolChangeMode } from '../api';
 import { LoadError } from '../components/Dialog';
 import { useMessages, type Messages } from '../i18n';
 import { useApp, useSettings, useTokens } from '../stores';
@@ -21,6 +21,7 @@ interface Form {
   sessionsPerCredential: string;
   sessionsTotal: string;
   sessionIdleTimeoutSeconds: string;
+  toolChanges: ToolChangeMode;
 }
 
 type Errors = Partial<Record<keyof Form, string>>;
@@ -40,6 +41,7 @@ function toForm(s: AppSettings): Form {
     sessionsPerCredential: String(s.sessionsPerCredential),
     sessionsTotal: String(s.sessionsTotal),
     sessionIdleTimeoutSeconds: String(s.sessionIdleTimeoutSeconds),
+    toolChanges: s.toolChanges,
   };
 }
 
@@ -88,6 +90,7 @@ export function validateSettings(f: Form, base: AppSettings, t: Messages): { set
       sessionsPerCredential: perCredential!,
       sessionsTotal: sessionsTotal!,
       sessionIdleTimeoutSeconds: idle!,
+      toolChanges: f.toolChanges,
     },
   };
 }
@@ -251,6 +254,17 @@ function SettingsForm({ settings }: { settings: AppSettings }) {
         {num('timeoutSeconds', t.timeout, t.timeoutHint)}
         {num('retentionDays', t.retention, t.retentionHint)}
         {num('approvalTimeoutSeconds', t.approvalTimeout, t.approvalTimeoutHint)}
+        <label className="field">
+          <span>{t.toolChangesSetting}</span>
+          <select value={form.toolChanges} onChange={(e) => set('toolChanges', e.target.value as ToolChangeMode)} data-testid="setting-toolChanges">
+            {TOOL_CHANGE_MODES.map((m) => (
+              <option key={m} value={m}>
+                {t.toolChangeMode[m]}
+              </option>
+            ))}
+          </select>
+          <span className="field-hint">{t.toolChangesSettingHint}</span>
+        </label>
       </div>
       {check('authEnabled', t.auth, t.authHint)}
       {check('startAtLogin', t.startAtLogin, t.startAtLoginHint)}

@@ -1,5 +1,5 @@
 import { useEffect, useMemo, useRef, useState, type FormEvent } from 'react';
-import type { AggregatedTool, ContentBlock, ToolCallResult } from '../api';
+import type { AggregatedTool, CatalogTool, ContentBlock, ToolCallResult, ToolChange } from '../api';
 import { LoadError } from '../components/Dialog';
 import { useMessages } from '../i18n';
 import { fieldsOf, initialValues, toArguments, type Field, type FieldErrors, type Values } from '../lib/schemaForm';
@@ -40,6 +40,7 @@ export default function ToolsPage() {
         <h1 id="tools-title">{t.toolsTitle}</h1>
         {tools.length > 0 && <p className="page-summary">{t.toolsSummary(tools.length)}</p>}
       </header>
+      <ToolChanges />
       {status === 'error' && <LoadError title={t.toolsLoadFailed} message={error} retry={() => void load()} />}
       {status === 'loading' && tools.length === 0 && (
         <p className="muted" role="status">
@@ -79,7 +80,106 @@ export default function ToolsPage() {
           <div>{current ? <ToolDetail key={current.name} tool={current} drafts={drafts.current} /> : <p className="muted">{t.toolsPick}</p>}</div>
         </div>
       )}
+      <StoppedTools />
     </section>
+  );
+}
+
+/** The tools of servers that are not running, as the persisted catalog last saw them. */
+function StoppedTools() {
+  const t = useMessages();
+  const stopped = useTools((s) => s.stopped);
+  const byServer = useMemo(() => {
+    const m = new Map<string, CatalogTool[]>();
+    for (const x of stopped) m.set(x.server, [...(m.get(x.server) ?? []), x]);
+    return [...m.entries()];
+  }, [stopped]);
+  if (stopped.length === 0) return null;
+  return (
+    <section className="stopped-tools" data-testid="stopped-tools" aria-labelledby="stopped-tools-title">
+      <h2 id="stopped-tools-title">{t.stoppedToolsTitle}</h2>
+      <p className="muted">{t.stoppedToolsIntro}</p>
+      {byServer.map(([server, tools]) => (
+        <div key={server} className="card" data-testid={`stopped-server-${server}`}>
+          <h3>
+            {server} <span className="tag">{tools[0]?.state}</span>
+          </h3>
+          <ul className="list">
+            {tools.map((x) => (
+              <li key={x.tool} className="item" data-testid={`stopped-tool-${server}/${x.tool}`}>
+                <code>{x.tool}</code>
+                {x.changed && <span className="tag tag-held">{t.stoppedToolChanged}</span>}
+                <span className="item-sub">{x.description}</span>
+                {x.seenAt && <span className="item-sub muted">{t.stoppedToolSeen(new Date(x.seenAt).toLocaleString())}</span>}
+              </li>
+            ))}
+          </ul>
+        </div>
+      ))}
+    </section>
+  );
+}
+
+/** Tools changed upstream and not yet accepted, each with its diff and an accept button. */
+function ToolChanges() {
+  const t = useMessages();
+  const changes = useTools((s) => s.changes);
+  const error = useTools((s) => s.changesError);
+  if (changes.length === 0 && !error) return null;
+  return (
+    <section className="card tool-changes" data-testid="tool-changes" aria-labelledby="tool-changes-title">
+      <h2 id="tool-changes-title">{t.toolChangesTitle}</h2>
+      <p className="muted">{t.toolChangesIntro}</p>
+      {error && (
+        <div className="callout callout-error" role="alert" data-testid="tool-changes-error">
+          {error}
+        </div>
+      )}
+      {changes.map((c) => (
+        <ToolChangeView key={`${c.server}/${c.tool}`} change={c} />
+      ))}
+    </section>
+  );
+}
+
+function ToolChangeView({ change: c }: { change: ToolChange }) {
+  const t = useMessages();
+  const accept = useTools((s) => s.accept);
+  const busy = useTools((s) => s.accepting[`${c.server}/${c.tool}`] ?? false);
+  const id = `${c.server}/${c.tool}`;
+  return (
+    <div className="tool-change" data-testid={`tool-change-${id}`}>
+      <div className="row">
+        <strong>{t.toolFrom(c.server, c.tool)}</strong>
+        <span className={`tag${c.held ? ' tag-held' : ''}`} data-testid={`tool-change-state-${id}`}>
+          {c.held ? t.toolChangeHeld : t.toolChangeServed}
+        </span>
+        {c.changedAt && <span className="muted">{t.toolChangedAt(new Date(c.changedAt).toLocaleString())}</span>}
+        <span className="grow" />
+        <button type="button" className="primary" disabled={busy} onClick={() => void accept(c)} data-testid={`tool-change-accept-${id}`}>
+          {busy && <span className="spinner" />} {t.acceptToolChange}
+        </button>
+      </div>
+      <DiffView diff={c.diff} />
+    </div>
+  );
+}
+
+/** A unified diff with its removed and added lines marked (the file header lines left out). */
+export function DiffView({ diff }: { diff: string }) {
+  const lines = diff.split('\n').filter((l, i, all) => !(l.startsWith('--- ') || l.startsWith('+++ ') || (l === '' && i === all.length - 1)));
+  return (
+    <pre className="code diff" data-testid="tool-change-diff">
+      {lines.map((l, i) => {
+        const kind = l.startsWith('+') ? 'diff-add' : l.startsWith('-') ? 'diff-del' : l.startsWith('@@') ? 'diff-hunk' : 'diff-ctx';
+        return (
+          <span key={i} className={kind} data-diff={kind}>
+            {l}
+            {'\n'}
+          </span>
+        );
+      })}
+    </pre>
   );
 }
 

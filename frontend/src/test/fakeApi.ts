@@ -122,6 +122,7 @@ export const defaultSettings: AppSettings = {
   sessionsPerCredential: 100,
   sessionsTotal: 1000,
   sessionIdleTimeoutSeconds: 600,
+  toolChanges: 'notify',
 };
 
 type Handlers<T> = Set<(v: T) => void>;
@@ -193,6 +194,9 @@ export function fakeApi(initial: ServerView[] = []) {
 
     listTools: vi.fn<Api['listTools']>(async () => []),
     callTool: vi.fn<Api['callTool']>(async () => ({ content: [], isError: false, durationMs: 1 })),
+    stoppedServerTools: vi.fn<Api['stoppedServerTools']>(async () => []),
+    listToolChanges: vi.fn<Api['listToolChanges']>(async () => []),
+    acceptToolChange: vi.fn<Api['acceptToolChange']>(async () => {}),
 
     getPolicy: vi.fn<Api['getPolicy']>(async () => policyView('')),
     checkPolicy: vi.fn<Api['checkPolicy']>(async () => []),

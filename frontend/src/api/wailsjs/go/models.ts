@@ -72,6 +72,7 @@ export namespace appapi {
 	    sessionsPerCredential: number;
 	    sessionsTotal: number;
 	    sessionIdleTimeoutSeconds: number;
+	    toolChanges: string;
 	
 	    static createFrom(source: any = {}) {
 	        return new AppSettings(source);
@@ -94,6 +95,7 @@ export namespace appapi {
 	        this.sessionsPerCredential = source["sessionsPerCredential"];
 	        this.sessionsTotal = source["sessionsTotal"];
 	        this.sessionIdleTimeoutSeconds = source["sessionIdleTimeoutSeconds"];
+	        this.toolChanges = source["toolChanges"];
 	    }
 	}
 	export class AuditPage {
@@ -127,6 +129,30 @@ export namespace appapi {
 		    }
 		    return a;
 		}
+	}
+	export class CatalogTool {
+	    server: string;
+	    state: string;
+	    tool: string;
+	    description: string;
+	    inputSchema: any;
+	    seenAt: string;
+	    changed: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new CatalogTool(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.server = source["server"];
+	        this.state = source["state"];
+	        this.tool = source["tool"];
+	        this.description = source["description"];
+	        this.inputSchema = source["inputSchema"];
+	        this.seenAt = source["seenAt"];
+	        this.changed = source["changed"];
+	    }
 	}
 	export class ClientConfigFile {
 	    client: string;
@@ -950,6 +976,34 @@ export namespace appapi {
 	        this.error = source["error"];
 	    }
 	}
+	export class ToolChange {
+	    server: string;
+	    tool: string;
+	    oldHash: string;
+	    newHash: string;
+	    old: string;
+	    new: string;
+	    diff: string;
+	    changedAt: string;
+	    held: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new ToolChange(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.server = source["server"];
+	        this.tool = source["tool"];
+	        this.oldHash = source["oldHash"];
+	        this.newHash = source["newHash"];
+	        this.old = source["old"];
+	        this.new = source["new"];
+	        this.diff = source["diff"];
+	        this.changedAt = source["changedAt"];
+	        this.held = source["held"];
+	    }
+	}
 
 }
 
@@ -1548,6 +1602,7 @@ export namespace spec {
 	    disabledTools?: string[];
 	    gate: Gate;
 	    chat: Chat;
+	    toolChanges?: string;
 	
 	    static createFrom(source: any = {}) {
 	        return new Server(source);
@@ -1574,6 +1629,7 @@ export namespace spec {
 	        this.disabledTools = source["disabledTools"];
 	        this.gate = this.convertValues(source["gate"], Gate);
 	        this.chat = this.convertValues(source["chat"], Chat);
+	        this.toolChanges = source["toolChanges"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {

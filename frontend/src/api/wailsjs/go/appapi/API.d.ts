@@ -13,6 +13,8 @@ import {approval} from '../models';
 
 export function About():Promise<appapi.AboutInfo>;
 
+export function AcceptToolChange(arg1:string,arg2:string,arg3:string):Promise<void>;
+
 export function AddServer(arg1:spec.Server):Promise<appapi.ServerView>;
 
 export function AddServersFromJSON(arg1:string):Promise<config.ImportReport>;
@@ -89,6 +91,8 @@ export function ListServers():Promise<Array<appapi.ServerView>>;
 
 export function ListTokens():Promise<Array<appapi.TokenView>>;
 
+export function ListToolChanges():Promise<Array<appapi.ToolChange>>;
+
 export function ListTools():Promise<Array<appapi.AggregatedTool>>;
 
 export function LogFile():Promise<appapi.LogFileInfo>;
@@ -162,6 +166,8 @@ export function StartServer(arg1:string):Promise<void>;
 export function StopChat(arg1:number):Promise<void>;
 
 export function StopServer(arg1:string):Promise<void>;
+
+export function StoppedServerTools():Promise<Array<appapi.CatalogTool>>;
 
 export function TestHook(arg1:appapi.HookInput,arg2:string):Promise<appapi.HookTestResult>;
 

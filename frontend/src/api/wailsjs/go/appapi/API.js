@@ -6,6 +6,10 @@ export function About() {
   return window['go']['appapi']['API']['About']();
 }
 
+export function AcceptToolChange(arg1, arg2, arg3) {
+  return window['go']['appapi']['API']['AcceptToolChange'](arg1, arg2, arg3);
+}
+
 export function AddServer(arg1) {
   return window['go']['appapi']['API']['AddServer'](arg1);
 }
@@ -158,6 +162,10 @@ export function ListTokens() {
   return window['go']['appapi']['API']['ListTokens']();
 }
 
+export function ListToolChanges() {
+  return window['go']['appapi']['API']['ListToolChanges']();
+}
+
 export function ListTools() {
   return window['go']['appapi']['API']['ListTools']();
 }
@@ -304,6 +312,10 @@ export function StopChat(arg1) {
 
 export function StopServer(arg1) {
   return window['go']['appapi']['API']['StopServer'](arg1);
+}
+
+export function StoppedServerTools() {
+  return window['go']['appapi']['API']['StoppedServerTools']();
 }
 
 export function TestHook(arg1, arg2) {

@@ -1,0 +1,52 @@
+package core
+
+import (
+	"context"
+	"time"
+
+	"github.com/mcp-router/mcp-router/backend/catalog"
+	"github.com/mcp-router/mcp-router/backend/spec"
+)
+
+// ToolChangeMethod is the request log's method of a recorded tool change.
+const ToolChangeMethod = catalog.RecordMethod
+
+// openCatalog builds the persisted catalog (backend/catalog). The gateway
+// and the upstream service are built after it and reached through c.
+func (c *Core) openCatalog() {
+	c.Catalog = catalog.New(context.Background(), catalog.Options{
+		Store: c.Store.Catalog(),
+		Limits: func() catalog.Limits {
+			ctx := context.Background()
+			return catalog.Limits{MaxItems: c.Settings.CatalogMaxItems(ctx), MaxBytes: c.Settings.CatalogMaxBytes(ctx)}
+		},
+		Mode:     c.toolChangeMode,
+		Logger:   c.Log,
+		OnChange: c.recordToolChange,
+		Held: func() {
+			if c.Gateway != nil {
+				c.Gateway.Refresh()
+			}
+		},
+	})
+}
+
+// toolChangeMode is a server's own toolChanges, else the setting.
+func (c *Core) toolChangeMode(server string) spec.ToolChangeMode {
+	if c.Servers != nil {
+		if def, err := c.Servers.Definition(server); err == nil && def.ToolChanges != "" {
+			return def.ToolChanges
+		}
+	}
+	return c.Settings.ToolChanges(context.Background())
+}
+
+// recordToolChange writes a tool change, or its accept, to the request log
+// and the audit trail.
+func (c *Core) recordToolChange(ch catalog.Change) {
+	e, a := catalog.Records(ch)
+	c.Requests.Log(e)
+	if _, err := c.Store.Audit().Append(context.Background(), a, time.Time{}); err != nil {
+		c.Log.WithField("server", ch.Server).Warnf("audit of the change of tool %q: %v", ch.Tool, err)
+	}
+}
