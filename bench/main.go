@@ -39,14 +39,16 @@ import (
 )
 
 type options struct {
-	n          int
-	warmup     int
-	duration   time.Duration
-	sessions   int
-	rounds     int
-	cpuprofile string
-	clientprof string
-	verbose    bool
+	n           int
+	warmup      int
+	duration    time.Duration
+	sessions    int
+	rounds      int
+	cpuprofile  string
+	clientprof  string
+	verbose     bool
+	catalog     catalogShape
+	onlyCatalog bool
 }
 
 func main() {
@@ -65,13 +67,23 @@ func main() {
 	flag.StringVar(&o.cpuprofile, "cpuprofile", "", "write a CPU profile of the router during the concurrent runs to this file")
 	flag.StringVar(&o.clientprof, "clientcpuprofile", "", "write a CPU profile of the bench client itself during the concurrent runs to this file")
 	flag.BoolVar(&o.verbose, "v", false, "print every round's figures")
+	flag.IntVar(&o.catalog.lists, "catalog-lists", 50, "timed complete tools/list runs over the 10,000-tool catalog")
+	flag.IntVar(&o.catalog.searches, "catalog-searches", 500, "timed search_tools calls through the router over the 10,000-tool catalog")
+	flag.BoolVar(&o.onlyCatalog, "catalog-only", false, "run only the search_tools and large-catalog lines (no server-everything needed)")
 	flag.Parse()
-	if o.n < 1 || o.rounds < 1 || o.sessions < 1 || o.duration <= 0 || o.warmup < 0 {
-		fmt.Fprintln(os.Stderr, "bench: -n, -rounds, -sessions and -duration must be positive")
+	if o.n < 1 || o.rounds < 1 || o.sessions < 1 || o.duration <= 0 || o.warmup < 0 || o.catalog.lists < 1 || o.catalog.searches < 1 {
+		fmt.Fprintln(os.Stderr, "bench: -n, -rounds, -sessions, -duration, -catalog-lists and -catalog-searches must be positive")
 		os.Exit(2)
 	}
+	// 100 servers × 100 tools; the per-mode bytes over 10 of them (1,000 tools).
+	o.catalog.servers, o.catalog.perServer, o.catalog.profileServers = 100, 100, 10
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	err := run(ctx, o)
+	var err error
+	if o.onlyCatalog {
+		err = runCatalogOnly(ctx, o)
+	} else {
+		err = run(ctx, o)
+	}
 	stop()
 	if err != nil {
 		if errors.Is(err, context.Canceled) {
@@ -338,6 +350,10 @@ func run(ctx context.Context, o options) (err error) {
 		version = direct.info.Version
 	}
 	report(os.Stdout, o, version, paths, median(routedRuns), median(slowRuns), median(directRuns))
+	fmt.Fprintln(os.Stderr, "bench: the 10,000-tool catalog (100 servers in-process, its own router)…")
+	if err := catalogBench(ctx, p, os.Stdout, o.catalog); err != nil {
+		return fmt.Errorf("catalog: %w", err)
+	}
 	if profile != "" {
 		printProfile(os.Stdout, profile)
 	}
