@@ -42,7 +42,7 @@ func TestCatalogBenchLines(t *testing.T) {
 	out := b.String()
 	t.Log(out)
 	for _, re := range []string{
-		`tools/list at the router over 600 tools \(12 servers, .*\): complete list \(2 pages\) p50 [0-9.]+ ms, p99 [0-9.]+ ms, [1-9][0-9]* bytes`,
+		`tools/list at the router over 600 tools \(12 servers, .*\): complete list \(2 pages\) p50 [0-9.]+ ms, p99 [0-9.]+ ms; one request \(the first page\) p50 [0-9.]+ ms, p99 [0-9.]+ ms; [1-9][0-9]* bytes`,
 		`100-tool profile \(2 servers\): all [1-9][0-9]* bytes \(100 tools\), gated [1-9][0-9]* bytes \(2 tools, [0-9.]+% of all\), search [1-9][0-9]* bytes \(3 tools, [0-9.]+% of all\); one search_tools answer \(limit 10\) [1-9][0-9]* bytes`,
 		`search_tools through the router over 600 tools \(search profile, HTTP, 3 calls, limit 10\): p50 [0-9.]+ ms`,
 	} {

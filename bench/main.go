@@ -69,6 +69,7 @@ func main() {
 	flag.BoolVar(&o.verbose, "v", false, "print every round's figures")
 	flag.IntVar(&o.catalog.lists, "catalog-lists", 50, "timed complete tools/list runs over the 10,000-tool catalog")
 	flag.IntVar(&o.catalog.searches, "catalog-searches", 500, "timed search_tools calls through the router over the 10,000-tool catalog")
+	flag.StringVar(&o.catalog.cpuprofile, "catalog-cpuprofile", "", "write a CPU profile of the catalog's router during its timed tools/list runs to this file")
 	flag.BoolVar(&o.onlyCatalog, "catalog-only", false, "run only the search_tools and large-catalog lines (no server-everything needed)")
 	flag.Parse()
 	if o.n < 1 || o.rounds < 1 || o.sessions < 1 || o.duration <= 0 || o.warmup < 0 || o.catalog.lists < 1 || o.catalog.searches < 1 {
@@ -77,6 +78,14 @@ func main() {
 	}
 	// 100 servers × 100 tools; the per-mode bytes over 10 of them (1,000 tools).
 	o.catalog.servers, o.catalog.perServer, o.catalog.profileServers = 100, 100, 10
+	if o.catalog.cpuprofile != "" {
+		abs, err := filepath.Abs(o.catalog.cpuprofile)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "bench: -catalog-cpuprofile: %v\n", err)
+			os.Exit(2)
+		}
+		o.catalog.cpuprofile = abs
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	var err error
 	if o.onlyCatalog {
@@ -354,8 +363,11 @@ func run(ctx context.Context, o options) (err error) {
 	if err := catalogBench(ctx, p, os.Stdout, o.catalog); err != nil {
 		return fmt.Errorf("catalog: %w", err)
 	}
+	if o.catalog.cpuprofile != "" {
+		printProfile(os.Stdout, "the catalog's tools/list runs", o.catalog.cpuprofile)
+	}
 	if profile != "" {
-		printProfile(os.Stdout, profile)
+		printProfile(os.Stdout, "the concurrent runs", profile)
 	}
 	return nil
 }
@@ -505,8 +517,8 @@ func verdict(ok bool) string {
 }
 
 // printProfile prints the top of the router's CPU profile.
-func printProfile(w io.Writer, profile string) {
-	fmt.Fprintf(w, "\nrouter CPU profile during the concurrent runs: %s (go tool pprof -top %s)\n", profile, profile)
+func printProfile(w io.Writer, during, profile string) {
+	fmt.Fprintf(w, "\nrouter CPU profile during %s: %s (go tool pprof -top %s)\n", during, profile, profile)
 	out, err := exec.Command("go", "tool", "pprof", "-top", "-nodecount=25", profile).CombinedOutput()
 	if err != nil {
 		fmt.Fprintf(w, "go tool pprof: %v\n", err)
