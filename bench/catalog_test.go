@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"regexp"
 	"strconv"
@@ -49,5 +50,29 @@ func TestCatalogBenchLines(t *testing.T) {
 		if !regexp.MustCompile(re).MatchString(out) {
 			t.Errorf("no line matching %s in:\n%s", re, out)
 		}
+	}
+}
+
+// The bench refuses to report bytes for a list its mode did not shape: a
+// gated or search profile that listed the tools themselves (a router that
+// ignored the mode) is an error, not a figure.
+func TestCatalogModeListChecked(t *testing.T) {
+	shape := catalogShape{servers: 3, perServer: 4, profileServers: 2}
+	tools := catalogServerTools(0, 4)
+	for _, mode := range []string{"gated", "search"} {
+		if err := checkModeList(mode, tools, shape); err == nil {
+			t.Errorf("%s: the tools themselves accepted as the mode's list", mode)
+		}
+	}
+	if err := checkModeList("all", tools, shape); err == nil {
+		t.Error("all: 4 tools accepted for a profile of 2 × 4")
+	}
+	gated := []json.RawMessage{json.RawMessage(`{"name":"srv001__activate"}`), json.RawMessage(`{"name":"srv000__activate"}`)}
+	if err := checkModeList("gated", gated, shape); err != nil {
+		t.Error(err)
+	}
+	search := []json.RawMessage{json.RawMessage(`{"name":"search_tools"}`), json.RawMessage(`{"name":"call_tool"}`), json.RawMessage(`{"name":"add_tools"}`)}
+	if err := checkModeList("search", search, shape); err != nil {
+		t.Error(err)
 	}
 }
