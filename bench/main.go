@@ -3,11 +3,13 @@
 // router (HTTP and stdio downstream, stdio and HTTP upstream), the same
 // through routers with 1 and 10 early-returning pre hooks and with one
 // argument-modifying hook, and the throughput of 32 concurrent sessions
-// through the router. It prints
+// through the router, and over a catalog of 100 servers × 10,000 tools the
+// router's tools/list, search_tools and the bytes of tool definitions each
+// discovery mode gives a client (catalog.go). It prints
 // figures and ratios and never fails on a number: it exits non-zero only
 // when it cannot run. See docs/benchmarks.md.
 //
-//	go run ./bench [-n 2000] [-warmup 200] [-duration 5s] [-sessions 32] [-rounds 3] [-cpuprofile FILE]
+//	go run ./bench [-n 2000] [-warmup 200] [-duration 5s] [-sessions 32] [-rounds 3] [-cpuprofile FILE] [-catalog-only]
 //
 // The router runs as a subprocess: this binary re-executes itself as
 // `mcp-router serve` / `mcp-router stdio` through the project's cli.Main,
@@ -39,14 +41,16 @@ import (
 )
 
 type options struct {
-	n          int
-	warmup     int
-	duration   time.Duration
-	sessions   int
-	rounds     int
-	cpuprofile string
-	clientprof string
-	verbose    bool
+	n           int
+	warmup      int
+	duration    time.Duration
+	sessions    int
+	rounds      int
+	cpuprofile  string
+	clientprof  string
+	verbose     bool
+	catalog     catalogShape
+	onlyCatalog bool
 }
 
 func main() {
@@ -65,13 +69,32 @@ func main() {
 	flag.StringVar(&o.cpuprofile, "cpuprofile", "", "write a CPU profile of the router during the concurrent runs to this file")
 	flag.StringVar(&o.clientprof, "clientcpuprofile", "", "write a CPU profile of the bench client itself during the concurrent runs to this file")
 	flag.BoolVar(&o.verbose, "v", false, "print every round's figures")
+	flag.IntVar(&o.catalog.lists, "catalog-lists", 50, "timed complete tools/list runs over the 10,000-tool catalog")
+	flag.IntVar(&o.catalog.searches, "catalog-searches", 500, "timed search_tools calls through the router over the 10,000-tool catalog")
+	flag.StringVar(&o.catalog.cpuprofile, "catalog-cpuprofile", "", "write a CPU profile of the catalog's router during its timed tools/list runs to this file")
+	flag.BoolVar(&o.onlyCatalog, "catalog-only", false, "run only the search_tools and large-catalog lines (no server-everything needed)")
 	flag.Parse()
-	if o.n < 1 || o.rounds < 1 || o.sessions < 1 || o.duration <= 0 || o.warmup < 0 {
-		fmt.Fprintln(os.Stderr, "bench: -n, -rounds, -sessions and -duration must be positive")
+	if o.n < 1 || o.rounds < 1 || o.sessions < 1 || o.duration <= 0 || o.warmup < 0 || o.catalog.lists < 1 || o.catalog.searches < 1 {
+		fmt.Fprintln(os.Stderr, "bench: -n, -rounds, -sessions, -duration, -catalog-lists and -catalog-searches must be positive")
 		os.Exit(2)
 	}
+	// 100 servers × 100 tools; the per-mode bytes over 10 of them (1,000 tools).
+	o.catalog.servers, o.catalog.perServer, o.catalog.profileServers = 100, 100, 10
+	if o.catalog.cpuprofile != "" {
+		abs, err := filepath.Abs(o.catalog.cpuprofile)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "bench: -catalog-cpuprofile: %v\n", err)
+			os.Exit(2)
+		}
+		o.catalog.cpuprofile = abs
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	err := run(ctx, o)
+	var err error
+	if o.onlyCatalog {
+		err = runCatalogOnly(ctx, o)
+	} else {
+		err = run(ctx, o)
+	}
 	stop()
 	if err != nil {
 		if errors.Is(err, context.Canceled) {
@@ -338,8 +361,15 @@ func run(ctx context.Context, o options) (err error) {
 		version = direct.info.Version
 	}
 	report(os.Stdout, o, version, paths, median(routedRuns), median(slowRuns), median(directRuns))
+	fmt.Fprintln(os.Stderr, "bench: the 10,000-tool catalog (100 servers in-process, its own router)…")
+	if err := catalogBench(ctx, p, os.Stdout, o.catalog); err != nil {
+		return fmt.Errorf("catalog: %w", err)
+	}
+	if o.catalog.cpuprofile != "" {
+		printProfile(os.Stdout, "the catalog's tools/list runs", o.catalog.cpuprofile)
+	}
 	if profile != "" {
-		printProfile(os.Stdout, profile)
+		printProfile(os.Stdout, "the concurrent runs", profile)
 	}
 	return nil
 }
@@ -489,8 +519,8 @@ func verdict(ok bool) string {
 }
 
 // printProfile prints the top of the router's CPU profile.
-func printProfile(w io.Writer, profile string) {
-	fmt.Fprintf(w, "\nrouter CPU profile during the concurrent runs: %s (go tool pprof -top %s)\n", profile, profile)
+func printProfile(w io.Writer, during, profile string) {
+	fmt.Fprintf(w, "\nrouter CPU profile during %s: %s (go tool pprof -top %s)\n", during, profile, profile)
 	out, err := exec.Command("go", "tool", "pprof", "-top", "-nodecount=25", profile).CombinedOutput()
 	if err != nil {
 		fmt.Fprintf(w, "go tool pprof: %v\n", err)
