@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -99,7 +98,7 @@ func TestPerClientInstanceEndsWithItsSession(t *testing.T) {
 	if st.Instances[0].PID == pids[0] {
 		gone = pids[1]
 	}
-	testpeers.Eventually(t, 10*time.Second, "the ended instance's process to exit", func() bool { return !processAlive(gone) })
+	testpeers.Eventually(t, 10*time.Second, "the ended instance's process to exit", func() bool { return !testpeers.ProcessAlive(gone) })
 	if _, err := call(bob, "up__ask", map[string]any{"kind": "sleep"}); err != nil {
 		t.Errorf("bob after alice left: %v", err)
 	}
@@ -148,8 +147,6 @@ func TestSharedServerThatAsksIsSuggestedPerClient(t *testing.T) {
 		t.Errorf("still suggested once per-client: %+v", st.SuggestPerClient)
 	}
 }
-
-func processAlive(pid int) bool { return pid > 0 && syscall.Kill(pid, 0) == nil }
 
 // A roots template takes the calling client's roots, asked of it as its
 // instance starts; the client's notifications/roots/list_changed stops that

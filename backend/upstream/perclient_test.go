@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -64,8 +63,6 @@ func testClient(key, name, token string, roots ...string) Client {
 	return Client{Key: key, Label: name + " " + key, Name: name, Token: token, Roots: true,
 		ListRoots: func(context.Context) ([]string, error) { return roots, nil }}
 }
-
-func alive(pid int) bool { return pid > 0 && syscall.Kill(pid, 0) == nil }
 
 // Two clients of a per-client server each get an instance of their own,
 // started with their own values in the templates; the catalog connection
@@ -190,12 +187,12 @@ func TestPerClientCapIdleAndEnd(t *testing.T) {
 	if err := s.Restart("who"); err != nil {
 		t.Fatal(err)
 	}
-	if alive(wa.PID) {
+	if testpeers.ProcessAlive(wa.PID) {
 		t.Errorf("a's instance (pid %d) outlived a restart", wa.PID)
 	}
 	wa = askWhoami(t, s, "who", a)
 	s.EndClient("a")
-	if alive(wa.PID) {
+	if testpeers.ProcessAlive(wa.PID) {
 		t.Errorf("a's instance (pid %d) outlived its session", wa.PID)
 	}
 	if st, _ := s.Status("who"); len(st.Instances) != 0 {
@@ -205,13 +202,13 @@ func TestPerClientCapIdleAndEnd(t *testing.T) {
 	limMu.Lock()
 	limits.IdleTimeout = 100 * time.Millisecond
 	limMu.Unlock()
-	testpeers.Eventually(t, 10*time.Second, "b's idle instance to stop", func() bool { return !alive(wb.PID) })
+	testpeers.Eventually(t, 10*time.Second, "b's idle instance to stop", func() bool { return !testpeers.ProcessAlive(wb.PID) })
 	testpeers.Eventually(t, 5*time.Second, "no instance listed", func() bool {
 		st, _ := s.Status("who")
 		return len(st.Instances) == 0
 	})
 	// Next use starts a fresh one.
-	if again := askWhoami(t, s, "who", b); again.PID == wb.PID || !alive(again.PID) {
+	if again := askWhoami(t, s, "who", b); again.PID == wb.PID || !testpeers.ProcessAlive(again.PID) {
 		t.Errorf("after idle: pid %d (was %d)", again.PID, wb.PID)
 	}
 }
@@ -236,7 +233,7 @@ func TestPerClientRootsChangeAndMissingValues(t *testing.T) {
 	root = "file:///new"
 	mu.Unlock()
 	s.ClientRootsChanged("a")
-	if alive(first.PID) {
+	if testpeers.ProcessAlive(first.PID) {
 		t.Errorf("the instance on the old roots (pid %d) still runs", first.PID)
 	}
 	if w := askWhoami(t, s, "who", a); w.Args[1] != "/new" {
