@@ -114,13 +114,7 @@ func TestGoSDKClientWithoutGETStreamGetsServerRequestsOnTheCall(t *testing.T) {
 					if servedFast := r.gw.fast.served.Load() > before; servedFast != fast {
 						t.Errorf("%s: served by the fast path %v, want %v", tool, servedFast, fast)
 					}
-					var b strings.Builder
-					for _, c := range res.Content {
-						if tc, ok := c.(*sdk.TextContent); ok {
-							b.WriteString(tc.Text)
-						}
-					}
-					return b.String()
+					return sdkText(res)
 				}
 				if got := callText("goev__test_elicitation", map[string]any{"message": "who are you?"}); !strings.Contains(got, "action=accept") || !strings.Contains(got, "ada") || elicited.Load() != 1 {
 					t.Errorf("test_elicitation: %q, %d elicitations", got, elicited.Load())

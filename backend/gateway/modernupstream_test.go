@@ -58,25 +58,7 @@ func TestGoSDKClientsOfBothErasWithAModernUpstream(t *testing.T) {
 					t.Fatal(err)
 				}
 				defer cs.Close()
-				text := func(tool string) string {
-					t.Helper()
-					cctx, ccancel := context.WithTimeout(ctx, 10*time.Second)
-					defer ccancel()
-					res, err := cs.CallTool(cctx, &sdk.CallToolParams{Name: tool})
-					if err != nil {
-						t.Fatalf("%s: %v", tool, err)
-					}
-					var b strings.Builder
-					for _, c := range res.Content {
-						if tc, ok := c.(*sdk.TextContent); ok {
-							b.WriteString(tc.Text)
-						}
-					}
-					if res.IsError {
-						t.Fatalf("%s: tool error %q", tool, b.String())
-					}
-					return b.String()
-				}
+				text := func(tool string) string { return sdkCallText(t, ctx, cs, tool, nil) }
 				if got := text("goev__test_input_required_result_elicitation"); !strings.Contains(got, "Hello, Alice!") || len(asked) != 1 {
 					t.Fatalf("test_input_required_result_elicitation: %q, asked %q", got, asked)
 				}

@@ -53,25 +53,7 @@ func TestGoSDKModernClientGetsUpstreamQuestionsAsInputRequired(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer cs.Close()
-			callText := func(tool string, args map[string]any) string {
-				t.Helper()
-				cctx, ccancel := context.WithTimeout(ctx, 10*time.Second)
-				defer ccancel()
-				res, err := cs.CallTool(cctx, &sdk.CallToolParams{Name: tool, Arguments: args})
-				if err != nil {
-					t.Fatalf("%s: %v", tool, err)
-				}
-				var b strings.Builder
-				for _, c := range res.Content {
-					if tc, ok := c.(*sdk.TextContent); ok {
-						b.WriteString(tc.Text)
-					}
-				}
-				if res.IsError {
-					t.Fatalf("%s: tool error %q", tool, b.String())
-				}
-				return b.String()
-			}
+			callText := func(tool string, args map[string]any) string { return sdkCallText(t, ctx, cs, tool, args) }
 			if got := callText("goev__test_elicitation", map[string]any{"message": "who are you?"}); !strings.Contains(got, "action=accept") || !strings.Contains(got, "ada") || elicited.Load() != 1 {
 				t.Errorf("test_elicitation: %q, %d elicitations", got, elicited.Load())
 			}
@@ -431,4 +413,31 @@ func TestRequestStateBelongsToItsCredential(t *testing.T) {
 	if e != nil || !strings.Contains(fmt.Sprint(res["content"]), "Hello, Alice!") {
 		t.Fatalf("alice's retry: %v / %v", res, e)
 	}
+}
+
+// sdkText joins the text content of a go-sdk client's tool result.
+func sdkText(res *sdk.CallToolResult) string {
+	var b strings.Builder
+	for _, c := range res.Content {
+		if tc, ok := c.(*sdk.TextContent); ok {
+			b.WriteString(tc.Text)
+		}
+	}
+	return b.String()
+}
+
+// sdkCallText calls tool through a go-sdk client session (10 s at most)
+// and returns its text; an error or a tool error fails the test.
+func sdkCallText(t *testing.T, ctx context.Context, cs *sdk.ClientSession, tool string, args map[string]any) string {
+	t.Helper()
+	cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	res, err := cs.CallTool(cctx, &sdk.CallToolParams{Name: tool, Arguments: args})
+	if err != nil {
+		t.Fatalf("%s: %v", tool, err)
+	}
+	if res.IsError {
+		t.Fatalf("%s: tool error %q", tool, sdkText(res))
+	}
+	return sdkText(res)
 }
