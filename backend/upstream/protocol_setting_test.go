@@ -1,0 +1,155 @@
+package upstream
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/mcp-router/mcp-router/backend/spec"
+	"github.com/mcp-router/mcp-router/internal/testpeers"
+)
+
+// A server's protocol setting (spec.Server.Protocol): 2026-07-28 puts a
+// stdio server on that revision (server/discover first, the modern
+// request path) or fails its connect; 2025-11-25 pins the handshake.
+
+func dialWithProtocol(ctx context.Context, s spec.Server, cs ClientSide) (*conn, error) {
+	s.Normalize()
+	return dial(ctx, s, dialOptions{clientInfo: mcp.Implementation{Name: "mcp-router-test", Version: "1"}, console: NewConsole(100, nil), clientSide: cs})
+}
+
+// The go-sdk v1.8.0 everything-server over stdio on 2026-07-28: no
+// initialize, the revision shown, calls served, and its input_required
+// comes back with its own key; the retry with the answer under that key
+// gets the result. Without the setting (the old code) the pipe is on the
+// 2025-11-25 handshake and the same call sends elicitation/create instead.
+func TestStdioOnModernBySetting(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	s := spec.Server{Name: "gosdk", Command: testpeers.GoEverything(t), Enabled: true, Protocol: spec.Protocol20260728}
+	c, err := dialWithProtocol(ctx, s, ClientSide{
+		Elicitation: func(context.Context, string, mcp.ElicitationRequest) (*mcp.ElicitationResult, error) {
+			t.Error("a stdio server on 2026-07-28 sent elicitation/create")
+			return nil, fmt.Errorf("not expected")
+		},
+	})
+	if err != nil {
+		t.Fatalf("dial: %v", err)
+	}
+	t.Cleanup(c.close)
+	if c.modernEra == nil || c.init.ProtocolVersion != mcp.ProtocolVersion20260728 || !c.discovered.asked {
+		t.Fatalf("connection on %q (modern %v, asked %v), want 2026-07-28", c.init.ProtocolVersion, c.modernEra != nil, c.discovered.asked)
+	}
+	if c.init.ServerInfo.Name == "" || c.init.Capabilities.Tools == nil {
+		t.Fatalf("server info and capabilities not taken from server/discover: %+v", c.init)
+	}
+	if got := callTool(t, c, "test_simple_text", nil); !strings.Contains(got, `"type":"text"`) {
+		t.Fatalf("test_simple_text: %s", got)
+	}
+	got := callTool(t, c, "test_input_required_result_elicitation", map[string]any{})
+	var asked struct {
+		ResultType    string                     `json:"resultType"`
+		InputRequests map[string]json.RawMessage `json:"inputRequests"`
+		RequestState  string                     `json:"requestState"`
+	}
+	if err := json.Unmarshal([]byte(got), &asked); err != nil || asked.ResultType != "input_required" || asked.InputRequests["user_name"] == nil {
+		t.Fatalf("test_input_required_result_elicitation on 2026-07-28 over stdio: %s", got)
+	}
+	raw, err := c.request(ctx, "tools/call", map[string]any{"name": "test_input_required_result_elicitation", "arguments": map[string]any{},
+		"inputResponses": map[string]any{"user_name": map[string]any{"action": "accept", "content": map[string]any{"name": "Alice"}}},
+		"requestState":   asked.RequestState})
+	if err != nil || !strings.Contains(string(raw), "Alice") {
+		t.Fatalf("retry with inputResponses: %s, %v", raw, err)
+	}
+	if err := c.ping(ctx); err != nil {
+		t.Fatalf("ping (server/discover) on 2026-07-28 over stdio: %v", err)
+	}
+}
+
+// server-everything (TypeScript SDK) speaks only the 2025-11-25
+// handshake: under 2026-07-28 its connect fails, naming the setting, and
+// its process does not outlive the attempt. The old code had no setting
+// and connected it on the handshake.
+func TestStdioModernRefusedForOlderServer(t *testing.T) {
+	mark := marker(t)
+	s := everythingStdio(t, "everything", mark)
+	s.Protocol = spec.Protocol20260728
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	c, err := dialWithProtocol(ctx, s, ClientSide{})
+	if err == nil {
+		c.close()
+		t.Fatalf("server-everything connected under protocol 2026-07-28 (on %q)", c.init.ProtocolVersion)
+	}
+	t.Log(err)
+	if !strings.Contains(err.Error(), "2026-07-28") || !strings.Contains(err.Error(), "protocol setting") {
+		t.Fatalf("error does not name the setting: %v", err)
+	}
+	testpeers.WaitNoProcesses(t, mark, 10*time.Second)
+}
+
+// Attack: a server that ignores server/discover (it answers only the
+// handshake) is not guessed onto either revision: the connect fails
+// within the probe's bound, saying it did not answer. A stateful HTTP
+// server that answers server/discover naming only the handshake's
+// revisions is refused too: an answer alone is not 2026-07-28.
+func TestModernSettingNeverGuesses(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	s := fakeServer("hang", "hang", marker(t))
+	s.Protocol = spec.Protocol20260728
+	start := time.Now()
+	c, err := dialWithProtocol(ctx, s, ClientSide{})
+	if err == nil {
+		c.close()
+		t.Fatal("a server that ignores server/discover connected under protocol 2026-07-28")
+	}
+	if !strings.Contains(err.Error(), "did not answer server/discover") || time.Since(start) > discoverTimeout+5*time.Second {
+		t.Fatalf("after %v: %v", time.Since(start), err)
+	}
+
+	addr := testpeers.StartGoEverythingHTTP(t, "-stateless=false")
+	h := spec.Server{Name: "web", Transport: spec.HTTP, URL: "http://" + addr + "/mcp", Enabled: true, Protocol: spec.Protocol20260728}
+	c, err = dialWithProtocol(ctx, h, ClientSide{})
+	if err == nil {
+		c.close()
+		t.Fatal("a stateful server connected under protocol 2026-07-28")
+	}
+	if !strings.Contains(err.Error(), "names only 2025-11-25") {
+		t.Fatalf("error does not say what the server named: %v", err)
+	}
+}
+
+// 2025-11-25 pins the handshake for an HTTP server that would be used on
+// 2026-07-28 under auto (the go-sdk server, stateless): no probe is sent,
+// and a session is made. The old code probed and went modern.
+func TestHTTPPinnedToHandshake(t *testing.T) {
+	addr := testpeers.StartGoEverythingHTTP(t, "-stateless=true")
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	s := spec.Server{Name: "web", Transport: spec.HTTP, URL: "http://" + addr + "/mcp", Enabled: true, Protocol: spec.Protocol20251125}
+	c, err := dialWithProtocol(ctx, s, ClientSide{})
+	if err != nil {
+		t.Fatalf("dial: %v", err)
+	}
+	t.Cleanup(c.close)
+	if c.modernEra != nil || c.discovered.asked {
+		t.Fatalf("pinned server: modern %v, probed %v", c.modernEra != nil, c.discovered.asked)
+	}
+	checkHandshake(t, c, "test_simple_text", nil, `"type":"text"`)
+}
+
+// A changed protocol setting needs a new connection.
+func TestProtocolChangeRestarts(t *testing.T) {
+	a := spec.Server{Name: "x", Command: "x"}
+	b := a
+	b.Protocol = spec.Protocol20260728
+	if !connectionChanged(a, b) {
+		t.Fatal("a protocol change does not restart the server")
+	}
+}
