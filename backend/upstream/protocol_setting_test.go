@@ -69,6 +69,11 @@ func TestStdioOnModernBySetting(t *testing.T) {
 	if err := c.ping(ctx); err != nil {
 		t.Fatalf("ping (server/discover) on 2026-07-28 over stdio: %v", err)
 	}
+	// The cost, as documented: on this pipe the server refuses its own
+	// mid-call question, and says so in the tool's result.
+	if got := callTool(t, c, "test_elicitation", map[string]any{"message": "hi"}); !strings.Contains(got, "cannot be sent while serving a request on protocol version 2026-07-28") {
+		t.Fatalf("test_elicitation on 2026-07-28 over stdio: %s", got)
+	}
 }
 
 // server-everything (TypeScript SDK) speaks only the 2025-11-25
