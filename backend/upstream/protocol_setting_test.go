@@ -4,6 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -157,4 +160,61 @@ func TestProtocolChangeRestarts(t *testing.T) {
 	if !connectionChanged(a, b) {
 		t.Fatal("a protocol change does not restart the server")
 	}
+}
+
+// Through the supervisor: the server's status shows the revision it is on
+// and the revisions it offered; setting protocol back to auto restarts it
+// on the handshake (the old code had no setting: 2025-11-25 both times).
+func TestStdioModernStatusAndChange(t *testing.T) {
+	s := newTestService(t)
+	def := spec.Server{Name: "gosdk", Command: testpeers.GoEverything(t), Enabled: true, Protocol: spec.Protocol20260728}
+	def.Normalize()
+	if err := s.Sync([]spec.Server{def}); err != nil {
+		t.Fatal(err)
+	}
+	st := waitState(t, s, "gosdk", StateRunning, 30*time.Second)
+	if st.ProtocolVersion != mcp.ProtocolVersion20260728 || !slices.Contains(st.ProtocolVersions, mcp.ProtocolVersion20260728) {
+		t.Fatalf("status on 2026-07-28: protocol %q, offers %v", st.ProtocolVersion, st.ProtocolVersions)
+	}
+	def.Protocol = spec.ProtocolAuto
+	if err := s.Sync([]spec.Server{def}); err != nil {
+		t.Fatal(err)
+	}
+	testpeers.Eventually(t, 30*time.Second, "the restart on the handshake", func() bool {
+		st, _ = s.Status("gosdk")
+		return st.State == StateRunning && st.ProtocolVersion == mcp.ProtocolVersion20251125
+	})
+	if len(st.ProtocolVersions) != 0 {
+		t.Fatalf("a stdio server under auto was probed: offers %v", st.ProtocolVersions)
+	}
+}
+
+// A call given up on over a pipe on 2026-07-28 is cancelled with
+// notifications/cancelled (a pipe has no per-request stream to close, as
+// HTTP on this revision has): the old condition sent it only on the
+// handshake's revision, and the server kept working on the call.
+func TestStdioModernCancelsOnThePipe(t *testing.T) {
+	notes := filepath.Join(t.TempDir(), "notes")
+	s := fakeServer("modern", "modern", marker(t))
+	s.Env["MCPR_FAKE_NOTES"] = notes
+	s.Protocol = spec.Protocol20260728
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	c, err := dialWithProtocol(ctx, s, ClientSide{})
+	if err != nil {
+		t.Fatalf("dial: %v", err)
+	}
+	t.Cleanup(c.close)
+	if c.modernEra == nil || c.init.ServerInfo.Name != "modern-fake" {
+		t.Fatalf("not on 2026-07-28: %+v", c.init)
+	}
+	cctx, ccancel := context.WithTimeout(ctx, 300*time.Millisecond)
+	defer ccancel()
+	if _, err := c.request(cctx, "tools/call", map[string]any{"name": "slow"}); err == nil {
+		t.Fatal("a call the server never answers succeeded")
+	}
+	testpeers.Eventually(t, 10*time.Second, "notifications/cancelled on the pipe", func() bool {
+		b, _ := os.ReadFile(notes)
+		return strings.Contains(string(b), "notifications/cancelled")
+	})
 }
