@@ -4,10 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -217,4 +221,34 @@ func TestStdioModernCancelsOnThePipe(t *testing.T) {
 		b, _ := os.ReadFile(notes)
 		return strings.Contains(string(b), "notifications/cancelled")
 	})
+}
+
+// HTTP through a proxy goes through mcp-go's transport, which the router
+// does not speak 2026-07-28 on: under that setting the connect fails,
+// naming the setting, before anything is sent (the server, reached
+// directly by mcp-go here since only the router's proxy choice is
+// stubbed, sees no request).
+func TestModernSettingRefusedThroughAProxy(t *testing.T) {
+	var seen atomic.Int32
+	target := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		seen.Add(1)
+		http.Error(w, "no", http.StatusBadGateway)
+	}))
+	defer target.Close()
+	defer func(f func(*http.Request) (*url.URL, error)) { proxyFor = f }(proxyFor)
+	proxyFor = func(*http.Request) (*url.URL, error) { return url.Parse("http://proxy.invalid:3128") }
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	s := spec.Server{Name: "web", Transport: spec.HTTP, URL: target.URL + "/mcp", Enabled: true, Protocol: spec.Protocol20260728}
+	c, err := dialWithProtocol(ctx, s, ClientSide{})
+	if err == nil {
+		c.close()
+		t.Fatal("connected through a proxy under protocol 2026-07-28")
+	}
+	if !strings.Contains(err.Error(), "through a proxy") || !strings.Contains(err.Error(), "protocol setting") {
+		t.Fatalf("error: %v", err)
+	}
+	if n := seen.Load(); n != 0 {
+		t.Fatalf("%d requests were sent", n)
+	}
 }
