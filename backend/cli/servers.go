@@ -37,7 +37,7 @@ func (e *env) serversCommand() *cobra.Command {
 
 func (e *env) serversAdd() *cobra.Command {
 	var envs, headers, secretEnvs, secretHeaders []string
-	var cwd, url, transport, prefix, isolation string
+	var cwd, url, transport, prefix, isolation, protocol string
 	var timeout int
 	var disabled, builtin, passAuth bool
 	cmd := &cobra.Command{
@@ -47,9 +47,10 @@ func (e *env) serversAdd() *cobra.Command {
 			"  mcp-router servers add remote --url http://127.0.0.1:3001/mcp --secret-header Authorization='Bearer …'\n" +
 			"  mcp-router servers add github -- npx -y @modelcontextprotocol/server-github --secret-env GITHUB_TOKEN=ghp_…\n" +
 			"  mcp-router servers add state_gate --builtin\n" +
-			"  mcp-router servers add docs --url https://mcp.example.com   (a bare base URL: the endpoint is discovered)",
+			"  mcp-router servers add docs --url https://mcp.example.com   (a bare base URL: the endpoint is discovered)\n" +
+			"  mcp-router servers add gosdk --protocol 2026-07-28 -- everything-server   (a stdio server on 2026-07-28)",
 		RunE: func(cmd *cobra.Command, args []string) error {
-			def, err := buildServer(args, cmd.ArgsLenAtDash(), addFlags{envs, headers, secretEnvs, secretHeaders, cwd, url, transport, prefix, isolation, timeout, disabled, passAuth})
+			def, err := buildServer(args, cmd.ArgsLenAtDash(), addFlags{envs, headers, secretEnvs, secretHeaders, cwd, url, transport, prefix, isolation, protocol, timeout, disabled, passAuth})
 			if builtin {
 				def, err = buildBuiltin(cmd, args, prefix, timeout, disabled)
 			}
@@ -113,6 +114,7 @@ func (e *env) serversAdd() *cobra.Command {
 	f.BoolVar(&disabled, "disabled", false, "add the server without starting it")
 	f.BoolVar(&builtin, "builtin", false, "add a server built into the router (state_gate)")
 	f.BoolVar(&passAuth, "pass-upstream-auth", false, "send a client's X-Upstream-Authorization header as this HTTP/SSE server's Authorization, on that client's calls")
+	f.StringVar(&protocol, "protocol", "auto", protocolFlagHelp)
 	f.StringVar(&isolation, "isolation", string(spec.Shared), "shared (one instance for every client) or per-client (one instance per client; args, env and headers may use ${client.root}, ${client.roots}, ${client.name}, ${token.name})")
 	return cmd
 }
@@ -123,7 +125,7 @@ func buildBuiltin(cmd *cobra.Command, args []string, prefix string, timeout int,
 	if len(args) != 1 || cmd.ArgsLenAtDash() >= 0 {
 		return spec.Server{}, usagef("servers add NAME --builtin takes only the name (built in: %s)", builtinNames())
 	}
-	for _, f := range []string{"env", "cwd", "url", "transport", "header", "pass-upstream-auth", "secret-env", "secret-header", "isolation"} {
+	for _, f := range []string{"env", "cwd", "url", "transport", "header", "pass-upstream-auth", "secret-env", "secret-header", "isolation", "protocol"} {
 		if cmd.Flags().Changed(f) {
 			return spec.Server{}, usagef("--%s does not apply to a built-in server", f)
 		}
@@ -149,7 +151,7 @@ type addFlags struct {
 	envs, headers               []string
 	secretEnvs, secretHeaders   []string
 	cwd, url, transport, prefix string
-	isolation                   string
+	isolation, protocol         string
 	timeout                     int
 	disabled, passAuth          bool
 }
@@ -172,6 +174,11 @@ func buildServer(args []string, dash int, f addFlags) (spec.Server, error) {
 	def := spec.Server{Name: name, Cwd: f.cwd, URL: f.url, Transport: spec.Transport(f.transport),
 		PrefixMode: spec.PrefixMode(f.prefix), TimeoutSeconds: f.timeout, Enabled: !f.disabled, PassUpstreamAuth: f.passAuth,
 		Isolation: isolationFlag(f.isolation)}
+	protocol, perr := spec.ParseProtocol(f.protocol)
+	if perr != nil {
+		return spec.Server{}, usagef("--protocol: %v", perr)
+	}
+	def.Protocol = protocol
 	if f.timeout < 0 {
 		return spec.Server{}, usagef("--timeout must be a positive number of seconds (or 0: the timeout setting)")
 	}
@@ -362,6 +369,9 @@ func printServer(w io.Writer, r store.Server) {
 	if r.IsPerClient() {
 		fmt.Fprintf(tw, "Isolation:\tper-client (one instance per client)\n")
 	}
+	if r.Protocol != spec.ProtocolAuto {
+		fmt.Fprintf(tw, "Protocol:\t%s (the protocol setting)\n", r.Protocol)
+	}
 	if r.TimeoutSeconds > 0 {
 		fmt.Fprintf(tw, "Timeout:\t%ds\n", r.TimeoutSeconds)
 	} else {
@@ -550,6 +560,9 @@ func yesNo(b bool) string {
 	}
 	return "no"
 }
+
+// protocolFlagHelp is --protocol's help, for add and update.
+const protocolFlagHelp = "protocol revision of the router's connection: auto (HTTP servers that offer 2026-07-28 use it, others 2025-11-25), 2025-11-25 (pin the handshake), or 2026-07-28 (required: the connect fails if the server does not offer it; the only way onto it for a stdio server)"
 
 // isolationFlag is --isolation's value as stored: shared is the default,
 // stored as "" so that a definition that never chose reads the same.

@@ -18,7 +18,7 @@ type updateFlags struct {
 	noArgs, passAuth         bool
 	secretEnv, secretHeader  secretEdits // servers_secrets.go
 	cwd, url, transport, pfx string
-	isolation                string
+	isolation, protocol      string
 	toolChanges              string
 }
 
@@ -43,7 +43,8 @@ func (e *env) serversUpdate() *cobra.Command {
 			"  mcp-router servers update remote --secret-header 'Authorization=Bearer new'\n" +
 			"  mcp-router servers update github --secret-env GITHUB_TOKEN      (the plain value moves to the keychain)\n" +
 			"  mcp-router servers update everything -- node /opt/everything/dist/index.js stdio\n" +
-			"  mcp-router servers update fs --isolation per-client --arg '${client.roots}'   (one instance per client, on its roots)",
+			"  mcp-router servers update fs --isolation per-client --arg '${client.roots}'   (one instance per client, on its roots)\n" +
+			"  mcp-router servers update gosdk --protocol 2026-07-28   (the stdio pipe on 2026-07-28; auto: back to the default)",
 		RunE: func(cmd *cobra.Command, args []string) error {
 			dash := cmd.ArgsLenAtDash()
 			if len(args) == 0 || dash == 0 {
@@ -60,7 +61,7 @@ func (e *env) serversUpdate() *cobra.Command {
 			}
 			changed := cmd.Flags().Changed
 			given := len(command) > 0
-			for _, n := range []string{"timeout", "env", "unset-env", "header", "unset-header", "arg", "no-args", "cwd", "url", "transport", "prefix", "pass-upstream-auth", "isolation", "tool-changes",
+			for _, n := range []string{"timeout", "env", "unset-env", "header", "unset-header", "arg", "no-args", "cwd", "url", "transport", "prefix", "pass-upstream-auth", "isolation", "tool-changes", "protocol",
 				"secret-env", "plain-env", "secret-header", "plain-header"} {
 				given = given || changed(n)
 			}
@@ -121,6 +122,7 @@ func (e *env) serversUpdate() *cobra.Command {
 	fl.StringVar(&f.pfx, "prefix", "", "tool name prefix: always or never")
 	fl.StringVar(&f.toolChanges, "tool-changes", "", "what a tool this server changed after it was first seen does: notify, hold, or setting (follow the toolChanges setting)")
 	fl.BoolVar(&f.passAuth, "pass-upstream-auth", false, "=true: send a client's X-Upstream-Authorization as this server's Authorization; =false: stop")
+	fl.StringVar(&f.protocol, "protocol", "", protocolFlagHelp)
 	fl.StringVar(&f.isolation, "isolation", "", "shared (one instance for every client) or per-client (one instance per client, docs/perclient.md)")
 	return cmd
 }
@@ -153,6 +155,13 @@ func applyUpdate(def spec.Server, f updateFlags, command []string, changed func(
 	}
 	if changed("isolation") {
 		def.Isolation = isolationFlag(f.isolation)
+	}
+	if changed("protocol") {
+		p, err := spec.ParseProtocol(f.protocol)
+		if err != nil {
+			return def, usagef("--protocol: %v", err)
+		}
+		def.Protocol = p
 	}
 	if changed("timeout") {
 		if f.timeout < 0 {

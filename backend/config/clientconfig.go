@@ -44,6 +44,9 @@ type clientEntry struct {
 	PassUpstreamAuth bool `json:"passUpstreamAuth"`
 	// The router's own: shared or per-client (docs/perclient.md).
 	Isolation string `json:"isolation"`
+	// The router's own: the protocol revision of its connection to the
+	// server, auto, 2025-11-25 or 2026-07-28 (docs/endpoint.md).
+	Protocol string `json:"protocol"`
 }
 
 // MaxClientConfigBytes bounds a client config file or pasted JSON: Claude
@@ -191,6 +194,8 @@ func parseEntry(m member) (spec.Server, error) {
 		PassUpstreamAuth: e.PassUpstreamAuth,
 		// Validate refuses any other value, with the entry's position.
 		Isolation: spec.Isolation(e.Isolation),
+		// Normalize reads auto; Validate refuses any other value.
+		Protocol: spec.Protocol(e.Protocol),
 		Chat: spec.Chat{SystemInstruction: e.SystemInstruction, ResponseInstruction: e.ResponseInstruction,
 			AutoContextTool: e.AutoContextTool},
 	}

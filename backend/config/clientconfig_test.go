@@ -171,6 +171,8 @@ func TestParseClientConfigErrors(t *testing.T) {
 		{"duplicate entry", "{\"mcpServers\": {\n\"a\": {\"command\": \"x\"},\n\"a\": {\"command\": \"y\"}}}", []string{`line 3, column 6`, `"a" is defined more than once`}, true},
 		{"passUpstreamAuth on stdio", "{\"mcpServers\": {\n\"a\": {\"command\": \"x\", \"passUpstreamAuth\": true}}}", []string{"line 2, column 6", `server "a": passUpstreamAuth is for http and sse servers`}, true},
 		{"unknown isolation", "{\"mcpServers\": {\n\"a\": {\"command\": \"x\", \"isolation\": \"per-user\"}}}", []string{"line 2, column 6", `isolation "per-user" must be shared or per-client`}, true},
+		{"unknown protocol", "{\"mcpServers\": {\n\"a\": {\"command\": \"x\", \"protocol\": \"2024-11-05\"}}}", []string{"line 2, column 6", `protocol "2024-11-05" must be auto, 2025-11-25 or 2026-07-28`}, true},
+		{"2026-07-28 on sse", `{"mcpServers": {"a": {"type": "sse", "url": "https://h/sse", "protocol": "2026-07-28"}}}`, []string{"sse transport has no 2026-07-28"}, true},
 		{"client template on a shared server", `{"mcpServers": {"a": {"command": "x", "args": ["${client.root}"]}}}`, []string{"need isolation per-client"}, true},
 		{"passUpstreamAuth not a bool", `{"mcpServers": {"a": {"url": "http://h/mcp", "passUpstreamAuth": "yes"}}}`, []string{`server "a": "passUpstreamAuth" must be true or false`}, true},
 	}

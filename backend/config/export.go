@@ -20,6 +20,7 @@ type exportEntry struct {
 	Disabled            bool              `json:"disabled,omitempty"`
 	PassUpstreamAuth    bool              `json:"passUpstreamAuth,omitempty"`
 	Isolation           string            `json:"isolation,omitempty"`
+	Protocol            string            `json:"protocol,omitempty"`
 	SystemInstruction   string            `json:"system_instruction,omitempty"`
 	ResponseInstruction string            `json:"response_instruction,omitempty"`
 	AutoContextTool     string            `json:"auto_context_tool,omitempty"`
@@ -31,7 +32,7 @@ const SkipReasonBuiltin = "built into the router: add it with `mcp-router server
 
 // ExportClientConfig writes servers as {"mcpServers": {…}}, the format of
 // Claude Desktop, Claude Code and Cursor that ParseClientConfig (servers
-// import, Paste JSON) reads, with the router's passUpstreamAuth and seed
+// import, Paste JSON) reads, with the router's passUpstreamAuth, isolation and protocol and seed
 // 003's chat fields. What that format has no place for — the prefix mode,
 // the timeout, disabled tools, the activate gate, chat approvals — is not
 // written; built-in servers are left out and reported. Plain env and
@@ -55,7 +56,7 @@ func ExportClientConfig(servers []spec.Server) ([]byte, []Skipped, error) {
 		out[s.Name] = exportEntry{
 			Type: string(s.Transport), Command: s.Command, Args: s.Args, Env: s.Env, Cwd: s.Cwd,
 			URL: s.URL, Headers: s.Headers, Disabled: !s.Enabled, PassUpstreamAuth: s.PassUpstreamAuth,
-			Isolation:         string(s.Isolation),
+			Isolation: string(s.Isolation), Protocol: string(s.Protocol),
 			SystemInstruction: s.Chat.SystemInstruction, ResponseInstruction: s.Chat.ResponseInstruction,
 			AutoContextTool: s.Chat.AutoContextTool,
 		}

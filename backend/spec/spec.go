@@ -84,7 +84,10 @@ type Server struct {
 	PassUpstreamAuth bool `json:"passUpstreamAuth,omitempty"`
 	// Isolation: shared (one instance for every client) or per-client
 	// (isolation.go); "" reads as shared.
-	Isolation      Isolation  `json:"isolation,omitempty"`
+	Isolation Isolation `json:"isolation,omitempty"`
+	// Protocol: the revision of the router's connection to the server
+	// (protocol.go); "" is auto.
+	Protocol       Protocol   `json:"protocol,omitempty"`
 	Enabled        bool       `json:"enabled"`
 	PrefixMode     PrefixMode `json:"prefixMode"`
 	TimeoutSeconds int        `json:"timeoutSeconds,omitempty"` // 0: the timeout setting
@@ -130,6 +133,9 @@ func (s *Server) Normalize() {
 	}
 	if s.PrefixMode == "" {
 		s.PrefixMode = PrefixAlways
+	}
+	if s.Protocol == "auto" {
+		s.Protocol = ProtocolAuto
 	}
 	s.normalizeSecrets()
 	s.Chat.Trim()
@@ -197,6 +203,9 @@ func (s Server) Validate() error {
 		}
 	}
 	if err := s.validateSecrets(); err != nil {
+		return bad("server %q: %v", s.Name, err)
+	}
+	if err := s.validateProtocol(); err != nil {
 		return bad("server %q: %v", s.Name, err)
 	}
 	if err := s.validateIsolation(); err != nil {

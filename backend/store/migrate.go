@@ -45,6 +45,8 @@ var migrations = []*gormigrate.Migration{
 	{ID: "1100_catalog", Migrate: migrateCatalog},
 	// Profiles and a token's profile (issue 27); numbered apart (1200).
 	{ID: "1200_profiles", Migrate: migrateProfiles},
+	// A server's protocol revision setting (issue 25); numbered apart (1400).
+	{ID: "1400_server_protocol", Migrate: migrateServerProtocol},
 }
 
 // MigrationIDs lists the migrations this build knows, oldest first.

@@ -197,11 +197,20 @@ func dialOnce(ctx context.Context, s spec.Server, o dialOptions) (_ *conn, sent 
 		return nil, startSent.get(), fmt.Errorf("connect: %w", fromMCPGo(err, redactedURL(s.URL)))
 	}
 	// Ask the server which revisions it speaks (discover.go; HTTP on the
-	// router's own transport only). One that names 2026-07-28 is used on
-	// it, with no handshake (modern.go); any other answer, or none, leaves
-	// the connection on the handshake (upstreamProtocol). The answer is
-	// shown (Status.ProtocolVersions).
-	if c.probes() {
+	// router's own transport only, unless the server's protocol setting
+	// says otherwise). One that names 2026-07-28 is used on it, with no
+	// handshake (modern.go); any other answer, or none, leaves the
+	// connection on the handshake (upstreamProtocol). The answer is shown
+	// (Status.ProtocolVersions).
+	switch {
+	case s.Protocol == spec.Protocol20251125:
+		// Pinned to the handshake: no probe.
+	case s.Protocol == spec.Protocol20260728 || c.probes():
+		if s.Protocol == spec.Protocol20260728 {
+			if err := c.canSpeakModern(); err != nil {
+				return nil, "", err
+			}
+		}
 		d := c.discover(ctx, o.clientInfo)
 		// This router reached again answers server/discover with its
 		// instance id too: stop here, before the handshake.
@@ -209,6 +218,11 @@ func dialOnce(ctx context.Context, s spec.Server, o dialOptions) (_ *conn, sent 
 			return nil, "", err
 		}
 		c.discovered = d
+		if s.Protocol == spec.Protocol20260728 {
+			if err := c.requireModern(d); err != nil {
+				return nil, "", err
+			}
+		}
 		if d.offersModern() {
 			c.useModern(d, o)
 			go c.listen(life, o.refreshAfterGap())
@@ -300,9 +314,10 @@ func (c *conn) request(ctx context.Context, method string, params any) ([]byte, 
 		}
 	}
 	if err != nil {
-		if ctx.Err() != nil && c.modernEra == nil {
+		if ctx.Err() != nil && !c.cancelsByClosing() {
 			// On 2026-07-28 over HTTP the end of the request's stream
-			// (the connection, closed with the context) is the cancel.
+			// (the connection, closed with the context) is the cancel; a
+			// pipe, on either revision, has only notifications/cancelled.
 			c.cancelUpstream(id, context.Cause(ctx))
 		}
 		if errors.Is(err, transport.ErrSessionTerminated) {

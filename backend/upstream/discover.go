@@ -42,6 +42,9 @@ type discovery struct {
 	serverInfo   mcp.Implementation
 	capabilities mcp.ServerCapabilities
 	instructions string
+	// err: why the probe got no answer to read (the server's error, the
+	// transport's, a timeout); nil for an answer.
+	err error
 }
 
 // offersModern reports whether the server said it speaks 2026-07-28. A
@@ -102,10 +105,12 @@ func (c *conn) discover(ctx context.Context, info mcp.Implementation) discovery 
 	switch {
 	case errors.As(err, &rpcErr):
 		// Over HTTP a JSON-RPC error comes with an error status.
-		d.versions = supportedOfError(rpcErr.Code, rpcErr.Data)
+		d.versions, d.err = supportedOfError(rpcErr.Code, rpcErr.Data), rpcErr
 	case err != nil:
+		d.err = err
 	case resp.Error != nil:
 		d.versions = supportedOfError(resp.Error.Code, resp.Error.Data)
+		d.err = &RPCError{Code: resp.Error.Code, Message: resp.Error.Message}
 	default:
 		d.read(resp.Result)
 	}

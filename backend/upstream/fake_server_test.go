@@ -102,6 +102,11 @@ func runFake(mode string) {
 			return mcp.NewToolResultText(strings.Join(uris, ",")), nil
 		})
 		_ = server.ServeStdio(s)
+	case "modern":
+		// Speaks only 2026-07-28 on its pipe: answers server/discover,
+		// never answers tools/call, and appends the method of each
+		// notification it reads to the file MCPR_FAKE_NOTES.
+		modernScriptedServer(os.Getenv("MCPR_FAKE_NOTES"))
 	case "exit":
 		fmt.Fprintln(os.Stderr, "fatal: missing API key")
 		os.Exit(3)
@@ -137,6 +142,32 @@ func scriptedServer(toolsResult string, hang bool) {
 			if hang {
 				time.Sleep(time.Hour)
 			}
+		}
+	}
+}
+
+// modernScriptedServer is the "modern" fake: see runFake.
+func modernScriptedServer(notes string) {
+	in := bufio.NewScanner(os.Stdin)
+	out := json.NewEncoder(os.Stdout)
+	for in.Scan() {
+		var msg struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+			Params json.RawMessage `json:"params"`
+		}
+		_ = json.Unmarshal(in.Bytes(), &msg)
+		switch {
+		case msg.ID == nil:
+			if f, err := os.OpenFile(notes, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600); err == nil {
+				fmt.Fprintf(f, "%s %s\n", msg.Method, msg.Params)
+				_ = f.Close()
+			}
+		case msg.Method == "server/discover":
+			_ = out.Encode(map[string]any{"jsonrpc": "2.0", "id": msg.ID, "result": map[string]any{
+				"supportedVersions": []string{"2026-07-28"}, "capabilities": map[string]any{"tools": map[string]any{}},
+				"_meta": map[string]any{"io.modelcontextprotocol/serverInfo": map[string]any{"name": "modern-fake", "version": "1"}},
+			}})
 		}
 	}
 }

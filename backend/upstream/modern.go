@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -80,6 +81,41 @@ func (c *conn) useModern(d discovery, o dialOptions) {
 	if st, ok := c.tr.(*streamTransport); ok {
 		st.SetProtocolVersion(modernProtocol)
 	}
+}
+
+// requireModern fails the connect of a server whose protocol setting is
+// 2026-07-28 when its server/discover answer d does not name that
+// revision: the setting is a requirement, never a guess, so the server is
+// not used on the handshake instead.
+func (c *conn) requireModern(d discovery) error {
+	if d.offersModern() {
+		return nil
+	}
+	answer := "it named no revision"
+	switch {
+	case len(d.versions) > 0:
+		answer = "it names only " + strings.Join(d.versions, ", ")
+	case d.err != nil:
+		answer = "it did not answer server/discover: " + d.err.Error()
+	}
+	return fmt.Errorf("connect: the server does not speak protocol 2026-07-28, which its protocol setting requires (%s); set protocol to auto or 2025-11-25 (servers update NAME --protocol auto)", answer)
+}
+
+// canSpeakModern: the transports the router speaks 2026-07-28 on: a pipe,
+// and HTTP on its own transport (not mcp-go's, used through a proxy).
+func (c *conn) canSpeakModern() error {
+	if _, own := c.tr.(*streamTransport); own || c.proc != nil {
+		return nil
+	}
+	return fmt.Errorf("connect: protocol 2026-07-28 (the server's protocol setting) needs a stdio server or an http server on the router's own transport, not one reached through a proxy; set protocol to auto or 2025-11-25")
+}
+
+// cancelsByClosing: a request given up on is cancelled by closing its
+// stream (2026-07-28 over the router's own HTTP transport), not with
+// notifications/cancelled (a pipe, or a session).
+func (c *conn) cancelsByClosing() bool {
+	_, own := c.tr.(*streamTransport)
+	return c.modernEra != nil && own
 }
 
 // refreshAfterGap: after a listen stream that ended unasked is opened

@@ -249,6 +249,7 @@ func connectionChanged(a, b spec.Server) bool {
 		!reflect.DeepEqual(a.Headers, b.Headers) ||
 		// A secret value changed, or which entries are secret.
 		a.SecretRevision != b.SecretRevision || !slices.Equal(a.SecretEnv, b.SecretEnv) || a.Isolation != b.Isolation ||
+		a.Protocol != b.Protocol ||
 		!slices.Equal(a.SecretHeaders, b.SecretHeaders)
 }
 

@@ -7,7 +7,9 @@
 // HTTP client transport, so progress, sampling, elicitation, logging and
 // subscriptions all cross it), and 2026-07-28 also with the upstream over
 // stateless HTTP, which the router speaks 2026-07-28 to (its input_required
-// results, subscriptions/listen). Five runs, in parallel.
+// results, subscriptions/listen) and over stdio with `--protocol
+// 2026-07-28`, which puts the pipe on 2026-07-28 too. Six runs, in
+// parallel.
 //
 // A ratchet, not a threshold: every scored scenario must pass except those
 // named in conformance-known-failures.json for that set and upstream kind, and
@@ -44,7 +46,13 @@ const SCORED = { '2025-11-25': 30, '2026-07-28': 37 };
 // set is not run against the stateless server: with no session it cannot
 // ask a client mid-call on any revision (its test_elicitation answers a
 // 2025-11-25 client directly with "client does not support elicitation").
-const UPSTREAMS = { '2025-11-25': ['stdio', 'http'], '2026-07-28': ['stdio', 'http', 'http-stateless'] };
+// stdio-2026-07-28 is the stdio upstream with the server's protocol
+// setting at 2026-07-28 (the pipe on that revision, server/discover
+// first); plain stdio stays on the handshake (auto).
+const UPSTREAMS = {
+  '2025-11-25': ['stdio', 'http'],
+  '2026-07-28': ['stdio', 'stdio-2026-07-28', 'http', 'http-stateless'],
+};
 
 // parseRun reads one suite run: the runner's summary ("✓ name: N passed, M
 // failed"), the scenarios it lists as not scored for the set, and each
@@ -85,7 +93,7 @@ function verdicts({ summary, unscored, checks }) {
   return out;
 }
 
-describe('official conformance suite 0.2.0-alpha.12 through the router', { concurrency: 5, timeout: 600_000 }, () => {
+describe('official conformance suite 0.2.0-alpha.12 through the router', { concurrency: 6, timeout: 600_000 }, () => {
   for (const requirements of Object.keys(SCORED)) {
     for (const upstream of UPSTREAMS[requirements]) {
       const tag = `conformance ${requirements} (${upstream} upstream)`;
@@ -106,7 +114,9 @@ describe('official conformance suite 0.2.0-alpha.12 through the router', { concu
         const outDir = tempDir(`conformance-${requirements}-${upstream}-out`);
         try {
           let server = { name: 'conformance', command: EVERYTHING_GO, prefix: 'never' };
-          if (upstream !== 'stdio') {
+          if (upstream === 'stdio-2026-07-28') {
+            server.protocol = '2026-07-28';
+          } else if (upstream !== 'stdio') {
             httpServer = await startGoEverythingHTTP({ stateless: upstream === 'http-stateless' });
             server = { name: 'conformance', url: httpServer.url, prefix: 'never' };
           }

@@ -292,6 +292,7 @@ export async function startRouter({ servers, noAuth = false, expectTools = [], l
     const args = [...base, 'servers', 'add', s.name];
     if (s.prefix) args.push('--prefix', s.prefix);
     if (s.isolation) args.push('--isolation', s.isolation);
+    if (s.protocol) args.push('--protocol', s.protocol);
     if (s.builtin) args.push('--builtin');
     else if (s.url) args.push('--url', s.url);
     else args.push('--env', `${MARKER_VAR}=${marker}`, '--', s.command, ...(s.args ?? []));

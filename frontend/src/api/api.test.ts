@@ -424,6 +424,17 @@ describe('httpTransport reconnects', () => {
   });
 });
 
+describe('the protocol setting at the boundary', async () => {
+  const { toServerConfig } = await import('./convert');
+  it('keeps 2025-11-25 and 2026-07-28, reads anything else as auto (absent)', () => {
+    const base = { name: 'g', transport: 'stdio', enabled: true };
+    expect(toServerConfig({ ...base, protocol: '2026-07-28' }).protocol).toBe('2026-07-28');
+    expect(toServerConfig({ ...base, protocol: '2025-11-25' }).protocol).toBe('2025-11-25');
+    expect(toServerConfig({ ...base, protocol: 'latest' }).protocol).toBeUndefined();
+    expect(toServerConfig(base).protocol).toBeUndefined();
+  });
+});
+
 describe('per-client fields at the boundary', async () => {
   const { toServerView, toLogRow } = await import('./convert');
   it('reads isolation, instances and the suggestion; an unknown instance state is refused', () => {

@@ -176,6 +176,7 @@ export function toServerConfig(raw: unknown): ServerConfig {
     gate: r.gate == null ? undefined : toGateConfig(r.gate),
     passUpstreamAuth: r.passUpstreamAuth === true ? true : undefined,
     isolation: r.isolation === 'per-client' ? 'per-client' : undefined,
+    protocol: r.protocol === '2025-11-25' || r.protocol === '2026-07-28' ? r.protocol : undefined,
   };
 }
 

@@ -22,6 +22,10 @@ export type PrefixMode = (typeof PREFIX_MODES)[number];
 export const ISOLATIONS = ['shared', 'per-client'] as const;
 export type Isolation = (typeof ISOLATIONS)[number];
 
+/** A server's protocol setting (docs/endpoint.md, "Protocol revisions"); auto is stored as absent. */
+export const PROTOCOL_SETTINGS = ['auto', '2025-11-25', '2026-07-28'] as const;
+export type ProtocolSetting = (typeof PROTOCOL_SETTINGS)[number];
+
 /** One running instance of a per-client server (docs/perclient.md). */
 export interface InstanceView {
   id: number;
@@ -106,6 +110,8 @@ export interface ServerConfig {
   passUpstreamAuth?: boolean;
   /** Absent or shared: one instance for every client; per-client: one per client. */
   isolation?: Isolation;
+  /** The revision of the router's connection to it: absent is auto; 2025-11-25 pins the handshake; 2026-07-28 requires that revision. */
+  protocol?: Exclude<ProtocolSetting, 'auto'>;
   [extra: string]: unknown;
 }
 

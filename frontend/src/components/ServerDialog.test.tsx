@@ -4,6 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { fakeApi, server } from '../test/fakeApi';
 import { renderWithApi } from '../test/render';
 import { ServersPage } from '../pages/ServersPage';
+import { emptyForm, validateForm } from './ServerDialog';
+import { en } from '../i18n/messages';
 
 async function openAdd() {
   await userEvent.click(await screen.findByTestId('add-server'));
@@ -306,6 +308,36 @@ describe('adding a server', () => {
     await userEvent.click(screen.getByTestId('form-submit'));
     await waitFor(() => expect(api.updateServer).toHaveBeenCalled());
     expect(api.updateServer.mock.calls[0]?.[1].isolation).toBeUndefined();
+  });
+
+  it('sets the protocol: 2026-07-28 sent, auto left out (as the CLI stores it), an edit shows and keeps it', async () => {
+    const { api } = fakeApi([server('gosdk')]);
+    renderWithApi(<ServersPage />, api);
+    await openAdd();
+    await userEvent.click(screen.getByTestId('add-tab-form'));
+    await userEvent.type(screen.getByTestId('form-name'), 'modern');
+    await userEvent.type(screen.getByTestId('form-command'), 'everything-server');
+    expect(screen.getByTestId('form-protocol')).toHaveValue('auto');
+    await userEvent.selectOptions(screen.getByTestId('form-protocol'), '2026-07-28');
+    await userEvent.click(screen.getByTestId('form-submit'));
+    await waitFor(() => expect(api.addServer).toHaveBeenCalled());
+    expect(api.addServer.mock.calls[0]?.[0]).toMatchObject({ name: 'modern', protocol: '2026-07-28' });
+
+    api.getServer.mockResolvedValue({ name: 'gosdk', transport: 'stdio', command: 'srv', enabled: true, prefixMode: 'always', protocol: '2026-07-28' });
+    await userEvent.click(await screen.findByTestId('server-edit-gosdk'));
+    expect(await screen.findByTestId('form-protocol')).toHaveValue('2026-07-28');
+    await userEvent.selectOptions(screen.getByTestId('form-protocol'), 'auto');
+    await userEvent.click(screen.getByTestId('form-submit'));
+    await waitFor(() => expect(api.updateServer).toHaveBeenCalled());
+    expect(api.updateServer.mock.calls[0]?.[1].protocol).toBeUndefined();
+  });
+
+  it('refuses protocol 2026-07-28 on an SSE server before sending', () => {
+    const v = { ...emptyForm, name: 'old', transport: 'sse' as const, url: 'https://h/sse', protocol: '2026-07-28' as const };
+    const r = validateForm(v, en, []);
+    expect('errors' in r && r.errors.protocol).toBe(en.errProtocolSSE);
+    const ok = validateForm({ ...v, protocol: '2025-11-25' }, en, []);
+    expect('config' in ok && ok.config.protocol).toBe('2025-11-25');
   });
 
   it('offers passUpstreamAuth for HTTP and SSE servers only and sends it when ticked', async () => {

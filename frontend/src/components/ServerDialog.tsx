@@ -1,5 +1,5 @@
 import { useEffect, useState, type FormEvent } from 'react';
-import { toApiError, type ClientConfigFile, type Discovery, type GateConfig, type ImportReport, type Isolation, type ServerConfig, type Transport } from '../api';
+import { toApiError, type ClientConfigFile, type Discovery, type GateConfig, type ImportReport, type Isolation, type ProtocolSetting, type ServerConfig, type Transport } from '../api';
 import { useMessages, type Messages } from '../i18n';
 import { parseJSONC } from '../lib/jsonc';
 import { useServers, useSettings } from '../stores';
@@ -38,6 +38,8 @@ export interface FormValues {
   passUpstreamAuth: boolean;
   /** One instance for every client, or one per client (docs/perclient.md). */
   isolation: Isolation;
+  /** The revision of the router's connection to the server (docs/endpoint.md). */
+  protocol: ProtocolSetting;
 }
 
 export type FormErrors = Partial<Record<keyof FormValues, string>>;
@@ -62,6 +64,7 @@ export const emptyForm: FormValues = {
   gateHideTools: false,
   passUpstreamAuth: false,
   isolation: 'shared',
+  protocol: 'auto',
 };
 
 export function configToForm(c: ServerConfig): FormValues {
@@ -87,6 +90,7 @@ export function configToForm(c: ServerConfig): FormValues {
     gateHideTools: c.gate?.hideTools ?? false,
     passUpstreamAuth: c.passUpstreamAuth === true,
     isolation: c.isolation === 'per-client' ? 'per-client' : 'shared',
+    protocol: c.protocol ?? 'auto',
   };
 }
 
@@ -165,6 +169,10 @@ export function validateForm(
   // Shared is stored as absent, as the CLI stores it.
   if (v.isolation === 'per-client') cfg.isolation = 'per-client';
   else delete cfg.isolation;
+  // Auto is stored as absent, as the CLI stores it.
+  if (v.protocol === 'auto') delete cfg.protocol;
+  else cfg.protocol = v.protocol;
+  if (v.protocol === '2026-07-28' && v.transport === 'sse') errors.protocol = t.errProtocolSSE;
   if (v.transport === 'stdio') {
     if (!v.command.trim()) errors.command = t.errCommandRequired;
     const env = entriesOf(v.env, 'env', t);
@@ -581,6 +589,16 @@ function ServerForm({ editing, onDone }: { editing?: string; onDone: () => void 
           <option value="per-client">{t.isolationPerClient}</option>
         </select>,
         t.fieldIsolationHint,
+      )}
+      {field(
+        'protocol',
+        t.fieldProtocol,
+        <select value={values.protocol} onChange={(e) => set('protocol', e.target.value as ProtocolSetting)} data-testid="form-protocol">
+          <option value="auto">{t.protocolAuto}</option>
+          <option value="2025-11-25">2025-11-25</option>
+          <option value="2026-07-28">2026-07-28</option>
+        </select>,
+        t.fieldProtocolHint,
       )}
       <label className="check">
         <input type="checkbox" checked={values.enabled} onChange={(e) => set('enabled', e.target.checked)} />

@@ -162,6 +162,11 @@ export const en = {
   isolationPerClient: 'Per client: one instance per client',
   fieldIsolationHint:
     'Per client suits a server that asks its client something (roots, sampling, elicitation) or works on the client\'s project; each instance costs a process. Args, env and headers may then use ${client.root}, ${client.roots}, ${client.name} and ${token.name}.',
+  fieldProtocol: 'Protocol revision',
+  protocolAuto: 'Auto: 2026-07-28 for an HTTP server that offers it, else 2025-11-25',
+  fieldProtocolHint:
+    '2026-07-28 is required, not guessed: the server is asked server/discover first and fails to connect if it does not offer it (the only way onto it for a stdio server). 2025-11-25 pins the older handshake, for an HTTP server whose tools still ask questions mid-call.',
+  errProtocolSSE: 'An SSE server has no 2026-07-28: choose Auto or 2025-11-25.',
   discoverHint: 'The endpoint itself, or a base URL such as https://mcp.example.com and Find endpoint.',
   discoverButton: 'Find endpoint',
   discoverBusy: 'Looking…',
@@ -679,6 +684,11 @@ export const ja: Messages = {
   isolationPerClient: 'クライアント別: クライアントごとに 1 つのインスタンス',
   fieldIsolationHint:
     'クライアントに何かを尋ねる（roots、sampling、elicitation）サーバーや、クライアントのプロジェクトで動くサーバーに向きます。インスタンスごとにプロセスが 1 つ増えます。引数・環境変数・ヘッダーで ${client.root}、${client.roots}、${client.name}、${token.name} を使えます。',
+  fieldProtocol: 'プロトコルのリビジョン',
+  protocolAuto: '自動: 2026-07-28 を提供する HTTP サーバーには 2026-07-28、それ以外は 2025-11-25',
+  fieldProtocolHint:
+    '2026-07-28 は推測せず必須として扱います: 最初に server/discover を送り、サーバーが提供していなければ接続に失敗します（stdio サーバーを 2026-07-28 で使う唯一の方法です）。2025-11-25 は従来のハンドシェイクに固定します。ツールが呼び出し中に質問する HTTP サーバー向けです。',
+  errProtocolSSE: 'SSE サーバーには 2026-07-28 がありません。「自動」か 2025-11-25 を選んでください。',
   discoverHint: 'エンドポイントそのもの、または https://mcp.example.com のようなベース URL を入れて「エンドポイントを探す」。',
   discoverButton: 'エンドポイントを探す',
   discoverBusy: '探しています…',

@@ -1596,6 +1596,7 @@ export namespace spec {
 	    secretRevision?: number;
 	    passUpstreamAuth?: boolean;
 	    isolation?: string;
+	    protocol?: string;
 	    enabled: boolean;
 	    prefixMode: string;
 	    timeoutSeconds?: number;
@@ -1623,6 +1624,7 @@ export namespace spec {
 	        this.secretRevision = source["secretRevision"];
 	        this.passUpstreamAuth = source["passUpstreamAuth"];
 	        this.isolation = source["isolation"];
+	        this.protocol = source["protocol"];
 	        this.enabled = source["enabled"];
 	        this.prefixMode = source["prefixMode"];
 	        this.timeoutSeconds = source["timeoutSeconds"];
