@@ -180,18 +180,25 @@ func (g *Gateway) serveList(ctx context.Context, id any, raw json.RawMessage) er
 	if json.Unmarshal(raw, &req) != nil {
 		return nil
 	}
-	r := &pipeline.Request{Method: req.Method, Client: clientOf(ctx, req.Params.Meta), Meta: req.Params.Meta,
-		List: &pipeline.List{Items: g.listCandidates(req.Method)}}
-	if req.Params.Cursor != "" {
-		r.Params = map[string]any{"cursor": req.Params.Cursor}
-	}
-	r.Decode = func(b json.RawMessage) (any, error) { return decodeList(req.Method, b) }
-	res, err := g.chain.Serve(ctx, r)
+	res, err := g.runList(ctx, &req)
 	if err != nil {
 		return pipeline.Unlogged(err)
 	}
 	g.answers.store(keyOf(ctx, id), res)
 	return nil
+}
+
+// runList passes a list request through the chain; its result's Value is
+// the typed mcp-go result.
+func (g *Gateway) runList(ctx context.Context, req *listRequest) (pipeline.Result, error) {
+	r := &pipeline.Request{Method: req.Method, Client: clientOf(ctx, req.Params.Meta), Meta: req.Params.Meta,
+		List: &pipeline.List{Items: g.listCandidates(req.Method)}}
+	if req.Params.Cursor != "" {
+		r.Params = map[string]any{"cursor": req.Params.Cursor}
+	}
+	method := req.Method
+	r.Decode = func(b json.RawMessage) (any, error) { return decodeList(method, b) }
+	return g.chain.Serve(ctx, r)
 }
 
 // listCandidates are the catalog entries of one list, in page order.
@@ -299,10 +306,16 @@ func (g *Gateway) answerList(ctx context.Context, id any, result any) {
 	default:
 		return
 	}
-	// A hook's version of the list may carry hints of its own; they are
-	// the router's to give, and only on the revision that has them.
+	pi := server.RequestProtocolInfoFromContext(ctx)
+	setListHints(hints, pi != nil && pi.Modern)
+}
+
+// setListHints gives a list answer the router's caching hints. A hook's
+// version of the list may carry hints of its own; they are the router's to
+// give, and only on the revision that has them.
+func setListHints(hints *mcp.CacheableResult, modern bool) {
 	hints.TTLMs, hints.CacheScope = nil, ""
-	if pi := server.RequestProtocolInfoFromContext(ctx); pi != nil && pi.Modern {
+	if modern {
 		hints.SetCacheHints(listCacheTTLMs, listCacheScope)
 	}
 }
