@@ -42,7 +42,28 @@ func (g *Gateway) serveFastList(w http.ResponseWriter, r *http.Request, s server
 	}
 	g.fast.listed.Add(1)
 	ctx := g.srv.WithContext(r.Context(), s)
-	res, err := g.runList(ctx, &req)
+	res, own, err := g.runListOwn(ctx, &req)
+	out := bodyPool.Get().(*bytes.Buffer)
+	out.Reset()
+	defer func() {
+		if out.Cap() <= 64<<10 {
+			bodyPool.Put(out)
+		}
+	}()
+	// The router's own page has no hints and its JSON is what mcp-go's
+	// encoder writes for it (the same encoding/json, HTML escaping on),
+	// and the log step has usually encoded it already: encode it once.
+	if own {
+		if raw, jerr := res.JSON(); jerr == nil {
+			out.WriteString(`{"jsonrpc":"2.0","id":`)
+			out.Write(m.ID)
+			out.WriteString(`,"result":`)
+			out.Write(raw)
+			out.WriteString("}\n")
+			(&fastResponse{w: w}).answer(out.Bytes())
+			return true
+		}
+	}
 	var response any
 	if err != nil {
 		response = mcp.JSONRPCError{JSONRPC: mcp.JSONRPC_VERSION, ID: requestID(m.ID),
@@ -53,13 +74,6 @@ func (g *Gateway) serveFastList(w http.ResponseWriter, r *http.Request, s server
 		response = mcp.JSONRPCError{JSONRPC: mcp.JSONRPC_VERSION, ID: requestID(m.ID),
 			Error: mcp.NewJSONRPCErrorDetails(mcp.INTERNAL_ERROR, "list answer of an unknown type", nil)}
 	}
-	out := bodyPool.Get().(*bytes.Buffer)
-	out.Reset()
-	defer func() {
-		if out.Cap() <= 64<<10 {
-			bodyPool.Put(out)
-		}
-	}()
 	// The same encoder as mcp-go's response (HTML escaping, newline).
 	_ = json.NewEncoder(out).Encode(response)
 	(&fastResponse{w: w}).answer(out.Bytes())

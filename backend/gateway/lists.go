@@ -191,6 +191,26 @@ func (g *Gateway) serveList(ctx context.Context, id any, raw json.RawMessage) er
 // runList passes a list request through the chain; its result's Value is
 // the typed mcp-go result.
 func (g *Gateway) runList(ctx context.Context, req *listRequest) (pipeline.Result, error) {
+	res, _, err := g.runListOwn(ctx, req)
+	return res, err
+}
+
+// ownPage is where sendList leaves the result it made, so that a front
+// end can tell its own page (whose JSON is canonical) from a hook's
+// version of it.
+type ownPage struct{ value any }
+
+type ownPageKey struct{}
+
+// runListOwn is runList, also reporting whether the result is the page
+// sendList made, unchanged by any step.
+func (g *Gateway) runListOwn(ctx context.Context, req *listRequest) (pipeline.Result, bool, error) {
+	own := &ownPage{}
+	res, err := g.runListIn(context.WithValue(ctx, ownPageKey{}, own), req)
+	return res, err == nil && own.value != nil && res.Value == own.value, err
+}
+
+func (g *Gateway) runListIn(ctx context.Context, req *listRequest) (pipeline.Result, error) {
 	r := &pipeline.Request{Method: req.Method, Client: clientOf(ctx, req.Params.Meta), Meta: req.Params.Meta,
 		List: &pipeline.List{Items: g.listCandidates(req.Method)}}
 	if req.Params.Cursor != "" {
@@ -219,7 +239,15 @@ func (g *Gateway) listCandidates(method string) []pipeline.ListItem {
 
 // sendList is the end of a list request's chain: one page of what the
 // steps left, as the typed mcp-go result.
-func (g *Gateway) sendList(r *pipeline.Request) (pipeline.Result, error) {
+func (g *Gateway) sendList(ctx context.Context, r *pipeline.Request) (pipeline.Result, error) {
+	res, err := g.sendPage(r)
+	if own, ok := ctx.Value(ownPageKey{}).(*ownPage); ok && err == nil {
+		own.value = res.Value
+	}
+	return res, err
+}
+
+func (g *Gateway) sendPage(r *pipeline.Request) (pipeline.Result, error) {
 	cursor, _ := r.Params["cursor"].(string)
 	after := ""
 	if cursor != "" {
