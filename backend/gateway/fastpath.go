@@ -63,6 +63,7 @@ type fastPath struct {
 	disabled atomic.Bool
 	served   atomic.Uint64 // calls the fast path answered (tests read it)
 	listed   atomic.Uint64 // list requests the fast path answered (tests read it)
+	toolJSON toolJSONCache // the published tools' JSON, for the pages of tools/list
 }
 
 // EnvFastPath, set to "off" in the router's environment, sends every

@@ -265,8 +265,16 @@ func (g *Gateway) sendPage(r *pipeline.Request) (pipeline.Result, error) {
 	defer g.mu.RUnlock()
 	switch r.Method {
 	case pipeline.MethodToolsList:
-		items, next := page(g.catalog.tools, keep, after)
-		return pipeline.Result{Value: &mcp.ListToolsResult{Tools: items, PaginatedResult: mcp.PaginatedResult{NextCursor: next}}}, nil
+		idx, next := pageIndexes(g.catalog.tools, keep, after)
+		items := make([]mcp.Tool, len(idx))
+		for n, i := range idx {
+			items[n] = g.catalog.tools[i].value
+		}
+		res := pipeline.Result{Value: &mcp.ListToolsResult{Tools: items, PaginatedResult: mcp.PaginatedResult{NextCursor: next}}}
+		if raw, ok := g.fast.toolJSON.pageJSON(g.catalog.tools, idx, next); ok {
+			res.Raw = raw
+		}
+		return res, nil
 	case pipeline.MethodPromptsList:
 		items, next := page(g.catalog.prompts, keep, after)
 		return pipeline.Result{Value: &mcp.ListPromptsResult{Prompts: items, PaginatedResult: mcp.PaginatedResult{NextCursor: next}}}, nil
@@ -282,8 +290,18 @@ func (g *Gateway) sendPage(r *pipeline.Request) (pipeline.Result, error) {
 // page is up to pageSize kept entries named after `after`, and the cursor
 // of the next page ("" on the last).
 func page[T any](l []listed[T], keep map[string]bool, after string) ([]T, mcp.Cursor) {
+	idx, next := pageIndexes(l, keep, after)
+	out := make([]T, len(idx))
+	for n, i := range idx {
+		out[n] = l[i].value
+	}
+	return out, next
+}
+
+// pageIndexes is page, as indexes into l.
+func pageIndexes[T any](l []listed[T], keep map[string]bool, after string) ([]int, mcp.Cursor) {
 	start := sort.Search(len(l), func(i int) bool { return l[i].item.Name > after })
-	out := []T{}
+	out := []int{}
 	for i := start; i < len(l); i++ {
 		if !keep[l[i].item.Name] {
 			continue
@@ -291,7 +309,7 @@ func page[T any](l []listed[T], keep map[string]bool, after string) ([]T, mcp.Cu
 		if len(out) == pageSize {
 			return out, mcp.Cursor(base64.StdEncoding.EncodeToString([]byte(l[i-1].item.Name)))
 		}
-		out = append(out, l[i].value)
+		out = append(out, i)
 	}
 	return out, ""
 }
