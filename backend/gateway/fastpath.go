@@ -62,6 +62,8 @@ type fastPath struct {
 	inflight sync.Map // session id + "\x00" + raw request id → context.CancelFunc
 	disabled atomic.Bool
 	served   atomic.Uint64 // calls the fast path answered (tests read it)
+	listed   atomic.Uint64 // list requests the fast path answered (tests read it)
+	toolJSON toolJSONCache // the published tools' JSON, for the pages of tools/list
 }
 
 // EnvFastPath, set to "off" in the router's environment, sends every
@@ -219,6 +221,8 @@ func (g *Gateway) servePost(w http.ResponseWriter, r *http.Request, next http.Ha
 			g.cancelFast(r, m.Params.RequestID)
 		} else if cs, ok := g.fastPathEligible(r, &m, s); ok && g.serveFast(w, r, cs, &m) {
 			return
+		} else if cs, ok := g.fastListEligible(r, &m, s); ok && g.serveFastList(w, r, cs, &m, body) {
+			return
 		}
 		if shared := g.shareResponse(w, r, &m); shared != nil {
 			defer shared.finish()
@@ -271,8 +275,17 @@ func (e errReader) Read([]byte) (int, error) { return 0, e.err }
 // and TestGoSDKClientWithoutGETStreamGetsServerRequestsOnTheCall hold both
 // paths to it.
 func (g *Gateway) fastPathEligible(r *http.Request, m *message, owned *ownedSession) (server.ClientSession, bool) {
-	if m.Method != string(mcp.MethodToolsCall) || m.JSONRPC != mcp.JSONRPC_VERSION || !plainID(m.ID) ||
-		m.Params.Name == "" || len(m.Params.Task) > 0 || !emptyMeta(m.Params.Meta) {
+	if m.Method != string(mcp.MethodToolsCall) || m.Params.Name == "" {
+		return nil, false
+	}
+	return g.fastSession(r, m, owned)
+}
+
+// fastSession is the session of a request that may skip mcp-go, whatever
+// its method: a single request with a plain id, JSON, of the 2025
+// revisions, on a live session of the caller's, with nothing queued for it.
+func (g *Gateway) fastSession(r *http.Request, m *message, owned *ownedSession) (server.ClientSession, bool) {
+	if m.JSONRPC != mcp.JSONRPC_VERSION || !plainID(m.ID) || len(m.Params.Task) > 0 || !emptyMeta(m.Params.Meta) {
 		return nil, false
 	}
 	if ct := r.Header.Get("Content-Type"); ct != "application/json" {

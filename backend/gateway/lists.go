@@ -180,18 +180,45 @@ func (g *Gateway) serveList(ctx context.Context, id any, raw json.RawMessage) er
 	if json.Unmarshal(raw, &req) != nil {
 		return nil
 	}
-	r := &pipeline.Request{Method: req.Method, Client: clientOf(ctx, req.Params.Meta), Meta: req.Params.Meta,
-		List: &pipeline.List{Items: g.listCandidates(req.Method)}}
-	if req.Params.Cursor != "" {
-		r.Params = map[string]any{"cursor": req.Params.Cursor}
-	}
-	r.Decode = func(b json.RawMessage) (any, error) { return decodeList(req.Method, b) }
-	res, err := g.chain.Serve(ctx, r)
+	res, err := g.runList(ctx, &req)
 	if err != nil {
 		return pipeline.Unlogged(err)
 	}
 	g.answers.store(keyOf(ctx, id), res)
 	return nil
+}
+
+// runList passes a list request through the chain; its result's Value is
+// the typed mcp-go result.
+func (g *Gateway) runList(ctx context.Context, req *listRequest) (pipeline.Result, error) {
+	res, _, err := g.runListOwn(ctx, req)
+	return res, err
+}
+
+// ownPage is where sendList leaves the result it made, so that a front
+// end can tell its own page (whose JSON is canonical) from a hook's
+// version of it.
+type ownPage struct{ value any }
+
+type ownPageKey struct{}
+
+// runListOwn is runList, also reporting whether the result is the page
+// sendList made, unchanged by any step.
+func (g *Gateway) runListOwn(ctx context.Context, req *listRequest) (pipeline.Result, bool, error) {
+	own := &ownPage{}
+	res, err := g.runListIn(context.WithValue(ctx, ownPageKey{}, own), req)
+	return res, err == nil && own.value != nil && res.Value == own.value, err
+}
+
+func (g *Gateway) runListIn(ctx context.Context, req *listRequest) (pipeline.Result, error) {
+	r := &pipeline.Request{Method: req.Method, Client: clientOf(ctx, req.Params.Meta), Meta: req.Params.Meta,
+		List: &pipeline.List{Items: g.listCandidates(req.Method)}}
+	if req.Params.Cursor != "" {
+		r.Params = map[string]any{"cursor": req.Params.Cursor}
+	}
+	method := req.Method
+	r.Decode = func(b json.RawMessage) (any, error) { return decodeList(method, b) }
+	return g.chain.Serve(ctx, r)
 }
 
 // listCandidates are the catalog entries of one list, in page order.
@@ -212,7 +239,15 @@ func (g *Gateway) listCandidates(method string) []pipeline.ListItem {
 
 // sendList is the end of a list request's chain: one page of what the
 // steps left, as the typed mcp-go result.
-func (g *Gateway) sendList(r *pipeline.Request) (pipeline.Result, error) {
+func (g *Gateway) sendList(ctx context.Context, r *pipeline.Request) (pipeline.Result, error) {
+	res, err := g.sendPage(r)
+	if own, ok := ctx.Value(ownPageKey{}).(*ownPage); ok && err == nil {
+		own.value = res.Value
+	}
+	return res, err
+}
+
+func (g *Gateway) sendPage(r *pipeline.Request) (pipeline.Result, error) {
 	cursor, _ := r.Params["cursor"].(string)
 	after := ""
 	if cursor != "" {
@@ -230,8 +265,16 @@ func (g *Gateway) sendList(r *pipeline.Request) (pipeline.Result, error) {
 	defer g.mu.RUnlock()
 	switch r.Method {
 	case pipeline.MethodToolsList:
-		items, next := page(g.catalog.tools, keep, after)
-		return pipeline.Result{Value: &mcp.ListToolsResult{Tools: items, PaginatedResult: mcp.PaginatedResult{NextCursor: next}}}, nil
+		idx, next := pageIndexes(g.catalog.tools, keep, after)
+		items := make([]mcp.Tool, len(idx))
+		for n, i := range idx {
+			items[n] = g.catalog.tools[i].value
+		}
+		res := pipeline.Result{Value: &mcp.ListToolsResult{Tools: items, PaginatedResult: mcp.PaginatedResult{NextCursor: next}}}
+		if raw, ok := g.fast.toolJSON.pageJSON(g.catalog.tools, idx, next); ok {
+			res.Raw = raw
+		}
+		return res, nil
 	case pipeline.MethodPromptsList:
 		items, next := page(g.catalog.prompts, keep, after)
 		return pipeline.Result{Value: &mcp.ListPromptsResult{Prompts: items, PaginatedResult: mcp.PaginatedResult{NextCursor: next}}}, nil
@@ -247,8 +290,18 @@ func (g *Gateway) sendList(r *pipeline.Request) (pipeline.Result, error) {
 // page is up to pageSize kept entries named after `after`, and the cursor
 // of the next page ("" on the last).
 func page[T any](l []listed[T], keep map[string]bool, after string) ([]T, mcp.Cursor) {
+	idx, next := pageIndexes(l, keep, after)
+	out := make([]T, len(idx))
+	for n, i := range idx {
+		out[n] = l[i].value
+	}
+	return out, next
+}
+
+// pageIndexes is page, as indexes into l.
+func pageIndexes[T any](l []listed[T], keep map[string]bool, after string) ([]int, mcp.Cursor) {
 	start := sort.Search(len(l), func(i int) bool { return l[i].item.Name > after })
-	out := []T{}
+	out := []int{}
 	for i := start; i < len(l); i++ {
 		if !keep[l[i].item.Name] {
 			continue
@@ -256,7 +309,7 @@ func page[T any](l []listed[T], keep map[string]bool, after string) ([]T, mcp.Cu
 		if len(out) == pageSize {
 			return out, mcp.Cursor(base64.StdEncoding.EncodeToString([]byte(l[i-1].item.Name)))
 		}
-		out = append(out, l[i].value)
+		out = append(out, i)
 	}
 	return out, ""
 }
@@ -299,10 +352,16 @@ func (g *Gateway) answerList(ctx context.Context, id any, result any) {
 	default:
 		return
 	}
-	// A hook's version of the list may carry hints of its own; they are
-	// the router's to give, and only on the revision that has them.
+	pi := server.RequestProtocolInfoFromContext(ctx)
+	setListHints(hints, pi != nil && pi.Modern)
+}
+
+// setListHints gives a list answer the router's caching hints. A hook's
+// version of the list may carry hints of its own; they are the router's to
+// give, and only on the revision that has them.
+func setListHints(hints *mcp.CacheableResult, modern bool) {
 	hints.TTLMs, hints.CacheScope = nil, ""
-	if pi := server.RequestProtocolInfoFromContext(ctx); pi != nil && pi.Modern {
+	if modern {
 		hints.SetCacheHints(listCacheTTLMs, listCacheScope)
 	}
 }

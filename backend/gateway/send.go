@@ -22,7 +22,7 @@ import (
 func (g *Gateway) send(ctx context.Context, r *pipeline.Request) (pipeline.Result, error) {
 	switch r.Method {
 	case pipeline.MethodToolsList, pipeline.MethodPromptsList, pipeline.MethodResourcesList, pipeline.MethodTemplatesList:
-		return g.sendList(r)
+		return g.sendList(ctx, r)
 	case pipeline.MethodSetLevel:
 		g.sendLevel(r)
 		return pipeline.Result{Value: &mcp.EmptyResult{}}, nil
