@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -120,5 +122,60 @@ func TestBuiltinServerMissing(t *testing.T) {
 	_, err := Probe(context.Background(), def, Options{}, nil)
 	if !errors.Is(err, ErrNoBuiltin) {
 		t.Fatalf("Probe = %v, want ErrNoBuiltin", err)
+	}
+}
+
+// A list_changed that changes nothing (or a 2026-07-28 listen stream
+// reopened, which re-reads the lists) re-reads the list but announces no
+// catalog change: no rebuild of every client's view for nothing. A real
+// change right after is announced as before.
+func TestUnchangedListIsNoCatalogChange(t *testing.T) {
+	var lists atomic.Int32
+	hooks := &server.Hooks{}
+	hooks.AddAfterListTools(func(context.Context, any, *mcp.ListToolsRequest, *mcp.ListToolsResult) { lists.Add(1) })
+	srv := server.NewMCPServer("inproc", "1", server.WithToolCapabilities(true), server.WithHooks(hooks))
+	srv.AddTool(mcp.NewTool("first"), func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return mcp.NewToolResultText("1"), nil
+	})
+	o := fastOptions()
+	o.Builtins = map[string]*server.MCPServer{"state_gate": srv}
+	s := New(o)
+	t.Cleanup(s.Close)
+	events := make(chan Event, 16)
+	defer s.Subscribe(func(e Event) {
+		if e.Kind == EventCatalog {
+			events <- e
+		}
+	})()
+	def := spec.Server{Name: "state_gate", Transport: spec.Builtin, Enabled: true}
+	def.Normalize()
+	if err := s.Sync([]spec.Server{def}); err != nil {
+		t.Fatal(err)
+	}
+	waitState(t, s, "state_gate", StateRunning, 5*time.Second)
+	select {
+	case <-events: // the first catalog
+	case <-time.After(5 * time.Second):
+		t.Fatal("no first catalog")
+	}
+
+	// list_changed with nothing changed: the supervisor lists again...
+	before := lists.Load()
+	srv.SendNotificationToAllClients(string(mcp.MethodNotificationToolsListChanged), nil)
+	testpeers.Eventually(t, 5*time.Second, "the tools listed again", func() bool { return lists.Load() > before })
+	// ...and then a real change. The first event after the first catalog
+	// must be the real change (the supervisor refreshes in order, so an
+	// event for the no-op would come first).
+	srv.AddTool(mcp.NewTool("second"), func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return mcp.NewToolResultText("2"), nil
+	})
+	select {
+	case e := <-events:
+		cat, _ := s.Catalog("state_gate")
+		if fmt.Sprint(e.Lists) != "[tools]" || len(cat.Tools) != 2 || e.Status.Tools != 2 {
+			t.Fatalf("first catalog event after the no-op: lists %v, status tools %d, catalog %v", e.Lists, e.Status.Tools, toolNames(cat))
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("no catalog event after a real change")
 	}
 }

@@ -416,6 +416,7 @@ func (m *managed) refreshLists(ctx context.Context, c *conn) {
 	m.mu.RLock()
 	cat := m.catalog
 	m.mu.RUnlock()
+	prev := cat
 	var changed []string
 	var err error
 	for _, list := range allLists {
@@ -439,7 +440,12 @@ func (m *managed) refreshLists(ctx context.Context, c *conn) {
 			m.svc.log.WithField("server", m.name).Warnf("refresh %s after list_changed: %v", list, err)
 			return
 		}
-		changed = append(changed, list)
+		// A list read again as it was (a list_changed that changed
+		// nothing, a 2026-07-28 listen stream reopened) is no change: it
+		// must not cost every client's view a rebuild.
+		if !sameList(prev, cat, list) {
+			changed = append(changed, list)
+		}
 	}
 	if len(changed) == 0 {
 		return
@@ -499,4 +505,19 @@ func (m *managed) holdUntilWoken(ctx context.Context, state State, err error) bo
 		return false
 	}
 	return true
+}
+
+// sameList reports whether list (one of allLists) reads the same in a and b,
+// its ttlMs included.
+func sameList(a, b Catalog, list string) bool {
+	switch list {
+	case "tools":
+		return reflect.DeepEqual(a.Tools, b.Tools) && reflect.DeepEqual(a.TTLs.Tools, b.TTLs.Tools)
+	case "resources":
+		return reflect.DeepEqual(a.Resources, b.Resources) && reflect.DeepEqual(a.TTLs.Resources, b.TTLs.Resources) &&
+			reflect.DeepEqual(a.ResourceTemplates, b.ResourceTemplates) && reflect.DeepEqual(a.TTLs.ResourceTemplates, b.TTLs.ResourceTemplates)
+	case "prompts":
+		return reflect.DeepEqual(a.Prompts, b.Prompts) && reflect.DeepEqual(a.TTLs.Prompts, b.TTLs.Prompts)
+	}
+	return false
 }
