@@ -119,7 +119,8 @@ func (s *Service) beginLazy(ctx context.Context, m *managed) (end func(), err er
 // armIdle (re)starts a lazy server's idle timer; when it fires with no
 // request in flight, the server stops.
 func (s *Service) armIdle(m *managed) {
-	if !m.currentSpec().IsLazy() {
+	if sp := m.currentSpec(); !sp.IsLazy() || sp.IsPerClient() {
+		// A per-client server's instances have their own idle time.
 		return
 	}
 	m.lazy.mu.Lock()
@@ -133,7 +134,7 @@ func (s *Service) armIdle(m *managed) {
 func (s *Service) idleStop(m *managed) {
 	m.lazy.mu.Lock()
 	defer m.lazy.mu.Unlock()
-	if m.lazy.inflight > 0 || !m.currentSpec().IsLazy() {
+	if sp := m.currentSpec(); m.lazy.inflight > 0 || !sp.IsLazy() || sp.IsPerClient() {
 		return
 	}
 	s.log.WithField("server", m.name).Infof("lazy server idle for %s: stopping it until its next call", s.lazyIdle())
