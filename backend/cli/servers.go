@@ -37,7 +37,7 @@ func (e *env) serversCommand() *cobra.Command {
 
 func (e *env) serversAdd() *cobra.Command {
 	var envs, headers, secretEnvs, secretHeaders []string
-	var cwd, url, transport, prefix, isolation, protocol string
+	var cwd, url, transport, prefix, isolation, protocol, start string
 	var timeout int
 	var disabled, builtin, passAuth bool
 	cmd := &cobra.Command{
@@ -50,7 +50,7 @@ func (e *env) serversAdd() *cobra.Command {
 			"  mcp-router servers add docs --url https://mcp.example.com   (a bare base URL: the endpoint is discovered)\n" +
 			"  mcp-router servers add gosdk --protocol 2026-07-28 -- everything-server   (a stdio server on 2026-07-28)",
 		RunE: func(cmd *cobra.Command, args []string) error {
-			def, err := buildServer(args, cmd.ArgsLenAtDash(), addFlags{envs, headers, secretEnvs, secretHeaders, cwd, url, transport, prefix, isolation, protocol, timeout, disabled, passAuth})
+			def, err := buildServer(args, cmd.ArgsLenAtDash(), addFlags{envs, headers, secretEnvs, secretHeaders, cwd, url, transport, prefix, isolation, protocol, start, timeout, disabled, passAuth})
 			if builtin {
 				def, err = buildBuiltin(cmd, args, prefix, timeout, disabled)
 			}
@@ -115,6 +115,7 @@ func (e *env) serversAdd() *cobra.Command {
 	f.BoolVar(&builtin, "builtin", false, "add a server built into the router (state_gate)")
 	f.BoolVar(&passAuth, "pass-upstream-auth", false, "send a client's X-Upstream-Authorization header as this HTTP/SSE server's Authorization, on that client's calls")
 	f.StringVar(&protocol, "protocol", "auto", protocolFlagHelp)
+	f.StringVar(&start, "start", string(spec.StartEager), startFlagHelp)
 	f.StringVar(&isolation, "isolation", string(spec.Shared), "shared (one instance for every client) or per-client (one instance per client; args, env and headers may use ${client.root}, ${client.roots}, ${client.name}, ${token.name})")
 	return cmd
 }
@@ -151,7 +152,7 @@ type addFlags struct {
 	envs, headers               []string
 	secretEnvs, secretHeaders   []string
 	cwd, url, transport, prefix string
-	isolation, protocol         string
+	isolation, protocol, start  string
 	timeout                     int
 	disabled, passAuth          bool
 }
@@ -179,6 +180,7 @@ func buildServer(args []string, dash int, f addFlags) (spec.Server, error) {
 		return spec.Server{}, usagef("--protocol: %v", perr)
 	}
 	def.Protocol = protocol
+	def.Start = spec.StartMode(f.start)
 	if f.timeout < 0 {
 		return spec.Server{}, usagef("--timeout must be a positive number of seconds (or 0: the timeout setting)")
 	}
@@ -560,6 +562,9 @@ func yesNo(b bool) string {
 	}
 	return "no"
 }
+
+// startFlagHelp is --start's help, for add and update.
+const startFlagHelp = "when the server starts: eager (with the router) or lazy (on its first call, listed meanwhile from the persisted catalog; stopped after the lazyIdleSeconds setting without calls)"
 
 // protocolFlagHelp is --protocol's help, for add and update.
 const protocolFlagHelp = "protocol revision of the router's connection: auto (HTTP servers that offer 2026-07-28 use it, others 2025-11-25), 2025-11-25 (pin the handshake), or 2026-07-28 (required: the connect fails if the server does not offer it; the only way onto it for a stdio server)"

@@ -19,6 +19,7 @@ type updateFlags struct {
 	secretEnv, secretHeader  secretEdits // servers_secrets.go
 	cwd, url, transport, pfx string
 	isolation, protocol      string
+	start                    string
 	toolChanges              string
 }
 
@@ -61,7 +62,7 @@ func (e *env) serversUpdate() *cobra.Command {
 			}
 			changed := cmd.Flags().Changed
 			given := len(command) > 0
-			for _, n := range []string{"timeout", "env", "unset-env", "header", "unset-header", "arg", "no-args", "cwd", "url", "transport", "prefix", "pass-upstream-auth", "isolation", "tool-changes", "protocol",
+			for _, n := range []string{"timeout", "env", "unset-env", "header", "unset-header", "arg", "no-args", "cwd", "url", "transport", "prefix", "pass-upstream-auth", "isolation", "tool-changes", "protocol", "start",
 				"secret-env", "plain-env", "secret-header", "plain-header"} {
 				given = given || changed(n)
 			}
@@ -123,6 +124,7 @@ func (e *env) serversUpdate() *cobra.Command {
 	fl.StringVar(&f.toolChanges, "tool-changes", "", "what a tool this server changed after it was first seen does: notify, hold, or setting (follow the toolChanges setting)")
 	fl.BoolVar(&f.passAuth, "pass-upstream-auth", false, "=true: send a client's X-Upstream-Authorization as this server's Authorization; =false: stop")
 	fl.StringVar(&f.protocol, "protocol", "", protocolFlagHelp)
+	fl.StringVar(&f.start, "start", "", startFlagHelp)
 	fl.StringVar(&f.isolation, "isolation", "", "shared (one instance for every client) or per-client (one instance per client, docs/perclient.md)")
 	return cmd
 }
@@ -162,6 +164,9 @@ func applyUpdate(def spec.Server, f updateFlags, command []string, changed func(
 			return def, usagef("--protocol: %v", err)
 		}
 		def.Protocol = p
+	}
+	if changed("start") {
+		def.Start = spec.StartMode(f.start)
 	}
 	if changed("timeout") {
 		if f.timeout < 0 {

@@ -47,6 +47,8 @@ type clientEntry struct {
 	// The router's own: the protocol revision of its connection to the
 	// server, auto, 2025-11-25 or 2026-07-28 (docs/endpoint.md).
 	Protocol string `json:"protocol"`
+	// The router's own: eager or lazy (spec.StartMode).
+	Start string `json:"start"`
 }
 
 // MaxClientConfigBytes bounds a client config file or pasted JSON: Claude
@@ -196,6 +198,8 @@ func parseEntry(m member) (spec.Server, error) {
 		Isolation: spec.Isolation(e.Isolation),
 		// Normalize reads auto; Validate refuses any other value.
 		Protocol: spec.Protocol(e.Protocol),
+		// Validate refuses any other value.
+		Start: spec.StartMode(e.Start),
 		Chat: spec.Chat{SystemInstruction: e.SystemInstruction, ResponseInstruction: e.ResponseInstruction,
 			AutoContextTool: e.AutoContextTool},
 	}

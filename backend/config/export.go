@@ -21,6 +21,7 @@ type exportEntry struct {
 	PassUpstreamAuth    bool              `json:"passUpstreamAuth,omitempty"`
 	Isolation           string            `json:"isolation,omitempty"`
 	Protocol            string            `json:"protocol,omitempty"`
+	Start               string            `json:"start,omitempty"`
 	SystemInstruction   string            `json:"system_instruction,omitempty"`
 	ResponseInstruction string            `json:"response_instruction,omitempty"`
 	AutoContextTool     string            `json:"auto_context_tool,omitempty"`
@@ -56,7 +57,7 @@ func ExportClientConfig(servers []spec.Server) ([]byte, []Skipped, error) {
 		out[s.Name] = exportEntry{
 			Type: string(s.Transport), Command: s.Command, Args: s.Args, Env: s.Env, Cwd: s.Cwd,
 			URL: s.URL, Headers: s.Headers, Disabled: !s.Enabled, PassUpstreamAuth: s.PassUpstreamAuth,
-			Isolation: string(s.Isolation), Protocol: string(s.Protocol),
+			Isolation: string(s.Isolation), Protocol: string(s.Protocol), Start: string(s.Start),
 			SystemInstruction: s.Chat.SystemInstruction, ResponseInstruction: s.Chat.ResponseInstruction,
 			AutoContextTool: s.Chat.AutoContextTool,
 		}

@@ -16,7 +16,7 @@ func TestExportImportsBackAsItWas(t *testing.T) {
 		{Name: "fs", Transport: spec.Stdio, Command: "npx", Args: []string{"-y", "server-fs", "${client.roots}"}, Env: map[string]string{"DEBUG": "1", "WHO": "${client.name}"},
 			Cwd: "/srv", Enabled: true, Isolation: spec.PerClient, Protocol: spec.Protocol20260728, Chat: spec.Chat{SystemInstruction: "use fs", ResponseInstruction: "cite paths", AutoContextTool: "list"}},
 		{Name: "gh", Transport: spec.HTTP, URL: "https://api.example.com/mcp?x=<1>&y=2", Headers: map[string]string{"X-Team": "a"},
-			PassUpstreamAuth: true, Enabled: true, Protocol: spec.Protocol20251125},
+			PassUpstreamAuth: true, Enabled: true, Protocol: spec.Protocol20251125, Start: spec.StartLazy},
 		{Name: "legacy", Transport: spec.SSE, URL: "https://old.example.com/events", PassUpstreamAuth: true},
 		{Name: "plain", Transport: spec.HTTP, URL: "https://plain.example.com/mcp", Enabled: true},
 		{Name: "state_gate", Transport: spec.Builtin, Enabled: true},
@@ -50,6 +50,9 @@ func TestExportImportsBackAsItWas(t *testing.T) {
 	if back[0].Protocol != spec.Protocol20260728 || back[1].Protocol != spec.Protocol20251125 || back[3].Protocol != spec.ProtocolAuto ||
 		!strings.Contains(string(data), `"protocol": "2026-07-28"`) || strings.Count(string(data), `"protocol"`) != 2 {
 		t.Errorf("protocol after the round trip: %+v\n%s", back, data)
+	}
+	if back[1].Start != spec.StartLazy || !strings.Contains(string(data), `"start": "lazy"`) {
+		t.Errorf("start after the round trip: %+v\n%s", back, data)
 	}
 	if back[3].PassUpstreamAuth || !back[1].PassUpstreamAuth || !back[2].PassUpstreamAuth {
 		t.Errorf("passUpstreamAuth after the round trip: %+v", back)

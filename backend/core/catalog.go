@@ -6,6 +6,7 @@ import (
 
 	"github.com/mcp-router/mcp-router/backend/catalog"
 	"github.com/mcp-router/mcp-router/backend/spec"
+	"github.com/mcp-router/mcp-router/backend/upstream"
 )
 
 // ToolChangeMethod is the request log's method of a recorded tool change.
@@ -49,4 +50,29 @@ func (c *Core) recordToolChange(ch catalog.Change) {
 	if _, err := c.Store.Audit().Append(context.Background(), a, time.Time{}); err != nil {
 		c.Log.WithField("server", ch.Server).Warnf("audit of the change of tool %q: %v", ch.Tool, err)
 	}
+}
+
+// persistedLists is a server's lists as the persisted catalog keeps them,
+// false when its tools list was never fetched: a stopped lazy server is
+// listed from them (gateway.Options.Persisted).
+func (c *Core) persistedLists(server string) (upstream.Catalog, bool) {
+	l, err := c.Catalog.Lists(context.Background(), server)
+	if err != nil {
+		c.Log.WithField("server", server).Warnf("persisted catalog: %v", err)
+		return upstream.Catalog{}, false
+	}
+	if _, fetched := l.SeenAt[catalog.ListTools]; !fetched {
+		return upstream.Catalog{}, false
+	}
+	cat := upstream.Catalog{Resources: l.Resources, ResourceTemplates: l.ResourceTemplates, Prompts: l.Prompts}
+	for _, t := range l.Tools {
+		cat.Tools = append(cat.Tools, t.Tool)
+	}
+	return cat, true
+}
+
+// hasPersistedLists: whether a lazy server can stay stopped at launch.
+func (c *Core) hasPersistedLists(server string) bool {
+	_, ok := c.persistedLists(server)
+	return ok
 }

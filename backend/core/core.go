@@ -152,6 +152,8 @@ func Open(dataDir string, o Options) (*Core, error) {
 	uo.OnNotification = func(server string, n mcp.JSONRPCNotification) { gw.Notify(server, n) }
 	c.openCatalog()
 	uo.OnCatalog = c.Catalog.Record
+	uo.HasCatalog = c.hasPersistedLists
+	uo.LazyIdle = func() time.Duration { return c.Settings.LazyIdle(context.Background()) }
 	uo.ClientSide = upstream.ClientSide{
 		Sampling: func(ctx context.Context, s string, r mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
 			return gw.ClientSide().Sampling(ctx, s, r)
@@ -248,6 +250,7 @@ func Open(dataDir string, o Options) (*Core, error) {
 		Version:    Version,
 		Instance:   id,
 		HeldTools:  c.Catalog.HeldTools,
+		Persisted:  c.persistedLists,
 	})
 	c.Gateway = gw
 	c.openChat()
@@ -435,7 +438,7 @@ func (c *Core) WaitStarted(ctx context.Context) {
 	for {
 		starting := false
 		for _, st := range c.Servers.Statuses() {
-			if st.Enabled && (st.State == upstream.StateStarting || st.State == upstream.StateStopped) {
+			if st.Enabled && (st.State == upstream.StateStarting || st.State == upstream.StateStopped && !c.startsOnUse(st.Name)) {
 				starting = true
 			}
 		}
@@ -448,6 +451,12 @@ func (c *Core) WaitStarted(ctx context.Context) {
 		case <-time.After(50 * time.Millisecond):
 		}
 	}
+}
+
+// startsOnUse: a lazy server stays stopped until a call needs it.
+func (c *Core) startsOnUse(name string) bool {
+	def, err := c.Servers.Definition(name)
+	return err == nil && def.IsLazy()
 }
 
 func (c *Core) watch(ctx context.Context, interval time.Duration, last int64) {

@@ -42,9 +42,17 @@ func (g *Gateway) snapshot() snapshot {
 			delete(g.remembered, st.Name)
 		}
 		if st.State != upstream.StateRunning {
-			if gated {
+			switch {
+			case gated:
 				s.servers = append(s.servers, st.Name)
 				s.defs[st.Name], s.catalogs[st.Name] = def, upstream.Catalog{Tools: g.remembered[st.Name]}
+			case def.Enabled && def.IsLazy() && g.o.Persisted != nil:
+				// A lazy server is listed from the persisted catalog while
+				// stopped; a call starts it (upstream.Service.Request).
+				if cat, ok := g.o.Persisted(st.Name); ok {
+					s.servers = append(s.servers, st.Name)
+					s.defs[st.Name], s.catalogs[st.Name] = def, cat
+				}
 			}
 			continue
 		}

@@ -61,6 +61,11 @@ type Options struct {
 	// is refused with tool_held. Asked at each rebuild; call Refresh when
 	// it changes. nil: none.
 	HeldTools func(server string) map[string]bool
+	// Persisted returns a server's lists as the persisted catalog keeps
+	// them (backend/catalog), false when it has none: a lazy server is
+	// listed from there while it is stopped. Asked at each rebuild. nil:
+	// a stopped lazy server lists nothing.
+	Persisted func(server string) (upstream.Catalog, bool)
 	// Tasks bound the tasks the router passes on (tasks.go), asked at each
 	// new task; nil: the defaults.
 	Tasks func() TaskLimits

@@ -44,9 +44,15 @@ func (g *Gateway) send(ctx context.Context, r *pipeline.Request) (pipeline.Resul
 	if _, perClient := upstream.ClientOf(ctx); perClient {
 		ctx, note = upstream.WithInstanceNote(ctx)
 	}
+	// A call that starts a lazy server says so, with the start's time, in
+	// the request log's instance column.
+	ctx, started := upstream.WithStartNote(ctx)
 	raw, err := g.ups.Request(ctx, r.Server, r.Method, upstreamParams(r, f))
 	if note != nil {
 		r.Instance = note.String()
+	}
+	if s := started.String(); s != "" {
+		r.Instance = s
 	}
 	if err != nil {
 		return pipeline.Result{}, pipeline.Upstream(r.Server, err)

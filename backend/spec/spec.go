@@ -99,6 +99,9 @@ type Server struct {
 	// (docs/tools.md): notify or hold; empty follows the toolChanges
 	// setting.
 	ToolChanges ToolChangeMode `json:"toolChanges,omitempty"`
+	// Start: eager (at launch) or lazy (on first use, stopped when idle;
+	// start.go); "" is eager.
+	Start StartMode `json:"start,omitempty"`
 }
 
 // ToolChangeMode says what happens when an upstream changes a tool after
@@ -206,6 +209,9 @@ func (s Server) Validate() error {
 		return bad("server %q: %v", s.Name, err)
 	}
 	if err := s.validateProtocol(); err != nil {
+		return bad("server %q: %v", s.Name, err)
+	}
+	if err := s.validateStart(); err != nil {
 		return bad("server %q: %v", s.Name, err)
 	}
 	if err := s.validateIsolation(); err != nil {

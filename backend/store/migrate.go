@@ -47,6 +47,8 @@ var migrations = []*gormigrate.Migration{
 	{ID: "1200_profiles", Migrate: migrateProfiles},
 	// A server's protocol revision setting (issue 25); numbered apart (1400).
 	{ID: "1400_server_protocol", Migrate: migrateServerProtocol},
+	// A server's start mode, eager or lazy (issue 27); numbered apart (1500).
+	{ID: "1500_server_start", Migrate: migrateServerStart},
 }
 
 // MigrationIDs lists the migrations this build knows, oldest first.

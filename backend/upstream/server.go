@@ -39,6 +39,8 @@ type managed struct {
 	instMu    sync.Mutex
 	instances map[string]*instance
 	instSeq   int
+
+	lazy lazyState // a lazy server's calls in flight and idle timer (lazy.go)
 }
 
 func newManaged(svc *Service, s spec.Server) *managed {
@@ -266,6 +268,10 @@ func (m *managed) connect(ctx context.Context) (*conn, Catalog, error) {
 }
 
 func (m *managed) attach(c *conn, cat Catalog) {
+	// A lazy server's idle time runs from each connection (one started to
+	// fill the catalog included); not inline: an idle stop in progress
+	// waits for this goroutine.
+	go m.svc.armIdle(m)
 	if fn := m.svc.opts.OnCatalog; fn != nil {
 		fn(m.name, cat, allLists)
 	}

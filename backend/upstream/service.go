@@ -70,6 +70,13 @@ type Options struct {
 	// PerClient bounds per-client servers' instances (perclient.go), asked
 	// at each new instance and each idle check; nil: the defaults.
 	PerClient func() PerClientLimits
+	// LazyIdle is how long a lazy server stays up without a request
+	// (lazy.go), asked at each request's end; nil or 0: DefaultLazyIdle.
+	LazyIdle func() time.Duration
+	// HasCatalog reports whether the persisted catalog holds a server's
+	// lists: a lazy server that has some is not started by Sync. nil:
+	// none has, and lazy servers start once to fill it.
+	HasCatalog func(server string) bool
 }
 
 // Secrets resolves a definition's secret entries: Resolve returns it with
@@ -200,7 +207,7 @@ func (s *Service) Sync(defs []spec.Server) error {
 		if !ok {
 			m = newManaged(s, d)
 			s.servers[name] = m
-			if d.Enabled {
+			if d.Enabled && s.startsAtSync(m) {
 				start = append(start, m)
 			}
 			continue
@@ -221,7 +228,7 @@ func (s *Service) Sync(defs []spec.Server) error {
 		switch {
 		case !d.Enabled && old.Enabled:
 			stop = append(stop, m)
-		case d.Enabled && !old.Enabled:
+		case d.Enabled && !old.Enabled && s.startsAtSync(m):
 			start = append(start, m)
 		case d.Enabled && connectionChanged(old, d):
 			restart = append(restart, m)
@@ -419,17 +426,35 @@ func (s *Service) Request(ctx context.Context, name, method string, params any) 
 			note.set(inst.id, inst.conn.pid())
 		}
 		c = inst.conn
+	} else if sp.IsLazy() && sp.Enabled {
+		timeout := s.requestTimeout(sp)
+		if timeout > 0 {
+			// The start and the request share the call's timeout.
+			var cancel context.CancelFunc
+			ctx, cancel = withRequestTimeout(ctx, timeout)
+			defer cancel()
+		}
+		end, err := s.beginLazy(ctx, m)
+		if err != nil {
+			if errors.Is(context.Cause(ctx), ErrTimeout) {
+				return nil, fmt.Errorf("%w: %w", context.Cause(ctx), err)
+			}
+			return nil, err
+		}
+		defer end()
+		m.mu.RLock()
+		c = m.conn
+		m.mu.RUnlock()
+		if c == nil {
+			return nil, fmt.Errorf("%w (lazy server %q lost its connection)", ErrNotRunning, name)
+		}
 	} else if c == nil {
 		if st.Error != "" {
 			return nil, fmt.Errorf("%w (%s: %s)", ErrNotRunning, st.State, st.Error)
 		}
 		return nil, fmt.Errorf("%w (%s)", ErrNotRunning, st.State)
 	}
-	timeout := time.Duration(sp.TimeoutSeconds) * time.Second
-	if sp.TimeoutSeconds <= 0 {
-		timeout = s.opts.DefaultTimeout()
-	}
-	if timeout > 0 {
+	if timeout := s.requestTimeout(sp); timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = withRequestTimeout(ctx, timeout)
 		defer cancel()
@@ -439,6 +464,15 @@ func (s *Service) Request(ctx context.Context, name, method string, params any) 
 		return nil, context.Cause(ctx)
 	}
 	return raw, err
+}
+
+// requestTimeout bounds one request to the server: its own timeout, else
+// the setting's.
+func (s *Service) requestTimeout(sp spec.Server) time.Duration {
+	if sp.TimeoutSeconds > 0 {
+		return time.Duration(sp.TimeoutSeconds) * time.Second
+	}
+	return s.opts.DefaultTimeout()
 }
 
 // Definition returns the server's current definition.
