@@ -10,20 +10,9 @@ import (
 // A server's isolation round-trips through the servers table
 // (1000_server_isolation), "" (shared) unless set, and survives a reopen.
 func TestServerIsolationColumn(t *testing.T) {
-	s, path := openTest(t)
 	ctx := context.Background()
-	if _, err := s.Servers().Create(ctx, spec.Server{Name: "mine", Command: "srv", Args: []string{"${client.root}"}, Isolation: spec.PerClient, Enabled: true}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.Servers().Create(ctx, spec.Server{Name: "ours", Command: "srv", Enabled: true}); err != nil {
-		t.Fatal(err)
-	}
-	s.Close()
-	s2, err := Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s2.Close()
+	s2 := reopenedWith(t, spec.Server{Name: "mine", Command: "srv", Args: []string{"${client.root}"}, Isolation: spec.PerClient, Enabled: true},
+		spec.Server{Name: "ours", Command: "srv", Enabled: true})
 	mine, err1 := s2.Servers().Get(ctx, "mine")
 	ours, err2 := s2.Servers().Get(ctx, "ours")
 	if err1 != nil || err2 != nil || !mine.IsPerClient() || ours.IsPerClient() || mine.Args[0] != "${client.root}" {

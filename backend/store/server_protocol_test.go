@@ -11,20 +11,9 @@ import (
 // (1400_server_protocol), "" (auto) unless set, survives a reopen, and a
 // bad value is not stored.
 func TestServerProtocolColumn(t *testing.T) {
-	s, path := openTest(t)
 	ctx := context.Background()
-	if _, err := s.Servers().Create(ctx, spec.Server{Name: "modern", Command: "srv", Protocol: spec.Protocol20260728, Enabled: true}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.Servers().Create(ctx, spec.Server{Name: "plain", Command: "srv", Enabled: true}); err != nil {
-		t.Fatal(err)
-	}
-	s.Close()
-	s2, err := Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s2.Close()
+	s2 := reopenedWith(t, spec.Server{Name: "modern", Command: "srv", Protocol: spec.Protocol20260728, Enabled: true},
+		spec.Server{Name: "plain", Command: "srv", Enabled: true})
 	modern, err1 := s2.Servers().Get(ctx, "modern")
 	plain, err2 := s2.Servers().Get(ctx, "plain")
 	if err1 != nil || err2 != nil || modern.Protocol != spec.Protocol20260728 || plain.Protocol != spec.ProtocolAuto {
