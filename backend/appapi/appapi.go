@@ -152,6 +152,9 @@ type ServerView struct {
 	// PassUpstreamAuth: a client's X-Upstream-Authorization goes to this
 	// server as its Authorization (the Connect page offers it a value).
 	PassUpstreamAuth bool `json:"passUpstreamAuth,omitempty"`
+	// Lazy: the server starts on its first call and stops when idle
+	// (docs/lazy.md); stopped, the page says it starts on use.
+	Lazy bool `json:"lazy,omitempty"`
 }
 
 // InstanceView is one per-client instance: whose it is, its process (0
@@ -195,6 +198,7 @@ func makeView(def spec.Server, st upstream.Status, loggedIn bool) ServerView {
 		Target: def.Target(), PrefixMode: string(def.PrefixMode), LoggedIn: loggedIn,
 		Protocol: st.ProtocolVersion, ProtocolsOffered: st.ProtocolVersions, PassUpstreamAuth: def.PassUpstreamAuth,
 		Isolation: string(spec.Shared), Instances: instanceViews(st), SuggestPerClient: suggestionView(st),
+		Lazy: def.IsLazy(),
 	}
 	if def.IsPerClient() {
 		v.Isolation = string(spec.PerClient)

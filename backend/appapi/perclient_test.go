@@ -26,3 +26,12 @@ func TestServerViewPerClient(t *testing.T) {
 		t.Errorf("shared view %+v", v)
 	}
 }
+
+// A lazy server's row says so (the page shows "stopped — starts on use").
+func TestServerViewLazy(t *testing.T) {
+	lazy := makeView(spec.Server{Name: "l", Transport: spec.Stdio, Command: "srv", Start: spec.StartLazy}, upstream.Status{State: upstream.StateStopped}, false)
+	eager := makeView(spec.Server{Name: "e", Transport: spec.Stdio, Command: "srv"}, upstream.Status{State: upstream.StateStopped}, false)
+	if !lazy.Lazy || eager.Lazy {
+		t.Fatalf("lazy %v, eager %v", lazy.Lazy, eager.Lazy)
+	}
+}

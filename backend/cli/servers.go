@@ -374,6 +374,9 @@ func printServer(w io.Writer, r store.Server) {
 	if r.Protocol != spec.ProtocolAuto {
 		fmt.Fprintf(tw, "Protocol:\t%s (the protocol setting)\n", r.Protocol)
 	}
+	if r.IsLazy() {
+		fmt.Fprintf(tw, "Start:\tlazy (starts on use, stops after the lazyIdleSeconds setting)\n")
+	}
 	if r.TimeoutSeconds > 0 {
 		fmt.Fprintf(tw, "Timeout:\t%ds\n", r.TimeoutSeconds)
 	} else {

@@ -34,6 +34,12 @@ func TestServersStartMode(t *testing.T) {
 	if s := starts(); s["lz"] != "eager" || s["eg"] != "lazy" {
 		t.Fatalf("after update: %v", s)
 	}
+	if out := mustRun(t, dir, "servers", "show", "eg"); !strings.Contains(out, "Start:") || !strings.Contains(out, "lazy (starts on use") {
+		t.Errorf("servers show of a lazy server:\n%s", out)
+	}
+	if out := mustRun(t, dir, "servers", "show", "lz"); strings.Contains(out, "Start:") {
+		t.Errorf("servers show of an eager server:\n%s", out)
+	}
 	for _, args := range [][]string{
 		{"servers", "add", "odd", "--start", "later", "--", "srv"},
 		{"servers", "update", "eg", "--start", "sometimes"},

@@ -68,6 +68,8 @@ export interface ServerView {
   protocolsOffered: string[];
   /** A client's X-Upstream-Authorization goes to it (passUpstreamAuth): the Connect page offers it a value. */
   passUpstreamAuth: boolean;
+  /** Starts on its first call and stops when idle (docs/lazy.md). */
+  lazy: boolean;
   /** shared, or per-client: one instance per client. */
   isolation: Isolation;
   /** A per-client server's running instances. */

@@ -228,6 +228,12 @@ function ServerRow({ server: s, open, onToggle, onEdit }: { server: ServerView; 
               {t.perClientTag(s.instances.length)}
             </span>
           )}
+          {s.lazy && (
+            <span className="lazy muted" title={t.lazyTitle} data-testid={`server-lazy-${s.name}`}>
+              {' '}
+              {s.state === 'stopped' && s.enabled ? t.lazyStoppedTag : t.lazyTag}
+            </span>
+          )}
           {s.protocol && (
             <span className="protocol muted" title={t.protocolTitle} data-testid={`server-protocol-${s.name}`}>
               {' '}

@@ -48,6 +48,7 @@ export function server(name: string, over: Partial<ServerView> = {}): ServerView
     protocol: '',
     protocolsOffered: [],
     passUpstreamAuth: false,
+    lazy: false,
     isolation: 'shared',
     instances: [],
     ...over,

@@ -893,6 +893,7 @@ export namespace appapi {
 	    instances?: InstanceView[];
 	    suggestPerClient?: PerClientSuggestionView;
 	    passUpstreamAuth?: boolean;
+	    lazy?: boolean;
 	
 	    static createFrom(source: any = {}) {
 	        return new ServerView(source);
@@ -917,6 +918,7 @@ export namespace appapi {
 	        this.instances = this.convertValues(source["instances"], InstanceView);
 	        this.suggestPerClient = this.convertValues(source["suggestPerClient"], PerClientSuggestionView);
 	        this.passUpstreamAuth = source["passUpstreamAuth"];
+	        this.lazy = source["lazy"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -1604,6 +1606,7 @@ export namespace spec {
 	    gate: Gate;
 	    chat: Chat;
 	    toolChanges?: string;
+	    start?: string;
 	
 	    static createFrom(source: any = {}) {
 	        return new Server(source);
@@ -1632,6 +1635,7 @@ export namespace spec {
 	        this.gate = this.convertValues(source["gate"], Gate);
 	        this.chat = this.convertValues(source["chat"], Chat);
 	        this.toolChanges = source["toolChanges"];
+	        this.start = source["start"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
