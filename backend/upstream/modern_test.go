@@ -64,23 +64,9 @@ func TestModernConnectionGoSDKStateless(t *testing.T) {
 	if got := callTool(t, c, "test_simple_text", nil); !strings.Contains(got, `"type":"text"`) {
 		t.Fatalf("test_simple_text: %s", got)
 	}
-	// The server asks for input in its result, with its own key.
-	got := callTool(t, c, "test_input_required_result_elicitation", map[string]any{})
-	var asked struct {
-		ResultType    string                     `json:"resultType"`
-		InputRequests map[string]json.RawMessage `json:"inputRequests"`
-		RequestState  string                     `json:"requestState"`
-	}
-	if err := json.Unmarshal([]byte(got), &asked); err != nil || asked.ResultType != "input_required" || asked.InputRequests["user_name"] == nil {
-		t.Fatalf("test_input_required_result_elicitation on 2026-07-28: %s", got)
-	}
-	// The retry with the answer under that key gets the result.
-	raw, err := c.request(ctx, "tools/call", map[string]any{"name": "test_input_required_result_elicitation", "arguments": map[string]any{},
-		"inputResponses": map[string]any{"user_name": map[string]any{"action": "accept", "content": map[string]any{"name": "Alice"}}},
-		"requestState":   asked.RequestState})
-	if err != nil || !strings.Contains(string(raw), "Alice") {
-		t.Fatalf("retry with inputResponses: %s, %v", raw, err)
-	}
+	// The server asks for input in its result, with its own key, and the
+	// retry with the answer under that key gets the result.
+	userNameRoundTrip(t, ctx, c, "on 2026-07-28")
 	// A list change reaches the handler on the listen stream.
 	testpeers.Eventually(t, 10*time.Second, "the listen stream", func() bool {
 		callTool(t, c, "test_trigger_tool_change", map[string]any{})
@@ -482,5 +468,29 @@ func TestModernSetLevelGoesInMeta(t *testing.T) {
 	}
 	if fmt.Sprint(levels) != "[debug error]" {
 		t.Fatalf("logLevel of the calls: %v, want [debug error]", levels)
+	}
+}
+
+// userNameRoundTrip calls the go-sdk everything-server's
+// test_input_required_result_elicitation on c: it must answer
+// input_required with its own key "user_name", and the retry with that
+// answer and its requestState must come back with the name. where names
+// the connection in a failure.
+func userNameRoundTrip(t *testing.T, ctx context.Context, c *conn, where string) {
+	t.Helper()
+	got := callTool(t, c, "test_input_required_result_elicitation", map[string]any{})
+	var asked struct {
+		ResultType    string                     `json:"resultType"`
+		InputRequests map[string]json.RawMessage `json:"inputRequests"`
+		RequestState  string                     `json:"requestState"`
+	}
+	if err := json.Unmarshal([]byte(got), &asked); err != nil || asked.ResultType != "input_required" || asked.InputRequests["user_name"] == nil {
+		t.Fatalf("test_input_required_result_elicitation %s: %s", where, got)
+	}
+	raw, err := c.request(ctx, "tools/call", map[string]any{"name": "test_input_required_result_elicitation", "arguments": map[string]any{},
+		"inputResponses": map[string]any{"user_name": map[string]any{"action": "accept", "content": map[string]any{"name": "Alice"}}},
+		"requestState":   asked.RequestState})
+	if err != nil || !strings.Contains(string(raw), "Alice") {
+		t.Fatalf("retry with inputResponses %s: %s, %v", where, raw, err)
 	}
 }

@@ -2,7 +2,6 @@ package upstream
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -58,21 +57,7 @@ func TestStdioOnModernBySetting(t *testing.T) {
 	if got := callTool(t, c, "test_simple_text", nil); !strings.Contains(got, `"type":"text"`) {
 		t.Fatalf("test_simple_text: %s", got)
 	}
-	got := callTool(t, c, "test_input_required_result_elicitation", map[string]any{})
-	var asked struct {
-		ResultType    string                     `json:"resultType"`
-		InputRequests map[string]json.RawMessage `json:"inputRequests"`
-		RequestState  string                     `json:"requestState"`
-	}
-	if err := json.Unmarshal([]byte(got), &asked); err != nil || asked.ResultType != "input_required" || asked.InputRequests["user_name"] == nil {
-		t.Fatalf("test_input_required_result_elicitation on 2026-07-28 over stdio: %s", got)
-	}
-	raw, err := c.request(ctx, "tools/call", map[string]any{"name": "test_input_required_result_elicitation", "arguments": map[string]any{},
-		"inputResponses": map[string]any{"user_name": map[string]any{"action": "accept", "content": map[string]any{"name": "Alice"}}},
-		"requestState":   asked.RequestState})
-	if err != nil || !strings.Contains(string(raw), "Alice") {
-		t.Fatalf("retry with inputResponses: %s, %v", raw, err)
-	}
+	userNameRoundTrip(t, ctx, c, "on 2026-07-28 over stdio")
 	if err := c.ping(ctx); err != nil {
 		t.Fatalf("ping (server/discover) on 2026-07-28 over stdio: %v", err)
 	}
