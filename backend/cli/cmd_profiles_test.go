@@ -262,3 +262,32 @@ func TestConnectProfile(t *testing.T) {
 		t.Errorf("connect --profile ../x: exit %d", r.code)
 	}
 }
+
+// profiles import reads a file from outside: one nested past the depth cap
+// and one past the size cap are refused with the cap named, before any
+// decoding, and import nothing.
+func TestProfilesImportRefusesBombs(t *testing.T) {
+	dir := t.TempDir()
+	mustRun(t, dir, "servers", "add", "fs", "--", "echo", "fs")
+	files := t.TempDir()
+	deep := filepath.Join(files, "deep.json")
+	if err := os.WriteFile(deep, []byte(`{"profiles":`+strings.Repeat("[", 100000)+strings.Repeat("]", 100000)+`}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	big := filepath.Join(files, "big.json")
+	if err := os.WriteFile(big, []byte(`{"profiles":[],"x":"`+strings.Repeat("a", maxProfilesFile)+`"}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ file, want string }{
+		{deep, "levels deep, the depth cap of a profiles file"},
+		{big, "over 8 MiB, the size cap of a profiles file"},
+	} {
+		r := run(t, dir, "", "profiles", "import", c.file)
+		if r.code == 0 || !strings.Contains(r.stderr, c.want) || strings.Count(r.stderr, "\n") > 3 {
+			t.Errorf("import %s: %d %q", filepath.Base(c.file), r.code, r.stderr)
+		}
+	}
+	if got := profilesJSON(t, dir); len(got) != 0 {
+		t.Errorf("refused files imported %+v", got)
+	}
+}
