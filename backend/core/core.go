@@ -169,6 +169,9 @@ func Open(dataDir string, o Options) (*Core, error) {
 		// Servers without a timeout of their own follow the setting.
 		uo.DefaultTimeout = func() time.Duration { return c.Settings.Timeout(context.Background()) }
 	}
+	if uo.MaxMessage == nil {
+		uo.MaxMessage = func() int { return c.Settings.UpstreamMaxMessage(context.Background()) }
+	}
 	if uo.PerClient == nil {
 		// Read at each new instance and each idle check: a changed
 		// setting applies to the next.
