@@ -155,7 +155,7 @@ func Open(dataDir string, o Options) (*Core, error) {
 		uo.ClientInfo = mcp.Implementation{Name: "mcp-router", Version: Version}
 	}
 	uo.Instance, uo.Chain = id, chain
-	uo.OnNotification = func(server string, n mcp.JSONRPCNotification) { gw.Notify(server, n) }
+	uo.OnNotificationFrom = func(server string, from upstream.Origin, n mcp.JSONRPCNotification) { gw.NotifyFrom(server, from, n) }
 	c.openCatalog()
 	uo.OnCatalog = c.Catalog.Record
 	uo.HasCatalog = c.hasPersistedLists

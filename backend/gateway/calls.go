@@ -43,11 +43,10 @@ type inflight struct {
 // client whose call caused it, or to nobody when that cannot be known
 // (soleClient).
 type callRegistry struct {
-	mu          sync.Mutex
-	seq         uint64
-	byToken     map[string]*inflight
-	byServer    map[string][]*inflight
-	lastSession map[string]server.ClientSession // per upstream, for requests outside a call
+	mu       sync.Mutex
+	seq      uint64
+	byToken  map[string]*inflight
+	byServer map[string][]*inflight
 	// sessions: each session client's session, by its client key
 	// (askerKey), for what a per-client instance asks outside its
 	// client's calls; dropped with the session (forgetSession).
@@ -56,7 +55,7 @@ type callRegistry struct {
 
 func newCallRegistry() *callRegistry {
 	return &callRegistry{byToken: map[string]*inflight{}, byServer: map[string][]*inflight{},
-		lastSession: map[string]server.ClientSession{}, sessions: map[string]server.ClientSession{}}
+		sessions: map[string]server.ClientSession{}}
 }
 
 func (r *callRegistry) begin(ctx context.Context, upstreamName, client string, session server.ClientSession, clientToken any, touch func()) *inflight {
@@ -71,11 +70,8 @@ func (r *callRegistry) begin(ctx context.Context, upstreamName, client string, s
 	}
 	r.byServer[upstreamName] = append(r.byServer[upstreamName], f)
 	f.client = client
-	if session != nil {
-		r.lastSession[upstreamName] = session
-		if session.SessionID() != "" && client != "" {
-			r.sessions[client] = session
-		}
+	if session != nil && session.SessionID() != "" && client != "" {
+		r.sessions[client] = session
 	}
 	return f
 }
@@ -100,29 +96,6 @@ func (r *callRegistry) byProgressToken(token string) *inflight {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.byToken[token]
-}
-
-// callFor picks the client an upstream's log message most likely
-// concerns: the one whose call there is oldest in flight (and that call),
-// else the last one that called it (and no call). Requests an upstream
-// sends never go by this guess: see soleClient.
-func (r *callRegistry) callFor(upstreamName string) (server.ClientSession, *inflight) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	// A stateless client's call parked until its retry is waiting for
-	// answers to questions it already asked: a new question comes from
-	// another call, unless every call there is parked.
-	for _, f := range r.byServer[upstreamName] {
-		if f.session != nil && (f.held == nil || !f.held.parked()) {
-			return f.session, f
-		}
-	}
-	for _, f := range r.byServer[upstreamName] {
-		if f.session != nil {
-			return f.session, f
-		}
-	}
-	return r.lastSession[upstreamName], nil
 }
 
 // soleClient is the call to ask on behalf of an upstream whose request
@@ -199,17 +172,24 @@ func (g *Gateway) askSole(upstreamName, what string) (server.ClientSession, *inf
 	return nil, nil, err
 }
 
-// Notify receives an upstream's notifications (wire it to
-// upstream.Options.OnNotification). Progress goes back to the client that
-// asked for it, under that client's own token.
+// Notify receives an upstream's notifications when where they came from is
+// not known (upstream.Options.OnNotification).
 func (g *Gateway) Notify(upstreamName string, n mcp.JSONRPCNotification) {
+	g.NotifyFrom(upstreamName, upstream.Origin{}, n)
+}
+
+// NotifyFrom receives an upstream's notifications (wire it to
+// upstream.Options.OnNotificationFrom). Progress goes back to the client
+// that asked for it, under that client's own token; a log message to the
+// client it is about (logMessage).
+func (g *Gateway) NotifyFrom(upstreamName string, from upstream.Origin, n mcp.JSONRPCNotification) {
 	switch n.Method {
 	case string(mcp.MethodNotificationProgress):
 	case string(mcp.MethodNotificationResourceUpdated):
 		g.resourceUpdated(n)
 		return
 	case string(mcp.MethodNotificationMessage):
-		g.logMessage(upstreamName, n)
+		g.logMessage(upstreamName, from, n)
 		return
 	case string(mcp.MethodNotificationTasksStatus):
 		g.taskStatus(upstreamName, n)

@@ -100,11 +100,11 @@ func newRig(t testing.TB, defs []spec.Server, ro rigOptions) *rig {
 		}
 	}
 	r.ups = upstream.New(upstream.Options{
-		PingInterval:   time.Hour,
-		BackoffBase:    backoffBase,
-		BackoffMax:     backoffMax,
-		OnNotification: func(s string, n mcp.JSONRPCNotification) { gw.Notify(s, n) },
-		ClientSide:     cs,
+		PingInterval:       time.Hour,
+		BackoffBase:        backoffBase,
+		BackoffMax:         backoffMax,
+		OnNotificationFrom: func(s string, from upstream.Origin, n mcp.JSONRPCNotification) { gw.NotifyFrom(s, from, n) },
+		ClientSide:         cs,
 	})
 	gw = New(r.ups, Options{RequestLog: r.log, CallerFrom: ro.callerFrom, Debounce: 10 * time.Millisecond,
 		Sessions: func() SessionLimits { return ro.sessions }, Hooks: ro.hooks, Logger: ro.logger,

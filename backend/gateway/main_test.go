@@ -38,6 +38,10 @@ func TestMain(m *testing.M) {
 		serveAsker()
 		os.Exit(0)
 	}
+	if os.Getenv("MCPR_FAKE_MODE") == "logger" {
+		serveLogger()
+		os.Exit(0)
+	}
 	if os.Getenv("MCPR_FAKE_MODE") == "broken" {
 		serveBroken()
 		os.Exit(0)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/mcp-router/mcp-router/backend/pipeline"
 	"github.com/mcp-router/mcp-router/backend/upstream"
@@ -258,14 +259,19 @@ func (g *Gateway) resourceUpdated(n mcp.JSONRPCNotification) {
 	}
 }
 
-// logMessage sends an upstream's log message to the client it most likely
-// concerns: the one with a call in flight there, else its last caller.
-// During a fast-path call it goes on the call's own response, ahead of the
-// answer (upstreams deliver a call's notifications before its answer), as
-// mcp-go's path sends it on the POST's stream.
-func (g *Gateway) logMessage(upstreamName string, n mcp.JSONRPCNotification) {
-	s, f := g.call.callFor(upstreamName)
+// logMessage sends an upstream's log message to the client it is about,
+// by the rule of server-to-client requests (docs/endpoint.md, "Where
+// server-to-client requests go"), since a log line can carry one client's
+// paths, queries or data: the call on whose answer stream it came; for a
+// per-client instance, its own client; else the one client with calls in
+// flight there. With none, or two or more, it reaches nobody (a debug line
+// in the router's log). During a fast-path call it goes on the call's own
+// response, ahead of the answer (upstreams deliver a call's notifications
+// before its answer), as mcp-go's path sends it on the POST's stream.
+func (g *Gateway) logMessage(upstreamName string, from upstream.Origin, n mcp.JSONRPCNotification) {
+	s, f := g.logTarget(upstreamName, from)
 	if s == nil {
+		g.log.WithField("server", upstreamName).Debug("an upstream log message went to no client: it is not tied to one call, and not exactly one client has calls in flight there")
 		return
 	}
 	params := make(map[string]any, len(n.Params.AdditionalFields)+1)
@@ -285,4 +291,24 @@ func (g *Gateway) logMessage(upstreamName string, n mcp.JSONRPCNotification) {
 		}
 	}
 	_ = g.srv.SendNotificationToSpecificClient(s.SessionID(), n.Method, params)
+}
+
+// logTarget is the client (and call, if one) a log message is for; nil
+// when that cannot be known.
+func (g *Gateway) logTarget(upstreamName string, from upstream.Origin) (server.ClientSession, *inflight) {
+	if from.Call != nil {
+		if f := inflightFrom(from.Call); f != nil && f.server == upstreamName && f.session != nil {
+			return f.session, f
+		}
+	}
+	if from.Client != "" {
+		if f := g.call.callOfClient(upstreamName, from.Client); f != nil {
+			return f.session, f
+		}
+		return g.call.sessionOf(from.Client), nil
+	}
+	if f, _ := g.call.soleClient(upstreamName); f != nil && f.session != nil {
+		return f.session, f
+	}
+	return nil, nil
 }

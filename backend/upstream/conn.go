@@ -62,11 +62,15 @@ type dialOptions struct {
 	clientSide     ClientSide
 	console        *Console
 	onNotification func(mcp.JSONRPCNotification)
-	self           identity // who this router is: a server that answers as it is refused
-	builtins       map[string]*server.MCPServer
-	authorizer     Authorizer // OAuth logins of HTTP servers (login.go); nil: none
-	secrets        Secrets    // values of secret env and headers; nil: none
-	maxMessage     int        // cap of one message from the server; 0: DefaultMaxMessage
+	// onCallNote, if set, takes the notifications an HTTP server sends on
+	// a call's own answer stream, with the call's context (the router's
+	// own transport only; mcp-go's lose it).
+	onCallNote func(context.Context, mcp.JSONRPCNotification)
+	self       identity // who this router is: a server that answers as it is refused
+	builtins   map[string]*server.MCPServer
+	authorizer Authorizer // OAuth logins of HTTP servers (login.go); nil: none
+	secrets    Secrets    // values of secret env and headers; nil: none
+	maxMessage int        // cap of one message from the server; 0: DefaultMaxMessage
 }
 
 func (o dialOptions) login(s spec.Server) *loginAuth {
@@ -150,7 +154,7 @@ func dialOnce(ctx context.Context, s spec.Server, o dialOptions) (_ *conn, sent 
 			}
 		}()
 	case spec.HTTP:
-		tr, err := newHTTPTransport(s, o.login(s), o.messageCap())
+		tr, err := newHTTPTransport(s, o.login(s), o.messageCap(), o.onCallNote)
 		if err != nil {
 			return nil, "", err
 		}

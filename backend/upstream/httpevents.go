@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
 	"golang.org/x/net/http/httpguts"
 )
 
@@ -136,6 +137,14 @@ func (t *streamTransport) readEvents(ctx context.Context, c *httpConn, resp *htt
 func (t *streamTransport) dispatch(ctx context.Context, msg []byte, key string) *serverMessage {
 	var m serverMessage
 	if json.Unmarshal(msg, &m) != nil {
+		return nil
+	}
+	if key != "" && t.onCallNote != nil && m.Method != "" && !m.hasID() {
+		// A notification on a call's own stream: whose it is is known.
+		var n mcp.JSONRPCNotification
+		if json.Unmarshal(msg, &n) == nil {
+			t.onCallNote(ctx, n)
+		}
 		return nil
 	}
 	if t.fromServer(&m, msg, func(req transport.JSONRPCRequest) { t.serve(ctx, req) }) || key == "" || string(m.ID) != key {

@@ -72,6 +72,9 @@ type streamTransport struct {
 	login *loginAuth
 	// maxMessage caps one answer or event from the server (0: none).
 	maxMessage int
+	// onCallNote takes a notification on a call's own answer stream, with
+	// the call's context; nil: it goes to the notification handler.
+	onCallNote func(context.Context, mcp.JSONRPCNotification)
 
 	session  atomic.Value // string: Mcp-Session-Id, "" until initialize answers
 	version  atomic.Value // string: Mcp-Protocol-Version, set by the client
@@ -127,7 +130,7 @@ var proxyFor = http.ProxyFromEnvironment
 
 // newHTTPTransport picks the transport for a streamable HTTP upstream:
 // the router's own, or mcp-go's when the URL goes through a proxy.
-func newHTTPTransport(s spec.Server, login *loginAuth, maxMessage int) (transport.Interface, error) {
+func newHTTPTransport(s spec.Server, login *loginAuth, maxMessage int, onCallNote func(context.Context, mcp.JSONRPCNotification)) (transport.Interface, error) {
 	u, err := url.Parse(s.URL)
 	if err != nil {
 		return nil, fmt.Errorf("bad URL %q: %w", s.URL, err)
@@ -158,6 +161,7 @@ func newHTTPTransport(s spec.Server, login *loginAuth, maxMessage int) (transpor
 	t.passAuth = s.PassUpstreamAuth
 	t.server = s.Name
 	t.maxMessage = maxMessage
+	t.onCallNote = onCallNote
 	t.login = login
 	return t, nil
 }

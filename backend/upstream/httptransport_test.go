@@ -498,12 +498,12 @@ func TestStreamTransportResumesAStreamEndedBeforeItsAnswer(t *testing.T) {
 func TestHTTPTransportChoice(t *testing.T) {
 	defer func(f func(*http.Request) (*url.URL, error)) { proxyFor = f }(proxyFor)
 	proxyFor = func(*http.Request) (*url.URL, error) { return nil, nil }
-	tr, err := newHTTPTransport(specHTTP("http://127.0.0.1:9/mcp"), nil, 0)
+	tr, err := newHTTPTransport(specHTTP("http://127.0.0.1:9/mcp"), nil, 0, nil)
 	if _, ok := tr.(*streamTransport); !ok || err != nil {
 		t.Fatalf("direct: %T %v", tr, err)
 	}
 	proxyFor = func(*http.Request) (*url.URL, error) { return url.Parse("http://proxy:3128") }
-	tr, err = newHTTPTransport(specHTTP("https://example.com/mcp"), nil, 0)
+	tr, err = newHTTPTransport(specHTTP("https://example.com/mcp"), nil, 0, nil)
 	if _, ok := tr.(*transport.StreamableHTTP); !ok || err != nil {
 		t.Fatalf("through a proxy: %T %v, want mcp-go's transport", tr, err)
 	}

@@ -261,9 +261,7 @@ func (inst *instance) start(ctx context.Context) {
 			if strings.HasSuffix(n.Method, "/list_changed") {
 				return
 			}
-			if fn := m.svc.opts.OnNotification; fn != nil {
-				fn(m.name, n)
-			}
+			m.svc.opts.notify(m.name, Origin{Client: inst.client.Key}, n)
 		},
 		self: m.svc.opts.identity(),
 	})

@@ -253,7 +253,8 @@ func (m *managed) connect(ctx context.Context) (*conn, Catalog, error) {
 		builtins:       m.svc.opts.Builtins,
 		authorizer:     m.svc.opts.Authorizer,
 		secrets:        m.svc.opts.Secrets,
-		onNotification: func(n mcp.JSONRPCNotification) { m.onNotification(n) },
+		onNotification: func(n mcp.JSONRPCNotification) { m.onNotification(Origin{}, n) },
+		onCallNote:     func(ctx context.Context, n mcp.JSONRPCNotification) { m.onNotification(Origin{Call: ctx}, n) },
 		self:           m.svc.opts.identity(),
 		maxMessage:     m.svc.opts.maxMessage(),
 	})
@@ -387,7 +388,7 @@ func (m *managed) monitor(ctx context.Context, c *conn) string {
 // onNotification runs on the transport's reader goroutine: it must not send
 // requests (a stdio reply would be read by this very goroutine), so list
 // refreshes are handed to the supervisor.
-func (m *managed) onNotification(n mcp.JSONRPCNotification) {
+func (m *managed) onNotification(from Origin, n mcp.JSONRPCNotification) {
 	list := ""
 	switch n.Method {
 	case string(mcp.MethodNotificationToolsListChanged):
@@ -398,9 +399,7 @@ func (m *managed) onNotification(n mcp.JSONRPCNotification) {
 		list = "prompts"
 	}
 	if list == "" {
-		if fn := m.svc.opts.OnNotification; fn != nil {
-			fn(m.name, n)
-		}
+		m.svc.opts.notify(m.name, from, n)
 		return
 	}
 	m.pendingMu.Lock()

@@ -36,6 +36,11 @@ type Options struct {
 	PingFailures   int                // failed checks before reconnecting; default 3
 	Logger         logrus.FieldLogger // default: logrus standard logger
 	OnNotification func(server string, n mcp.JSONRPCNotification)
+	// OnNotificationFrom, when set, is used instead of OnNotification and
+	// also says where the notification came from (Origin): the call whose
+	// answer stream carried it, or the client of the per-client instance
+	// that sent it — so a log message reaches its own client only.
+	OnNotificationFrom func(server string, from Origin, n mcp.JSONRPCNotification)
 	// OnCatalog, if set, receives a server's lists when it connected
 	// (lists: all) and when some changed upstream (lists: those refreshed),
 	// before anyone can read them from Catalog or is told by an
