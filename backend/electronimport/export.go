@@ -13,7 +13,7 @@ import (
 // exportLimits bound an Export file: its size, and its nesting before it
 // is decoded.
 func exportLimits() filelimit.Limits {
-	return filelimit.Limits{What: "Electron MCP Router export", MaxBytes: MaxExportBytes}.WithDefaults()
+	return filelimit.Limits{What: "saved export of the Electron MCP Router", MaxBytes: MaxExportBytes}.WithDefaults()
 }
 
 // ReadExport reads a file the Electron app's Export wrote.
