@@ -14,53 +14,8 @@ import (
 	"github.com/mcp-router/mcp-router/backend/secrets"
 	"github.com/mcp-router/mcp-router/backend/spec"
 	"github.com/mcp-router/mcp-router/backend/store"
+	"github.com/mcp-router/mcp-router/internal/testelectron"
 )
-
-// userData builds the Electron app's data directory of a user who has used
-// it since before workspaces: mcprouter.db is both the meta database and
-// the local-default workspace's, with a second local workspace beside it.
-// The app stays "running": its connection is open, so recent writes sit in
-// the -wal file, as they do while the app is up.
-func userData(t *testing.T) (dir string, app *appDB) {
-	t.Helper()
-	dir = filepath.Join(t.TempDir(), AppName)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	app = newAppDB(t, filepath.Join(dir, "mcprouter.db"),
-		appServersTable, appServersIndexes, appProjectsTable, appWorkspacesTable, appTokensTable)
-	app.addWorkspace("local-default", "Local", "local", true, "mcprouter.db")
-	app.addWorkspace("7d1c", "Team B", "local", false, "workspaces/7d1c/database.db")
-	app.addProject("p-web", "Web Dev")
-	app.addProject("p-empty", "Empty Project")
-	app.addProject("p-notes", "Notes & Docs")
-	app.addServer(appServer{ID: "s1", Name: "GitHub MCP", Command: "npx",
-		Args: []string{"-y", "@modelcontextprotocol/server-github"},
-		Env:  map[string]any{"GITHUB_PERSONAL_ACCESS_TOKEN": "ghp_secret1"}, AutoStart: true,
-		InputParams:     map[string]map[string]any{"GITHUB_PERSONAL_ACCESS_TOKEN": {"title": "Token", "sensitive": true}},
-		ToolPermissions: map[string]bool{"create_issue": false, "search_repositories": true, "delete_repo": false},
-		ProjectID:       "p-web"})
-	app.addServer(appServer{ID: "s2", Name: "filesystem", Command: "npx",
-		Args:        []string{"-y", "@modelcontextprotocol/server-filesystem", "{ROOT_DIR}"},
-		InputParams: map[string]map[string]any{"ROOT_DIR": {"type": "directory", "default": "/home/u/work"}},
-		Disabled:    true, ProjectID: "p-notes"})
-	app.addServer(appServer{ID: "s3", Name: "Remote SSE", ServerType: "remote",
-		RemoteURL: "https://mcp.example.com/sse", BearerToken: "tok-123", ProjectID: "p-web"})
-	app.addServer(appServer{ID: "s4", Name: "streamable", ServerType: "remote-streamable",
-		RemoteURL: "https://api.example.com/mcp", Env: map[string]any{"PORT": 8080}})
-	app.addServer(appServer{ID: "s5", Name: "keep", Command: "theirs"})
-	app.addServer(appServer{ID: "s6", Name: "nocmd"})
-	app.addServer(appServer{ID: "s7", Name: "bundle", ServerType: "dxt", Command: "node"})
-	app.addServer(appServer{ID: "s8", Name: "dev server", Command: "node", Args: []string{"index.js"},
-		Dev: map[string]any{"enabled": true, "watch": []string{"src"}}})
-	app.addToken("mcpr_aaaa", "claude")
-	app.addToken("mcpr_bbbb", "cursor")
-	if err := os.WriteFile(filepath.Join(dir, "shared-config.json"),
-		[]byte(`{"settings": {}, "mcpApps": {"tokens": [{"id": "mcpr_cccc", "clientId": "vscode"}]}}`), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return dir, app
-}
 
 // routerStore opens this router's store with one server, token and profile
 // of its own; its secret values go to a file in the data dir.
@@ -144,7 +99,7 @@ func dump(t *testing.T, st *store.Store) map[string][]string {
 
 func TestImportFromElectronDatabase(t *testing.T) {
 	ctx := context.Background()
-	dir, _ := userData(t)
+	dir, _ := testelectron.UserData(t)
 	db := filepath.Join(dir, "mcprouter.db")
 	before := stateOf(t, db, db+"-wal", db+"-shm")
 	if _, ok := before[db+"-wal"]; !ok {
@@ -322,15 +277,15 @@ func TestImportFollowsTheActiveWorkspace(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(dir, "workspaces", "local-default"), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	meta := newAppDB(t, filepath.Join(dir, "mcprouter.db"), appWorkspacesTable, appTokensTable)
-	meta.addWorkspace("local-default", "Local", "local", false, "workspaces/local-default/database.db")
-	meta.addWorkspace("r1", "Cloud", "remote", false, "workspaces/r1/database.db")
-	meta.addWorkspace("w2", "Side", "local", true, "workspaces/w2/database.db")
+	meta := testelectron.New(t, filepath.Join(dir, "mcprouter.db"), testelectron.WorkspacesTable, testelectron.TokensTable)
+	meta.AddWorkspace("local-default", "Local", "local", false, "workspaces/local-default/database.db")
+	meta.AddWorkspace("r1", "Cloud", "remote", false, "workspaces/r1/database.db")
+	meta.AddWorkspace("w2", "Side", "local", true, "workspaces/w2/database.db")
 	if err := os.MkdirAll(filepath.Join(dir, "workspaces", "w2"), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	side := newAppDB(t, filepath.Join(dir, "workspaces", "w2", "database.db"), appServersTable, appProjectsTable)
-	side.addServer(appServer{ID: "a", Name: "side-one", Command: "uvx", Args: []string{"mcp-server-time"}})
+	side := testelectron.New(t, filepath.Join(dir, "workspaces", "w2", "database.db"), testelectron.ServersTable, testelectron.ProjectsTable)
+	side.AddServer(testelectron.Server{ID: "a", Name: "side-one", Command: "uvx", Args: []string{"mcp-server-time"}})
 
 	src, err := ReadDatabase(ctx, filepath.Join(dir, "mcprouter.db"))
 	if err != nil {

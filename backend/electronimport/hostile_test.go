@@ -12,6 +12,7 @@ import (
 	"github.com/mcp-router/mcp-router/backend/secrets"
 	"github.com/mcp-router/mcp-router/backend/spec"
 	"github.com/mcp-router/mcp-router/backend/store"
+	"github.com/mcp-router/mcp-router/internal/testelectron"
 )
 
 // importDB reads, plans and applies the database at path: the whole import
@@ -34,49 +35,49 @@ func TestHostileDatabaseImportsNothing(t *testing.T) {
 	huge := strings.Repeat("x", MaxValueBytes+1)
 	cases := []struct {
 		name  string
-		build func(a *appDB)
+		build func(a *testelectron.DB)
 		want  []string
 	}{
-		{"a value past the cap", func(a *appDB) {
-			a.addServer(appServer{ID: "ok", Name: "ok", Command: "npx"})
-			a.addServer(appServer{ID: "big", Name: "big", Command: "npx", Env: map[string]any{"K": huge}})
+		{"a value past the cap", func(a *testelectron.DB) {
+			a.AddServer(testelectron.Server{ID: "ok", Name: "ok", Command: "npx"})
+			a.AddServer(testelectron.Server{ID: "big", Name: "big", Command: "npx", Env: map[string]any{"K": huge}})
 		}, []string{"MaxValueBytes", "table servers"}},
-		{"too many servers", func(a *appDB) {
-			a.exec("BEGIN")
+		{"too many servers", func(a *testelectron.DB) {
+			a.Exec("BEGIN")
 			for i := 0; i <= MaxServers; i++ {
-				a.exec(`INSERT INTO servers (id, name, command, args, env, auto_start, disabled, created_at, updated_at)
+				a.Exec(`INSERT INTO servers (id, name, command, args, env, auto_start, disabled, created_at, updated_at)
 					VALUES (?, ?, 'npx', '[]', '{}', 0, 0, 0, 0)`, "id"+itoa(i), "s"+itoa(i))
 			}
-			a.exec("COMMIT")
+			a.Exec("COMMIT")
 		}, []string{"MaxServers", "2001 servers"}},
-		{"a name that is a blob", func(a *appDB) {
-			a.addServer(appServer{ID: "ok", Name: "ok", Command: "npx"})
-			a.exec(`INSERT INTO servers (id, name, command, args, env, auto_start, disabled, created_at, updated_at)
+		{"a name that is a blob", func(a *testelectron.DB) {
+			a.AddServer(testelectron.Server{ID: "ok", Name: "ok", Command: "npx"})
+			a.Exec(`INSERT INTO servers (id, name, command, args, env, auto_start, disabled, created_at, updated_at)
 				VALUES ('n', X'DEADBEEF', 'npx', '[]', '{}', 0, 0, 0, 0)`)
 		}, []string{"column name: is a blob, not text"}},
-		{"args that are not an array of strings", func(a *appDB) {
-			a.addServer(appServer{ID: "ok", Name: "ok", Command: "npx"})
-			a.exec(`INSERT INTO servers (id, name, command, args, env, auto_start, disabled, created_at, updated_at)
+		{"args that are not an array of strings", func(a *testelectron.DB) {
+			a.AddServer(testelectron.Server{ID: "ok", Name: "ok", Command: "npx"})
+			a.Exec(`INSERT INTO servers (id, name, command, args, env, auto_start, disabled, created_at, updated_at)
 				VALUES ('b', 'bad args', 'npx', '{"0": "x"}', '{}', 0, 0, 0, 0)`)
 		}, []string{`server "bad args"`, "column args: is not a JSON array of strings"}},
-		{"env that is not JSON", func(a *appDB) {
-			a.exec(`INSERT INTO servers (id, name, command, args, env, auto_start, disabled, created_at, updated_at)
+		{"env that is not JSON", func(a *testelectron.DB) {
+			a.Exec(`INSERT INTO servers (id, name, command, args, env, auto_start, disabled, created_at, updated_at)
 				VALUES ('e', 'enc', 'npx', '[]', 'djEwAAAA', 0, 0, 0, 0)`)
 		}, []string{`server "enc"`, "column env: is not a JSON object"}},
-		{"env with an object value", func(a *appDB) {
-			a.addServer(appServer{ID: "o", Name: "obj", Command: "npx", Env: map[string]any{"K": map[string]any{"a": 1}}})
+		{"env with an object value", func(a *testelectron.DB) {
+			a.AddServer(testelectron.Server{ID: "o", Name: "obj", Command: "npx", Env: map[string]any{"K": map[string]any{"a": 1}}})
 		}, []string{`server "obj"`, `entry "K"`}},
-		{"tool toggles that are not booleans", func(a *appDB) {
-			a.exec(`INSERT INTO servers (id, name, command, args, env, auto_start, disabled, tool_permissions, created_at, updated_at)
+		{"tool toggles that are not booleans", func(a *testelectron.DB) {
+			a.Exec(`INSERT INTO servers (id, name, command, args, env, auto_start, disabled, tool_permissions, created_at, updated_at)
 				VALUES ('t', 'toggles', 'npx', '[]', '{}', 0, 0, '{"x": "off"}', 0, 0)`)
 		}, []string{`server "toggles"`, "column tool_permissions"}},
-		{"a server in a project that does not exist", func(a *appDB) {
-			a.addProject("p1", "Real")
-			a.addServer(appServer{ID: "ok", Name: "ok", Command: "npx", ProjectID: "p1"})
-			a.addServer(appServer{ID: "lost", Name: "lost", Command: "npx", ProjectID: "p-gone"})
+		{"a server in a project that does not exist", func(a *testelectron.DB) {
+			a.AddProject("p1", "Real")
+			a.AddServer(testelectron.Server{ID: "ok", Name: "ok", Command: "npx", ProjectID: "p1"})
+			a.AddServer(testelectron.Server{ID: "lost", Name: "lost", Command: "npx", ProjectID: "p-gone"})
 		}, []string{`server "lost" is in project "p-gone", which the projects table does not have`}},
-		{"a disabled flag that is text", func(a *appDB) {
-			a.exec(`INSERT INTO servers (id, name, command, args, env, auto_start, disabled, created_at, updated_at)
+		{"a disabled flag that is text", func(a *testelectron.DB) {
+			a.Exec(`INSERT INTO servers (id, name, command, args, env, auto_start, disabled, created_at, updated_at)
 				VALUES ('d', 'flag', 'npx', '[]', '{}', 0, 'yes', 0, 0)`)
 		}, []string{`server "flag"`, "column disabled: is text, not an integer"}},
 	}
@@ -84,7 +85,7 @@ func TestHostileDatabaseImportsNothing(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx := context.Background()
 			path := filepath.Join(t.TempDir(), "mcprouter.db")
-			a := newAppDB(t, path, appServersTable, appProjectsTable)
+			a := testelectron.New(t, path, testelectron.ServersTable, testelectron.ProjectsTable)
 			tc.build(a)
 			st, sec := routerStore(t)
 			was := dump(t, st)
@@ -119,7 +120,7 @@ func TestHostileFiles(t *testing.T) {
 	}
 
 	other := filepath.Join(dir, "other.db")
-	newAppDB(t, other, "CREATE TABLE things (id INTEGER)")
+	testelectron.New(t, other, "CREATE TABLE things (id INTEGER)")
 	if _, err := ReadDatabase(ctx, other); err == nil || !strings.Contains(err.Error(), "no servers table") {
 		t.Errorf("another app's database: %v", err)
 	}
@@ -135,8 +136,8 @@ func TestHostileFiles(t *testing.T) {
 	if err := os.MkdirAll(filepath.Dir(meta), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	m := newAppDB(t, meta, appWorkspacesTable)
-	m.addWorkspace("local-default", "Local", "local", true, "../../etc/elsewhere.db")
+	m := testelectron.New(t, meta, testelectron.WorkspacesTable)
+	m.AddWorkspace("local-default", "Local", "local", true, "../../etc/elsewhere.db")
 	if _, err := ReadDatabase(ctx, meta); err == nil || !strings.Contains(err.Error(), "leaves the app's data directory") {
 		t.Errorf("an escaping workspace path: %v", err)
 	}
@@ -146,7 +147,7 @@ func TestHostileFiles(t *testing.T) {
 // server, profile or secret value of the import is left behind.
 func TestApplyIsAllOrNothing(t *testing.T) {
 	ctx := context.Background()
-	dir, _ := userData(t)
+	dir, _ := testelectron.UserData(t)
 	st, sec := routerStore(t)
 	src, err := ReadDatabase(ctx, filepath.Join(dir, "mcprouter.db"))
 	if err != nil {
