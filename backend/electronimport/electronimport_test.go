@@ -153,7 +153,7 @@ func TestImportFromElectronDatabase(t *testing.T) {
 	if plan.Tokens != 3 || !containsText(plan.Notes, "3 access token(s)") || !containsText(plan.Notes, "tokens create") {
 		t.Errorf("tokens %d, notes %q: want 3 not carried, with how to make new ones", plan.Tokens, plan.Notes)
 	}
-	if !containsText(plan.Notes, `workspace "Team B" was not read; import it with --db `+filepath.Join(dir, "workspaces", "7d1c", "database.db")) {
+	if !containsText(plan.Notes, `workspace "Team B" was not read; import it with --db "`+filepath.Join(dir, "workspaces", "7d1c", "database.db")+`"`) {
 		t.Errorf("notes %q: want the other workspace named with its --db path", plan.Notes)
 	}
 	if !containsText(plan.Notes, "dev-server: the app's dev mode") {

@@ -194,7 +194,7 @@ func MakePlan(ctx context.Context, st *store.Store, src Source, refuse config.Re
 			p.Notes = append(p.Notes, fmt.Sprintf("workspace %q is a remote (team) workspace: not imported", w.Name))
 			continue
 		}
-		p.Notes = append(p.Notes, fmt.Sprintf("workspace %q was not read; import it with --db %s", w.Name, w.Database))
+		p.Notes = append(p.Notes, fmt.Sprintf("workspace %q was not read; import it with --db %q", w.Name, w.Database))
 	}
 	return p, nil
 }
