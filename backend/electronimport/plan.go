@@ -167,6 +167,8 @@ func MakePlan(ctx context.Context, st *store.Store, src Source, refuse config.Re
 			reason = ReasonProfileExists
 		case len(servers) == 0:
 			reason = "none of its servers is imported"
+		case len(profiles)+len(p.profiles) >= profile.MaxProfiles:
+			reason = fmt.Sprintf("this router has %d profiles, the cap (profile.MaxProfiles, fixed): remove one and import again", profile.MaxProfiles)
 		}
 		if reason == "" {
 			prof := store.Profile{Name: name, Mode: profile.ModeAll, Servers: servers,
