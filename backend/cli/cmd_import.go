@@ -131,8 +131,11 @@ func printPlan(w io.Writer, p electronimport.Plan, dryRun bool) {
 			fmt.Fprintf(w, "  %s %q: %s\n", s.Kind, s.Name, s.Reason)
 		}
 	}
-	if len(p.Notes) > 0 {
+	if len(p.Notes) > 0 || p.TokensNote != "" {
 		fmt.Fprintln(w, "not carried over:")
+		if p.TokensNote != "" {
+			fmt.Fprintf(w, "  %s\n", p.TokensNote)
+		}
 		for _, n := range p.Notes {
 			fmt.Fprintf(w, "  %s\n", n)
 		}

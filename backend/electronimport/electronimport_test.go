@@ -150,8 +150,8 @@ func TestImportFromElectronDatabase(t *testing.T) {
 	if len(plan.Skipped) != 4 {
 		t.Errorf("skipped %v, want exactly the 4 above", plan.Skipped)
 	}
-	if plan.Tokens != 3 || !containsText(plan.Notes, "3 access token(s)") || !containsText(plan.Notes, "tokens create") {
-		t.Errorf("tokens %d, notes %q: want 3 not carried, with how to make new ones", plan.Tokens, plan.Notes)
+	if plan.Tokens != 3 || !strings.Contains(plan.TokensNote, "3 access token(s)") || !strings.Contains(plan.TokensNote, "tokens create") {
+		t.Errorf("tokens %d, note %q: want 3 not carried, with how to make new ones", plan.Tokens, plan.TokensNote)
 	}
 	if !containsText(plan.Notes, `workspace "Team B" was not read; import it with --db "`+filepath.Join(dir, "workspaces", "7d1c", "database.db")+`"`) {
 		t.Errorf("notes %q: want the other workspace named with its --db path", plan.Notes)

@@ -27,8 +27,10 @@ type Plan struct {
 	Skipped   []Skip           `json:"skipped"`
 	// Tokens counts the app's access tokens: none is carried (Notes says
 	// why and what to do).
-	Tokens int      `json:"tokens"`
-	Notes  []string `json:"notes"`
+	Tokens     int    `json:"tokens"`
+	TokensNote string `json:"tokensNote,omitempty"`
+	// Notes: the rest that is not carried over (other workspaces, dev mode).
+	Notes []string `json:"notes"`
 
 	defs     []spec.Server
 	profiles []store.Profile
@@ -189,7 +191,7 @@ func MakePlan(ctx context.Context, st *store.Store, src Source, refuse config.Re
 		p.Notes = append(p.Notes, "this export is in the client-config shape (mcpServers): it has servers only, no projects or tool toggles")
 	}
 	if src.Tokens > 0 {
-		p.Notes = append(p.Notes, fmt.Sprintf("%d access token(s) of the Electron app are not carried over: the app stores them hashed, so their values cannot be read, and a client needs a token of this router anyway; create new ones with `mcp-router tokens create NAME` (Connect page: New token) and give them to your clients", src.Tokens))
+		p.TokensNote = fmt.Sprintf("%d access token(s) of the Electron app are not carried over: the app stores them hashed, so their values cannot be read, and a client needs a token of this router anyway; create new ones with `mcp-router tokens create NAME` (Connect page: New token) and give them to your clients", src.Tokens)
 	}
 	for _, w := range src.OtherWorkspaces {
 		if w.Type == "remote" {

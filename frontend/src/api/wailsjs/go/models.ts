@@ -1483,6 +1483,7 @@ export namespace electronimport {
 	    profiles: PlannedProfile[];
 	    skipped: Skip[];
 	    tokens: number;
+	    tokensNote?: string;
 	    notes: string[];
 	
 	    static createFrom(source: any = {}) {
@@ -1498,6 +1499,7 @@ export namespace electronimport {
 	        this.profiles = this.convertValues(source["profiles"], PlannedProfile);
 	        this.skipped = this.convertValues(source["skipped"], Skip);
 	        this.tokens = source["tokens"];
+	        this.tokensNote = source["tokensNote"];
 	        this.notes = source["notes"];
 	    }
 	
