@@ -124,3 +124,22 @@ func TestImportElectronHostileExport(t *testing.T) {
 		t.Errorf("imported %+v", got)
 	}
 }
+
+// An Electron server that points at this router (the app's own entry for
+// it, or a URL of this router's endpoint) is skipped by the loop guard;
+// the others are imported.
+func TestImportElectronSkipsThisRouter(t *testing.T) {
+	t.Setenv(secrets.EnvStore, secrets.InFile)
+	data := t.TempDir()
+	db := filepath.Join(t.TempDir(), "mcprouter.db")
+	app := testelectron.New(t, db, testelectron.ServersTable)
+	app.AddServer(testelectron.Server{ID: "a", Name: "self", ServerType: "remote-streamable", RemoteURL: "http://localhost:3282/mcp"})
+	app.AddServer(testelectron.Server{ID: "b", Name: "time", Command: "uvx", Args: []string{"mcp-server-time"}})
+	out := mustRun(t, data, "import", "electron", "--db", db)
+	if !strings.Contains(out, "imported 1 server(s):") || !strings.Contains(out, `server "self": points at this router`) {
+		t.Errorf("output:\n%s", out)
+	}
+	if got := list(t, data); len(got) != 1 || got[0].Name != "time" {
+		t.Errorf("servers %+v", got)
+	}
+}

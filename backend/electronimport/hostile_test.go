@@ -175,3 +175,29 @@ func TestApplyIsAllOrNothing(t *testing.T) {
 		t.Error("the failed import's secret value was left in the secret store")
 	}
 }
+
+// Servers and profiles are one write: a profile name taken after the plan
+// fails the import, and none of its servers is left behind either.
+func TestApplyWritesServersAndProfilesTogether(t *testing.T) {
+	ctx := context.Background()
+	dir, _ := testelectron.UserData(t)
+	st, sec := routerStore(t)
+	src, err := ReadDatabase(ctx, filepath.Join(dir, "mcprouter.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err := MakePlan(ctx, st, src, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.Profiles().Create(ctx, store.Profile{Name: "Notes-Docs", Mode: "all", Servers: []string{"keep"}}); err != nil {
+		t.Fatal(err)
+	}
+	was := dump(t, st)
+	if err := Apply(ctx, st, sec, plan); !errors.Is(err, store.ErrDuplicate) || !strings.Contains(err.Error(), "Notes-Docs") {
+		t.Fatalf("apply: %v, want the profile's duplicate name", err)
+	}
+	if now := dump(t, st); !mapsEqualSlices(was, now) {
+		t.Error("the servers were written though their profiles were not")
+	}
+}
