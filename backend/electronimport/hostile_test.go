@@ -201,3 +201,44 @@ func TestApplyWritesServersAndProfilesTogether(t *testing.T) {
 		t.Error("the servers were written though their profiles were not")
 	}
 }
+
+// Names of no ASCII letter (a Japanese user's) are named after their id;
+// a server whose arguments take a sensitive value is skipped with what to
+// do, rather than storing the secret in its arguments.
+func TestNamesAndSensitiveArguments(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "mcprouter.db")
+	a := testelectron.New(t, path, testelectron.ServersTable, testelectron.ProjectsTable)
+	a.AddProject("9f8e7d6c-1111-2222-3333-444455556666", "仕事")
+	a.AddServer(testelectron.Server{ID: "1a2b3c4d-aaaa-bbbb-cccc-ddddeeeeffff", Name: "ファイル", Command: "npx",
+		Args: []string{"-y", "fs"}, ProjectID: "9f8e7d6c-1111-2222-3333-444455556666"})
+	a.AddServer(testelectron.Server{ID: "k", Name: "brave", Command: "npx", Args: []string{"brave", "--key", "${BRAVE_API_KEY}"},
+		Env:         map[string]any{"BRAVE_API_KEY": "bk-secret"},
+		InputParams: map[string]map[string]any{"BRAVE_API_KEY": {"sensitive": true}}})
+	st, sec := routerStore(t)
+	src, err := ReadDatabase(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err := MakePlan(ctx, st, src, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(plan.Servers) != 1 || plan.Servers[0].Name != "server-1a2b3c4d" || plan.Servers[0].From != "ファイル" {
+		t.Errorf("servers %+v", plan.Servers)
+	}
+	if len(plan.Profiles) != 1 || plan.Profiles[0].Name != "project-9f8e7d6c" || plan.Profiles[0].From != "仕事" {
+		t.Errorf("profiles %+v", plan.Profiles)
+	}
+	if len(plan.Skipped) != 1 || plan.Skipped[0].Name != "brave" || !strings.Contains(plan.Skipped[0].Reason, "sensitive value of BRAVE_API_KEY") {
+		t.Errorf("skipped %+v", plan.Skipped)
+	}
+	if err := Apply(ctx, st, sec, plan); err != nil {
+		t.Fatal(err)
+	}
+	for _, row := range dump(t, st)["servers"] {
+		if strings.Contains(row, "bk-secret") {
+			t.Errorf("a sensitive value reached the database: %s", row)
+		}
+	}
+}

@@ -157,6 +157,9 @@ func MakePlan(ctx context.Context, st *store.Store, src Source, refuse config.Re
 	taken := map[string]string{}
 	for _, pr := range src.Projects {
 		name := safeName(pr.Name, 64)
+		if name == "" {
+			name = fallbackName("project", pr.ID, 64)
+		}
 		servers := members[pr.ID]
 		sort.Strings(servers)
 		reason := ""
@@ -217,6 +220,10 @@ func orEmpty(s []string) []string {
 // says why it cannot be.
 func toDefinition(s Server) (spec.Server, string) {
 	name := safeName(s.Name, 48)
+	if name == "" {
+		// A name of no ASCII letter or digit ("ファイル"): named after its id.
+		name = fallbackName("server", s.ID, 48)
+	}
 	if !spec.ValidName(name) {
 		return spec.Server{}, fmt.Sprintf("its name cannot be made a server name here (1-48 letters, digits, '-' or '_'; got %q)", name)
 	}
@@ -234,6 +241,11 @@ func toDefinition(s Server) (spec.Server, string) {
 			if def.Env[k] != "" {
 				def.SecretEnv = append(def.SecretEnv, k)
 			}
+		}
+		if leaked := sensitiveInArgs(s); len(leaked) > 0 {
+			return spec.Server{}, fmt.Sprintf("its arguments take the sensitive value of %s (a {NAME} placeholder): "+
+				"stored in the arguments it would not be a secret here; add the server by hand with the value in a secret env entry",
+				strings.Join(leaked, ", "))
 		}
 		sort.Strings(def.SecretEnv)
 	case typeRemote, typeRemoteStreamable:
@@ -285,6 +297,25 @@ func sameTarget(cur, def spec.Server) bool {
 	return cur.Transport == def.Transport && cur.Command == def.Command && slices.Equal(cur.Args, def.Args) && cur.URL == def.URL
 }
 
+// sensitiveInArgs names the sensitive parameters whose values the args'
+// placeholders would take.
+func sensitiveInArgs(s Server) []string {
+	var out []string
+	for _, name := range s.Sensitive {
+		if s.Env[name] == "" && s.InputDefaults[name] == "" {
+			continue
+		}
+		for _, a := range s.Args {
+			if strings.Contains(a, "{"+name+"}") {
+				out = append(out, name)
+				break
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
 // substituteArgs fills the {NAME} and ${NAME} placeholders of args as the
 // app did when it started the server (substituteArgsParameters in its
 // mcp-client-util.ts): with the env value of NAME, else the input
@@ -325,6 +356,16 @@ func safeName(name string, max int) string {
 		s = strings.TrimRight(s[:max], "-_")
 	}
 	return s
+}
+
+// fallbackName names a thing whose own name has no usable character after
+// its id: "server-1a2b3c4d".
+func fallbackName(kind, id string, max int) string {
+	id = safeName(id, 8)
+	if id == "" {
+		return ""
+	}
+	return safeName(kind+"-"+id, max)
 }
 
 func truncate(s string, n int) string {
