@@ -242,3 +242,16 @@ func TestNamesAndSensitiveArguments(t *testing.T) {
 		}
 	}
 }
+
+// A generated column could make each read of a row build a huge value: a
+// table with one is refused before any row is read.
+func TestGeneratedColumnIsRefused(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "mcprouter.db")
+	a := testelectron.New(t, path, strings.Replace(testelectron.ServersTable, "dev TEXT,",
+		"dev TEXT, bomb BLOB GENERATED ALWAYS AS (zeroblob(900000000)) VIRTUAL,", 1))
+	a.AddServer(testelectron.Server{ID: "a", Name: "a", Command: "npx"})
+	_, err := ReadDatabase(context.Background(), path)
+	if err == nil || !strings.Contains(err.Error(), `generated or hidden column "bomb"`) {
+		t.Fatalf("read: %v", err)
+	}
+}

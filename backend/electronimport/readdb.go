@@ -25,6 +25,10 @@ import (
 // change what the other sees, and the original's bytes and times stay as
 // they were.
 func ReadDatabase(ctx context.Context, path string) (Source, error) {
+	// Every query within ReadDeadline: a database built to be slow to read
+	// is given up on, not waited for.
+	ctx, cancel := context.WithTimeout(ctx, ReadDeadline)
+	defer cancel()
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return Source{}, err
@@ -182,8 +186,11 @@ func tableNames(ctx context.Context, db *sql.DB) (map[string]bool, error) {
 	return out, rows.Err()
 }
 
+// columnNames lists a table's columns. A generated column is refused: the
+// app creates none, and one (zeroblob(900000000)) would make every read of
+// the row build a value of the database's choosing.
 func columnNames(ctx context.Context, db *sql.DB, table string) (map[string]bool, error) {
-	rows, err := db.QueryContext(ctx, "SELECT name FROM pragma_table_info(?)", table)
+	rows, err := db.QueryContext(ctx, "SELECT name, hidden FROM pragma_table_xinfo(?)", table)
 	if err != nil {
 		return nil, err
 	}
@@ -191,8 +198,12 @@ func columnNames(ctx context.Context, db *sql.DB, table string) (map[string]bool
 	out := map[string]bool{}
 	for rows.Next() {
 		var name string
-		if err := rows.Scan(&name); err != nil {
+		var hidden int
+		if err := rows.Scan(&name, &hidden); err != nil {
 			return nil, err
+		}
+		if hidden != 0 {
+			return nil, fmt.Errorf("table %s has a generated or hidden column %q: not a table the Electron MCP Router creates", table, name)
 		}
 		out[name] = true
 	}
@@ -454,6 +465,9 @@ func scalar(v any) (string, bool) {
 }
 
 func readProjects(ctx context.Context, db *sql.DB) ([]Project, error) {
+	if _, err := columnNames(ctx, db, "projects"); err != nil {
+		return nil, err
+	}
 	if err := checkTable(ctx, db, "projects", []string{"id", "name"}, MaxProjects, "MaxProjects"); err != nil {
 		return nil, err
 	}
@@ -487,6 +501,9 @@ func readProjects(ctx context.Context, db *sql.DB) ([]Project, error) {
 // readWorkspaces lists the meta database's workspaces; userData is the
 // directory their database paths are relative to.
 func readWorkspaces(ctx context.Context, db *sql.DB, userData string) ([]Workspace, error) {
+	if _, err := columnNames(ctx, db, "workspaces"); err != nil {
+		return nil, err
+	}
 	if err := checkTable(ctx, db, "workspaces", []string{"id", "name", "type", "localConfig"}, MaxWorkspaces, "MaxWorkspaces"); err != nil {
 		return nil, err
 	}

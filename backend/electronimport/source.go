@@ -15,7 +15,10 @@
 // modules/projects/projects.repository.ts's.
 package electronimport
 
-import "fmt"
+import (
+	"fmt"
+	"time"
+)
 
 // Caps of an import (docs/limits.md#electron-import). They are fixed: an
 // Electron router with more than this is not a desktop user's.
@@ -36,6 +39,10 @@ const (
 	// tool toggles JSON, a name, …).
 	MaxValueBytes = 1 << 20
 )
+
+// ReadDeadline bounds the queries of one database read (the copy is not
+// counted): a few thousand rows take milliseconds.
+const ReadDeadline = time.Minute
 
 // Server types of the Electron app (MCPServerConfig.serverType).
 const (
