@@ -42,6 +42,14 @@ func TestHostileDatabaseImportsNothing(t *testing.T) {
 			a.AddServer(testelectron.Server{ID: "ok", Name: "ok", Command: "npx"})
 			a.AddServer(testelectron.Server{ID: "big", Name: "big", Command: "npx", Env: map[string]any{"K": huge}})
 		}, []string{"MaxValueBytes", "table servers"}},
+		{"a table past its total cap", func(a *testelectron.DB) {
+			half := strings.Repeat("y", MaxValueBytes-100)
+			a.Exec("BEGIN")
+			for i := 0; i <= MaxTableBytes/MaxValueBytes; i++ {
+				a.AddServer(testelectron.Server{ID: "id" + itoa(i), Name: "s" + itoa(i), Command: "npx", Env: map[string]any{"K": half}})
+			}
+			a.Exec("COMMIT")
+		}, []string{"MaxTableBytes", "table servers"}},
 		{"too many servers", func(a *testelectron.DB) {
 			a.Exec("BEGIN")
 			for i := 0; i <= MaxServers; i++ {

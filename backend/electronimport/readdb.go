@@ -249,6 +249,14 @@ func checkTable(ctx context.Context, db *sql.DB, table string, cols []string, li
 	if size > MaxValueBytes {
 		return fmt.Errorf("table %s, row %d: %w", table, rowid, capError("a value", size, MaxValueBytes, "MaxValueBytes"))
 	}
+	// All of it is held at once: bounded as a whole too.
+	var total int64
+	if err := db.QueryRowContext(ctx, `SELECT coalesce(sum(`+strings.Join(lens, " + ")+`), 0) FROM "`+table+`"`).Scan(&total); err != nil {
+		return fmt.Errorf("table %s: %w", table, err)
+	}
+	if total > MaxTableBytes {
+		return fmt.Errorf("table %s: %w", table, capError("its values", total, MaxTableBytes, "MaxTableBytes"))
+	}
 	return nil
 }
 

@@ -38,6 +38,9 @@ const (
 	// MaxValueBytes bounds one column value of a row (an env JSON, the
 	// tool toggles JSON, a name, …).
 	MaxValueBytes = 1 << 20
+	// MaxTableBytes bounds the values of a table read, all rows together
+	// (they are held at once).
+	MaxTableBytes = 64 << 20
 )
 
 // ReadDeadline bounds the queries of one database read (the copy is not
@@ -114,7 +117,7 @@ func capError(what string, n, limit int64, name string) error {
 
 func unit(name string) string {
 	switch name {
-	case "MaxDatabaseBytes", "MaxExportBytes", "MaxValueBytes":
+	case "MaxDatabaseBytes", "MaxExportBytes", "MaxValueBytes", "MaxTableBytes":
 		return "bytes"
 	case "MaxServers":
 		return "servers"
