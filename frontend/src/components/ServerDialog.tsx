@@ -4,6 +4,7 @@ import { useMessages, type Messages } from '../i18n';
 import { parseJSONC } from '../lib/jsonc';
 import { useServers, useSettings } from '../stores';
 import { Dialog } from './Dialog';
+import { ElectronImport } from './ElectronImport';
 import '../pages/pages.css';
 import { ServerChatFields, chatOf, cleanChat, type ServerChat } from './ServerChatFields';
 import { EntryRows, NeededSecrets, blankRow, entriesOf, rowsOf, type EntryRow } from './SecretEntries';
@@ -711,6 +712,7 @@ function ImportFile({ onDone }: { onDone: () => void }) {
         </p>
       )}
       {result?.report && <Report report={result.report} />}
+      <ElectronImport />
       <div className="dialog-actions">
         <button type="button" onClick={onDone}>
           {t.close}

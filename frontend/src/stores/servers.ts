@@ -3,6 +3,9 @@ import {
   toApiError,
   type Api,
   type ClientConfigFile,
+  type ElectronDatabase,
+  type ElectronPlan,
+  type ElectronSourceKind,
   type ImportReport,
   type Discovery,
   type PrefixMode,
@@ -56,6 +59,12 @@ export interface ServersState {
   discover(url: string): Promise<Discovery>;
   clientConfigs(): Promise<ClientConfigFile[]>;
   importFile(path: string): Promise<ImportReport>;
+  /** Where the Electron MCP Router's database is expected, and whether it is there. */
+  findElectron(): Promise<ElectronDatabase>;
+  /** What importing the Electron app's database or export would do; writes nothing. */
+  previewElectron(kind: ElectronSourceKind, path: string): Promise<ElectronPlan>;
+  /** Imports it; returns the plan carried out. */
+  importElectron(kind: ElectronSourceKind, path: string): Promise<ElectronPlan>;
   /** Sets one secret value of a server (an import's needsSecrets); thrown errors go to the form. */
   setSecret(server: string, kind: SecretKind, name: string, value: string): Promise<ServerView>;
 
@@ -100,6 +109,9 @@ type ServersApi = Pick<
   | 'discoverServer'
   | 'listClientConfigs'
   | 'importClientConfig'
+  | 'findElectronDatabase'
+  | 'previewElectronImport'
+  | 'importElectron'
   | 'removeServer'
   | 'setServerEnabled'
   | 'startServer'
@@ -246,6 +258,13 @@ export function createServersStore(api: ServersApi): ServersStore {
       const report = await api.importClientConfig(path);
       void get().load();
       return report;
+    },
+    findElectron: () => api.findElectronDatabase(),
+    previewElectron: (kind, path) => api.previewElectronImport(kind, path),
+    async importElectron(kind, path) {
+      const plan = await api.importElectron(kind, path);
+      void get().load();
+      return plan;
     },
     async setSecret(server, kind, name, value) {
       const view = await api.setServerSecret(server, kind, name, value);

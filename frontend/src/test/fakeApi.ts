@@ -15,6 +15,8 @@ import type {
   ServerView,
   TokenView,
   UpdateCheck,
+  ElectronPlan,
+  ElectronSourceKind,
 } from '../api';
 
 /** A check finding v0.4.0 while v0.3.2 runs (backend/update/testdata/latest.json). */
@@ -31,6 +33,11 @@ export function updateCheck(over: Partial<UpdateCheck> = {}): UpdateCheck {
     checkedAt: '2026-11-26T23:30:00Z',
     ...over,
   };
+}
+
+/** An Electron import plan that adds nothing. */
+export function emptyPlan(kind: ElectronSourceKind, path: string): ElectronPlan {
+  return { source: path, kind, workspace: '', servers: [], profiles: [], skipped: [], tokens: 0, tokensNote: '', notes: [] };
 }
 
 export function server(name: string, over: Partial<ServerView> = {}): ServerView {
@@ -284,6 +291,11 @@ export function fakeApi(initial: ServerView[] = []) {
       profiles = profiles.filter((x) => x.name !== name);
     }),
     profileSnippet: vi.fn<Api['profileSnippet']>(async (name, client, mode) => `${client} ${mode} /mcp/${name}`),
+
+    // Electron import: no database found; a test sets what a preview shows.
+    findElectronDatabase: vi.fn<Api['findElectronDatabase']>(async () => ({ path: '/home/u/.config/MCP Router/mcprouter.db', exists: false })),
+    previewElectronImport: vi.fn<Api['previewElectronImport']>(async (kind, path) => emptyPlan(kind, path)),
+    importElectron: vi.fn<Api['importElectron']>(async (kind, path) => emptyPlan(kind, path)),
 
     // Settings → About: checks are off until setCheckForUpdates(true).
     about: vi.fn<Api['about']>(async () => about),

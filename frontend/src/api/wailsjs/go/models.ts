@@ -255,6 +255,20 @@ export namespace appapi {
 		    return a;
 		}
 	}
+	export class ElectronDatabase {
+	    path: string;
+	    exists: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new ElectronDatabase(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.path = source["path"];
+	        this.exists = source["exists"];
+	    }
+	}
 	export class EndpointStatus {
 	    url: string;
 	    running: boolean;
@@ -1396,6 +1410,119 @@ export namespace discovery {
 		    return a;
 		}
 	}
+
+}
+
+export namespace electronimport {
+	
+	export class Skip {
+	    kind: string;
+	    name: string;
+	    reason: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Skip(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.kind = source["kind"];
+	        this.name = source["name"];
+	        this.reason = source["reason"];
+	    }
+	}
+	export class PlannedProfile {
+	    name: string;
+	    from: string;
+	    servers: string[];
+	
+	    static createFrom(source: any = {}) {
+	        return new PlannedProfile(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.name = source["name"];
+	        this.from = source["from"];
+	        this.servers = source["servers"];
+	    }
+	}
+	export class PlannedServer {
+	    name: string;
+	    from: string;
+	    transport: string;
+	    target: string;
+	    enabled: boolean;
+	    disabledTools: string[];
+	    secretEnv?: string[];
+	    secretHeaders?: string[];
+	    project?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new PlannedServer(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.name = source["name"];
+	        this.from = source["from"];
+	        this.transport = source["transport"];
+	        this.target = source["target"];
+	        this.enabled = source["enabled"];
+	        this.disabledTools = source["disabledTools"];
+	        this.secretEnv = source["secretEnv"];
+	        this.secretHeaders = source["secretHeaders"];
+	        this.project = source["project"];
+	    }
+	}
+	export class Plan {
+	    source: string;
+	    kind: string;
+	    workspace?: string;
+	    servers: PlannedServer[];
+	    profiles: PlannedProfile[];
+	    skipped: Skip[];
+	    tokens: number;
+	    tokensNote?: string;
+	    notes: string[];
+	
+	    static createFrom(source: any = {}) {
+	        return new Plan(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.source = source["source"];
+	        this.kind = source["kind"];
+	        this.workspace = source["workspace"];
+	        this.servers = this.convertValues(source["servers"], PlannedServer);
+	        this.profiles = this.convertValues(source["profiles"], PlannedProfile);
+	        this.skipped = this.convertValues(source["skipped"], Skip);
+	        this.tokens = source["tokens"];
+	        this.tokensNote = source["tokensNote"];
+	        this.notes = source["notes"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	
+	
 
 }
 

@@ -9,6 +9,7 @@ import {update} from '../models';
 import {policy} from '../models';
 import {stategate} from '../models';
 import {discovery} from '../models';
+import {electronimport} from '../models';
 import {approval} from '../models';
 
 export function About():Promise<appapi.AboutInfo>;
@@ -57,6 +58,8 @@ export function EnableStateGate():Promise<appapi.StateGateStatus>;
 
 export function EndpointStatus():Promise<appapi.EndpointStatus>;
 
+export function FindElectronDatabase():Promise<appapi.ElectronDatabase>;
+
 export function FrontendReady(arg1:string):Promise<void>;
 
 export function GetChatConversation(arg1:number):Promise<chat.ConversationView>;
@@ -76,6 +79,8 @@ export function GetStateGateStatus():Promise<appapi.StateGateStatus>;
 export function HookLogs(arg1:number):Promise<Array<string>>;
 
 export function ImportClientConfig(arg1:string):Promise<config.ImportReport>;
+
+export function ImportElectron(arg1:string,arg2:string):Promise<electronimport.Plan>;
 
 export function ListClientConfigs():Promise<Array<appapi.ClientConfigFile>>;
 
@@ -106,6 +111,8 @@ export function NewChatConversation(arg1:chat.ConversationInput):Promise<store.C
 export function OpenLogFolder():Promise<void>;
 
 export function PendingApprovals():Promise<Array<approval.Pending>>;
+
+export function PreviewElectronImport(arg1:string,arg2:string):Promise<electronimport.Plan>;
 
 export function ProfileSnippet(arg1:string,arg2:string,arg3:string,arg4:string,arg5:Array<string>):Promise<string>;
 

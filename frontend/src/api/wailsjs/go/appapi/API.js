@@ -94,6 +94,10 @@ export function EndpointStatus() {
   return window['go']['appapi']['API']['EndpointStatus']();
 }
 
+export function FindElectronDatabase() {
+  return window['go']['appapi']['API']['FindElectronDatabase']();
+}
+
 export function FrontendReady(arg1) {
   return window['go']['appapi']['API']['FrontendReady'](arg1);
 }
@@ -132,6 +136,10 @@ export function HookLogs(arg1) {
 
 export function ImportClientConfig(arg1) {
   return window['go']['appapi']['API']['ImportClientConfig'](arg1);
+}
+
+export function ImportElectron(arg1, arg2) {
+  return window['go']['appapi']['API']['ImportElectron'](arg1, arg2);
 }
 
 export function ListClientConfigs() {
@@ -192,6 +200,10 @@ export function OpenLogFolder() {
 
 export function PendingApprovals() {
   return window['go']['appapi']['API']['PendingApprovals']();
+}
+
+export function PreviewElectronImport(arg1, arg2) {
+  return window['go']['appapi']['API']['PreviewElectronImport'](arg1, arg2);
 }
 
 export function ProfileSnippet(arg1, arg2, arg3, arg4, arg5) {
