@@ -18,8 +18,9 @@ import (
 )
 
 // snapshot is what the running upstreams offer, read once per rebuild.
-// A gated server is in it even while down, with the tools it last had: its
-// clients must still reach it, to be told to activate again.
+// A gated server is in it even while down, with the tools it last had (as
+// persisted, else as this process saw them): its clients must still reach
+// it, to be told to activate again.
 type snapshot struct {
 	servers  []string // running or gated, sorted
 	defs     map[string]spec.Server
@@ -44,8 +45,18 @@ func (g *Gateway) snapshot() snapshot {
 		if st.State != upstream.StateRunning {
 			switch {
 			case gated:
+				// Seed 000's [locked, disconnected]: the overview (the
+				// activate tool's, the tools a client is told to unlock)
+				// comes from the persisted catalog while the server is
+				// stopped — at launch this process remembers nothing yet.
+				cat := upstream.Catalog{Tools: g.remembered[st.Name]}
+				if g.o.Persisted != nil {
+					if p, ok := g.o.Persisted(st.Name); ok {
+						cat = p
+					}
+				}
 				s.servers = append(s.servers, st.Name)
-				s.defs[st.Name], s.catalogs[st.Name] = def, upstream.Catalog{Tools: g.remembered[st.Name]}
+				s.defs[st.Name], s.catalogs[st.Name] = def, cat
 			case def.Enabled && def.IsLazy() && g.o.Persisted != nil:
 				// A lazy server is listed from the persisted catalog while
 				// stopped; a call starts it (upstream.Service.Request).
