@@ -40,15 +40,36 @@ func (s Server) ResolvedStart() StartMode {
 // IsLazy reports whether the server starts on use (ResolvedStart).
 func (s Server) IsLazy() bool { return s.ResolvedStart() == StartLazy }
 
-// StartAutoReason says why an auto start resolved as it did ("" when the
-// start is not auto).
-func (s Server) StartAutoReason() string {
+// Why an auto start resolved to lazy (AutoLazyCause).
+const (
+	LazyBecauseGated      = "gated"
+	LazyBecauseSearchOnly = "search-only"
+)
+
+// AutoLazyCause is why an auto start resolved to lazy: LazyBecauseGated,
+// LazyBecauseSearchOnly, or "" (the start is not auto, or it is eager).
+func (s Server) AutoLazyCause() string {
 	switch {
 	case s.Start != "" && s.Start != StartAuto:
 		return ""
 	case s.Gate.Enabled:
-		return "auto: the server is gated"
+		return LazyBecauseGated
 	case s.SearchOnly:
+		return LazyBecauseSearchOnly
+	}
+	return ""
+}
+
+// StartAutoReason says why an auto start resolved as it did ("" when the
+// start is not auto).
+func (s Server) StartAutoReason() string {
+	if s.Start != "" && s.Start != StartAuto {
+		return ""
+	}
+	switch s.AutoLazyCause() {
+	case LazyBecauseGated:
+		return "auto: the server is gated"
+	case LazyBecauseSearchOnly:
 		return "auto: the server is only in search profiles"
 	}
 	return "auto"

@@ -894,6 +894,7 @@ export namespace appapi {
 	    suggestPerClient?: PerClientSuggestionView;
 	    passUpstreamAuth?: boolean;
 	    lazy?: boolean;
+	    lazyWhy?: string;
 	
 	    static createFrom(source: any = {}) {
 	        return new ServerView(source);
@@ -919,6 +920,7 @@ export namespace appapi {
 	        this.suggestPerClient = this.convertValues(source["suggestPerClient"], PerClientSuggestionView);
 	        this.passUpstreamAuth = source["passUpstreamAuth"];
 	        this.lazy = source["lazy"];
+	        this.lazyWhy = source["lazyWhy"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
