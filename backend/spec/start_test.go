@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 )
@@ -36,5 +37,22 @@ func TestResolvedStart(t *testing.T) {
 	}
 	if err := (Server{Start: StartAuto}).validateStart(); err != nil {
 		t.Errorf("auto refused: %v", err)
+	}
+}
+
+// SearchOnly is the router's own reading of the profiles: a definition
+// from outside (an import, the UI's JSON, an exported file edited by hand)
+// cannot set it to make a server lazy, and it is never written out.
+func TestSearchOnlyCannotComeFromADefinition(t *testing.T) {
+	var s Server
+	if err := json.Unmarshal([]byte(`{"name":"x","command":"srv","SearchOnly":true,"searchOnly":true,"-":true}`), &s); err != nil {
+		t.Fatal(err)
+	}
+	if s.SearchOnly || s.IsLazy() {
+		t.Fatalf("a definition set SearchOnly: %+v", s)
+	}
+	out, err := json.Marshal(Server{Name: "x", SearchOnly: true})
+	if err != nil || strings.Contains(strings.ToLower(string(out)), "searchonly") {
+		t.Fatalf("SearchOnly written out: %s %v", out, err)
 	}
 }
