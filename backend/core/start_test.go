@@ -78,8 +78,9 @@ func TestAutoStartFollowsProfiles(t *testing.T) {
 // Seed 000's diagram: a gated server (auto, so lazy) is [locked,
 // disconnected] at launch. While stopped its tools are listed from the
 // persisted catalog (locked: a call gets the lock message and starts
-// nothing) and a gated profile's activate tool names them; activation
-// starts it, and then its tools answer. Before, a gated server started at
+// nothing), a gated profile's activate tool names them, and so does the
+// activate tool of a gate that hides its tools (with the default message);
+// activation starts it, and then its tools answer. Before, a gated server started at
 // launch, and one left stopped listed only what this process had seen of it
 // (nothing at launch).
 func TestGatedLazyServerLockedAndDisconnected(t *testing.T) {
@@ -90,13 +91,15 @@ func TestGatedLazyServerLockedAndDisconnected(t *testing.T) {
 	dir := openWithIdle(t, []spec.Server{
 		{Name: "g", Transport: spec.Stdio, Command: bin, Enabled: true, Env: env, Gate: spec.Gate{Enabled: true}},
 		{Name: "l", Transport: spec.Stdio, Command: bin, Enabled: true, Env: env, Start: spec.StartLazy},
+		{Name: "h", Transport: spec.Stdio, Command: bin, Enabled: true, Env: env, Gate: spec.Gate{Enabled: true, HideTools: true}},
 	}, []store.Profile{{Name: "big", Mode: profile.ModeGated, Servers: []string{"g", "l"}}})
 	processes := func() int { return len(testpeers.ProcessesWithMarker(marker)) }
 
 	t.Run("first launch fills the catalog", func(t *testing.T) {
 		ep := serve(t, dir, nil, true)
 		testpeers.Eventually(t, 30*time.Second, "both listed their tools and stopped", func() bool {
-			return ep.core.hasPersistedLists("g") && ep.core.hasPersistedLists("l") && len(runningServers(ep.core)) == 0 && processes() == 0
+			return ep.core.hasPersistedLists("g") && ep.core.hasPersistedLists("l") && ep.core.hasPersistedLists("h") &&
+				len(runningServers(ep.core)) == 0 && processes() == 0
 		})
 	})
 
@@ -111,6 +114,14 @@ func TestGatedLazyServerLockedAndDisconnected(t *testing.T) {
 	}
 	if _, ok := listed["g__test_simple_text"]; !ok {
 		t.Fatalf("g's tools not listed (locked) from the persisted catalog while it is stopped: %v", listed)
+	}
+	// h hides its tools until activation: its activate tool's (default)
+	// description names them, from the persisted catalog.
+	if d := listed["h__activate"]; !strings.Contains(d, "The h tools are locked: call h__activate first. h has 28 tools: json_schema_2020_12_tool,") {
+		t.Errorf("h__activate's description gives no overview of the stopped server: %q", d)
+	}
+	if _, ok := listed["h__test_simple_text"]; ok {
+		t.Errorf("h's tools listed before activation")
 	}
 	b := call(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"g__test_simple_text","arguments":{}}}`)
 	if !strings.Contains(string(b), "locked") {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strings"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -157,7 +158,15 @@ func (g *Gateway) rebuild() {
 	for final, un := range toolNames {
 		var t mcp.Tool
 		if un.Item == gate.ActivateItem {
-			t = gate.Tool(final, gates[un.Server].Message(un.Server))
+			desc := gates[un.Server].Message(un.Server)
+			if g := snap.defs[un.Server].Gate; g.HideTools && strings.TrimSpace(g.Message) == "" {
+				// Its tools are hidden until activation: the default
+				// message says what is behind it (from the persisted
+				// catalog while the server is stopped). A message of the
+				// server's own is its owner's words, left as written.
+				desc += " " + toolOverview(un.Server, snap.defs[un.Server], snap.catalogs[un.Server].Tools) + "."
+			}
+			t = gate.Tool(final, desc)
 		} else {
 			var err error
 			if t, err = convertTool(toolRaw[un], final); err != nil {
