@@ -79,8 +79,9 @@ func TestAutoStartFollowsProfiles(t *testing.T) {
 // disconnected] at launch. While stopped its tools are listed from the
 // persisted catalog (locked: a call gets the lock message and starts
 // nothing), a gated profile's activate tool names them, and so does the
-// activate tool of a gate that hides its tools (with the default message);
-// activation starts it, and then its tools answer. Before, a gated server started at
+// activate tool of a gate that hides its tools (with the default message),
+// and search_tools finds them; activation starts it, and then its tools
+// answer. Before, a gated server started at
 // launch, and one left stopped listed only what this process had seen of it
 // (nothing at launch).
 func TestGatedLazyServerLockedAndDisconnected(t *testing.T) {
@@ -92,7 +93,8 @@ func TestGatedLazyServerLockedAndDisconnected(t *testing.T) {
 		{Name: "g", Transport: spec.Stdio, Command: bin, Enabled: true, Env: env, Gate: spec.Gate{Enabled: true}},
 		{Name: "l", Transport: spec.Stdio, Command: bin, Enabled: true, Env: env, Start: spec.StartLazy},
 		{Name: "h", Transport: spec.Stdio, Command: bin, Enabled: true, Env: env, Gate: spec.Gate{Enabled: true, HideTools: true}},
-	}, []store.Profile{{Name: "big", Mode: profile.ModeGated, Servers: []string{"g", "l"}}})
+	}, []store.Profile{{Name: "big", Mode: profile.ModeGated, Servers: []string{"g", "l"}},
+		{Name: "find", Mode: profile.ModeSearch, Servers: []string{"g"}}})
 	processes := func() int { return len(testpeers.ProcessesWithMarker(marker)) }
 
 	t.Run("first launch fills the catalog", func(t *testing.T) {
@@ -143,6 +145,17 @@ func TestGatedLazyServerLockedAndDisconnected(t *testing.T) {
 	}
 	if n := processes(); n != 0 {
 		t.Fatalf("listing started %d processes", n)
+	}
+
+	finder, err := mcpClient(t, ep.url+"/find", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if found := searchNames(t, finder, "simple text response"); !slices.Contains(found, "g__test_simple_text") {
+		t.Errorf("search on a search profile does not find the stopped gated server's tool: %v", found)
+	}
+	if n := processes(); n != 0 {
+		t.Fatalf("a search started %d processes", n)
 	}
 
 	b = call(`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"g__activate","arguments":{}}}`)
