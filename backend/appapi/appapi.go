@@ -155,6 +155,10 @@ type ServerView struct {
 	// Lazy: the server starts on its first call and stops when idle
 	// (docs/lazy.md); stopped, the page says it starts on use.
 	Lazy bool `json:"lazy,omitempty"`
+	// LazyWhy: why the server's auto start made it lazy — "gated" or
+	// "search-only" (spec.AutoLazyCause); empty when it was set lazy, or is
+	// not lazy.
+	LazyWhy string `json:"lazyWhy,omitempty"`
 }
 
 // InstanceView is one per-client instance: whose it is, its process (0
@@ -198,7 +202,7 @@ func makeView(def spec.Server, st upstream.Status, loggedIn bool) ServerView {
 		Target: def.Target(), PrefixMode: string(def.PrefixMode), LoggedIn: loggedIn,
 		Protocol: st.ProtocolVersion, ProtocolsOffered: st.ProtocolVersions, PassUpstreamAuth: def.PassUpstreamAuth,
 		Isolation: string(spec.Shared), Instances: instanceViews(st), SuggestPerClient: suggestionView(st),
-		Lazy: def.IsLazy(),
+		Lazy: def.IsLazy(), LazyWhy: def.AutoLazyCause(),
 	}
 	if def.IsPerClient() {
 		v.Isolation = string(spec.PerClient)

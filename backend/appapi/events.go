@@ -211,7 +211,7 @@ func (a *API) view(st upstream.Status) ServerView {
 		return ServerView{Name: st.Name, Transport: string(st.Transport), Enabled: st.Enabled, State: string(st.State),
 			StateSince: unixMilli(st.StateSince), Error: st.Error, Restarts: st.Restarts, Tools: st.Tools}
 	}
-	return makeView(r.Server, st, a.loggedIn(r.Server))
+	return makeView(a.core.ResolveStart(r.Server), st, a.loggedIn(r.Server))
 }
 
 func formatHookLine(l hook.LogLine) string {

@@ -1,6 +1,8 @@
 package appapi
 
 import (
+	"fmt"
+	"reflect"
 	"testing"
 	"time"
 
@@ -33,5 +35,32 @@ func TestServerViewLazy(t *testing.T) {
 	eager := makeView(spec.Server{Name: "e", Transport: spec.Stdio, Command: "srv"}, upstream.Status{State: upstream.StateStopped}, false)
 	if !lazy.Lazy || eager.Lazy {
 		t.Fatalf("lazy %v, eager %v", lazy.Lazy, eager.Lazy)
+	}
+}
+
+// The Servers page's lazy tag follows the resolved start: a server left to
+// auto is lazy once only a search profile has it (lazyWhy "search-only"),
+// and a gated one is lazy because it is gated; an explicit lazy has no why.
+// Before, auto did not exist and ListServers read the stored start only.
+func TestServerViewAutoLazy(t *testing.T) {
+	f := newFixture(t,
+		spec.Server{Name: "found", Transport: spec.Stdio, Command: "srv"},
+		spec.Server{Name: "locked", Transport: spec.Stdio, Command: "srv", Gate: spec.Gate{Enabled: true}},
+		spec.Server{Name: "asked", Transport: spec.Stdio, Command: "srv", Start: spec.StartLazy},
+		spec.Server{Name: "plain", Transport: spec.Stdio, Command: "srv"})
+	if _, err := f.api.CreateProfile(ProfileView{Name: "finder", Mode: "search", Servers: []string{"found"}}); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := f.api.ListServers()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, r := range rows {
+		got[r.Name] = fmt.Sprintf("%v/%s", r.Lazy, r.LazyWhy)
+	}
+	want := map[string]string{"found": "true/search-only", "locked": "true/gated", "asked": "true/", "plain": "false/"}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("lazy/why = %v, want %v", got, want)
 	}
 }

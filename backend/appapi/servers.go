@@ -42,7 +42,7 @@ func (a *API) serverView(def spec.Server) ServerView {
 		// Stored but not yet picked up by the supervisor.
 		st = upstream.Status{Name: def.Name, Transport: def.Transport, Enabled: def.Enabled, State: upstream.StateStopped}
 	}
-	return makeView(def, st, a.loggedIn(def))
+	return makeView(a.core.ResolveStart(def), st, a.loggedIn(def))
 }
 
 // GetServer returns a server's stored definition, for the edit form.

@@ -35,6 +35,9 @@ type Lists struct {
 	// and when the list was fetched; a list never fetched has neither.
 	TTLs   map[string]int64     `json:"ttls"`
 	SeenAt map[string]time.Time `json:"seenAt"`
+	// Stale names the lists whose ttlMs had passed when they were read
+	// (stale.go): still served, and fetched anew at the server's next start.
+	Stale []string `json:"stale,omitempty"`
 	// Problems: what could not be kept or read (a list over a cap, a
 	// persisted row that does not decode).
 	Problems []string `json:"problems,omitempty"`
@@ -128,6 +131,7 @@ func (c *Catalog) Lists(ctx context.Context, server string) (Lists, error) {
 			out.TTLs[r.List] = *r.TTLMs
 		}
 	}
+	out.Stale = out.staleLists(c.o.Now())
 	return out, nil
 }
 

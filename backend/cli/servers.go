@@ -115,7 +115,7 @@ func (e *env) serversAdd() *cobra.Command {
 	f.BoolVar(&builtin, "builtin", false, "add a server built into the router (state_gate)")
 	f.BoolVar(&passAuth, "pass-upstream-auth", false, "send a client's X-Upstream-Authorization header as this HTTP/SSE server's Authorization, on that client's calls")
 	f.StringVar(&protocol, "protocol", "auto", protocolFlagHelp)
-	f.StringVar(&start, "start", string(spec.StartEager), startFlagHelp)
+	f.StringVar(&start, "start", string(spec.StartAuto), startFlagHelp)
 	f.StringVar(&isolation, "isolation", string(spec.Shared), "shared (one instance for every client) or per-client (one instance per client; args, env and headers may use ${client.root}, ${client.roots}, ${client.name}, ${token.name})")
 	return cmd
 }
@@ -254,24 +254,26 @@ func (e *env) serversList() *cobra.Command {
 			var rows []store.Server
 			err := e.withStore(func(st *store.Store) error {
 				var err error
-				rows, err = st.Servers().List(cmd.Context())
-				return err
+				if rows, err = st.Servers().List(cmd.Context()); err != nil {
+					return err
+				}
+				return resolveStarts(cmd.Context(), st, rows)
 			})
 			if err != nil {
 				return err
 			}
 			if !connect {
 				if asJSON {
-					return writeJSON(cmd.OutOrStdout(), rows)
+					return writeJSON(cmd.OutOrStdout(), serverRows(rows))
 				}
 				if len(rows) == 0 {
 					fmt.Fprintln(cmd.OutOrStdout(), "No servers yet. Add one with: mcp-router servers add NAME -- COMMAND [ARGS...]")
 					return nil
 				}
 				tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
-				fmt.Fprintln(tw, "NAME\tTRANSPORT\tENABLED\tPREFIX\tTARGET")
+				fmt.Fprintln(tw, "NAME\tTRANSPORT\tENABLED\tSTART\tPREFIX\tTARGET")
 				for _, r := range rows {
-					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.Name, r.Transport, yesNo(r.Enabled), r.PrefixMode, r.Target())
+					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.Name, r.Transport, yesNo(r.Enabled), startColumn(r.Server), r.PrefixMode, r.Target())
 				}
 				return tw.Flush()
 			}
@@ -322,8 +324,13 @@ func (e *env) serversShow() *cobra.Command {
 				if err != nil {
 					return err
 				}
+				rows := []store.Server{r}
+				if err := resolveStarts(cmd.Context(), st, rows); err != nil {
+					return err
+				}
+				r = rows[0]
 				if asJSON {
-					return writeJSON(cmd.OutOrStdout(), r)
+					return writeJSON(cmd.OutOrStdout(), serverRows(rows)[0])
 				}
 				printServer(cmd.OutOrStdout(), r)
 				return nil
@@ -374,9 +381,7 @@ func printServer(w io.Writer, r store.Server) {
 	if r.Protocol != spec.ProtocolAuto {
 		fmt.Fprintf(tw, "Protocol:\t%s (the protocol setting)\n", r.Protocol)
 	}
-	if r.IsLazy() {
-		fmt.Fprintf(tw, "Start:\tlazy (starts on use, stops after the lazyIdleSeconds setting)\n")
-	}
+	fmt.Fprintf(tw, "Start:\t%s\n", startLine(r.Server))
 	if r.TimeoutSeconds > 0 {
 		fmt.Fprintf(tw, "Timeout:\t%ds\n", r.TimeoutSeconds)
 	} else {
@@ -565,9 +570,6 @@ func yesNo(b bool) string {
 	}
 	return "no"
 }
-
-// startFlagHelp is --start's help, for add and update.
-const startFlagHelp = "when the server starts: eager (with the router) or lazy (on its first call, listed meanwhile from the persisted catalog; stopped after the lazyIdleSeconds setting without calls)"
 
 // protocolFlagHelp is --protocol's help, for add and update.
 const protocolFlagHelp = "protocol revision of the router's connection: auto (HTTP servers that offer 2026-07-28 use it, others 2025-11-25), 2025-11-25 (pin the handshake), or 2026-07-28 (required: the connect fails if the server does not offer it; the only way onto it for a stdio server)"

@@ -47,7 +47,7 @@ type clientEntry struct {
 	// The router's own: the protocol revision of its connection to the
 	// server, auto, 2025-11-25 or 2026-07-28 (docs/endpoint.md).
 	Protocol string `json:"protocol"`
-	// The router's own: eager or lazy (spec.StartMode).
+	// The router's own: auto, eager or lazy (spec.StartMode; absent: auto).
 	Start string `json:"start"`
 }
 

@@ -71,7 +71,11 @@ func (c *Core) persistedLists(server string) (upstream.Catalog, bool) {
 	return cat, true
 }
 
-// hasPersistedLists: whether a lazy server can stay stopped at launch.
+// hasPersistedLists: whether a lazy server can stay stopped at launch. A
+// stale list (past its ttlMs; catalog/stale.go) does not start it: ttlMs 0,
+// "stale at once", is what every go-sdk server sends unasked, and starting
+// on it would make those servers eager. It is refreshed at the server's
+// next start instead.
 func (c *Core) hasPersistedLists(server string) bool {
 	_, ok := c.persistedLists(server)
 	return ok

@@ -437,6 +437,8 @@ func (c *Core) SyncServers(ctx context.Context) error {
 	for _, r := range rows {
 		defs = append(defs, r.Server)
 	}
+	// An auto start is lazy for a server only search profiles have.
+	profile.MarkSearchOnly(defs, c.Profiles.Loaded())
 	return c.Servers.Sync(defs)
 }
 
@@ -513,6 +515,11 @@ func (c *Core) watch(ctx context.Context, interval time.Duration, last int64) {
 func (c *Core) reload(ctx context.Context) {
 	c.reloads.Add(1)
 	c.Settings.Invalidate() // read what the other process wrote, not a cached value
+	// Profiles first: they resolve the servers' auto start (SyncServers).
+	profilesChanged, err := c.Profiles.ReloadChanged(ctx)
+	if err != nil {
+		c.Log.Warnf("reload profiles after a database change: %v", err)
+	}
 	if err := c.SyncServers(ctx); err != nil {
 		c.Log.Warnf("reload after a database change: %v", err)
 	}
@@ -520,9 +527,7 @@ func (c *Core) reload(ctx context.Context) {
 	if err := c.Hooks.Reload(ctx); err != nil {
 		c.Log.Warnf("reload hooks after a database change: %v", err)
 	}
-	if changed, err := c.Profiles.ReloadChanged(ctx); err != nil {
-		c.Log.Warnf("reload profiles after a database change: %v", err)
-	} else if changed {
+	if profilesChanged {
 		c.Gateway.ListsChanged() // a profile's servers, tools or mode changed: its clients re-list
 	}
 	// An accept by the CLI releases a held tool.

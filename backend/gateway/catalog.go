@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strings"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -18,8 +19,9 @@ import (
 )
 
 // snapshot is what the running upstreams offer, read once per rebuild.
-// A gated server is in it even while down, with the tools it last had: its
-// clients must still reach it, to be told to activate again.
+// A gated server is in it even while down, with the tools it last had (as
+// persisted, else as this process saw them): its clients must still reach
+// it, to be told to activate again.
 type snapshot struct {
 	servers  []string // running or gated, sorted
 	defs     map[string]spec.Server
@@ -44,8 +46,18 @@ func (g *Gateway) snapshot() snapshot {
 		if st.State != upstream.StateRunning {
 			switch {
 			case gated:
+				// Seed 000's [locked, disconnected]: the overview (the
+				// activate tool's, the tools a client is told to unlock)
+				// comes from the persisted catalog while the server is
+				// stopped — at launch this process remembers nothing yet.
+				cat := upstream.Catalog{Tools: g.remembered[st.Name]}
+				if g.o.Persisted != nil {
+					if p, ok := g.o.Persisted(st.Name); ok {
+						cat = p
+					}
+				}
 				s.servers = append(s.servers, st.Name)
-				s.defs[st.Name], s.catalogs[st.Name] = def, upstream.Catalog{Tools: g.remembered[st.Name]}
+				s.defs[st.Name], s.catalogs[st.Name] = def, cat
 			case def.Enabled && def.IsLazy() && g.o.Persisted != nil:
 				// A lazy server is listed from the persisted catalog while
 				// stopped; a call starts it (upstream.Service.Request).
@@ -146,7 +158,15 @@ func (g *Gateway) rebuild() {
 	for final, un := range toolNames {
 		var t mcp.Tool
 		if un.Item == gate.ActivateItem {
-			t = gate.Tool(final, gates[un.Server].Message(un.Server))
+			desc := gates[un.Server].Message(un.Server)
+			if g := snap.defs[un.Server].Gate; g.HideTools && strings.TrimSpace(g.Message) == "" {
+				// Its tools are hidden until activation: the default
+				// message says what is behind it (from the persisted
+				// catalog while the server is stopped). A message of the
+				// server's own is its owner's words, left as written.
+				desc += " " + toolOverview(un.Server, snap.defs[un.Server], snap.catalogs[un.Server].Tools) + "."
+			}
+			t = gate.Tool(final, desc)
 		} else {
 			var err error
 			if t, err = convertTool(toolRaw[un], final); err != nil {

@@ -14,6 +14,7 @@ import (
 	"github.com/mcp-router/mcp-router/backend/pipeline"
 	"github.com/mcp-router/mcp-router/backend/spec"
 	"github.com/mcp-router/mcp-router/backend/toolsearch"
+	"github.com/mcp-router/mcp-router/backend/upstream"
 )
 
 // Discovery modes the discovery step acts on (backend/profile's).
@@ -413,24 +414,7 @@ func (g *Gateway) lockableServers(snap snapshot, sep string, names map[string]up
 		if _, taken := names[final]; taken || !validToolName(final) {
 			continue // the server cannot be locked: a gated profile lists its tools as they are
 		}
-		var toolNames []string
-		for _, t := range snap.catalogs[name].Tools {
-			if def.ToolEnabled(t.Name) {
-				toolNames = append(toolNames, t.Name)
-			}
-		}
-		desc := fmt.Sprintf("%s has %d tools", name, len(toolNames))
-		if len(toolNames) > 0 {
-			shown := toolNames
-			if len(shown) > maxOverviewTools {
-				shown = shown[:maxOverviewTools]
-			}
-			desc += ": " + strings.Join(shown, ", ")
-			if len(toolNames) > len(shown) {
-				desc += ", …"
-			}
-		}
-		desc += fmt.Sprintf(". They are locked: call %s to unlock them.", final)
+		desc := toolOverview(name, def, snap.catalogs[name].Tools) + fmt.Sprintf(". They are locked: call %s to unlock them.", final)
 		un := upstreamName{name, gate.ActivateItem}
 		names[final] = un
 		t := gate.Tool(final, desc)
@@ -439,6 +423,29 @@ func (g *Gateway) lockableServers(snap snapshot, sep string, names map[string]up
 		out[name] = gate.Server{Gate: spec.Gate{Enabled: true, HideTools: true}, Activate: final}
 	}
 	return out
+}
+
+// toolOverview is "<server> has N tools: a, b, …" (the first
+// maxOverviewTools of its enabled tools): what an activate tool unlocks.
+func toolOverview(name string, def spec.Server, tools []upstream.Tool) string {
+	var toolNames []string
+	for _, t := range tools {
+		if def.ToolEnabled(t.Name) {
+			toolNames = append(toolNames, t.Name)
+		}
+	}
+	desc := fmt.Sprintf("%s has %d tools", name, len(toolNames))
+	if len(toolNames) > 0 {
+		shown := toolNames
+		if len(shown) > maxOverviewTools {
+			shown = shown[:maxOverviewTools]
+		}
+		desc += ": " + strings.Join(shown, ", ")
+		if len(toolNames) > len(shown) {
+			desc += ", …"
+		}
+	}
+	return desc
 }
 
 // lockOnly reports whether it is the activate tool of a server that only a

@@ -99,9 +99,14 @@ type Server struct {
 	// (docs/tools.md): notify or hold; empty follows the toolChanges
 	// setting.
 	ToolChanges ToolChangeMode `json:"toolChanges,omitempty"`
-	// Start: eager (at launch) or lazy (on first use, stopped when idle;
-	// start.go); "" is eager.
+	// Start: auto, eager (at launch) or lazy (on first use, stopped when
+	// idle; start.go); "" is auto.
 	Start StartMode `json:"start,omitempty"`
+	// SearchOnly: the server is in some profile and every profile that has
+	// it is a search profile, so an auto start resolves to lazy. Set by the
+	// router from the profiles each time it loads the definitions; never
+	// stored or exported.
+	SearchOnly bool `json:"-" gorm:"-"`
 }
 
 // ToolChangeMode says what happens when an upstream changes a tool after

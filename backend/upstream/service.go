@@ -203,7 +203,7 @@ func (s *Service) Sync(defs []spec.Server) error {
 	for _, d := range defs {
 		want[d.Name] = d
 	}
-	var removed, restart, start, stop []*managed
+	var removed, restart, start, stop, idle []*managed
 	for name, m := range s.servers {
 		if _, ok := want[name]; !ok {
 			removed = append(removed, m)
@@ -240,6 +240,14 @@ func (s *Service) Sync(defs []spec.Server) error {
 			start = append(start, m)
 		case d.Enabled && connectionChanged(old, d):
 			restart = append(restart, m)
+		case d.Enabled && old.IsLazy() && !d.IsLazy():
+			// Now eager (say, an auto start resolved anew after a profile
+			// change): it runs, as it would at launch.
+			start = append(start, m)
+		}
+		if d.Enabled && !old.IsLazy() && d.IsLazy() {
+			// Now lazy: a running server stops once idle.
+			idle = append(idle, m)
 		}
 	}
 	s.mu.Unlock()
@@ -252,6 +260,9 @@ func (s *Service) Sync(defs []spec.Server) error {
 	parallel(restart, func(m *managed) { m.stop(); m.start() })
 	for _, m := range start {
 		m.start()
+	}
+	for _, m := range idle {
+		s.armIdle(m)
 	}
 	return nil
 }

@@ -451,6 +451,13 @@ describe('per-client fields at the boundary', async () => {
     expect(shared.suggestPerClient).toEqual({ what: 'roots', clients: 2, at: 5 });
     expect(() => toServerView({ name: 'fs', transport: 'stdio', state: 'running', instances: [{ id: 1, state: 'dancing' }] })).toThrow(/instance state/);
   });
+  it('reads why an auto start made a server lazy; an unknown why is dropped', () => {
+    const row = { name: 'fs', transport: 'stdio', state: 'stopped', lazy: true };
+    expect(toServerView({ ...row, lazyWhy: 'search-only' }).lazyWhy).toBe('search-only');
+    expect(toServerView({ ...row, lazyWhy: 'gated' }).lazyWhy).toBe('gated');
+    expect(toServerView({ ...row, lazyWhy: 'whim' }).lazyWhy).toBeUndefined();
+    expect(toServerView(row).lazyWhy).toBeUndefined();
+  });
   it("reads a log row's instance", () => {
     expect(toLogRow({ id: 1, status: 'ok', instance: '#3 (pid 4242)' }).instance).toBe('#3 (pid 4242)');
     expect(toLogRow({ id: 1, status: 'ok' }).instance).toBeUndefined();

@@ -124,6 +124,7 @@ export function toServerView(raw: unknown): ServerView {
     protocolsOffered: Array.isArray(r.protocolsOffered) ? r.protocolsOffered.filter((v): v is string => typeof v === 'string') : [],
     passUpstreamAuth: bool(r.passUpstreamAuth),
     lazy: bool(r.lazy),
+    lazyWhy: r.lazyWhy === 'gated' || r.lazyWhy === 'search-only' ? r.lazyWhy : undefined,
     isolation: r.isolation === 'per-client' ? 'per-client' : 'shared',
     instances: list(r.instances, (i) => toInstanceView(i, name), `server ${name}: instances`),
     suggestPerClient: r.suggestPerClient == null ? undefined : toSuggestion(r.suggestPerClient, name),

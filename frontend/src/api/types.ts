@@ -47,6 +47,9 @@ export interface PerClientSuggestion {
   at: number;
 }
 
+/** Why a server left to `start: auto` is lazy (docs/lazy.md). */
+export type LazyWhy = 'gated' | 'search-only';
+
 export interface ServerView {
   name: string;
   transport: Transport;
@@ -71,6 +74,8 @@ export interface ServerView {
   passUpstreamAuth: boolean;
   /** Starts on its first call and stops when idle (docs/lazy.md). */
   lazy: boolean;
+  /** Why its auto start made it lazy; absent when it was set lazy, or is not lazy. */
+  lazyWhy?: LazyWhy;
   /** shared, or per-client: one instance per client. */
   isolation: Isolation;
   /** A per-client server's running instances. */

@@ -229,9 +229,13 @@ function ServerRow({ server: s, open, onToggle, onEdit }: { server: ServerView; 
             </span>
           )}
           {s.lazy && (
-            <span className="lazy muted" title={t.lazyTitle} data-testid={`server-lazy-${s.name}`}>
+            <span
+              className="lazy muted"
+              title={s.lazyWhy ? `${t.lazyTitle} ${s.lazyWhy === 'gated' ? t.lazyWhyGated : t.lazyWhySearchOnly}` : t.lazyTitle}
+              data-testid={`server-lazy-${s.name}`}
+            >
               {' '}
-              {s.state === 'stopped' && s.enabled ? t.lazyStoppedTag : t.lazyTag}
+              {((tag) => (s.lazyWhy ? t.lazyAuto(tag) : tag))(s.state === 'stopped' && s.enabled ? t.lazyStoppedTag : t.lazyTag)}
             </span>
           )}
           {s.protocol && (

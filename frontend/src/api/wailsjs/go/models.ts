@@ -908,6 +908,7 @@ export namespace appapi {
 	    suggestPerClient?: PerClientSuggestionView;
 	    passUpstreamAuth?: boolean;
 	    lazy?: boolean;
+	    lazyWhy?: string;
 	
 	    static createFrom(source: any = {}) {
 	        return new ServerView(source);
@@ -933,6 +934,7 @@ export namespace appapi {
 	        this.suggestPerClient = this.convertValues(source["suggestPerClient"], PerClientSuggestionView);
 	        this.passUpstreamAuth = source["passUpstreamAuth"];
 	        this.lazy = source["lazy"];
+	        this.lazyWhy = source["lazyWhy"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
