@@ -36,7 +36,10 @@ require (
 	modernc.org/sqlite v1.62.0
 )
 
-require github.com/pmezard/go-difflib v1.0.0
+require (
+	github.com/pmezard/go-difflib v1.0.0
+	github.com/smallstep/pkcs7 v0.2.3
+)
 
 require (
 	github.com/RoaringBitmap/roaring/v2 v2.14.5 // indirect
@@ -128,7 +131,7 @@ require (
 	go.opentelemetry.io/otel/trace v1.33.0 // indirect
 	go.yaml.in/yaml/v3 v3.0.5 // indirect
 	go.yaml.in/yaml/v4 v4.0.0-rc.2 // indirect
-	golang.org/x/crypto v0.57.0 // indirect
+	golang.org/x/crypto v0.57.0
 	golang.org/x/exp v0.0.0-20240823005443-9b4947da3948 // indirect
 	golang.org/x/mod v0.42.0
 	golang.org/x/sync v0.24.0 // indirect

@@ -102,6 +102,9 @@ type Server struct {
 	// Start: eager (at launch) or lazy (on first use, stopped when idle;
 	// start.go); "" is eager.
 	Start StartMode `json:"start,omitempty"`
+	// Bundle: the .mcpb bundle the server was installed from (bundle.go);
+	// nil for a server added any other way.
+	Bundle *Bundle `json:"bundle,omitempty" gorm:"serializer:json"`
 }
 
 // ToolChangeMode says what happens when an upstream changes a tool after
