@@ -3,6 +3,8 @@ package bundle_test
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"os"
@@ -84,7 +86,7 @@ func TestInstallPackedBundle(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := callShowConfig(t, resolved)
-	if got["apiKey"] != "sk-test-123" || got["greeting"] != "hello" {
+	if got["apiKeySha256"] != sha256hex("sk-test-123") || got["greeting"] != "hello" {
 		t.Fatalf("the server got %v", got)
 	}
 
@@ -303,4 +305,9 @@ func TestDirStaysInside(t *testing.T) {
 			t.Errorf("Dir(%q, %q) = %s, outside %s", nv[0], nv[1], d, base)
 		}
 	}
+}
+
+func sha256hex(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(sum[:])
 }
