@@ -82,6 +82,8 @@ type API struct {
 	sentOK bool
 
 	updates updateCache // about.go
+
+	uploads bundleUploads // bundles.go
 }
 
 // New returns the facade. Call Attach to receive events.
@@ -116,6 +118,7 @@ func Attach(a *API, em Emitter) (detach func()) { return a.hub.add(em) }
 func Close(a *API) {
 	a.hub.close()
 	a.inproc.close()
+	a.uploads.closeAll()
 }
 
 // ServerView is one row of the Servers page.
@@ -155,6 +158,9 @@ type ServerView struct {
 	// Lazy: the server starts on its first call and stops when idle
 	// (docs/lazy.md); stopped, the page says it starts on use.
 	Lazy bool `json:"lazy,omitempty"`
+	// Bundle: the .mcpb bundle the server was installed from (bundles.go);
+	// absent for a server added any other way.
+	Bundle *spec.Bundle `json:"bundle,omitempty"`
 }
 
 // InstanceView is one per-client instance: whose it is, its process (0
@@ -198,7 +204,7 @@ func makeView(def spec.Server, st upstream.Status, loggedIn bool) ServerView {
 		Target: def.Target(), PrefixMode: string(def.PrefixMode), LoggedIn: loggedIn,
 		Protocol: st.ProtocolVersion, ProtocolsOffered: st.ProtocolVersions, PassUpstreamAuth: def.PassUpstreamAuth,
 		Isolation: string(spec.Shared), Instances: instanceViews(st), SuggestPerClient: suggestionView(st),
-		Lazy: def.IsLazy(),
+		Lazy: def.IsLazy(), Bundle: def.Bundle,
 	}
 	if def.IsPerClient() {
 		v.Isolation = string(spec.PerClient)

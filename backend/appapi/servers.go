@@ -89,6 +89,9 @@ func (a *API) UpdateServer(name string, cfg spec.Server) (ServerView, error) {
 	if err != nil {
 		return ServerView{}, err
 	}
+	// The edit form does not carry where a server came from: a bundle's
+	// server stays one, so removing it still removes the bundle's files.
+	cfg.Bundle = cur.Bundle
 	if to := strings.TrimSpace(cfg.Name); to != name {
 		// Refused before a value moves under another server's name.
 		if err := a.core.Store.Servers().Free(bg(), to); err != nil {
@@ -200,6 +203,7 @@ func (a *API) RemoveServer(name string) error {
 	if ferr := a.core.ServerSecrets.Forget(r.Server); ferr != nil {
 		a.core.Log.Warnf("remove the secret values of %q: %v", name, ferr)
 	}
+	a.removeBundleFiles(r.Server) // bundles.go
 	return err
 }
 

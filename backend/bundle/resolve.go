@@ -64,7 +64,7 @@ func Missing(m Manifest, answers Answers) []string {
 		if vals := answers[k]; len(vals) > 0 && !slices.Contains(vals, "") {
 			continue
 		}
-		if len(defaults(o, nil)) > 0 {
+		if len(Defaults(o, nil)) > 0 {
 			continue
 		}
 		out = append(out, k)
@@ -72,9 +72,9 @@ func Missing(m Manifest, answers Answers) []string {
 	return out
 }
 
-// defaults are o's default values as strings, ${HOME} and the like filled
+// Defaults are o's default values as strings, ${HOME} and the like filled
 // in from dirs (nil: left as written).
-func defaults(o UserOption, dirs SystemDirs) []string {
+func Defaults(o UserOption, dirs SystemDirs) []string {
 	var raw []any
 	switch d := o.Default.(type) {
 	case nil:
@@ -128,7 +128,7 @@ func CheckAnswers(m Manifest, answers Answers, dirs SystemDirs) (Values, error) 
 		o := m.UserConfig[k]
 		v := answers[k]
 		if len(v) == 0 {
-			v = defaults(o, dirs)
+			v = Defaults(o, dirs)
 		}
 		if len(v) > 1 && !o.Multiple {
 			return nil, invalid("user_config %s takes one value, got %d", k, len(v))

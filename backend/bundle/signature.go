@@ -3,13 +3,13 @@ package bundle
 import (
 	"bytes"
 	"crypto"
-	"errors"
-	"fmt"
 	"crypto/sha256"
 	"crypto/x509"
 	"encoding/asn1"
 	"encoding/binary"
 	"encoding/hex"
+	"errors"
+	"fmt"
 	"time"
 
 	"github.com/smallstep/pkcs7"
