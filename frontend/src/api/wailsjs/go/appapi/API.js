@@ -18,12 +18,20 @@ export function AddServersFromJSON(arg1) {
   return window['go']['appapi']['API']['AddServersFromJSON'](arg1);
 }
 
+export function AppendBundleUpload(arg1, arg2) {
+  return window['go']['appapi']['API']['AppendBundleUpload'](arg1, arg2);
+}
+
 export function ApproveChatTool(arg1, arg2, arg3) {
   return window['go']['appapi']['API']['ApproveChatTool'](arg1, arg2, arg3);
 }
 
 export function AuditRows(arg1, arg2) {
   return window['go']['appapi']['API']['AuditRows'](arg1, arg2);
+}
+
+export function BeginBundleUpload() {
+  return window['go']['appapi']['API']['BeginBundleUpload']();
 }
 
 export function CallTool(arg1, arg2) {
@@ -82,6 +90,10 @@ export function DeleteToken(arg1) {
   return window['go']['appapi']['API']['DeleteToken'](arg1);
 }
 
+export function DiscardBundleUpload(arg1) {
+  return window['go']['appapi']['API']['DiscardBundleUpload'](arg1);
+}
+
 export function DiscoverServer(arg1) {
   return window['go']['appapi']['API']['DiscoverServer'](arg1);
 }
@@ -132,6 +144,14 @@ export function HookLogs(arg1) {
 
 export function ImportClientConfig(arg1) {
   return window['go']['appapi']['API']['ImportClientConfig'](arg1);
+}
+
+export function InspectBundle(arg1) {
+  return window['go']['appapi']['API']['InspectBundle'](arg1);
+}
+
+export function InstallBundle(arg1, arg2, arg3) {
+  return window['go']['appapi']['API']['InstallBundle'](arg1, arg2, arg3);
 }
 
 export function ListClientConfigs() {
