@@ -15,6 +15,7 @@ import (
 	"github.com/mcp-router/mcp-router/backend/bundle"
 	"github.com/mcp-router/mcp-router/backend/secrets"
 	"github.com/mcp-router/mcp-router/backend/settings"
+	"github.com/mcp-router/mcp-router/backend/spec"
 	"github.com/mcp-router/mcp-router/backend/upstream"
 	"github.com/mcp-router/mcp-router/internal/testbundles"
 	"github.com/mcp-router/mcp-router/internal/testpeers"
@@ -112,6 +113,22 @@ func TestInstallBundleThroughTheUIAPI(t *testing.T) {
 	}
 	if def, _ = f.api.GetServer("echo"); def.Bundle == nil {
 		t.Fatal("an edit dropped the bundle")
+	}
+
+	// A definition added by hand cannot claim the bundle (its removal
+	// would delete the bundle's files).
+	claim := spec.Server{Name: "claimer", Command: "true", Enabled: false, Bundle: &spec.Bundle{Name: "bundle-echo", Version: "1.2.3"}}
+	if _, err := f.api.AddServer(claim); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := f.api.GetServer("claimer"); got.Bundle != nil {
+		t.Fatalf("AddServer stored a bundle claim: %+v", got.Bundle)
+	}
+	if err := f.api.RemoveServer("claimer"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(f.c.DataDir, "bundles", "bundle-echo", "1.2.3", "server", "index.js")); err != nil {
+		t.Fatalf("removing another server took the bundle's files: %v", err)
 	}
 
 	if err := f.api.RemoveServer("echo"); err != nil {

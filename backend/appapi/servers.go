@@ -57,6 +57,9 @@ func (a *API) GetServer(name string) (spec.Server, error) {
 // AddServer stores a new server (the Add form) and starts it if enabled.
 // A definition that points at this router is refused.
 func (a *API) AddServer(cfg spec.Server) (ServerView, error) {
+	// Only an install makes a bundle's server: a definition claiming a
+	// bundle would have its removal delete that bundle's files.
+	cfg.Bundle = nil
 	if err := a.loopGuard().Check(bg(), cfg); err != nil {
 		return ServerView{}, err
 	}

@@ -1,12 +1,15 @@
 package bundle_test
 
 import (
+	"archive/zip"
 	"bytes"
+	"compress/flate"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"hash/crc32"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -310,4 +313,46 @@ func TestDirStaysInside(t *testing.T) {
 func sha256hex(s string) string {
 	sum := sha256.Sum256([]byte(s))
 	return hex.EncodeToString(sum[:])
+}
+
+// An entry whose header declares fewer bytes than it inflates to (the
+// caps read declared sizes first) is stopped while it is written
+// (archive/zip's reader refuses the excess; writeEntry's limit to the
+// declared size backs it), and the install leaves nothing.
+func TestLyingEntrySize(t *testing.T) {
+	real := make([]byte, 3<<20)
+	var comp bytes.Buffer
+	fw, err := flate.NewWriter(&comp, flate.BestCompression)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _ = fw.Write(real)
+	_ = fw.Close()
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	mw, _ := zw.Create("manifest.json")
+	_, _ = mw.Write(testbundles.EchoManifest(t, nil))
+	h := &zip.FileHeader{Name: "server/index.js", Method: zip.Deflate, CRC32: crc32.ChecksumIEEE(real),
+		CompressedSize64: uint64(comp.Len()), UncompressedSize64: 100}
+	w, err := zw.CreateRaw(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _ = w.Write(comp.Bytes())
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	b, err := bundle.Read(buf.Bytes(), bundle.DefaultLimits())
+	if err != nil {
+		t.Fatalf("the declared sizes pass the caps, so Read accepts it: %v", err)
+	}
+	in := installer(t)
+	_, err = in.Install(b, bundle.InstallOptions{Answers: echoAnswers(t)}, func(spec.Server) error { t.Fatal("stored"); return nil })
+	t.Logf("refused: %v", err)
+	if !errors.Is(err, bundle.ErrInvalid) || !strings.Contains(err.Error(), "server/index.js") {
+		t.Fatalf("install of a lying entry: %v", err)
+	}
+	if entries, _ := os.ReadDir(filepath.Join(in.DataDir, "bundles", "bundle-echo")); len(entries) != 0 {
+		t.Fatalf("a refused install left %v", entries)
+	}
 }
