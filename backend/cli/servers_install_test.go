@@ -63,6 +63,12 @@ func TestServersInstallBundle(t *testing.T) {
 		}
 	}
 
+	// Listed with its tools: servers test connects as the router does
+	// (the sensitive value from the secrets store) and lists them.
+	tested := mustRun(t, dir, "servers", "test", "bundle-echo")
+	if !strings.Contains(tested, "1 tools") || !strings.Contains(tested, "show_config") {
+		t.Fatalf("servers test:\n%s", tested)
+	}
 	texts := callStdio(t, dir, &testpeers.SyncBuffer{}, "bundle-echo__show_config")
 	var got map[string]string
 	if err := json.Unmarshal([]byte(texts[0]), &got); err != nil || got["apiKeySha256"] != sha256hex(key) || got["greeting"] != "hi there" {
