@@ -356,3 +356,61 @@ func TestLyingEntrySize(t *testing.T) {
 		t.Fatalf("a refused install left %v", entries)
 	}
 }
+
+// A binary server's command, one of the bundle's files, is made
+// executable (zips often lose the bit); a command naming a file the
+// bundle lacks is refused; a bundle's `python` runs on python3 where only
+// that is on PATH.
+func TestRuntimes(t *testing.T) {
+	binary := func(command string) []byte {
+		return testbundles.EchoManifest(t, func(b []byte) []byte {
+			b = bytes.Replace(b, []byte(`"type": "node"`), []byte(`"type": "binary"`), 1)
+			b = bytes.Replace(b, []byte(`"entry_point": "server/index.js"`), []byte(`"entry_point": "server/run"`), 1)
+			return bytes.Replace(b, []byte(`"command": "node"`), []byte(`"command": "`+command+`"`), 1)
+		})
+	}
+	file := testbundles.Zip(t, testbundles.Entry{Name: "manifest.json", Body: binary("${__dirname}/server/run")},
+		testbundles.Entry{Name: "server/run", Body: []byte("#!/bin/sh\nexit 0\n"), Mode: 0o644})
+	b, err := bundle.ReadFile(file, bundle.DefaultLimits())
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := installer(t)
+	def, err := in.Install(b, bundle.InstallOptions{Answers: echoAnswers(t)}, func(spec.Server) error { return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := os.Stat(def.Command)
+	if err != nil || st.Mode().Perm()&0o100 == 0 {
+		t.Fatalf("the binary %s: %v, mode %v; want executable", def.Command, err, st.Mode())
+	}
+
+	missing := testbundles.Zip(t, testbundles.Entry{Name: "manifest.json", Body: binary("${__dirname}/server/nope")})
+	b, err = bundle.ReadFile(missing, bundle.DefaultLimits())
+	if err != nil {
+		t.Fatal(err)
+	}
+	in = installer(t)
+	if _, err := in.Install(b, bundle.InstallOptions{Answers: echoAnswers(t)}, func(spec.Server) error { t.Fatal("stored"); return nil }); err == nil || !strings.Contains(err.Error(), "not one of its files") {
+		t.Fatalf("missing command file: %v", err)
+	}
+
+	py := testbundles.Zip(t, testbundles.Entry{Name: "manifest.json", Body: testbundles.EchoManifest(t, func(b []byte) []byte {
+		b = bytes.Replace(b, []byte(`"type": "node"`), []byte(`"type": "python"`), 1)
+		return bytes.Replace(b, []byte(`"command": "node"`), []byte(`"command": "python"`), 1)
+	})})
+	b, err = bundle.ReadFile(py, bundle.DefaultLimits())
+	if err != nil {
+		t.Fatal(err)
+	}
+	in = installer(t)
+	in.LookPath = func(name string) (string, error) {
+		if name == "python3" {
+			return "/usr/bin/python3", nil
+		}
+		return "", errors.New("not found")
+	}
+	if def, err = in.Install(b, bundle.InstallOptions{Answers: echoAnswers(t)}, func(spec.Server) error { return nil }); err != nil || def.Command != "python3" {
+		t.Fatalf("python on a python3-only PATH: %q, %v", def.Command, err)
+	}
+}
