@@ -82,6 +82,8 @@ type API struct {
 	sentOK bool
 
 	updates updateCache // about.go
+
+	uploads bundleUploads // bundles.go
 }
 
 // New returns the facade. Call Attach to receive events.
@@ -116,6 +118,7 @@ func Attach(a *API, em Emitter) (detach func()) { return a.hub.add(em) }
 func Close(a *API) {
 	a.hub.close()
 	a.inproc.close()
+	a.uploads.closeAll()
 }
 
 // ServerView is one row of the Servers page.
@@ -159,6 +162,9 @@ type ServerView struct {
 	// "search-only" (spec.AutoLazyCause); empty when it was set lazy, or is
 	// not lazy.
 	LazyWhy string `json:"lazyWhy,omitempty"`
+	// Bundle: the .mcpb bundle the server was installed from (bundles.go);
+	// absent for a server added any other way.
+	Bundle *spec.Bundle `json:"bundle,omitempty"`
 }
 
 // InstanceView is one per-client instance: whose it is, its process (0
@@ -202,7 +208,7 @@ func makeView(def spec.Server, st upstream.Status, loggedIn bool) ServerView {
 		Target: def.Target(), PrefixMode: string(def.PrefixMode), LoggedIn: loggedIn,
 		Protocol: st.ProtocolVersion, ProtocolsOffered: st.ProtocolVersions, PassUpstreamAuth: def.PassUpstreamAuth,
 		Isolation: string(spec.Shared), Instances: instanceViews(st), SuggestPerClient: suggestionView(st),
-		Lazy: def.IsLazy(), LazyWhy: def.AutoLazyCause(),
+		Lazy: def.IsLazy(), LazyWhy: def.AutoLazyCause(), Bundle: def.Bundle,
 	}
 	if def.IsPerClient() {
 		v.Isolation = string(spec.PerClient)

@@ -57,6 +57,9 @@ func (a *API) GetServer(name string) (spec.Server, error) {
 // AddServer stores a new server (the Add form) and starts it if enabled.
 // A definition that points at this router is refused.
 func (a *API) AddServer(cfg spec.Server) (ServerView, error) {
+	// Only an install makes a bundle's server: a definition claiming a
+	// bundle would have its removal delete that bundle's files.
+	cfg.Bundle = nil
 	if err := a.loopGuard().Check(bg(), cfg); err != nil {
 		return ServerView{}, err
 	}
@@ -89,6 +92,9 @@ func (a *API) UpdateServer(name string, cfg spec.Server) (ServerView, error) {
 	if err != nil {
 		return ServerView{}, err
 	}
+	// The edit form does not carry where a server came from: a bundle's
+	// server stays one, so removing it still removes the bundle's files.
+	cfg.Bundle = cur.Bundle
 	if to := strings.TrimSpace(cfg.Name); to != name {
 		// Refused before a value moves under another server's name.
 		if err := a.core.Store.Servers().Free(bg(), to); err != nil {
@@ -200,6 +206,7 @@ func (a *API) RemoveServer(name string) error {
 	if ferr := a.core.ServerSecrets.Forget(r.Server); ferr != nil {
 		a.core.Log.Warnf("remove the secret values of %q: %v", name, ferr)
 	}
+	a.removeBundleFiles(r.Server) // bundles.go
 	return err
 }
 

@@ -61,6 +61,10 @@ type Options struct {
 	// import asking for the values of its secret entries). Nil: from
 	// Stdin when it is a terminal, else nothing is asked. Tests set it.
 	ReadSecret func(prompt string) (string, error)
+	// ReadLine reads a value the user types, with echo (a bundle's
+	// user_config entry that is not sensitive). Nil: from Stdin when it is
+	// a terminal, else nothing is asked. Tests set it.
+	ReadLine func(prompt string) (string, error)
 	// ShowDesktop brings the desktop window forward; it is called when the
 	// app is launched again for the same data directory (package single),
 	// which then exits. Nil: the second launch only exits.

@@ -29,6 +29,7 @@ func (e *env) serversCommand() *cobra.Command {
 	}
 	cmd.AddCommand(e.serversAdd(), e.serversList(), e.serversShow(), e.serversRemove(),
 		e.serversToggle("enable", true), e.serversToggle("disable", false), e.serversImport(), e.serversTest(), e.serversGate(), e.serversUpdate(), e.serversDiscover())
+	cmd.AddCommand(e.serversInstall())                  // servers_install.go
 	cmd.AddCommand(e.serversChat())                     // servers_chat.go
 	cmd.AddCommand(e.serversExport())                   // servers_export.go
 	cmd.AddCommand(e.serversLogin(), e.serversLogout()) // servers_login.go
@@ -374,6 +375,9 @@ func printServer(w io.Writer, r store.Server) {
 			fmt.Fprintf(tw, "Upstream auth:\ta client's X-Upstream-Authorization is sent as Authorization\n")
 		}
 	}
+	if b := r.Bundle; b != nil { // servers_install.go
+		bundleLines(tw, *b)
+	}
 	fmt.Fprintf(tw, "Prefix:\t%s\n", r.PrefixMode)
 	if r.IsPerClient() {
 		fmt.Fprintf(tw, "Isolation:\tper-client (one instance per client)\n")
@@ -423,6 +427,7 @@ func (e *env) serversRemove() *cobra.Command {
 				fmt.Fprintf(cmd.OutOrStdout(), "removed %s\n", args[0])
 				e.forgetLogin(cmd, st, args[0])
 				e.forgetSecrets(cmd, r.Server)
+				e.forgetBundle(cmd, r.Server) // servers_install.go
 				return nil
 			})
 		},

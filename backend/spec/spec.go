@@ -107,6 +107,9 @@ type Server struct {
 	// router from the profiles each time it loads the definitions; never
 	// stored or exported.
 	SearchOnly bool `json:"-" gorm:"-"`
+	// Bundle: the .mcpb bundle the server was installed from (bundle.go);
+	// nil for a server added any other way.
+	Bundle *Bundle `json:"bundle,omitempty" gorm:"serializer:json"`
 }
 
 // ToolChangeMode says what happens when an upstream changes a tool after

@@ -49,6 +49,8 @@ var migrations = []*gormigrate.Migration{
 	{ID: "1400_server_protocol", Migrate: migrateServerProtocol},
 	// A server's start mode, eager or lazy (issue 27); numbered apart (1500).
 	{ID: "1500_server_start", Migrate: migrateServerStart},
+	// The .mcpb bundle a server came from (issue 28); numbered apart (1700).
+	{ID: "1700_server_bundle", Migrate: migrateServerBundle},
 }
 
 // MigrationIDs lists the migrations this build knows, oldest first.

@@ -388,3 +388,25 @@ func (s *SyncBuffer) String() string {
 	defer s.mu.Unlock()
 	return s.b.String()
 }
+
+// MCPB returns the path of the `mcpb` CLI of @anthropic-ai/mcpb, which
+// packs and signs .mcpb bundles.
+func MCPB(t testing.TB) string {
+	t.Helper()
+	p := filepath.Join(RepoRoot(t), "test", "peers", "node_modules", ".bin", "mcpb")
+	if _, err := os.Stat(p); err != nil {
+		missing(t, "@anthropic-ai/mcpb")
+	}
+	return p
+}
+
+// NodeModules returns test/peers/node_modules, where a test's node server
+// finds @modelcontextprotocol/sdk (through NODE_PATH).
+func NodeModules(t testing.TB) string {
+	t.Helper()
+	p := filepath.Join(RepoRoot(t), "test", "peers", "node_modules")
+	if _, err := os.Stat(filepath.Join(p, "@modelcontextprotocol", "sdk")); err != nil {
+		missing(t, "@modelcontextprotocol/sdk")
+	}
+	return p
+}

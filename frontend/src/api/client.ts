@@ -37,6 +37,7 @@ import {
 import { createAboutApi } from './about';
 import { createProfilesApi } from './profiles';
 import { createElectronImportApi } from './electron';
+import { createBundlesApi } from './bundles';
 import { createApprovalsApi } from './approvals';
 import { createChatApi } from './chat';
 import type { ApiTransport } from './transport';
@@ -77,6 +78,8 @@ export function createApi(t: ApiTransport): Api {
     ...createAboutApi(call), // about.ts
     ...createProfilesApi(call), // profiles.ts
     ...createElectronImportApi(call), // electron.ts
+    ...createBundlesApi(call), // bundles.ts
+    installBundle: (id, name, config) => call('InstallBundle', [id, name, config], toServerView),
     listServers: () => call('ListServers', [], (r) => list(r, toServerView, 'servers')),
     getServer: (name) => call('GetServer', [name], toServerConfig),
     addServer: (cfg) => call('AddServer', [cfg], toServerView),

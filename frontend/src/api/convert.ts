@@ -47,6 +47,7 @@ import {
   type ToolCallResult,
   TOOL_CHANGE_MODES,
 } from './types';
+import { toBundleInfo } from './bundles';
 
 // Checks values as they arrive from Go and narrows them to the contract's
 // types. A value outside the contract means the two sides disagree: fail
@@ -128,6 +129,7 @@ export function toServerView(raw: unknown): ServerView {
     isolation: r.isolation === 'per-client' ? 'per-client' : 'shared',
     instances: list(r.instances, (i) => toInstanceView(i, name), `server ${name}: instances`),
     suggestPerClient: r.suggestPerClient == null ? undefined : toSuggestion(r.suggestPerClient, name),
+    bundle: r.bundle == null ? undefined : toBundleInfo(r.bundle),
   };
 }
 

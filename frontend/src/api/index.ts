@@ -9,3 +9,4 @@ export * from './approvals';
 export * from './about';
 export * from './profiles';
 export * from './electron';
+export * from './bundles';

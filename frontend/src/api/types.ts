@@ -5,6 +5,7 @@ import type { AboutApi } from './about';
 import type { ApprovalsApi } from './approvals';
 import type { ProfilesApi } from './profiles';
 import type { ElectronImportApi } from './electron';
+import type { BundleInfo, BundlesApi } from './bundles';
 import { ApiError, type Unsubscribe } from './base';
 import type { ChatApi } from './chat';
 
@@ -82,6 +83,8 @@ export interface ServerView {
   instances: InstanceView[];
   /** Set when this shared server should be per-client (the page offers it). */
   suggestPerClient?: PerClientSuggestion;
+  /** The .mcpb bundle the server was installed from (docs/bundles.md). */
+  bundle?: BundleInfo;
 }
 
 /** LoginServer's answer: the authorization URL and how the router registered. */
@@ -574,7 +577,9 @@ export interface StateGateStatus {
 }
 
 /** Everything the UI may ask of the Go side. Stores receive one of these. */
-export interface Api extends ChatApi, ApprovalsApi, AboutApi, ProfilesApi, ElectronImportApi {
+export interface Api extends ChatApi, ApprovalsApi, AboutApi, ProfilesApi, ElectronImportApi, BundlesApi {
+  /** Installs a bundle upload as server `name` ('' : the bundle's own); config: user_config key → values (empty ones are left out: defaults apply). */
+  installBundle(id: string, name: string, config: Record<string, string[]>): Promise<ServerView>;
   // Servers
   listServers(): Promise<ServerView[]>;
   getServer(name: string): Promise<ServerConfig>;

@@ -4,6 +4,7 @@ import { chatEn, chatJa } from './chat';
 import { secretsEn, secretsJa } from './secrets';
 import { profilesEn, profilesJa } from './profiles';
 import { electronEn, electronJa } from './electron';
+import { bundlesEn, bundlesJa } from './bundles';
 
 // Every string the UI shows. `ja` must provide every key `en` has; the
 // compiler checks that through the Messages type, and messages.test.ts checks
@@ -14,6 +15,7 @@ export const en = {
   ...secretsEn, // secrets.ts
   ...profilesEn, // profiles.ts
   ...electronEn, // electron.ts
+  ...bundlesEn, // bundles.ts
   appName: 'MCP Router',
   navLabel: 'Main',
   navServers: 'Servers',
@@ -547,6 +549,7 @@ export const ja: Messages = {
   ...secretsJa, // secrets.ts
   ...profilesJa, // profiles.ts
   ...electronJa, // electron.ts
+  ...bundlesJa, // bundles.ts
   appName: 'MCP Router',
   navLabel: 'メイン',
   navServers: 'サーバー',

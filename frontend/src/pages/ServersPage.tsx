@@ -1,6 +1,7 @@
 import { Fragment, useEffect, useRef, useState } from 'react';
 import type { PrefixMode, ServerView } from '../api';
 import { ConfirmDialog, LoadError, Switch } from '../components/Dialog';
+import { BundleDialog } from '../components/BundleDialog';
 import { ServerDialog } from '../components/ServerDialog';
 import { StatusBadge } from '../components/StatusBadge';
 import { useMessages } from '../i18n';
@@ -18,6 +19,21 @@ export function ServersPage() {
   const pageReady = useApp((s) => s.pageReady);
   const [dialog, setDialog] = useState<{ edit?: string } | null>(null);
   const [open, setOpen] = useState<string | null>(null);
+  // A .mcpb file dropped on the page or picked (docs/bundles.md).
+  const [bundleFile, setBundleFile] = useState<File | null>(null);
+  const [dragging, setDragging] = useState(false);
+  const [dropError, setDropError] = useState<string | null>(null);
+  const picker = useRef<HTMLInputElement>(null);
+  const takeFile = (f: File | undefined) => {
+    if (!f) return;
+    if (!f.name.toLowerCase().endsWith('.mcpb')) {
+      setDropError(t.bundleNotMcpb(f.name));
+      return;
+    }
+    setDropError(null);
+    setBundleFile(f);
+  };
+  const hasFiles = (e: React.DragEvent) => [...(e.dataTransfer?.types ?? [])].includes('Files');
 
   // Subscribe before loading so no change between the two is missed.
   useEffect(() => {
@@ -35,15 +51,58 @@ export function ServersPage() {
   const running = servers.filter((s) => s.state === 'running').length;
 
   return (
-    <section className="page" data-testid="servers-page" aria-labelledby="servers-title">
+    <section
+      className={dragging ? 'page dropping' : 'page'}
+      data-testid="servers-page"
+      aria-labelledby="servers-title"
+      onDragOver={(e) => {
+        if (!hasFiles(e)) return;
+        e.preventDefault();
+        setDragging(true);
+      }}
+      onDragLeave={(e) => {
+        if (e.currentTarget === e.target) setDragging(false);
+      }}
+      onDrop={(e) => {
+        if (!hasFiles(e)) return;
+        e.preventDefault();
+        setDragging(false);
+        takeFile(e.dataTransfer.files[0]);
+      }}
+    >
       <header className="page-header">
         <h1 id="servers-title">{t.serversTitle}</h1>
         {servers.length > 0 && <p className="page-summary">{t.serversSummary(servers.length, running)}</p>}
         <span className="grow" />
+        <button type="button" onClick={() => picker.current?.click()} title={t.installBundleHint} data-testid="install-bundle">
+          {t.installBundle}
+        </button>
+        <input
+          ref={picker}
+          type="file"
+          accept=".mcpb"
+          hidden
+          data-testid="bundle-file"
+          onChange={(e) => {
+            takeFile(e.target.files?.[0]);
+            e.target.value = '';
+          }}
+        />
         <button type="button" className="primary" onClick={() => setDialog({})} data-testid="add-server">
           {t.addServer}
         </button>
       </header>
+
+      {dragging && (
+        <p className="drop-hint" role="status" data-testid="bundle-drop-hint">
+          {t.bundleDropHere}
+        </p>
+      )}
+      {dropError && (
+        <p className="inline-error" role="alert" data-testid="bundle-drop-error">
+          {dropError}
+        </p>
+      )}
 
       {status === 'error' && (
         <div data-testid="servers-error">
@@ -69,6 +128,15 @@ export function ServersPage() {
       )}
 
       {dialog && <ServerDialog editing={dialog.edit} onClose={() => setDialog(null)} />}
+      {bundleFile && (
+        <BundleDialog
+          file={bundleFile}
+          onClose={(installed) => {
+            setBundleFile(null);
+            if (installed) setOpen(installed);
+          }}
+        />
+      )}
     </section>
   );
 }
@@ -226,6 +294,16 @@ function ServerRow({ server: s, open, onToggle, onEdit }: { server: ServerView; 
             <span className="per-client muted" title={t.perClientTitle} data-testid={`server-perclient-${s.name}`}>
               {' '}
               {t.perClientTag(s.instances.length)}
+            </span>
+          )}
+          {s.bundle && (
+            <span
+              className="bundle muted"
+              title={t.bundleBadgeTitle(s.bundle.name, s.bundle.version, s.bundle.signedBy ? `${s.bundle.signature}: ${s.bundle.signedBy}` : s.bundle.signature)}
+              data-testid={`server-bundle-${s.name}`}
+            >
+              {' '}
+              {t.bundleBadge}
             </span>
           )}
           {s.lazy && (

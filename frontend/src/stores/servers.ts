@@ -1,7 +1,11 @@
 import { createStore, type StoreApi } from 'zustand/vanilla';
 import {
+  BUNDLE_CHUNK_BYTES,
   toApiError,
+  readBlob,
+  toBase64,
   type Api,
+  type BundlePreview,
   type ClientConfigFile,
   type ElectronDatabase,
   type ElectronPlan,
@@ -68,6 +72,16 @@ export interface ServersState {
   /** Sets one secret value of a server (an import's needsSecrets); thrown errors go to the form. */
   setSecret(server: string, kind: SecretKind, name: string, value: string): Promise<ServerView>;
 
+  /**
+   * Sends a dropped or picked .mcpb file to the router in chunks and reads it
+   * (docs/bundles.md): the upload's id and the install dialog's preview. A
+   * bundle the router refuses is thrown, and its upload dropped.
+   */
+  openBundle(file: Blob, onProgress?: (sent: number) => void): Promise<{ id: string; preview: BundlePreview }>;
+  /** Installs an opened bundle; thrown errors go to the dialog, which keeps its input (the upload stays for a retry). */
+  installBundle(id: string, name: string, config: Record<string, string[]>): Promise<ServerView>;
+  discardBundle(id: string): Promise<void>;
+
   /** Per-server tools, loaded when the server's details open. */
   tools: Record<string, { status: LoadStatus; list: ServerTool[]; error: string | null }>;
   loadTools(name: string): Promise<void>;
@@ -120,6 +134,11 @@ type ServersApi = Pick<
   | 'loginServer'
   | 'logoutServer'
   | 'setServerSecret'
+  | 'beginBundleUpload'
+  | 'appendBundleUpload'
+  | 'inspectBundle'
+  | 'installBundle'
+  | 'discardBundleUpload'
   | 'openExternal'
   | 'serverTools'
   | 'setToolEnabled'
@@ -248,6 +267,25 @@ export function createServersStore(api: ServersApi): ServersStore {
       set({ servers: upsert(rest, view) });
       return view;
     },
+    async openBundle(file, onProgress) {
+      const id = await api.beginBundleUpload();
+      try {
+        for (let at = 0; at < file.size; at += BUNDLE_CHUNK_BYTES) {
+          const bytes = await readBlob(file.slice(at, at + BUNDLE_CHUNK_BYTES));
+          onProgress?.(await api.appendBundleUpload(id, toBase64(bytes)));
+        }
+        return { id, preview: await api.inspectBundle(id) };
+      } catch (err) {
+        void api.discardBundleUpload(id).catch(() => {});
+        throw err;
+      }
+    },
+    async installBundle(id, name, config) {
+      const view = await api.installBundle(id, name, config);
+      set({ servers: upsert(get().servers, view) });
+      return view;
+    },
+    discardBundle: (id) => api.discardBundleUpload(id),
     async importJSON(text) {
       const report = await api.addServersFromJSON(text);
       void get().load();

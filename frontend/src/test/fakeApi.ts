@@ -2,6 +2,7 @@ import { vi } from 'vitest';
 import { fakeChat } from './fakeChat';
 import type {
   AboutInfo,
+  BundlePreview,
   ProfileView,
   PendingApproval,
   AggregatedTool,
@@ -38,6 +39,27 @@ export function updateCheck(over: Partial<UpdateCheck> = {}): UpdateCheck {
 /** An Electron import plan that adds nothing. */
 export function emptyPlan(kind: ElectronSourceKind, path: string): ElectronPlan {
   return { source: path, kind, workspace: '', servers: [], profiles: [], skipped: [], tokens: 0, tokensNote: '', notes: [] };
+}
+
+/** The echo bundle's preview (internal/testbundles/echo), as InspectBundle answers it. */
+export function bundlePreview(over: Partial<BundlePreview> = {}): BundlePreview {
+  return {
+    name: 'bundle-echo',
+    displayName: '',
+    version: '1.2.3',
+    description: 'Echoes its user_config',
+    author: 'Test Author',
+    serverType: 'node',
+    signature: { status: 'self-signed', publisher: 'Test Signer', issuer: 'Test Signer', fingerprint: 'ab'.repeat(32) },
+    tools: [{ name: 'show_config', description: 'the user_config values this server got' }],
+    userConfig: [
+      { key: 'api_key', type: 'string', title: 'API key', description: 'a key', required: true, sensitive: true, multiple: false, default: [] },
+      { key: 'greeting', type: 'string', title: 'Greeting', description: 'hello', required: false, sensitive: false, multiple: false, default: ['hello'] },
+      { key: 'verbose', type: 'boolean', title: 'Verbose', description: 'log more', required: false, sensitive: false, multiple: false, default: ['false'] },
+    ],
+    serverName: 'bundle-echo',
+    ...over,
+  };
 }
 
 export function server(name: string, over: Partial<ServerView> = {}): ServerView {
@@ -166,6 +188,9 @@ export function fakeApi(initial: ServerView[] = []) {
   let settings = { ...defaultSettings };
   let profiles: ProfileView[] = [];
   let about: AboutInfo = { version: 'v0.3.2', devBuild: false, checkForUpdates: false, lastCheck: null };
+  // Bundle uploads: the bytes each holds, as the router keeps them.
+  const uploads = new Map<string, number>();
+  let nextUpload = 1;
   let hooks: HookView[] = [];
   let nextHookId = 1;
 
@@ -296,6 +321,31 @@ export function fakeApi(initial: ServerView[] = []) {
     findElectronDatabase: vi.fn<Api['findElectronDatabase']>(async () => ({ path: '/home/u/.config/MCP Router/mcprouter.db', exists: false })),
     previewElectronImport: vi.fn<Api['previewElectronImport']>(async (kind, path) => emptyPlan(kind, path)),
     importElectron: vi.fn<Api['importElectron']>(async (kind, path) => emptyPlan(kind, path)),
+    // Bundles: uploads counted in memory; the preview is bundlePreview().
+    beginBundleUpload: vi.fn<Api['beginBundleUpload']>(async () => {
+      const id = `up${nextUpload++}`;
+      uploads.set(id, 0);
+      return id;
+    }),
+    appendBundleUpload: vi.fn<Api['appendBundleUpload']>(async (id, chunk) => {
+      const size = (uploads.get(id) ?? 0) + atob(chunk).length;
+      uploads.set(id, size);
+      return size;
+    }),
+    inspectBundle: vi.fn<Api['inspectBundle']>(async (id) => {
+      if (!uploads.has(id)) throw new Error(`no bundle upload "${id}"`);
+      return bundlePreview();
+    }),
+    installBundle: vi.fn<Api['installBundle']>(async (id, name) => {
+      if (!uploads.delete(id)) throw new Error(`no bundle upload "${id}"`);
+      const p = bundlePreview();
+      return server(name || p.serverName, {
+        bundle: { name: p.name, version: p.version, author: p.author, tools: p.tools, signature: p.signature.status, signedBy: p.signature.publisher, fingerprint: p.signature.fingerprint },
+      });
+    }),
+    discardBundleUpload: vi.fn<Api['discardBundleUpload']>(async (id) => {
+      uploads.delete(id);
+    }),
 
     // Settings → About: checks are off until setCheckForUpdates(true).
     about: vi.fn<Api['about']>(async () => about),

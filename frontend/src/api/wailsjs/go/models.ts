@@ -130,6 +130,81 @@ export namespace appapi {
 		    return a;
 		}
 	}
+	export class BundleUserOption {
+	    key: string;
+	    type: string;
+	    title: string;
+	    description: string;
+	    required: boolean;
+	    sensitive: boolean;
+	    multiple: boolean;
+	    default: string[];
+	
+	    static createFrom(source: any = {}) {
+	        return new BundleUserOption(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.key = source["key"];
+	        this.type = source["type"];
+	        this.title = source["title"];
+	        this.description = source["description"];
+	        this.required = source["required"];
+	        this.sensitive = source["sensitive"];
+	        this.multiple = source["multiple"];
+	        this.default = source["default"];
+	    }
+	}
+	export class BundlePreview {
+	    name: string;
+	    displayName?: string;
+	    version: string;
+	    description: string;
+	    author: string;
+	    serverType: string;
+	    signature: bundle.Signature;
+	    tools: spec.BundleTool[];
+	    userConfig: BundleUserOption[];
+	    serverName: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new BundlePreview(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.name = source["name"];
+	        this.displayName = source["displayName"];
+	        this.version = source["version"];
+	        this.description = source["description"];
+	        this.author = source["author"];
+	        this.serverType = source["serverType"];
+	        this.signature = this.convertValues(source["signature"], bundle.Signature);
+	        this.tools = this.convertValues(source["tools"], spec.BundleTool);
+	        this.userConfig = this.convertValues(source["userConfig"], BundleUserOption);
+	        this.serverName = source["serverName"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	
 	export class CatalogTool {
 	    server: string;
 	    state: string;
@@ -909,6 +984,7 @@ export namespace appapi {
 	    passUpstreamAuth?: boolean;
 	    lazy?: boolean;
 	    lazyWhy?: string;
+	    bundle?: spec.Bundle;
 	
 	    static createFrom(source: any = {}) {
 	        return new ServerView(source);
@@ -935,6 +1011,7 @@ export namespace appapi {
 	        this.passUpstreamAuth = source["passUpstreamAuth"];
 	        this.lazy = source["lazy"];
 	        this.lazyWhy = source["lazyWhy"];
+	        this.bundle = this.convertValues(source["bundle"], spec.Bundle);
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -1057,6 +1134,53 @@ export namespace approval {
 	        this.arguments = source["arguments"];
 	        this.askedAt = this.convertValues(source["askedAt"], null);
 	        this.deadline = this.convertValues(source["deadline"], null);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+
+}
+
+export namespace bundle {
+	
+	export class Signature {
+	    status: string;
+	    publisher?: string;
+	    issuer?: string;
+	    fingerprint?: string;
+	    // Go type: time
+	    notBefore: any;
+	    // Go type: time
+	    notAfter: any;
+	
+	    static createFrom(source: any = {}) {
+	        return new Signature(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.status = source["status"];
+	        this.publisher = source["publisher"];
+	        this.issuer = source["issuer"];
+	        this.fingerprint = source["fingerprint"];
+	        this.notBefore = this.convertValues(source["notBefore"], null);
+	        this.notAfter = this.convertValues(source["notAfter"], null);
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -1653,6 +1777,63 @@ export namespace policy {
 
 export namespace spec {
 	
+	export class BundleTool {
+	    name: string;
+	    description?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new BundleTool(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.name = source["name"];
+	        this.description = source["description"];
+	    }
+	}
+	export class Bundle {
+	    name: string;
+	    version: string;
+	    author?: string;
+	    tools?: BundleTool[];
+	    signature: string;
+	    signedBy?: string;
+	    fingerprint?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Bundle(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.name = source["name"];
+	        this.version = source["version"];
+	        this.author = source["author"];
+	        this.tools = this.convertValues(source["tools"], BundleTool);
+	        this.signature = source["signature"];
+	        this.signedBy = source["signedBy"];
+	        this.fingerprint = source["fingerprint"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	
 	export class Chat {
 	    systemInstruction?: string;
 	    responseInstruction?: string;
@@ -1736,6 +1917,7 @@ export namespace spec {
 	    chat: Chat;
 	    toolChanges?: string;
 	    start?: string;
+	    bundle?: Bundle;
 	
 	    static createFrom(source: any = {}) {
 	        return new Server(source);
@@ -1765,6 +1947,7 @@ export namespace spec {
 	        this.chat = this.convertValues(source["chat"], Chat);
 	        this.toolChanges = source["toolChanges"];
 	        this.start = source["start"];
+	        this.bundle = this.convertValues(source["bundle"], Bundle);
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {

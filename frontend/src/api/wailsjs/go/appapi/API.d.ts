@@ -20,9 +20,13 @@ export function AddServer(arg1:spec.Server):Promise<appapi.ServerView>;
 
 export function AddServersFromJSON(arg1:string):Promise<config.ImportReport>;
 
+export function AppendBundleUpload(arg1:string,arg2:string):Promise<number>;
+
 export function ApproveChatTool(arg1:number,arg2:string,arg3:string):Promise<void>;
 
 export function AuditRows(arg1:number,arg2:number):Promise<appapi.AuditPage>;
+
+export function BeginBundleUpload():Promise<string>;
 
 export function CallTool(arg1:string,arg2:string):Promise<appapi.ToolCallResult>;
 
@@ -51,6 +55,8 @@ export function CreateToken(arg1:string,arg2:Array<string>):Promise<appapi.Creat
 export function DecideApproval(arg1:string,arg2:string):Promise<void>;
 
 export function DeleteToken(arg1:string):Promise<void>;
+
+export function DiscardBundleUpload(arg1:string):Promise<void>;
 
 export function DiscoverServer(arg1:string):Promise<discovery.Found>;
 
@@ -81,6 +87,10 @@ export function HookLogs(arg1:number):Promise<Array<string>>;
 export function ImportClientConfig(arg1:string):Promise<config.ImportReport>;
 
 export function ImportElectron(arg1:string,arg2:string):Promise<electronimport.Plan>;
+
+export function InspectBundle(arg1:string):Promise<appapi.BundlePreview>;
+
+export function InstallBundle(arg1:string,arg2:string,arg3:Record<string, Array<string>>):Promise<appapi.ServerView>;
 
 export function ListClientConfigs():Promise<Array<appapi.ClientConfigFile>>;
 

@@ -18,12 +18,20 @@ export function AddServersFromJSON(arg1) {
   return window['go']['appapi']['API']['AddServersFromJSON'](arg1);
 }
 
+export function AppendBundleUpload(arg1, arg2) {
+  return window['go']['appapi']['API']['AppendBundleUpload'](arg1, arg2);
+}
+
 export function ApproveChatTool(arg1, arg2, arg3) {
   return window['go']['appapi']['API']['ApproveChatTool'](arg1, arg2, arg3);
 }
 
 export function AuditRows(arg1, arg2) {
   return window['go']['appapi']['API']['AuditRows'](arg1, arg2);
+}
+
+export function BeginBundleUpload() {
+  return window['go']['appapi']['API']['BeginBundleUpload']();
 }
 
 export function CallTool(arg1, arg2) {
@@ -80,6 +88,10 @@ export function DecideApproval(arg1, arg2) {
 
 export function DeleteToken(arg1) {
   return window['go']['appapi']['API']['DeleteToken'](arg1);
+}
+
+export function DiscardBundleUpload(arg1) {
+  return window['go']['appapi']['API']['DiscardBundleUpload'](arg1);
 }
 
 export function DiscoverServer(arg1) {
@@ -140,6 +152,14 @@ export function ImportClientConfig(arg1) {
 
 export function ImportElectron(arg1, arg2) {
   return window['go']['appapi']['API']['ImportElectron'](arg1, arg2);
+}
+
+export function InspectBundle(arg1) {
+  return window['go']['appapi']['API']['InspectBundle'](arg1);
+}
+
+export function InstallBundle(arg1, arg2, arg3) {
+  return window['go']['appapi']['API']['InstallBundle'](arg1, arg2, arg3);
 }
 
 export function ListClientConfigs() {
