@@ -95,9 +95,10 @@ func (c *toolJSONCache) forCatalog(tools []listed[mcp.Tool]) {
 	if first := unsafe.SliceData(tools); c.of != first || c.n != len(tools) {
 		c.of, c.n, c.enc = first, len(tools), make([]json.RawMessage, len(tools))
 		c.pages, c.pageBytes = nil, 0
-		if c.seed == (maphash.Seed{}) {
-			c.seed = maphash.MakeSeed()
-		}
+	}
+	// Not with the reset above: an empty catalog (nil) is the zero cache's.
+	if c.seed == (maphash.Seed{}) {
+		c.seed = maphash.MakeSeed()
 	}
 }
 

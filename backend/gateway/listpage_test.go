@@ -123,6 +123,20 @@ func TestCachedPageIsKeyedByWhatItHolds(t *testing.T) {
 	}
 }
 
+// An empty catalog (no tools at all, a nil list) has its empty page: the
+// zero cache must not take it for the catalog it already holds and skip
+// making itself ready (the router panicked on the first tools/list of an
+// empty catalog).
+func TestEmptyCatalogPage(t *testing.T) {
+	var c toolJSONCache
+	for range 2 {
+		items, raw, ok := c.page(nil, []int{}, "")
+		if !ok || len(items) != 0 || string(raw) != `{"tools":[]}` {
+			t.Fatalf("empty page: %v %s %v", items, raw, ok)
+		}
+	}
+}
+
 // The cache of whole pages keeps at most MaxCachedListBytes.
 func TestCachedPagesStayWithinTheirBudget(t *testing.T) {
 	var c toolJSONCache
