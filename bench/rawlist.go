@@ -43,7 +43,16 @@ func (c *httpConn) callRaw(_ context.Context, id int64, body []byte) ([]byte, er
 		return nil, fmt.Errorf("HTTP %d: %.200s", resp.StatusCode, c.in.Bytes())
 	}
 	if isEventStream(resp.Header) {
-		return nil, fmt.Errorf("an event stream where one JSON answer was expected: %.200s", c.in.Bytes())
+		// Notifications queued for the session (a list_changed) come
+		// first: the answer is the event whose data has this id.
+		want := strconv.FormatInt(id, 10)
+		for _, line := range bytes.Split(c.in.Bytes(), []byte("\n")) {
+			data, ok := bytes.CutPrefix(line, []byte("data: "))
+			if ok && gjson.GetBytes(data, "id").Raw == want && !gjson.GetBytes(data, "method").Exists() {
+				return bytes.Clone(data), nil
+			}
+		}
+		return nil, fmt.Errorf("no answer to id %d in the event stream: %.200s", id, c.in.Bytes())
 	}
 	return bytes.Clone(c.in.Bytes()), nil
 }
