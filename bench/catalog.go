@@ -17,7 +17,6 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
-	"github.com/tidwall/gjson"
 
 	"github.com/mcp-router/mcp-router/backend/config"
 	"github.com/mcp-router/mcp-router/backend/spec"
@@ -152,15 +151,12 @@ func catalogBench(ctx context.Context, p *procs, w io.Writer, shape catalogShape
 		return err
 	}
 	defer direct.close()
-	// The floor: the router's own answer (one page), served ready-made.
-	first, err := s.requestRaw(ctx, "tools/list", map[string]any{})
+	// The floor: the router's own answer (every page), served ready-made.
+	routerPages, err := listAllRaw(ctx, s)
 	if err != nil {
 		return err
 	}
-	if gjson.GetBytes(first, "result.nextCursor").String() != "" {
-		return errors.New("catalog router: the complete list is more than one page; the static floor serves one")
-	}
-	staticURL, stopStatic, err := serveStaticList([]byte(gjson.GetBytes(first, "result").Raw))
+	staticURL, stopStatic, err := serveStaticList(staticPages(routerPages))
 	if err != nil {
 		return err
 	}

@@ -198,12 +198,13 @@ func decodePages(pages [][]byte) ([]json.RawMessage, error) {
 	return all, nil
 }
 
-// serveStaticList serves one fixed tools/list answer over streamable HTTP,
-// the floor of a complete list: the result's bytes held ready, the
-// request's id put in front, nothing else done — no session, no catalog,
-// no encoding. It answers initialize with the least a client accepts and
-// notifications with 202. Returns its /mcp URL and a stop function.
-func serveStaticList(result []byte) (string, func(), error) {
+// serveStaticList serves fixed tools/list answers over streamable HTTP,
+// the floor of a complete list: each page's result bytes held ready (by
+// the cursor that asks for it, "" for the first), the request's id put in
+// front, nothing else done — no session, no catalog, no encoding. It
+// answers initialize with the least a client accepts and notifications
+// with 202. Returns its /mcp URL and a stop function.
+func serveStaticList(results map[string][]byte) (string, func(), error) {
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodPost {
 			w.WriteHeader(http.StatusMethodNotAllowed)
@@ -212,6 +213,9 @@ func serveStaticList(result []byte) (string, func(), error) {
 		var msg struct {
 			ID     json.RawMessage `json:"id"`
 			Method string          `json:"method"`
+			Params struct {
+				Cursor string `json:"cursor"`
+			} `json:"params"`
 		}
 		if err := json.NewDecoder(r.Body).Decode(&msg); err != nil {
 			http.Error(w, err.Error(), http.StatusBadRequest)
@@ -222,7 +226,11 @@ func serveStaticList(result []byte) (string, func(), error) {
 		case "initialize":
 			res = []byte(`{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"static","version":"1"}}`)
 		case "tools/list":
-			res = result
+			var ok bool
+			if res, ok = results[msg.Params.Cursor]; !ok {
+				http.Error(w, "unknown cursor", http.StatusBadRequest)
+				return
+			}
 		default:
 			w.WriteHeader(http.StatusAccepted)
 			return
@@ -247,4 +255,16 @@ func serveStaticList(result []byte) (string, func(), error) {
 		_ = hs.Shutdown(ctx)
 	}
 	return "http://" + l.Addr().String() + "/mcp", stop, nil
+}
+
+// staticPages are the results of a complete list's pages by the cursor
+// that asks for each.
+func staticPages(pages [][]byte) map[string][]byte {
+	out := map[string][]byte{}
+	cursor := ""
+	for _, p := range pages {
+		out[cursor] = []byte(gjson.GetBytes(p, "result").Raw)
+		cursor = gjson.GetBytes(p, "result.nextCursor").String()
+	}
+	return out
 }
