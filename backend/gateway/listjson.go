@@ -51,9 +51,17 @@ type cachedPage struct {
 	raw   json.RawMessage
 }
 
-// MaxCachedListBytes bounds the JSON of the tools/list pages kept whole
-// (toolJSONCache); a larger page is put together on every request.
-const MaxCachedListBytes = 32 << 20
+// size is what a kept page holds in memory: its JSON, its tools (their
+// values; the strings and schemas they point to are the catalog's) and
+// its indexes.
+func (p *cachedPage) size() int {
+	return len(p.raw) + len(p.items)*int(unsafe.Sizeof(mcp.Tool{})) + len(p.idx)*int(unsafe.Sizeof(0))
+}
+
+// MaxCachedListBytes bounds the memory of the tools/list pages kept whole
+// (toolJSONCache, cachedPage.size); a larger page is put together on every
+// request.
+const MaxCachedListBytes = 64 << 20
 
 // page is the tools/list page holding tools[idx...] with cursor next: its
 // tools and its JSON, exactly as encoding/json writes that
@@ -79,13 +87,13 @@ func (c *toolJSONCache) page(tools []listed[mcp.Tool], idx []int, next mcp.Curso
 	if !ok {
 		return items, nil, false
 	}
-	if len(raw) <= MaxCachedListBytes {
-		for c.pageBytes+len(raw) > MaxCachedListBytes {
-			c.pageBytes -= len(c.pages[0].raw)
+	if p := (cachedPage{sum: sum, idx: slices.Clone(idx), next: next, items: items, raw: raw}); p.size() <= MaxCachedListBytes {
+		for c.pageBytes+p.size() > MaxCachedListBytes {
+			c.pageBytes -= c.pages[0].size()
 			c.pages = slices.Delete(c.pages, 0, 1)
 		}
-		c.pages = append(c.pages, cachedPage{sum: sum, idx: slices.Clone(idx), next: next, items: items, raw: raw})
-		c.pageBytes += len(raw)
+		c.pages = append(c.pages, p)
+		c.pageBytes += p.size()
 	}
 	return items, raw, true
 }

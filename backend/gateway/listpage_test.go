@@ -140,13 +140,17 @@ func TestEmptyCatalogPage(t *testing.T) {
 // The cache of whole pages keeps at most MaxCachedListBytes.
 func TestCachedPagesStayWithinTheirBudget(t *testing.T) {
 	var c toolJSONCache
-	l := jsonCatalog(400, strings.Repeat("x", 40000)) // about 40 KB a tool
+	l := jsonCatalog(400, strings.Repeat("x", 80000)) // about 80 KB a tool
 	for start := range 390 {
 		if _, _, ok := c.page(l, []int{start, start + 1, start + 2, start + 3, start + 4, start + 5, start + 6, start + 7, start + 8, start + 9}, ""); !ok {
 			t.Fatal("page not made")
 		}
-		if c.pageBytes > MaxCachedListBytes {
-			t.Fatalf("after %d pages %d bytes kept, over %d", start+1, c.pageBytes, MaxCachedListBytes)
+		sum := 0
+		for _, p := range c.pages {
+			sum += p.size()
+		}
+		if c.pageBytes > MaxCachedListBytes || sum != c.pageBytes {
+			t.Fatalf("after %d pages %d bytes kept (counted %d), cap %d", start+1, sum, c.pageBytes, MaxCachedListBytes)
 		}
 	}
 	if len(c.pages) == 0 || len(c.pages) >= 390 {
