@@ -14,6 +14,7 @@ import (
 	"os/exec"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -332,6 +333,10 @@ type stdioConn struct {
 	pending map[int64]chan *reply
 	err     error // set when the reader stopped
 	done    chan struct{}
+	// callRaw's waiters (rawlist.go), by id; rawWaiting counts them so
+	// the reader looks for them only while there are any.
+	rawPending map[int64]chan []byte
+	rawWaiting atomic.Int64
 }
 
 func newStdioConn(cmd *exec.Cmd) (*stdioConn, error) {
@@ -373,6 +378,9 @@ func (c *stdioConn) read(r io.Reader) {
 		if err != nil {
 			break
 		}
+		if c.takeRaw(line) {
+			continue
+		}
 		rep := getReply()
 		if json.Unmarshal(line, rep) != nil || rep.Method != "" || len(rep.ID) == 0 {
 			replyPool.Put(rep) // a notification, a request to the client, or noise
@@ -393,6 +401,10 @@ func (c *stdioConn) read(r io.Reader) {
 	c.err = fmt.Errorf("the server's output ended: %v", err)
 	for id, ch := range c.pending {
 		delete(c.pending, id)
+		close(ch)
+	}
+	for id, ch := range c.rawPending {
+		delete(c.rawPending, id)
 		close(ch)
 	}
 	c.mu.Unlock()

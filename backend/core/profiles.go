@@ -54,10 +54,16 @@ func (c *Core) profileScope(next http.Handler) http.Handler {
 	})
 }
 
-// profileInPath splits /mcp/<name> into name; fromPath is false for any
-// other path (plain /mcp, /sse, /message).
+// profileInPath splits /mcp/<name>, /sse/<name> and /message/<name> into
+// name; fromPath is false for any other path (plain /mcp, /sse, /message).
 func profileInPath(path string) (name string, fromPath bool) {
-	rest, ok := strings.CutPrefix(path, gateway.PathMCP+"/")
+	var rest string
+	ok := false
+	for _, base := range []string{gateway.PathMCP, gateway.PathSSE, gateway.PathMessage} {
+		if rest, ok = strings.CutPrefix(path, base+"/"); ok {
+			break
+		}
+	}
 	if !ok {
 		return "", false
 	}

@@ -105,20 +105,29 @@ func (f *fastResponse) writeEvent(msg []byte) error {
 	return writeSSE(f.w, msg)
 }
 
-// answer writes the call's answer (one JSON-RPC message and a newline).
-func (f *fastResponse) answer(body []byte) {
+// answer writes the call's answer (one JSON-RPC message and a newline),
+// given whole or in parts written one after the other.
+func (f *fastResponse) answer(parts ...[]byte) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.answered = true
 	if f.upgraded {
-		_ = writeSSE(f.w, bytes.TrimSuffix(body, []byte("\n")))
+		_ = writeSSE(f.w, bytes.TrimSuffix(bytes.Join(parts, nil), []byte("\n")))
 		return
+	}
+	n := 0
+	for _, p := range parts {
+		n += len(p)
 	}
 	h := f.w.Header()
 	h["Content-Type"] = contentTypeJSON
-	h["Content-Length"] = []string{strconv.Itoa(len(body))}
+	h["Content-Length"] = []string{strconv.Itoa(n)}
 	f.w.WriteHeader(http.StatusOK)
-	_, _ = f.w.Write(body)
+	for _, p := range parts {
+		if _, err := f.w.Write(p); err != nil {
+			return
+		}
+	}
 }
 
 // sharedResponse is the response writer mcp-go gets for a call that takes

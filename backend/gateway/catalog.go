@@ -252,8 +252,7 @@ func (g *Gateway) rebuild() {
 	g.tools, g.prompts, g.taskOnly, g.taskTools, g.abilities = toolNames, promptNames, taskOnly, taskTools, abilities
 	g.withheld, g.withheldItems = withheld, heldItems
 	g.resources, g.templates, g.templateRoutes = resourceOwners, templateOwners, templateRoutes
-	g.catalog = catalogLists{tools: sortListed(toolList), prompts: sortListed(promptList),
-		resources: sortListed(resourceList), templates: sortListed(templateList)}
+	g.catalog = newCatalogLists(toolList, promptList, resourceList, templateList)
 	collisions := slices.Concat(toolCollisions, promptCollisions, resourceCollisions, templateCollisions)
 	g.collisions = collisions
 	changed := map[string]bool{

@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"net/http"
 
@@ -36,32 +37,31 @@ func (g *Gateway) fastListEligible(r *http.Request, m *message, owned *ownedSess
 // false, having written nothing, for a request mcp-go must answer (one
 // whose params it cannot read: mcp-go words that error).
 func (g *Gateway) serveFastList(w http.ResponseWriter, r *http.Request, s server.ClientSession, m *message, body []byte) bool {
+	parts, ok := g.fastListAnswer(r.Context(), s, m, body)
+	if ok {
+		(&fastResponse{w: w}).answer(parts...)
+	}
+	return ok
+}
+
+// fastListAnswer is the answer to a list request through the chain, as
+// mcp-go would write it (the message and its newline, in parts written
+// one after the other): for the HTTP fast path and the stdio front. ok is
+// false for a request mcp-go must answer.
+func (g *Gateway) fastListAnswer(ctx context.Context, s server.ClientSession, m *message, body []byte) (parts [][]byte, ok bool) {
 	var req listRequest
 	if json.Unmarshal(body, &req) != nil {
-		return false
+		return nil, false
 	}
 	g.fast.listed.Add(1)
-	ctx := g.srv.WithContext(r.Context(), s)
-	res, own, err := g.runListOwn(ctx, &req)
-	out := bodyPool.Get().(*bytes.Buffer)
-	out.Reset()
-	defer func() {
-		if out.Cap() <= 64<<10 {
-			bodyPool.Put(out)
-		}
-	}()
+	res, own, err := g.runListOwn(g.srv.WithContext(ctx, s), &req)
 	// The router's own page has no hints and its JSON is what mcp-go's
 	// encoder writes for it (the same encoding/json, HTML escaping on),
-	// and the log step has usually encoded it already: encode it once.
+	// and the log step has usually encoded it already: encode it once,
+	// and write it as it is (a page may be megabytes: no copy).
 	if own {
 		if raw, jerr := res.JSON(); jerr == nil {
-			out.WriteString(`{"jsonrpc":"2.0","id":`)
-			out.Write(m.ID)
-			out.WriteString(`,"result":`)
-			out.Write(raw)
-			out.WriteString("}\n")
-			(&fastResponse{w: w}).answer(out.Bytes())
-			return true
+			return [][]byte{[]byte(`{"jsonrpc":"2.0","id":`), m.ID, []byte(`,"result":`), raw, []byte("}\n")}, true
 		}
 	}
 	var response any
@@ -74,9 +74,46 @@ func (g *Gateway) serveFastList(w http.ResponseWriter, r *http.Request, s server
 		response = mcp.JSONRPCError{JSONRPC: mcp.JSONRPC_VERSION, ID: requestID(m.ID),
 			Error: mcp.NewJSONRPCErrorDetails(mcp.INTERNAL_ERROR, "list answer of an unknown type", nil)}
 	}
-	// The same encoder as mcp-go's response (HTML escaping, newline).
-	_ = json.NewEncoder(out).Encode(response)
-	(&fastResponse{w: w}).answer(out.Bytes())
+	// The same encoding as mcp-go's response (HTML escaping, newline).
+	var out bytes.Buffer
+	_ = json.NewEncoder(&out).Encode(response)
+	return [][]byte{out.Bytes()}, true
+}
+
+// stdioList answers line if it is a list request of the 2025 revisions on
+// the registered, initialized stdio session, as the HTTP fast path does
+// (mcp-go's handler would collect and sort its whole tool set only for the
+// chain's answer to replace it), and reports whether it took it. Anything
+// else — a request with _meta (a 2026-07-28 one), a task, an id the
+// encoders could write differently — goes on to mcp-go.
+func (g *Gateway) stdioList(ctx context.Context, line []byte, out *lockedWriter) bool {
+	if g.fast.disabled.Load() || !bytes.Contains(line, listMarker) {
+		return false
+	}
+	sp := g.stdio.session.Load()
+	if sp == nil || !(*sp).Initialized() {
+		return false
+	}
+	var m message
+	var req listRequest // mcp-go words the error for params it cannot read
+	if json.Unmarshal(line, &m) != nil || m.JSONRPC != mcp.JSONRPC_VERSION || !plainID(m.ID) ||
+		len(m.Params.Task) > 0 || !emptyMeta(m.Params.Meta) || json.Unmarshal(line, &req) != nil {
+		return false
+	}
+	switch m.Method {
+	case pipeline.MethodToolsList, pipeline.MethodPromptsList, pipeline.MethodResourcesList, pipeline.MethodTemplatesList:
+	default:
+		return false
+	}
+	body := bytes.Clone(line)
+	s := *sp
+	// Off the read loop, as mcp-go serves requests: a slow list must not
+	// hold up a cancellation behind it.
+	go func() {
+		if parts, ok := g.fastListAnswer(ctx, s, &m, body); ok {
+			out.writeParts(parts...)
+		}
+	}()
 	return true
 }
 

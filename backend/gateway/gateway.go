@@ -69,6 +69,9 @@ type Options struct {
 	// Tasks bound the tasks the router passes on (tasks.go), asked at each
 	// new task; nil: the defaults.
 	Tasks func() TaskLimits
+	// ListPageSize is how many items one list answer holds at most; 0:
+	// DefaultListPageSize. Tests set small pages.
+	ListPageSize int
 }
 
 // Upstreams is what the gateway needs of the upstream service: the
@@ -89,6 +92,7 @@ type Gateway struct {
 	ups      Upstreams
 	srv      *server.MCPServer
 	o        Options
+	pageSize int // items per list answer (Options.ListPageSize)
 	log      logrus.FieldLogger
 	chain    *pipeline.Chain
 	gate     *gate.Gate
@@ -155,12 +159,16 @@ func New(ups Upstreams, o Options) *Gateway {
 	if o.Version == "" {
 		o.Version = "dev"
 	}
+	if o.ListPageSize <= 0 {
+		o.ListPageSize = DefaultListPageSize
+	}
 	g := &Gateway{ups: ups, o: o, log: o.Logger, call: newCallRegistry(), asks: newPendingAsks(), held: newHeldCalls(),
 		tools: map[string]upstreamName{}, prompts: map[string]upstreamName{}, resources: map[string]string{},
 		templates: map[string]string{}, published: map[string]string{}, kick: make(chan struct{}, 1),
 		remembered: map[string][]upstream.Tool{}, startup: newStartup(),
 		subs: subscriptions{byURI: map[string]map[string]bool{}}, tasks: newTaskTable(o.Tasks),
 		suggested: suggestions{last: map[string]time.Time{}}}
+	g.pageSize = o.ListPageSize
 	g.fast.disabled.Store(os.Getenv(EnvFastPath) == "off")
 	g.gate = gate.New(gate.Options{Upstreams: ups, Publish: g.rebuild, Tools: g.toolsOf,
 		ToolsChanged: g.toolsChanged, Logger: o.Logger})
@@ -202,7 +210,7 @@ func New(ups Upstreams, o Options) *Gateway {
 		server.WithHooks(hooks),
 		server.WithRecovery(),
 		server.WithResourceRecovery(),
-		server.WithPaginationLimit(pageSize),
+		server.WithPaginationLimit(o.ListPageSize),
 	)
 	g.srv.AddNotificationHandler(string(mcp.MethodNotificationRootsListChanged), g.rootsChanged)
 	return g

@@ -76,6 +76,8 @@ type rigOptions struct {
 	policy     func() pipeline.Step
 	asksClient func(c Caller, server, item, target string) bool
 	tasks      TaskLimits // zero fields: the gateway's defaults
+	// listPageSize is Options.ListPageSize (0: the default).
+	listPageSize int
 }
 
 func newRig(t testing.TB, defs []spec.Server, ro rigOptions) *rig {
@@ -108,7 +110,8 @@ func newRig(t testing.TB, defs []spec.Server, ro rigOptions) *rig {
 	})
 	gw = New(r.ups, Options{RequestLog: r.log, CallerFrom: ro.callerFrom, Debounce: 10 * time.Millisecond,
 		Sessions: func() SessionLimits { return ro.sessions }, Hooks: ro.hooks, Logger: ro.logger,
-		Policy: ro.policy, AsksClient: ro.asksClient, Tasks: func() TaskLimits { return ro.tasks }, HeldTools: ro.heldTools})
+		Policy: ro.policy, AsksClient: ro.asksClient, Tasks: func() TaskLimits { return ro.tasks }, HeldTools: ro.heldTools,
+		ListPageSize: ro.listPageSize})
 	r.gw = gw
 	gw.Start()
 	t.Cleanup(func() { gw.Close(); r.ups.Close() })

@@ -44,7 +44,11 @@ func (g *Gateway) HTTPHandler(auth func(http.Handler) http.Handler) http.Handler
 		server.WithStreamableHTTPLogger(quietSlog))
 	sse := server.NewSSEServer(g.srv,
 		server.WithSSEEndpoint(PathSSE),
-		server.WithMessageEndpoint(PathMessage),
+		// A stream opened at /sse/<profile> posts to /message/<profile>:
+		// mcp-go joins the base path and the message endpoint, so the
+		// whole path is the base ("/" joins to nothing).
+		server.WithMessageEndpoint("/"),
+		server.WithDynamicBasePath(func(r *http.Request, _ string) string { return messagePathFor(r.URL.Path) }),
 		server.WithUseFullURLForMessageEndpoint(false),
 		server.WithSessionIDGenerator(g.sessions.sseSessionID))
 	g.sessions.endThrough(streamable)
@@ -54,9 +58,27 @@ func (g *Gateway) HTTPHandler(auth func(http.Handler) http.Handler) http.Handler
 	// /mcp/<profile>: the same endpoint, narrowed to a profile by what
 	// auth wraps it in (backend/core/profiles.go).
 	mux.Handle(PathMCP+"/", mcpHandler)
-	mux.Handle(PathSSE, auth(g.sseHandler(sse.SSEHandler())))
-	mux.Handle(PathMessage, auth(limitBody(g.messageHandler(sse.MessageHandler()))))
+	sseHandler := auth(g.sseHandler(sse.SSEHandler()))
+	messageHandler := auth(limitBody(g.messageHandler(sse.MessageHandler())))
+	mux.Handle(PathSSE, sseHandler)
+	mux.Handle(PathMessage, messageHandler)
+	// /sse/<profile> and its /message/<profile>, as /mcp/<profile>: the
+	// profile comes from what auth wraps them in; a session belongs to
+	// the profile it was opened at (its credential names it), so its
+	// messages posted to another profile's path, or to plain /message,
+	// find no session.
+	mux.Handle(PathSSE+"/", sseHandler)
+	mux.Handle(PathMessage+"/", messageHandler)
 	return guardLocal(mux)
+}
+
+// messagePathFor is where the client of the SSE stream at ssePath posts:
+// /message, or /message/<profile> for a stream at /sse/<profile>.
+func messagePathFor(ssePath string) string {
+	if rest, ok := strings.CutPrefix(ssePath, PathSSE+"/"); ok && strings.Trim(rest, "/") != "" {
+		return PathMessage + "/" + strings.Trim(rest, "/")
+	}
+	return PathMessage
 }
 
 func limitBody(next http.Handler) http.Handler {

@@ -26,10 +26,10 @@ func jsonCatalog(n int, desc string) []listed[mcp.Tool] {
 // never answered from the old one's bytes.
 func TestToolPageJSONIsTheTypedPage(t *testing.T) {
 	var c toolJSONCache
-	check := func(l []listed[mcp.Tool], keep map[string]bool, after string) {
+	check := func(l []listed[mcp.Tool], keep []pipeline.ListItem, after string) {
 		t.Helper()
-		idx, next := pageIndexes(l, keep, after)
-		items, _ := page(l, keep, after)
+		idx, next := pageIndexes(l, keep, after, 500)
+		items, _ := page(l, keep, after, 500)
 		want, err := json.Marshal(&mcp.ListToolsResult{Tools: items, PaginatedResult: mcp.PaginatedResult{NextCursor: next}})
 		if err != nil {
 			t.Fatal(err)
@@ -40,19 +40,18 @@ func TestToolPageJSONIsTheTypedPage(t *testing.T) {
 		}
 	}
 	old := jsonCatalog(1200, "old")
-	all := map[string]bool{}
-	some := map[string]bool{}
+	var all, some []pipeline.ListItem
 	for i, e := range old {
-		all[e.item.Name] = true
+		all = append(all, e.item)
 		if i%3 == 0 {
-			some[e.item.Name] = true
+			some = append(some, e.item)
 		}
 	}
 	for _, after := range []string{"", "srv__t499", "srv__t999", "srv__t1199", "zzz"} {
 		check(old, all, after)
 		check(old, some, after)
 	}
-	check(old, map[string]bool{}, "")
+	check(old, nil, "")
 	fresh := jsonCatalog(1200, "new")
 	check(fresh, all, "")
 	check(fresh, all, "srv__t499")

@@ -6,7 +6,9 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -24,8 +26,14 @@ import (
 // so the chain runs there; mcp-go then computes its own answer, which the
 // After hook replaces with the chain's.
 
-// pageSize is how many items a list answer holds at most.
-const pageSize = 500
+// DefaultListPageSize is how many items a list answer holds at most,
+// unless Options.ListPageSize says otherwise. It was 500; every page costs
+// the chain over the whole catalog (a page's items are only known once the
+// steps have narrowed every candidate), so a complete list cost pages ×
+// catalog, and clients that read only the first page missed the rest. At
+// 10,000 a catalog of the issue-27 size (100 servers × 100 tools, 2.7 MB of
+// definitions) is one answer (docs/limits.md, docs/benchmarks.md).
+const DefaultListPageSize = 10000
 
 // listed is one catalog entry of a list and where it routes.
 type listed[T any] struct {
@@ -40,6 +48,20 @@ type catalogLists struct {
 	prompts   []listed[mcp.Prompt]
 	resources []listed[mcp.Resource]
 	templates []listed[mcp.ResourceTemplate]
+	// The candidates of each list, made once per catalog: a list request
+	// gets a copy (the steps narrow it in place).
+	toolItems, promptItems, resourceItems, templateItems []pipeline.ListItem
+}
+
+// newCatalogLists sorts the lists by client-facing name and makes their
+// candidates.
+func newCatalogLists(tools []listed[mcp.Tool], prompts []listed[mcp.Prompt], resources []listed[mcp.Resource],
+	templates []listed[mcp.ResourceTemplate]) catalogLists {
+	c := catalogLists{tools: sortListed(tools), prompts: sortListed(prompts),
+		resources: sortListed(resources), templates: sortListed(templates)}
+	c.toolItems, c.promptItems = candidates(c.tools), candidates(c.prompts)
+	c.resourceItems, c.templateItems = candidates(c.resources), candidates(c.templates)
+	return c
 }
 
 func sortListed[T any](l []listed[T]) []listed[T] {
@@ -227,13 +249,13 @@ func (g *Gateway) listCandidates(method string) []pipeline.ListItem {
 	defer g.mu.RUnlock()
 	switch method {
 	case pipeline.MethodToolsList:
-		return candidates(g.catalog.tools)
+		return slices.Clone(g.catalog.toolItems)
 	case pipeline.MethodPromptsList:
-		return candidates(g.catalog.prompts)
+		return slices.Clone(g.catalog.promptItems)
 	case pipeline.MethodResourcesList:
-		return candidates(g.catalog.resources)
+		return slices.Clone(g.catalog.resourceItems)
 	default:
-		return candidates(g.catalog.templates)
+		return slices.Clone(g.catalog.templateItems)
 	}
 }
 
@@ -257,40 +279,34 @@ func (g *Gateway) sendPage(r *pipeline.Request) (pipeline.Result, error) {
 		}
 		after = string(b)
 	}
-	keep := make(map[string]bool, len(r.List.Items))
-	for _, it := range r.List.Items {
-		keep[it.Name] = true
-	}
+	kept, size := r.List.Items, g.pageSize
 	g.mu.RLock()
 	defer g.mu.RUnlock()
 	switch r.Method {
 	case pipeline.MethodToolsList:
-		idx, next := pageIndexes(g.catalog.tools, keep, after)
-		items := make([]mcp.Tool, len(idx))
-		for n, i := range idx {
-			items[n] = g.catalog.tools[i].value
-		}
+		idx, next := pageIndexes(g.catalog.tools, kept, after, size)
+		items, raw, ok := g.fast.toolJSON.page(g.catalog.tools, idx, next)
 		res := pipeline.Result{Value: &mcp.ListToolsResult{Tools: items, PaginatedResult: mcp.PaginatedResult{NextCursor: next}}}
-		if raw, ok := g.fast.toolJSON.pageJSON(g.catalog.tools, idx, next); ok {
+		if ok {
 			res.Raw = raw
 		}
 		return res, nil
 	case pipeline.MethodPromptsList:
-		items, next := page(g.catalog.prompts, keep, after)
+		items, next := page(g.catalog.prompts, kept, after, size)
 		return pipeline.Result{Value: &mcp.ListPromptsResult{Prompts: items, PaginatedResult: mcp.PaginatedResult{NextCursor: next}}}, nil
 	case pipeline.MethodResourcesList:
-		items, next := page(g.catalog.resources, keep, after)
+		items, next := page(g.catalog.resources, kept, after, size)
 		return pipeline.Result{Value: &mcp.ListResourcesResult{Resources: items, PaginatedResult: mcp.PaginatedResult{NextCursor: next}}}, nil
 	default:
-		items, next := page(g.catalog.templates, keep, after)
+		items, next := page(g.catalog.templates, kept, after, size)
 		return pipeline.Result{Value: &mcp.ListResourceTemplatesResult{ResourceTemplates: items, PaginatedResult: mcp.PaginatedResult{NextCursor: next}}}, nil
 	}
 }
 
-// page is up to pageSize kept entries named after `after`, and the cursor
-// of the next page ("" on the last).
-func page[T any](l []listed[T], keep map[string]bool, after string) ([]T, mcp.Cursor) {
-	idx, next := pageIndexes(l, keep, after)
+// page is up to size kept entries named after `after`, and the cursor of
+// the next page ("" on the last).
+func page[T any](l []listed[T], kept []pipeline.ListItem, after string, size int) ([]T, mcp.Cursor) {
+	idx, next := pageIndexes(l, kept, after, size)
 	out := make([]T, len(idx))
 	for n, i := range idx {
 		out[n] = l[i].value
@@ -298,18 +314,52 @@ func page[T any](l []listed[T], keep map[string]bool, after string) ([]T, mcp.Cu
 	return out, next
 }
 
-// pageIndexes is page, as indexes into l.
-func pageIndexes[T any](l []listed[T], keep map[string]bool, after string) ([]int, mcp.Cursor) {
+// pageIndexes is page, as indexes into l. The steps narrow the candidates
+// in place, so kept is normally in l's order: then l and kept are walked
+// side by side (no set of 10,000 names built per request); otherwise kept
+// is made a set first.
+func pageIndexes[T any](l []listed[T], kept []pipeline.ListItem, after string, size int) ([]int, mcp.Cursor) {
+	size = max(size, 1)
 	start := sort.Search(len(l), func(i int) bool { return l[i].item.Name > after })
-	out := []int{}
+	out := make([]int, 0, min(size, len(kept)))
+	take := func(i int) bool {
+		if len(out) == size {
+			return false
+		}
+		out = append(out, i)
+		return true
+	}
+	if slices.IsSortedFunc(kept, func(a, b pipeline.ListItem) int { return strings.Compare(a.Name, b.Name) }) {
+		k := sort.Search(len(kept), func(i int) bool { return kept[i].Name > after })
+		i := start
+		for ; k < len(kept); k++ {
+			for i < len(l) && l[i].item.Name < kept[k].Name {
+				i++
+			}
+			if i == len(l) {
+				break
+			}
+			if l[i].item.Name != kept[k].Name {
+				continue // not in the catalog (a step cannot add, but stay exact)
+			}
+			if !take(i) {
+				return out, mcp.Cursor(base64.StdEncoding.EncodeToString([]byte(l[i-1].item.Name)))
+			}
+			i++
+		}
+		return out, ""
+	}
+	keep := make(map[string]bool, len(kept))
+	for _, it := range kept {
+		keep[it.Name] = true
+	}
 	for i := start; i < len(l); i++ {
 		if !keep[l[i].item.Name] {
 			continue
 		}
-		if len(out) == pageSize {
+		if !take(i) {
 			return out, mcp.Cursor(base64.StdEncoding.EncodeToString([]byte(l[i-1].item.Name)))
 		}
-		out = append(out, i)
 	}
 	return out, ""
 }

@@ -42,6 +42,17 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 	return l.w.Write(p)
 }
 
+// writeParts writes one message given in parts, none between them.
+func (l *lockedWriter) writeParts(parts ...[]byte) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, p := range parts {
+		if _, err := l.w.Write(p); err != nil {
+			return
+		}
+	}
+}
+
 // StdioFront wraps the stdio transport's streams: give mcp-go's stdio
 // server the reader and writer it returns. Lines over MaxBodyBytes are
 // passed on unread, as is everything while no session is registered.
@@ -54,7 +65,7 @@ func (g *Gateway) StdioFront(ctx context.Context, in io.Reader, out io.Writer) (
 		for {
 			line, whole, err := readLine(br, MaxBodyBytes)
 			if len(line) > 0 {
-				if !whole || !g.stdioTask(ctx, line, lw) {
+				if !whole || !g.stdioTask(ctx, line, lw) && !g.stdioList(ctx, line, lw) {
 					if _, werr := pw.Write(line); werr != nil {
 						return
 					}
