@@ -130,7 +130,7 @@ type Turn struct {
 	// ServerOff reports the servers whose tools are off in this conversation.
 	ServerOff func(server string) bool
 	// Approve is asked before a call that waits for approval; nil allows.
-	Approve func(ctx context.Context, c Card) (Decision, error)
+	Approve Approver
 	// Approved reports a tool the user already allowed "always" in this
 	// conversation: its calls run without asking.
 	Approved func(name string) bool
@@ -138,6 +138,11 @@ type Turn struct {
 	Emit      func(Event)
 	MaxTokens int64
 }
+
+// Approver registers c as waiting for the user's decision and returns the
+// wait for it. The loop emits the approval card between the two, so a
+// client that answers as soon as it sees the card finds the call waiting.
+type Approver func(c Card) (wait func(ctx context.Context) (Decision, error))
 
 // Outcome is the result of a turn.
 type Outcome struct {
@@ -507,8 +512,9 @@ func (r *run) runTool(ctx context.Context, c ToolCall) (ToolResult, error) {
 	}
 	if r.needsApproval(card) && r.t.Approve != nil && (r.t.Approved == nil || !r.t.Approved(card.Name)) {
 		card.Status = CardApproval
+		wait := r.t.Approve(card)
 		r.emitCard(card)
-		d, err := r.t.Approve(ctx, card)
+		d, err := wait(ctx)
 		if err != nil {
 			if ctx.Err() != nil {
 				r.finish(&card, "stopped", true, CardError)

@@ -631,27 +631,31 @@ func (s *Service) runConversation(ctx context.Context, ts *turnState, conv store
 		defer amu.Unlock()
 		return approved[name]
 	}
-	turn.Approve = func(actx context.Context, c Card) (Decision, error) {
+	turn.Approve = func(c Card) func(context.Context) (Decision, error) {
+		// Registered now, before the loop emits the card: Approve on the
+		// card event must find the call.
 		ch := make(chan Decision, 1)
 		s.mu.Lock()
 		ts.pending[c.ID] = ch
 		s.mu.Unlock()
-		defer func() {
-			s.mu.Lock()
-			delete(ts.pending, c.ID)
-			s.mu.Unlock()
-		}()
-		select {
-		case d := <-ch:
-			if d == AllowAlways {
-				amu.Lock()
-				approved[c.Name] = true
-				amu.Unlock()
-				s.rememberApproval(conv.ID, c.Name)
+		return func(actx context.Context) (Decision, error) {
+			defer func() {
+				s.mu.Lock()
+				delete(ts.pending, c.ID)
+				s.mu.Unlock()
+			}()
+			select {
+			case d := <-ch:
+				if d == AllowAlways {
+					amu.Lock()
+					approved[c.Name] = true
+					amu.Unlock()
+					s.rememberApproval(conv.ID, c.Name)
+				}
+				return d, nil
+			case <-actx.Done():
+				return Deny, actx.Err()
 			}
-			return d, nil
-		case <-actx.Done():
-			return Deny, actx.Err()
 		}
 	}
 	return s.engine.Run(ctx, turn)
@@ -781,6 +785,9 @@ func (s *Service) Ask(ctx context.Context, provider, model, input string, emit f
 	if approve == nil {
 		approve = func(context.Context, Card) (Decision, error) { return Deny, nil }
 	}
-	t.Approve = approve
+	// The terminal asks after the card is out; nothing to register first.
+	t.Approve = func(c Card) func(context.Context) (Decision, error) {
+		return func(ctx context.Context) (Decision, error) { return approve(ctx, c) }
+	}
 	return s.engine.Run(ctx, t)
 }

@@ -626,6 +626,40 @@ func TestApproval(t *testing.T) {
 	}
 }
 
+// A client that answers the approval card as soon as the card event
+// arrives (here: in the same goroutine, inside the event callback) finds
+// the call waiting: the call is registered before its card goes out.
+func TestApproveOnTheApprovalCardEvent(t *testing.T) {
+	r := newRig(t, rigOptions{servers: []spec.Server{fake("a", spec.Chat{ApproveTools: []string{"danger"}})}},
+		chattest.Step{Calls: []chattest.Call{call("c1", "a__danger", `{}`)}},
+		chattest.Step{Text: []string{"Deleted."}})
+	id := r.conversation(t)
+	approveErr := make(chan error, 1)
+	t.Cleanup(r.c.Chat.Subscribe(func(e chat.TurnEvent) {
+		if e.Conversation == id && e.Card != nil && e.Card.Status == chat.CardApproval {
+			approveErr <- r.c.Chat.Approve(id, e.Card.ID, chat.AllowOnce)
+		}
+	}))
+	ev := listen(t, r.c.Chat)
+	if err := r.c.Chat.Send(context.Background(), id, "delete"); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-approveErr:
+		if err != nil {
+			t.Fatalf("approving on the card event: %v", err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("no approval card")
+	}
+	if done := ev.wait(t, "done", isDone); done.Message == nil || done.Message.Content != "Deleted." || done.Message.ToolCalls != 1 {
+		t.Fatalf("done %+v", done)
+	}
+	if saw := r.upstreamSaw(t); !slices.Equal(saw, []string{"call danger {}"}) {
+		t.Fatalf("upstream saw %q", saw)
+	}
+}
+
 // The database keeps user and assistant texts only (seed 003), the last
 // turn's cards are there for a reloaded page, history goes back to the
 // model on the next turn, and retry replaces the last answer.
