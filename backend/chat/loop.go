@@ -100,6 +100,7 @@ const (
 	NoticeToolsDisabled = "tools_disabled" // MCP_ENABLED=false or the chatTools setting is off
 	NoticeLoopLimit     = "loop_limit"     // the tool round limit was reached; the model was told to answer
 	NoticeNoTools       = "no_tools"       // the router's tool list failed; the turn goes on without tools
+	NoticeProviderEnv   = "provider_env"   // no provider is configured: the key came from the environment
 )
 
 // Notice is something the panel should say about the turn.
@@ -134,6 +135,9 @@ type Turn struct {
 	// Approved reports a tool the user already allowed "always" in this
 	// conversation: its calls run without asking.
 	Approved func(name string) bool
+	// Notices are said at the start of the turn (which provider it uses,
+	// when that came from the environment).
+	Notices []Notice
 	// Emit receives the turn's events; nil drops them.
 	Emit      func(Event)
 	MaxTokens int64
@@ -250,6 +254,9 @@ func (e *Engine) Run(ctx context.Context, t Turn) (Outcome, error) {
 	ctx = pipeline.WithCaller(ctx, pipeline.Caller{Name: CallerName})
 	r.out.Cards = []Card{}
 	r.out.Notices = []Notice{}
+	for _, n := range t.Notices {
+		r.notice(n.Code, n.Text)
+	}
 	if t.Tools {
 		r.loadTools(ctx)
 	} else if t.NoTools != nil {
