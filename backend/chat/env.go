@@ -51,22 +51,23 @@ type EnvProvider struct {
 	Label      string `json:"label"`
 	KeyVar     string `json:"keyVar"`
 	BaseURLVar string `json:"baseUrlVar,omitempty"` // set when the base URL came from it
-	BaseURL    string `json:"baseUrl,omitempty"`
-	Model      string `json:"model"`
+	// BaseURL as shown: without its query, which may carry a token.
+	BaseURL string `json:"baseUrl,omitempty"`
+	Model   string `json:"model"`
 	// Reason says which variable was used and why this vendor.
 	Reason string `json:"reason"`
 }
 
-// envProvider is an EnvProvider with its key.
+// envProvider is an EnvProvider with its key and whole base URL.
 type envProvider struct {
 	EnvProvider
-	key string
+	key, baseURL string
 }
 
 // config is the provider as the factory takes it; the name says where it
 // came from and is never stored.
 func (e envProvider) config() store.ChatProvider {
-	return store.ChatProvider{Name: e.Label + " (from environment)", Kind: e.Kind, BaseURL: e.BaseURL,
+	return store.ChatProvider{Name: e.Label + " (from environment)", Kind: e.Kind, BaseURL: e.baseURL,
 		DefaultModel: e.Model, Tools: "auto"}
 }
 
@@ -128,10 +129,11 @@ func fromEnvironment(lookup func(string) (string, bool), vendors []EnvVendor, pi
 	if base, ok := lookup(v.BaseURLVar); ok && strings.TrimSpace(base) != "" {
 		// Empty counts as unset, as anthropic-sdk-go does.
 		base = strings.TrimSpace(base)
-		if err := checkEnvBaseURL(v.BaseURLVar, base); err != nil {
+		shown, err := checkEnvBaseURL(v.BaseURLVar, base)
+		if err != nil {
 			return nil, err
 		}
-		p.BaseURL, p.BaseURLVar = base, v.BaseURLVar
+		p.baseURL, p.BaseURL, p.BaseURLVar = base, shown, v.BaseURLVar
 	}
 	p.Reason = fmt.Sprintf("using %s from the environment (%s)", v.KeyVar, why)
 	if p.BaseURLVar != "" {
@@ -149,21 +151,24 @@ func validPick(vendors []EnvVendor, pick string) bool {
 	return false
 }
 
-// checkEnvBaseURL refuses a base URL the SDK could not use, without echoing
-// one that carries credentials.
-func checkEnvBaseURL(name, raw string) error {
+// checkEnvBaseURL refuses a base URL the SDK could not use and returns it
+// as shown (without its query). Errors never echo the value: a key pasted
+// into the wrong variable would end up in a stored error.
+func checkEnvBaseURL(name, raw string) (string, error) {
 	if len(raw) > MaxBaseURLLen {
-		return invalid("%s is longer than %d characters, the cap of a base URL", name, MaxBaseURLLen)
+		return "", invalid("%s is longer than %d characters, the cap of a base URL", name, MaxBaseURLLen)
 	}
 	u, err := url.Parse(raw)
 	if err != nil {
-		return invalid("%s is not a URL (want http(s)://host[:port]/path)", name)
+		return "", invalid("%s is not a URL (want http(s)://host[:port]/path)", name)
 	}
 	if u.User != nil {
-		return invalid("%s must not carry a user or password: put the key in the API key variable", name)
+		return "", invalid("%s must not carry a user or password: put the key in the API key variable", name)
 	}
 	if u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
-		return invalid("%s=%q is not an http(s) URL with a host (want e.g. https://api.example.com/v1)", name, raw)
+		return "", invalid("%s is not an http(s) URL with a host (want e.g. https://api.example.com/v1)", name)
 	}
-	return nil
+	shown := *u
+	shown.RawQuery, shown.ForceQuery, shown.Fragment, shown.RawFragment = "", false, "", ""
+	return shown.String(), nil
 }

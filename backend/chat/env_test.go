@@ -50,7 +50,13 @@ func TestEnvironmentProviderChoice(t *testing.T) {
 		{name: "base URL without scheme", env: map[string]string{"OPENAI_API_KEY": "sk-1", "OPENAI_BASE_URL": "localhost:11434/v1"}, err: ErrInvalid,
 			errText: "OPENAI_BASE_URL"},
 		{name: "base URL not http", env: map[string]string{"OPENAI_API_KEY": "sk-1", "OPENAI_BASE_URL": "ftp://h/v1"}, err: ErrInvalid,
-			errText: `OPENAI_BASE_URL="ftp://h/v1" is not an http(s) URL`},
+			errText: `OPENAI_BASE_URL is not an http(s) URL`},
+		// A key pasted into the base URL variable is not echoed (errors of a
+		// conversation's turn are stored).
+		{name: "key in the base URL variable", env: map[string]string{"OPENAI_API_KEY": "sk-1", "OPENAI_BASE_URL": "sk-proj-pasted-here"}, err: ErrInvalid,
+			errText: "OPENAI_BASE_URL is not an http(s) URL", notInErr: "sk-proj-pasted-here"},
+		{name: "base URL query not shown", env: map[string]string{"OPENAI_API_KEY": "sk-1", "OPENAI_BASE_URL": "https://gw.example/v1?token=t0ps3cret"},
+			kind: "openai", baseURL: "https://gw.example/v1", reason: "OPENAI_BASE_URL=https://gw.example/v1"},
 		{name: "base URL with a password", env: map[string]string{"OPENAI_API_KEY": "sk-1", "OPENAI_BASE_URL": "https://u:hunter2@h/v1"}, err: ErrInvalid,
 			errText: "must not carry a user or password", notInErr: "hunter2"},
 		{name: "base URL past the cap", env: map[string]string{"OPENAI_API_KEY": "sk-1", "OPENAI_BASE_URL": "https://h/" + strings.Repeat("a", MaxBaseURLLen)},
@@ -82,6 +88,10 @@ func TestEnvironmentProviderChoice(t *testing.T) {
 			}
 			if p.key == "" || strings.ContainsAny(p.key, " \n") || strings.Contains(p.Reason, p.key) {
 				t.Fatalf("key %q, reason %q", p.key, p.Reason)
+			}
+			// The provider gets the whole base URL; people see it without its query.
+			if raw := tt.env[p.BaseURLVar]; p.BaseURLVar != "" && p.baseURL != strings.TrimSpace(raw) || strings.Contains(p.Reason, "t0ps3cret") {
+				t.Fatalf("base URL %q from %q, reason %q", p.baseURL, raw, p.Reason)
 			}
 		})
 	}
