@@ -47,6 +47,8 @@ export const chatEn = {
   cardDeny: 'Deny',
   chatSettingsTitle: 'Chat',
   chatSettingsIntro: 'Model providers for the chat panel. Keys never leave this machine’s key store and are shown masked.',
+  chatSettingsEnv: (label: string, keyVar: string) =>
+    `No provider is configured, so the chat uses ${keyVar} from the environment (${label}); it is never stored. A provider added here comes first (setting chatEnvProvider: auto, openai, anthropic or off).`,
   chatKeyStoreKeychain: 'API keys are kept in the OS keychain.',
   chatKeyStoreFile: (f: string) => `API keys are kept in ${f}, readable by you only (no keychain service answers here, or MCP_ROUTER_KEY_STORE=file).`,
   chatProviderName: 'Name',
@@ -124,6 +126,8 @@ export const chatJa: typeof chatEn = {
   cardDeny: '拒否',
   chatSettingsTitle: 'チャット',
   chatSettingsIntro: 'チャットパネルで使うモデルのプロバイダー。キーはこのマシンのキーストアから出ず、伏せ字で表示されます。',
+  chatSettingsEnv: (label: string, keyVar: string) =>
+    `プロバイダーが設定されていないため、チャットは環境変数 ${keyVar}（${label}）を使います。キーは保存されません。ここで追加したプロバイダーが優先されます（設定 chatEnvProvider: auto、openai、anthropic、off）。`,
   chatKeyStoreKeychain: 'API キーは OS のキーチェーンに保存されます。',
   chatKeyStoreFile: (f: string) => `API キーは ${f} に保存されます（本人のみ読み取り可。キーチェーンのサービスがないか、MCP_ROUTER_KEY_STORE=file のため）。`,
   chatProviderName: '名前',
