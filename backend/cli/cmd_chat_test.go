@@ -67,6 +67,11 @@ func TestChatProviders(t *testing.T) {
 
 func TestChatWithoutProvider(t *testing.T) {
 	t.Setenv(chat.EnvKeyStore, chat.KeysInFile)
+	// No key in the environment either (a developer's shell may have one).
+	for _, k := range []string{"OPENAI_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL"} {
+		t.Setenv(k, "")
+		os.Unsetenv(k)
+	}
 	r := run(t, t.TempDir(), "", "chat", "hello")
 	if r.code != 2 || !strings.Contains(r.stderr, "no chat provider is configured") || !strings.Contains(r.stderr, "chat providers add") {
 		t.Fatalf("%+v", r)
