@@ -100,6 +100,7 @@ const (
 	NoticeToolsDisabled = "tools_disabled" // MCP_ENABLED=false or the chatTools setting is off
 	NoticeLoopLimit     = "loop_limit"     // the tool round limit was reached; the model was told to answer
 	NoticeNoTools       = "no_tools"       // the router's tool list failed; the turn goes on without tools
+	NoticeProviderEnv   = "provider_env"   // no provider is configured: the key came from the environment
 )
 
 // Notice is something the panel should say about the turn.
@@ -130,14 +131,22 @@ type Turn struct {
 	// ServerOff reports the servers whose tools are off in this conversation.
 	ServerOff func(server string) bool
 	// Approve is asked before a call that waits for approval; nil allows.
-	Approve func(ctx context.Context, c Card) (Decision, error)
+	Approve Approver
 	// Approved reports a tool the user already allowed "always" in this
 	// conversation: its calls run without asking.
 	Approved func(name string) bool
+	// Notices are said at the start of the turn (which provider it uses,
+	// when that came from the environment).
+	Notices []Notice
 	// Emit receives the turn's events; nil drops them.
 	Emit      func(Event)
 	MaxTokens int64
 }
+
+// Approver registers c as waiting for the user's decision and returns the
+// wait for it. The loop emits the approval card between the two, so a
+// client that answers as soon as it sees the card finds the call waiting.
+type Approver func(c Card) (wait func(ctx context.Context) (Decision, error))
 
 // Outcome is the result of a turn.
 type Outcome struct {
@@ -245,6 +254,9 @@ func (e *Engine) Run(ctx context.Context, t Turn) (Outcome, error) {
 	ctx = pipeline.WithCaller(ctx, pipeline.Caller{Name: CallerName})
 	r.out.Cards = []Card{}
 	r.out.Notices = []Notice{}
+	for _, n := range t.Notices {
+		r.notice(n.Code, n.Text)
+	}
 	if t.Tools {
 		r.loadTools(ctx)
 	} else if t.NoTools != nil {
@@ -507,8 +519,9 @@ func (r *run) runTool(ctx context.Context, c ToolCall) (ToolResult, error) {
 	}
 	if r.needsApproval(card) && r.t.Approve != nil && (r.t.Approved == nil || !r.t.Approved(card.Name)) {
 		card.Status = CardApproval
+		wait := r.t.Approve(card)
 		r.emitCard(card)
-		d, err := r.t.Approve(ctx, card)
+		d, err := wait(ctx)
 		if err != nil {
 			if ctx.Err() != nil {
 				r.finish(&card, "stopped", true, CardError)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"os"
 	"regexp"
 	"slices"
 	"strings"
@@ -46,6 +47,14 @@ type ServiceOptions struct {
 	// Limits returns the loop's limits in force.
 	Limits func() Limits
 	Logger logrus.FieldLogger
+	// EnvVendors are the vendors whose keys a chat without a configured
+	// provider may take from the environment (EnvVendors); nil: none.
+	EnvVendors []EnvVendor
+	// LookupEnv reads the environment; default os.LookupEnv.
+	LookupEnv func(string) (string, bool)
+	// EnvPick reports the chatEnvProvider setting (auto, off, openai,
+	// anthropic); nil: auto.
+	EnvPick func(ctx context.Context) string
 }
 
 // TurnEvent is what the panel hears while a turn runs.
@@ -125,6 +134,12 @@ func NewService(o ServiceOptions) *Service {
 	}
 	if o.Servers == nil {
 		o.Servers = func(context.Context) []spec.Server { return nil }
+	}
+	if o.LookupEnv == nil {
+		o.LookupEnv = os.LookupEnv
+	}
+	if o.EnvPick == nil {
+		o.EnvPick = func(context.Context) string { return EnvAuto }
 	}
 	s := &Service{o: o, log: o.Logger.WithField("component", "chat"), running: map[uint]*turnState{}, cards: map[uint][]Card{},
 		subs: map[int]func(TurnEvent){}}
@@ -255,42 +270,71 @@ func (s *Service) DeleteProvider(ctx context.Context, name string) error {
 	return s.o.Keys.Delete(name)
 }
 
-// provider builds the named provider ("" the first one).
-func (s *Service) provider(ctx context.Context, name string) (store.ChatProvider, Provider, error) {
+// provider builds the named provider ("" the first one; with none
+// configured, the one the environment gives).
+func (s *Service) provider(ctx context.Context, name string) (store.ChatProvider, Provider, *EnvProvider, error) {
 	var cfg store.ChatProvider
 	if name == "" {
 		ps, err := s.o.Repo.Providers(ctx)
 		if err != nil {
-			return cfg, nil, err
+			return cfg, nil, nil, err
 		}
 		if len(ps) == 0 {
-			return cfg, nil, fmt.Errorf("%w: %s", ErrNoProvider, ConfigureHint)
+			return s.envProvider(ctx, s.o.EnvPick(ctx))
 		}
 		cfg = ps[0]
 	} else {
 		var err error
 		if cfg, err = s.o.Repo.Provider(ctx, name); err != nil {
 			if errors.Is(err, store.ErrNotFound) {
-				return cfg, nil, fmt.Errorf("%w: %q (%s)", ErrNoProvider, name, ConfigureHint)
+				return cfg, nil, nil, fmt.Errorf("%w: %q (%s)", ErrNoProvider, name, ConfigureHint)
 			}
-			return cfg, nil, err
+			return cfg, nil, nil, err
 		}
 	}
 	key, err := s.o.Keys.Get(cfg.Name)
 	if err != nil && !errors.Is(err, ErrNoKey) {
-		return cfg, nil, err
+		return cfg, nil, nil, err
 	}
 	p, err := s.o.Providers(cfg, key)
-	return cfg, p, err
+	return cfg, p, nil, err
+}
+
+// envProvider builds the provider the environment gives (pick: auto, off
+// or a kind); the key goes to the provider only.
+func (s *Service) envProvider(ctx context.Context, pick string) (store.ChatProvider, Provider, *EnvProvider, error) {
+	e, err := fromEnvironment(s.o.LookupEnv, s.o.EnvVendors, pick)
+	if err != nil {
+		return store.ChatProvider{}, nil, nil, err
+	}
+	if e == nil {
+		return store.ChatProvider{}, nil, nil, fmt.Errorf("%w: %s", ErrNoProvider, ConfigureHint)
+	}
+	cfg := e.config()
+	p, err := s.o.Providers(cfg, e.key)
+	return cfg, p, &e.EnvProvider, err
 }
 
 // ConfigureHint says how to configure a provider.
-const ConfigureHint = "add one in Settings → Chat, or with `mcp-router chat providers add NAME --kind openai|anthropic [--base-url URL] [--model M]` " +
+const ConfigureHint = "set OPENAI_API_KEY or ANTHROPIC_API_KEY in the environment, add one in Settings → Chat, " +
+	"or with `mcp-router chat providers add NAME --kind openai|anthropic [--base-url URL] [--model M]` " +
 	"(a local server such as Ollama: --kind openai --base-url http://127.0.0.1:11434/v1)"
+
+// envNotice says where the turn's provider came from.
+func envNotice(e *EnvProvider, model string) []Notice {
+	if e == nil {
+		return nil
+	}
+	text := e.Reason + "; model " + model
+	if model == e.Model {
+		text += " (the default; --model or the panel's model picks another)"
+	}
+	return []Notice{{Code: NoticeProviderEnv, Text: text}}
+}
 
 // Models lists a provider's models.
 func (s *Service) Models(ctx context.Context, provider string) ([]string, error) {
-	_, p, err := s.provider(ctx, provider)
+	_, p, _, err := s.provider(ctx, provider)
 	if err != nil {
 		return nil, err
 	}
@@ -301,14 +345,19 @@ func (s *Service) Models(ctx context.Context, provider string) ([]string, error)
 
 // Status is what the panel needs to know before a turn.
 type Status struct {
-	Configured   bool   `json:"configured"` // at least one provider
-	Hint         string `json:"hint,omitempty"`
-	MCPEnabled   bool   `json:"mcpEnabled"`   // MCP_ENABLED is not false
-	ToolsSetting bool   `json:"toolsSetting"` // the chatTools setting
-	KeyStore     string `json:"keyStore"`     // keychain or file
-	KeyFile      string `json:"keyFile,omitempty"`
-	MaxRounds    int    `json:"maxRounds"`
-	ToolTimeout  int    `json:"toolTimeoutSeconds"`
+	Configured bool `json:"configured"` // at least one provider
+	// Environment is the provider a chat uses with none configured, from
+	// the environment's variables (never the key); EnvironmentError why
+	// the environment's values cannot be used.
+	Environment      *EnvProvider `json:"environment,omitempty"`
+	EnvironmentError string       `json:"environmentError,omitempty"`
+	Hint             string       `json:"hint,omitempty"`
+	MCPEnabled       bool         `json:"mcpEnabled"`   // MCP_ENABLED is not false
+	ToolsSetting     bool         `json:"toolsSetting"` // the chatTools setting
+	KeyStore         string       `json:"keyStore"`     // keychain or file
+	KeyFile          string       `json:"keyFile,omitempty"`
+	MaxRounds        int          `json:"maxRounds"`
+	ToolTimeout      int          `json:"toolTimeoutSeconds"`
 }
 
 // Status reports the chat's configuration.
@@ -321,7 +370,16 @@ func (s *Service) Status(ctx context.Context) (Status, error) {
 	st := Status{Configured: len(ps) > 0, MCPEnabled: s.o.MCPEnabled, ToolsSetting: s.o.ToolsSetting(ctx),
 		KeyStore: s.o.Keys.Backend(), MaxRounds: l.MaxRounds, ToolTimeout: int(l.ToolTimeout / time.Second)}
 	if !st.Configured {
-		st.Hint = ConfigureHint
+		e, err := fromEnvironment(s.o.LookupEnv, s.o.EnvVendors, s.o.EnvPick(ctx))
+		switch {
+		case err != nil:
+			st.EnvironmentError = err.Error()
+			st.Hint = ConfigureHint
+		case e != nil:
+			st.Environment = &e.EnvProvider
+		default:
+			st.Hint = ConfigureHint
+		}
 	}
 	if st.KeyStore == KeysInFile {
 		st.KeyFile = s.o.Keys.File()
@@ -393,6 +451,9 @@ func (s *Service) NewConversation(ctx context.Context, in ConversationInput) (st
 			if in.Model == "" {
 				in.Model = ps[0].DefaultModel
 			}
+		} else if e, err := fromEnvironment(s.o.LookupEnv, s.o.EnvVendors, s.o.EnvPick(ctx)); err == nil && e != nil && in.Model == "" {
+			// Provider stays "": the environment's, whichever it is then.
+			in.Model = e.Model
 		}
 	} else if in.Model == "" {
 		if p, err := s.o.Repo.Provider(ctx, in.Provider); err == nil {
@@ -600,7 +661,7 @@ func (s *Service) noteCard(id uint, c Card) {
 
 // runConversation builds the turn from the stored conversation and runs it.
 func (s *Service) runConversation(ctx context.Context, ts *turnState, conv store.ChatConversation, emit func(Event)) (Outcome, error) {
-	cfg, p, err := s.provider(ctx, conv.Provider)
+	cfg, p, env, err := s.provider(ctx, conv.Provider)
 	if err != nil {
 		return Outcome{}, err
 	}
@@ -620,7 +681,7 @@ func (s *Service) runConversation(ctx context.Context, ts *turnState, conv store
 	}
 	history := History(msgs[:len(msgs)-1])
 	turn := s.newTurn(ctx, cfg, model, history, msgs[len(msgs)-1].Content, conv.DisabledServers, emit)
-	turn.Provider = p
+	turn.Provider, turn.Notices = p, envNotice(env, model)
 	var amu sync.Mutex
 	approved := map[string]bool{}
 	for _, t := range conv.ApprovedTools {
@@ -631,27 +692,31 @@ func (s *Service) runConversation(ctx context.Context, ts *turnState, conv store
 		defer amu.Unlock()
 		return approved[name]
 	}
-	turn.Approve = func(actx context.Context, c Card) (Decision, error) {
+	turn.Approve = func(c Card) func(context.Context) (Decision, error) {
+		// Registered now, before the loop emits the card: Approve on the
+		// card event must find the call.
 		ch := make(chan Decision, 1)
 		s.mu.Lock()
 		ts.pending[c.ID] = ch
 		s.mu.Unlock()
-		defer func() {
-			s.mu.Lock()
-			delete(ts.pending, c.ID)
-			s.mu.Unlock()
-		}()
-		select {
-		case d := <-ch:
-			if d == AllowAlways {
-				amu.Lock()
-				approved[c.Name] = true
-				amu.Unlock()
-				s.rememberApproval(conv.ID, c.Name)
+		return func(actx context.Context) (Decision, error) {
+			defer func() {
+				s.mu.Lock()
+				delete(ts.pending, c.ID)
+				s.mu.Unlock()
+			}()
+			select {
+			case d := <-ch:
+				if d == AllowAlways {
+					amu.Lock()
+					approved[c.Name] = true
+					amu.Unlock()
+					s.rememberApproval(conv.ID, c.Name)
+				}
+				return d, nil
+			case <-actx.Done():
+				return Deny, actx.Err()
 			}
-			return d, nil
-		case <-actx.Done():
-			return Deny, actx.Err()
 		}
 	}
 	return s.engine.Run(ctx, turn)
@@ -766,21 +831,52 @@ func (s *Service) Close() {
 // loop, nothing stored. approve nil denies calls that wait for approval.
 func (s *Service) Ask(ctx context.Context, provider, model, input string, emit func(Event),
 	approve func(context.Context, Card) (Decision, error)) (Outcome, error) {
-	cfg, p, err := s.provider(ctx, provider)
+	return s.AskWith(ctx, AskOptions{Provider: provider, Model: model, Input: input}, emit, approve)
+}
+
+// AskOptions are Ask's: a configured provider by name ("" the first), or
+// EnvProvider (auto or a kind) for the environment's even when providers
+// are configured.
+type AskOptions struct {
+	Provider, EnvProvider, Model, Input string
+}
+
+// AskWith is Ask with the choice of the environment's provider.
+func (s *Service) AskWith(ctx context.Context, o AskOptions, emit func(Event),
+	approve func(context.Context, Card) (Decision, error)) (Outcome, error) {
+	var cfg store.ChatProvider
+	var p Provider
+	var env *EnvProvider
+	var err error
+	switch {
+	case o.EnvProvider != "" && o.Provider != "":
+		return Outcome{}, invalid("name a configured provider or the environment's, not both")
+	case o.EnvProvider != "":
+		if strings.EqualFold(strings.TrimSpace(o.EnvProvider), EnvOff) {
+			return Outcome{}, invalid("the environment's provider cannot be %q here: leave it out to use the configured providers", EnvOff)
+		}
+		cfg, p, env, err = s.envProvider(ctx, o.EnvProvider)
+	default:
+		cfg, p, env, err = s.provider(ctx, o.Provider)
+	}
 	if err != nil {
 		return Outcome{}, err
 	}
+	model := o.Model
 	if model == "" {
 		model = cfg.DefaultModel
 	}
 	if model == "" {
 		return Outcome{}, invalid("provider %q has no default model: give --model", cfg.Name)
 	}
-	t := s.newTurn(ctx, cfg, model, nil, input, nil, emit)
-	t.Provider = p
+	t := s.newTurn(ctx, cfg, model, nil, o.Input, nil, emit)
+	t.Provider, t.Notices = p, envNotice(env, model)
 	if approve == nil {
 		approve = func(context.Context, Card) (Decision, error) { return Deny, nil }
 	}
-	t.Approve = approve
+	// The terminal asks after the card is out; nothing to register first.
+	t.Approve = func(c Card) func(context.Context) (Decision, error) {
+		return func(ctx context.Context) (Decision, error) { return approve(ctx, c) }
+	}
 	return s.engine.Run(ctx, t)
 }

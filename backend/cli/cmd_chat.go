@@ -23,18 +23,21 @@ import (
 const chatStartWait = 30 * time.Second
 
 func (e *env) chatCommand() *cobra.Command {
-	var provider, model string
+	var provider, envProvider, model string
 	var asJSON, yes bool
 	cmd := &cobra.Command{
-		Use:   `chat [--provider P] [--model M] [--json] "QUESTION"`,
+		Use:   `chat [--provider P | --env-provider openai|anthropic] [--model M] [--json] "QUESTION"`,
 		Short: "Ask the model one question with the router's tools, in the terminal (the chat panel's loop)",
 		Long: "Runs one turn of the chat panel's tool loop: the question and the router's tools go to the model,\n" +
 			"each tool call runs through the router (hooks, policies and the request log apply; client \"chat\")\n" +
 			"and is printed as it happens, and the answer streams to stdout. Tools that ask for approval are\n" +
 			"asked about on the terminal (--yes allows them; without a terminal they are denied).\n" +
-			"Configure a provider first: mcp-router chat providers add NAME --kind openai|anthropic …",
+			"With no provider configured it uses OPENAI_API_KEY (and OPENAI_BASE_URL), else ANTHROPIC_API_KEY\n" +
+			"(and ANTHROPIC_BASE_URL) from the environment and says so; --env-provider picks one of them.\n" +
+			"Configured providers come first: mcp-router chat providers add NAME --kind openai|anthropic …",
 		Example: "  mcp-router chat \"What is the weather in Tokyo tomorrow?\"\n" +
-			"  mcp-router chat --provider ollama --model llama3.2 --json \"東京の天気は？\"",
+			"  mcp-router chat --provider ollama --model llama3.2 --json \"東京の天気は？\"\n" +
+			"  OPENAI_API_KEY=sk-… mcp-router chat \"Which servers have tools?\"",
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 1 || strings.TrimSpace(args[0]) == "" {
 				return usagef("chat takes one question, in quotes")
@@ -47,13 +50,14 @@ func (e *env) chatCommand() *cobra.Command {
 				c.WaitStarted(wctx)
 				cancel()
 				c.Gateway.Rebuild()
-				return runChat(cmd.Context(), c, chatRun{provider: provider, model: model, question: args[0], json: asJSON, yes: yes,
+				return runChat(cmd.Context(), c, chatRun{provider: provider, envProvider: envProvider, model: model, question: args[0], json: asJSON, yes: yes,
 					stdin: cmd.InOrStdin(), stdout: cmd.OutOrStdout(), stderr: cmd.ErrOrStderr()})
 			})
 		},
 	}
 	f := cmd.Flags()
 	f.StringVar(&provider, "provider", "", "configured provider to use (default: the first one)")
+	f.StringVar(&envProvider, "env-provider", "", "use the key from the environment: openai (OPENAI_API_KEY) or anthropic (ANTHROPIC_API_KEY), even with providers configured (default: the chatEnvProvider setting, only when none is configured)")
 	f.StringVar(&model, "model", "", "model (default: the provider's default model)")
 	f.BoolVar(&asJSON, "json", false, "print one JSON object (answer, tool calls, usage, notices) instead of streaming")
 	f.BoolVar(&yes, "yes", false, "allow tool calls that ask for approval without asking")
@@ -62,10 +66,10 @@ func (e *env) chatCommand() *cobra.Command {
 }
 
 type chatRun struct {
-	provider, model, question string
-	json, yes                 bool
-	stdin                     io.Reader
-	stdout, stderr            io.Writer
+	provider, envProvider, model, question string
+	json, yes                              bool
+	stdin                                  io.Reader
+	stdout, stderr                         io.Writer
 }
 
 // chatJSON is what --json prints.
@@ -113,7 +117,7 @@ func runChat(ctx context.Context, c *core.Core, r chatRun) error {
 		}
 		return chat.Deny, nil
 	}
-	out, err := c.Chat.Ask(ctx, r.provider, r.model, r.question, emit, approve)
+	out, err := c.Chat.AskWith(ctx, chat.AskOptions{Provider: r.provider, EnvProvider: r.envProvider, Model: r.model, Input: r.question}, emit, approve)
 	if err != nil {
 		if errors.Is(err, chat.ErrInvalid) || errors.Is(err, chat.ErrNoProvider) {
 			return usageError{err}

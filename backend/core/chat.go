@@ -56,6 +56,10 @@ func (c *Core) openChat() {
 			return chat.Limits{MaxRounds: c.Settings.ChatMaxToolRounds(ctx), ToolTimeout: c.Settings.ChatToolTimeout(ctx)}
 		},
 		Logger: c.Log,
+		// A first chat without setup: the vendors' keys from the
+		// environment, with each SDK's current model as the default.
+		EnvVendors: chat.EnvVendors(openai.DefaultModel, anthropic.DefaultModel),
+		EnvPick:    c.Settings.ChatEnvProvider,
 	})
 }
 

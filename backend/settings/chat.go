@@ -12,6 +12,9 @@ const (
 	KeyChatTools         = "chatTools"         // on: the chat offers the router's tools to the model
 	KeyChatMaxToolRounds = "chatMaxToolRounds" // tool rounds in one answer before a text answer is forced
 	KeyChatToolTimeout   = "chatToolTimeout"   // seconds one tool call of the chat may take
+	// KeyChatEnvProvider: with no provider configured, which vendor's key
+	// from the environment the chat uses (auto: OPENAI_API_KEY first).
+	KeyChatEnvProvider = "chatEnvProvider"
 )
 
 // Defaults of the chat settings.
@@ -28,6 +31,9 @@ func init() {
 			Help: "tool rounds in one chat answer before the model must answer in text", check: intRange(1, 100)},
 		Def{Key: KeyChatToolTimeout, Default: strconv.Itoa(DefaultChatToolTimeout), Allowed: "a whole number of seconds from 1 to 3600",
 			Help: "seconds one tool call of the chat may take", check: intRange(1, 3600)},
+		Def{Key: KeyChatEnvProvider, Default: "auto", Allowed: "auto, openai, anthropic or off",
+			Help:  "with no chat provider configured: whose key from the environment the chat uses (auto: OPENAI_API_KEY, else ANTHROPIC_API_KEY; off: none)",
+			check: oneOf("auto", "openai", "anthropic", "off")},
 	)
 	sort.Slice(defs, func(i, j int) bool { return defs[i].Key < defs[j].Key })
 }
@@ -43,4 +49,10 @@ func (s *Settings) ChatMaxToolRounds(ctx context.Context) int {
 // ChatToolTimeout bounds one tool call of the chat.
 func (s *Settings) ChatToolTimeout(ctx context.Context) time.Duration {
 	return time.Duration(s.validInt(ctx, KeyChatToolTimeout)) * time.Second
+}
+
+// ChatEnvProvider is whose key from the environment a chat without a
+// configured provider uses: auto, openai, anthropic or off.
+func (s *Settings) ChatEnvProvider(ctx context.Context) string {
+	return s.valid(ctx, KeyChatEnvProvider)
 }

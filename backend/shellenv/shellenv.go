@@ -28,6 +28,53 @@ const DefaultTimeout = 5 * time.Second
 // ErrTimeout: the shell did not print its environment in time.
 var ErrTimeout = errors.New("the login shell did not answer in time")
 
+// MaxOutput bounds what the login shell may print (its environment and
+// whatever the profile says): a profile that floods its output must not
+// fill the app's memory. Environments are a few KB; Linux caps one
+// process's environment and arguments at a few MB.
+const MaxOutput = 4 << 20
+
+// ErrTooMuchOutput: the login shell printed more than MaxOutput.
+var ErrTooMuchOutput = errors.New("the login shell printed more than 4 MiB")
+
+// UserVariables are read, besides PATH, where the login shell is not run
+// (the registry on Windows): the model vendors' keys and base URLs, so the
+// chat works without setup in a GUI launch as it does in a terminal.
+var UserVariables = []string{"OPENAI_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL"}
+
+// fromRegistry builds what Load returns on Windows from read, which gives
+// a value of the system's (machine) or the user's environment: PATH is the
+// system's followed by the user's; for UserVariables the user's wins.
+func fromRegistry(read func(machine bool, name string) (string, error)) (map[string]string, error) {
+	var parts []string
+	for _, machine := range []bool{true, false} {
+		v, err := read(machine, "Path")
+		if err != nil {
+			return nil, err
+		}
+		if v != "" {
+			parts = append(parts, v)
+		}
+	}
+	if len(parts) == 0 {
+		return nil, errors.New("no PATH in the registry")
+	}
+	env := map[string]string{"Path": strings.Join(parts, ";")}
+	for _, name := range UserVariables {
+		for _, machine := range []bool{false, true} {
+			v, err := read(machine, name)
+			if err != nil {
+				return nil, err
+			}
+			if v != "" {
+				env[name] = v
+				break
+			}
+		}
+	}
+	return env, nil
+}
+
 // skipped are variables of the shell session itself, never copied.
 var skipped = map[string]bool{"PWD": true, "OLDPWD": true, "SHLVL": true, "_": true, "TERM": true,
 	"PS1": true, "PS2": true, "PS4": true, "PROMPT_COMMAND": true, "COLUMNS": true, "LINES": true,

@@ -165,6 +165,56 @@ func TestLoadGivesUpOnAHangingShell(t *testing.T) {
 	}
 }
 
+// A profile that floods its output costs at most MaxOutput of memory and
+// the timeout: Load refuses it, naming the cap.
+func TestLoadRefusesAFloodingProfile(t *testing.T) {
+	h, _ := home(t)
+	flood := "head -c 5000000 /dev/zero | tr '\\0' x\n"
+	if err := os.WriteFile(filepath.Join(h, ".bash_profile"), []byte(flood), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	_, err := Load(context.Background(), Options{Timeout: 3 * time.Second})
+	if !errors.Is(err, ErrTooMuchOutput) || !strings.Contains(err.Error(), "4 MiB") || !strings.Contains(err.Error(), "MaxOutput") {
+		t.Fatalf("Load = %v, want ErrTooMuchOutput", err)
+	}
+	if took := time.Since(start); took > 6*time.Second {
+		t.Errorf("gave up after %v", took)
+	}
+}
+
+// Issue 28 item 6: the model vendors' keys and base URLs a login profile
+// exports reach the GUI launch's environment, where the chat reads them;
+// Apply names them (what the app logs) and never carries the values.
+func TestLoginProfileGivesTheChatItsKeys(t *testing.T) {
+	h, _ := home(t)
+	const key = "sk-login-profile-41c7"
+	profile := "export OPENAI_API_KEY=" + key + "\nexport OPENAI_BASE_URL=http://127.0.0.1:11434/v1\n"
+	if err := os.WriteFile(filepath.Join(h, ".bash_profile"), []byte(profile), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", os.Getenv("PATH")) // restored after Apply
+	for _, k := range UserVariables {
+		t.Setenv(k, "")
+		os.Unsetenv(k)
+	}
+	env, err := Load(context.Background(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	changed, err := Apply(env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if os.Getenv("OPENAI_API_KEY") != key || os.Getenv("OPENAI_BASE_URL") != "http://127.0.0.1:11434/v1" {
+		t.Fatalf("after Apply: OPENAI_API_KEY %q OPENAI_BASE_URL %q", os.Getenv("OPENAI_API_KEY"), os.Getenv("OPENAI_BASE_URL"))
+	}
+	joined := strings.Join(changed, ",")
+	if !strings.Contains(joined, "OPENAI_API_KEY") || !strings.Contains(joined, "OPENAI_BASE_URL") || strings.Contains(joined, key) {
+		t.Fatalf("changed %q", changed)
+	}
+}
+
 // The issue's case: a stdio server whose command is only on the login
 // shell's PATH fails with "not found" in a GUI launch's environment and
 // runs once the login environment is applied.

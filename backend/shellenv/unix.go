@@ -39,18 +39,21 @@ func Load(ctx context.Context, o Options) (map[string]string, error) {
 	script := fmt.Sprintf("printf '%%s' '%s'; env -0 2>/dev/null || env; printf '%%s' '%s'", marker, marker)
 	cmd := exec.CommandContext(ctx, shell, "-l", "-i", "-c", script)
 	cmd.Stdin = nil // /dev/null
-	var out bytes.Buffer
-	cmd.Stdout = &out
+	out := &capped{max: MaxOutput}
+	cmd.Stdout = out
 	// Its own session: no controlling terminal to grab or stop on, and one
 	// process group to kill on timeout.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = time.Second
 	err := cmd.Run()
+	if out.over {
+		return nil, fmt.Errorf("%s -l -i: %w (shellenv.MaxOutput)", shell, ErrTooMuchOutput)
+	}
 	if ctx.Err() != nil {
 		return nil, fmt.Errorf("%s: %w (%s)", shell, ErrTimeout, o.Timeout)
 	}
-	env, perr := parseOutput(out.Bytes())
+	env, perr := parseOutput(out.buf.Bytes())
 	if perr != nil {
 		if err != nil {
 			return nil, fmt.Errorf("%s -l -i: %v", shell, err)
@@ -152,4 +155,20 @@ func passwdShell(name string) string {
 // came from the user's shell already.
 func startedFromTerminal() bool {
 	return term.IsTerminal(int(os.Stdin.Fd())) || term.IsTerminal(int(os.Stdout.Fd()))
+}
+
+// capped keeps the first max bytes written to it; past that a write fails,
+// which ends the shell's output (it gets EPIPE or is killed on timeout).
+type capped struct {
+	buf  bytes.Buffer
+	max  int
+	over bool
+}
+
+func (c *capped) Write(p []byte) (int, error) {
+	if c.buf.Len()+len(p) > c.max {
+		c.over = true
+		return 0, ErrTooMuchOutput
+	}
+	return c.buf.Write(p)
 }

@@ -5,55 +5,42 @@ package shellenv
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"golang.org/x/sys/windows/registry"
 )
 
 // Load reads the PATH Windows gives a new process now: the system's
 // (HKLM\...\Session Manager\Environment) followed by the user's
-// (HKCU\Environment), %VARIABLES% expanded. A process started by Explorer
-// keeps the PATH Explorer had at login, so a tool installed since (Node.js,
-// uv, …) is missing from it until the user logs in again.
+// (HKCU\Environment), %VARIABLES% expanded; and UserVariables, the user's
+// value over the system's. A process started by Explorer keeps the
+// environment Explorer had at login, so a tool installed since (Node.js,
+// uv, …) or a key set since (setx OPENAI_API_KEY …) is missing from it
+// until the user logs in again.
 func Load(_ context.Context, _ Options) (map[string]string, error) {
-	var parts []string
-	for _, k := range []struct {
-		root registry.Key
-		path string
-	}{
-		{registry.LOCAL_MACHINE, `SYSTEM\CurrentControlSet\Control\Session Manager\Environment`},
-		{registry.CURRENT_USER, `Environment`},
-	} {
-		v, err := readPath(k.root, k.path)
-		if err != nil {
-			return nil, err
+	return fromRegistry(func(machine bool, name string) (string, error) {
+		if machine {
+			return readValue(registry.LOCAL_MACHINE, `SYSTEM\CurrentControlSet\Control\Session Manager\Environment`, name)
 		}
-		if v != "" {
-			parts = append(parts, v)
-		}
-	}
-	if len(parts) == 0 {
-		return nil, fmt.Errorf("no PATH in the registry")
-	}
-	return map[string]string{"Path": strings.Join(parts, ";")}, nil
+		return readValue(registry.CURRENT_USER, `Environment`, name)
+	})
 }
 
-func readPath(root registry.Key, path string) (string, error) {
+func readValue(root registry.Key, path, name string) (string, error) {
 	k, err := registry.OpenKey(root, path, registry.QUERY_VALUE)
 	if err != nil {
 		return "", nil // no such key: nothing to add
 	}
 	defer k.Close()
-	v, typ, err := k.GetStringValue("Path")
+	v, typ, err := k.GetStringValue(name)
 	if err == registry.ErrNotExist {
 		return "", nil
 	}
 	if err != nil {
-		return "", fmt.Errorf("read %s\\Path: %w", path, err)
+		return "", fmt.Errorf("read %s\\%s: %w", path, name, err)
 	}
 	if typ == registry.EXPAND_SZ {
 		if v, err = registry.ExpandString(v); err != nil {
-			return "", fmt.Errorf("expand %s\\Path: %w", path, err)
+			return "", fmt.Errorf("expand %s\\%s: %w", path, name, err)
 		}
 	}
 	return v, nil

@@ -2,8 +2,11 @@
 // (auth on), the sample weather server behind it (on the recorded JMA data,
 // served locally), and a model server that speaks OpenAI's streamed chat
 // completions, scripted here. Checks a streamed answer, a tool card, resume
-// after a reload, Stop (the model server sees the request go away) and
-// Japanese; screenshots light and dark go to test-results/screenshots/.
+// after a reload, Stop (the model server sees the request go away),
+// Japanese, and a chat without setup (the router's environment carries
+// OPENAI_API_KEY and OPENAI_BASE_URL; the chatEnvProvider setting keeps it
+// off until the last step); screenshots light and dark go to
+// test-results/screenshots/.
 //
 // Environment: MCPR_BIN (the router), MCPR_WEATHER_BIN (build/bin/weather-mcp),
 // CHROMIUM (default /usr/bin/chromium). scripts/ui-e2e.sh builds both.
@@ -19,7 +22,9 @@ const ANSWER = 'According to the JMA, Tokyo will be sunny (晴れ) tomorrow, wit
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 // The model: OpenAI's chat completions stream, scripted by the last message.
-const model = { requests: [], cancelled: 0 };
+const model = { requests: [], auth: [], cancelled: 0 };
+// The key the router's environment carries (docs/chat.md "Without setup").
+const ENV_KEY = 'sk-e2e-from-environment-4242';
 function startModel() {
   return http.createServer(async (req, res) => {
     if (req.method === 'GET' && req.url.endsWith('/models')) {
@@ -31,6 +36,7 @@ function startModel() {
     for await (const chunk of req) raw += chunk;
     const body = JSON.parse(raw);
     model.requests.push(body);
+    model.auth.push(req.headers.authorization ?? '');
     const last = body.messages[body.messages.length - 1];
     res.writeHead(200, { 'Content-Type': 'text/event-stream' });
     let open = true;
@@ -85,11 +91,13 @@ let modelServer;
 let modelURL;
 
 before(async () => {
-  h = new Harness('ui-chat');
   jma = startJMA();
   const jmaPort = await listen(jma);
   modelServer = startModel();
   modelURL = `http://127.0.0.1:${await listen(modelServer)}/v1`;
+  h = new Harness('ui-chat', { OPENAI_API_KEY: ENV_KEY, OPENAI_BASE_URL: modelURL });
+  // Off until the last step: the first ones are about configured providers.
+  h.cli(['settings', 'set', 'chatEnvProvider', 'off']);
   h.cli(['settings', 'set', 'auth', 'on']);
   token = JSON.parse(h.cli(['tokens', 'create', 'e2e-ui-chat', '--admin', '--json'])).token;
   h.cli(['servers', 'add', 'weather', '--env', h.markerEnv, '--', WEATHER, '--base-url', `http://127.0.0.1:${jmaPort}/bosai`]);
@@ -199,5 +207,30 @@ test('the chat panel end to end', { timeout: 300_000 }, async (t) => {
     await shoot('chat-ja');
     await tid('nav-settings').click();
     await tid('setting-language').selectOption('en');
+  });
+
+  await t.test('without a configured provider, the chat uses OPENAI_API_KEY from the environment and says so', async () => {
+    h.cli(['chat', 'providers', 'remove', 'mock']);
+    h.cli(['settings', 'set', 'chatEnvProvider', 'auto']);
+    await tid('nav-chat').click();
+    // The router reads the changed setting within a second or two.
+    await until(async () => {
+      await page.reload();
+      await page.locator('[data-testid="chat-env-provider"], [data-testid="chat-no-provider"]').first().waitFor();
+      return (await tid('chat-env-provider').count()) > 0;
+    }, 'the page to use the key from the environment', 30_000);
+    await tid('chat-env-provider').getByText('Provider: OpenAI (from environment)').waitFor();
+    await tid('chat-env-provider').getByText(/using OPENAI_API_KEY from the environment/).waitFor();
+    await tid('chat-new').click();
+    await tid('chat-provider-env').getByText('OpenAI (from environment)').waitFor();
+    const start = model.requests.length;
+    await tid('chat-input').fill('And the weather in Tokyo?');
+    await tid('chat-input').press('Enter');
+    await tid('chat-card-call_w1').waitFor();
+    await tid('chat-msg-assistant').last().getByText(ANSWER).waitFor();
+    assert.equal(model.auth.at(-1), `Bearer ${ENV_KEY}`, 'the model server got the key from the environment');
+    assert.equal(model.requests[start].model, 'gpt-5.5', 'the default model of openai-go');
+    assert.ok(!(await page.content()).includes(ENV_KEY), 'the key is in the page');
+    await shoot('chat-env');
   });
 });

@@ -28,6 +28,10 @@ import (
 // max_tokens).
 const DefaultMaxTokens = 4096
 
+// DefaultModel is the model a chat without a configured provider uses with
+// ANTHROPIC_API_KEY: the newest Sonnet the SDK names.
+const DefaultModel = string(sdk.ModelClaudeSonnet5_5)
+
 // Options configure New.
 type Options struct {
 	BaseURL    string // "" for Anthropic's API

@@ -98,6 +98,9 @@ type rigOptions struct {
 	servers  []spec.Server
 	settings map[string]string
 	skipWait []string // servers not expected to come up
+	// noProvider configures none: the chat takes the key from the
+	// environment (the test sets it).
+	noProvider bool
 }
 
 func fake(name string, ch spec.Chat) spec.Server {
@@ -139,8 +142,10 @@ func newRig(t *testing.T, o rigOptions, steps ...chattest.Step) *rig {
 	if o.kind == "anthropic" {
 		in.Kind, in.BaseURL = "anthropic", r.model.URL
 	}
-	if _, err := c.Chat.SaveProvider(ctx, in); err != nil {
-		t.Fatal(err)
+	if !o.noProvider {
+		if _, err := c.Chat.SaveProvider(ctx, in); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if err := c.Run(ctx, 100*time.Millisecond); err != nil {
 		t.Fatal(err)
@@ -623,6 +628,112 @@ func TestApproval(t *testing.T) {
 	conv, _ := r.c.Store.Chat().Conversation(ctx, id)
 	if !slices.Equal(conv.ApprovedTools, []string{"a__danger"}) {
 		t.Fatalf("approved %v", conv.ApprovedTools)
+	}
+}
+
+// A client that answers the approval card as soon as the card event
+// arrives (here: in the same goroutine, inside the event callback) finds
+// the call waiting: the call is registered before its card goes out.
+func TestApproveOnTheApprovalCardEvent(t *testing.T) {
+	r := newRig(t, rigOptions{servers: []spec.Server{fake("a", spec.Chat{ApproveTools: []string{"danger"}})}},
+		chattest.Step{Calls: []chattest.Call{call("c1", "a__danger", `{}`)}},
+		chattest.Step{Text: []string{"Deleted."}})
+	id := r.conversation(t)
+	approveErr := make(chan error, 1)
+	t.Cleanup(r.c.Chat.Subscribe(func(e chat.TurnEvent) {
+		if e.Conversation == id && e.Card != nil && e.Card.Status == chat.CardApproval {
+			approveErr <- r.c.Chat.Approve(id, e.Card.ID, chat.AllowOnce)
+		}
+	}))
+	ev := listen(t, r.c.Chat)
+	if err := r.c.Chat.Send(context.Background(), id, "delete"); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-approveErr:
+		if err != nil {
+			t.Fatalf("approving on the card event: %v", err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("no approval card")
+	}
+	if done := ev.wait(t, "done", isDone); done.Message == nil || done.Message.Content != "Deleted." || done.Message.ToolCalls != 1 {
+		t.Fatalf("done %+v", done)
+	}
+	if saw := r.upstreamSaw(t); !slices.Equal(saw, []string{"call danger {}"}) {
+		t.Fatalf("upstream saw %q", saw)
+	}
+}
+
+// The Chat page without setup: no provider configured, the key and base
+// URL in the router's environment (as a GUI launch gets them from the login
+// shell). The status names the provider without the key, a conversation
+// runs a tool-using turn with it and says where the provider came from, and
+// the key is in no file of the data directory and in no event.
+func TestConversationWithTheEnvironmentsKey(t *testing.T) {
+	const secret = "sk-env-conversation-93be1d"
+	for _, k := range []string{"OPENAI_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL"} {
+		t.Setenv(k, "")
+		os.Unsetenv(k)
+	}
+	r := newRig(t, rigOptions{kind: "anthropic", noProvider: true, servers: []spec.Server{fake("a", spec.Chat{})}},
+		chattest.Step{Calls: []chattest.Call{call("c1", "a__echo", `{"text":"hi"}`)}},
+		chattest.Step{Text: []string{"It echoed hi."}})
+	t.Setenv("ANTHROPIC_API_KEY", secret)
+	t.Setenv("ANTHROPIC_BASE_URL", r.model.URL)
+	ctx := context.Background()
+	st, err := r.c.Chat.Status(ctx)
+	if err != nil || st.Configured || st.Environment == nil || st.Environment.Label != "Anthropic" || st.Environment.Model != anthropic.DefaultModel {
+		t.Fatalf("status %+v %v", st, err)
+	}
+	if b, _ := json.Marshal(st); strings.Contains(string(b), secret) {
+		t.Fatalf("the status carries the key: %s", b)
+	}
+	ev := listen(t, r.c.Chat)
+	c, err := r.c.Chat.NewConversation(ctx, chat.ConversationInput{})
+	if err != nil || c.Provider != "" || c.Model != anthropic.DefaultModel {
+		t.Fatalf("conversation %+v %v", c, err)
+	}
+	if err := r.c.Chat.Send(ctx, c.ID, "echo hi"); err != nil {
+		t.Fatal(err)
+	}
+	done := ev.wait(t, "done", isDone)
+	if done.Message == nil || done.Message.Content != "It echoed hi." || done.Message.ToolCalls != 1 || done.Error != "" {
+		t.Fatalf("done %+v", done)
+	}
+	if saw := r.upstreamSaw(t); !slices.Equal(saw, []string{`call echo {"text":"hi"}`}) {
+		t.Fatalf("upstream saw %q", saw)
+	}
+	if m := r.model.Request(0)["model"]; m != anthropic.DefaultModel {
+		t.Fatalf("model %v", m)
+	}
+	ev.mu.Lock()
+	all, _ := json.Marshal(ev.all)
+	var notice string
+	for _, e := range ev.all {
+		if e.Notice != nil && e.Notice.Code == chat.NoticeProviderEnv {
+			notice = e.Notice.Text
+		}
+	}
+	ev.mu.Unlock()
+	if strings.Contains(string(all), secret) {
+		t.Fatal("an event carries the key")
+	}
+	if !strings.HasPrefix(notice, "using ANTHROPIC_API_KEY from the environment (no provider is configured), ANTHROPIC_BASE_URL=") {
+		t.Fatalf("notice %q", notice)
+	}
+	r.c.Close()
+	var hits []string
+	_ = filepath.WalkDir(filepath.Dir(r.log), func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			if b, err := os.ReadFile(p); err == nil && strings.Contains(string(b), secret) {
+				hits = append(hits, p)
+			}
+		}
+		return nil
+	})
+	if len(hits) > 0 {
+		t.Fatalf("the key from the environment was written to %v", hits)
 	}
 }
 

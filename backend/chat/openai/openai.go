@@ -24,6 +24,10 @@ import (
 // DefaultBaseURL is OpenAI's own API.
 const DefaultBaseURL = "https://api.openai.com/v1/"
 
+// DefaultModel is the model a chat without a configured provider uses with
+// OPENAI_API_KEY: the newest general GPT model the SDK names.
+const DefaultModel = string(shared.ChatModelGPT5_5)
+
 // Options configure New.
 type Options struct {
 	// BaseURL of the API ("" for OpenAI): http://127.0.0.1:11434/v1 for

@@ -61,6 +61,17 @@ describe('createApi', () => {
     expect(f.calls.at(-1)).toEqual(['CheckPolicy', ['x']]);
   });
 
+  it("reads the chat status's provider from the environment, absent when Go omits it, and refuses an unknown kind", async () => {
+    const base = { configured: false, mcpEnabled: true, toolsSetting: true, keyStore: 'file', maxRounds: 20, toolTimeoutSeconds: 60 };
+    const env = { kind: 'openai', label: 'OpenAI', keyVar: 'OPENAI_API_KEY', baseUrlVar: 'OPENAI_BASE_URL', baseUrl: 'http://127.0.0.1:11434/v1', model: 'gpt-5.5', reason: 'using OPENAI_API_KEY' };
+    const api = createApi(fakeTransport({ ChatStatus: { ...base, environment: env } }).t);
+    expect((await api.chatStatus()).environment).toEqual(env);
+    const none = createApi(fakeTransport({ ChatStatus: { ...base, environmentError: 'OPENAI_API_KEY is set but empty' } }).t);
+    expect(await none.chatStatus()).toMatchObject({ environment: undefined, environmentError: 'OPENAI_API_KEY is set but empty' });
+    const bad = createApi(fakeTransport({ ChatStatus: { ...base, environment: { ...env, kind: 'gemini' } } }).t);
+    await expect(bad.chatStatus()).rejects.toThrow('unknown kind "gemini"');
+  });
+
   it('calls Go methods by name with positional arguments', async () => {
     const f = fakeTransport({ CallTool: { content: [{ type: 'text', text: 'hi' }], isError: false, durationMs: 2 } });
     const api = createApi(f.t);

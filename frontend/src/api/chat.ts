@@ -9,8 +9,24 @@ export type Decision = (typeof DECISIONS)[number];
 export const PROVIDER_KINDS = ['openai', 'anthropic'] as const;
 export type ProviderKind = (typeof PROVIDER_KINDS)[number];
 
+/** The provider a chat uses with none configured: a vendor's key from the environment (never the key itself). */
+export interface ChatEnvProvider {
+  kind: ProviderKind;
+  /** The vendor's name: OpenAI, Anthropic. */
+  label: string;
+  keyVar: string;
+  baseUrlVar?: string;
+  baseUrl?: string;
+  model: string;
+  /** Which variable was used and why this vendor. */
+  reason: string;
+}
+
 export interface ChatStatus {
   configured: boolean;
+  environment?: ChatEnvProvider;
+  /** Why the environment's values cannot be used (an empty key, a malformed base URL). */
+  environmentError?: string;
   hint?: string;
   mcpEnabled: boolean;
   toolsSetting: boolean;
@@ -147,10 +163,20 @@ function list<T>(raw: unknown, each: (x: unknown) => T, what: string): T[] {
   return raw.map(each);
 }
 
+function toChatEnvProvider(raw: unknown): ChatEnvProvider | undefined {
+  if (raw == null) return undefined;
+  const r = obj(raw, 'chat environment provider');
+  const kind = r.kind === 'anthropic' ? 'anthropic' : r.kind === 'openai' ? 'openai' : null;
+  if (!kind) throw new ApiError(`chat environment provider: unknown kind ${JSON.stringify(r.kind)}`);
+  return { kind, label: str(r.label), keyVar: str(r.keyVar), baseUrlVar: opt(r.baseUrlVar), baseUrl: opt(r.baseUrl), model: str(r.model), reason: str(r.reason) };
+}
+
 export function toChatStatus(raw: unknown): ChatStatus {
   const r = obj(raw, 'chat status');
   return {
     configured: r.configured === true,
+    environment: toChatEnvProvider(r.environment),
+    environmentError: opt(r.environmentError),
     hint: opt(r.hint),
     mcpEnabled: r.mcpEnabled === true,
     toolsSetting: r.toolsSetting === true,

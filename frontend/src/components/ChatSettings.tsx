@@ -25,6 +25,11 @@ export function ChatSettings() {
           {status.keyStore === 'keychain' ? t.chatKeyStoreKeychain : t.chatKeyStoreFile(status.keyFile ?? '')}
         </p>
       )}
+      {status && !status.configured && status.environment && (
+        <p className="muted" data-testid="chat-settings-env">
+          {t.chatSettingsEnv(status.environment.label, status.environment.keyVar)}
+        </p>
+      )}
       {status && <p className="muted small">{t.chatLimits(status.maxRounds, status.toolTimeoutSeconds)}</p>}
       <ul className="chat-providers">
         {providers.map((p) => (

@@ -101,6 +101,56 @@ describe('ChatPage', () => {
     expect(screen.getByTestId('chat-send')).toHaveTextContent('送信');
   });
 
+  it('chats with the key from the environment when no provider is configured, and says so', async () => {
+    const f = fakeApi();
+    await f.api.removeChatProvider('openai');
+    f.chat.setEnvironment({ kind: 'openai', label: 'OpenAI', keyVar: 'OPENAI_API_KEY', model: 'gpt-5.5',
+      reason: 'using OPENAI_API_KEY from the environment (no provider is configured)' });
+    renderWithApi(<ChatPage />, f.api);
+    const banner = await screen.findByTestId('chat-env-provider');
+    expect(banner).toHaveTextContent('Provider: OpenAI (from environment)');
+    expect(banner).toHaveTextContent('using OPENAI_API_KEY from the environment (no provider is configured)');
+    expect(banner).toHaveTextContent('It is never stored');
+    expect(screen.queryByTestId('chat-no-provider')).not.toBeInTheDocument();
+    await userEvent.type(screen.getByTestId('chat-input'), 'hello{Enter}');
+    await waitFor(() => expect(f.api.sendChatMessage).toHaveBeenCalledWith(1, 'hello'));
+    expect(f.api.newChatConversation).toHaveBeenCalledWith(expect.objectContaining({ provider: '' }));
+    // The header names the environment's provider instead of a list of configured ones.
+    expect(await screen.findByTestId('chat-provider-env')).toHaveTextContent('OpenAI (from environment)');
+    expect(screen.queryByTestId('chat-provider')).not.toBeInTheDocument();
+    await waitFor(() => expect(f.api.chatModels).toHaveBeenCalledWith(''));
+    expect(screen.getByTestId('chat-conv-1')).toHaveTextContent('OpenAI (from environment) · gpt-5.5');
+  });
+
+  it('says in Japanese that the provider comes from the environment', async () => {
+    const f = fakeApi();
+    await f.api.removeChatProvider('openai');
+    f.chat.setEnvironment({ kind: 'anthropic', label: 'Anthropic', keyVar: 'ANTHROPIC_API_KEY', model: 'claude-sonnet-5-5', reason: 'using ANTHROPIC_API_KEY' });
+    renderWithApi(<ChatPage />, f.api, 'ja');
+    expect(await screen.findByTestId('chat-env-provider')).toHaveTextContent('プロバイダー: Anthropic（環境変数から）');
+    expect(screen.getByTestId('chat-env-provider')).toHaveTextContent('キーは保存されません');
+  });
+
+  it('names a bad value in the environment and keeps the setup card', async () => {
+    const f = fakeApi();
+    await f.api.removeChatProvider('openai');
+    f.chat.setEnvironment(undefined, 'invalid chat input: OPENAI_API_KEY is set but empty: set it to your OpenAI API key, or unset it');
+    renderWithApi(<ChatPage />, f.api);
+    const card = await screen.findByTestId('chat-no-provider');
+    expect(within(card).getByTestId('chat-env-error')).toHaveTextContent('The key in the environment cannot be used: invalid chat input: OPENAI_API_KEY is set but empty');
+    expect(card).toHaveTextContent('Set OPENAI_API_KEY or ANTHROPIC_API_KEY');
+    expect(screen.queryByTestId('chat-input')).not.toBeInTheDocument();
+  });
+
+  it('shows no environment banner while a provider is configured', async () => {
+    const f = fakeApi();
+    f.api.chatStatus.mockResolvedValue({ configured: true, mcpEnabled: true, toolsSetting: true, keyStore: 'file', maxRounds: 20, toolTimeoutSeconds: 60,
+      environment: { kind: 'openai', label: 'OpenAI', keyVar: 'OPENAI_API_KEY', model: 'gpt-5.5', reason: 'r' } });
+    renderWithApi(<ChatPage />, f.api);
+    await screen.findByTestId('chat-input');
+    expect(screen.queryByTestId('chat-env-provider')).not.toBeInTheDocument();
+  });
+
   it('releases its subscriptions on unmount', async () => {
     const f = fakeApi();
     const { unmount } = renderWithApi(<ChatPage />, f.api);

@@ -48,9 +48,16 @@ export default function ChatPage() {
           {error}
         </p>
       )}
-      {status && !status.configured && <NoProvider hint={status.hint} />}
-      {status && status.configured && (
+      {status && !status.configured && !status.environment && <NoProvider hint={status.hint} envError={status.environmentError} />}
+      {status && (status.configured || status.environment) && (
         <>
+          {!status.configured && status.environment && (
+            <p className="chat-banner" data-testid="chat-env-provider">
+              <strong>{t.chatProviderFromEnv(status.environment.label)}</strong> <span className="muted small">{status.environment.reason}</span>
+              <br />
+              <span className="muted small">{t.chatEnvHint}</span>
+            </p>
+          )}
           {!status.mcpEnabled && <p className="chat-banner">{t.chatMcpOff}</p>}
           {status.mcpEnabled && !status.toolsSetting && <p className="chat-banner">{t.chatToolsSettingOff}</p>}
           <div className="chat-layout">
@@ -63,11 +70,16 @@ export default function ChatPage() {
   );
 }
 
-function NoProvider({ hint }: { hint?: string }) {
+function NoProvider({ hint, envError }: { hint?: string; envError?: string }) {
   const t = useMessages();
   return (
     <div className="card" data-testid="chat-no-provider">
       <h2>{t.chatNoProviderTitle}</h2>
+      {envError && (
+        <p className="inline-error" role="alert" data-testid="chat-env-error">
+          {t.chatEnvError(envError)}
+        </p>
+      )}
       <p>{t.chatNoProviderBody}</p>
       <pre className="code">mcp-router chat providers add ollama --kind openai --base-url http://127.0.0.1:11434/v1 --model llama3.2</pre>
       {hint && <p className="muted small">{hint}</p>}
@@ -82,6 +94,7 @@ function Conversations() {
   const t = useMessages();
   const conversations = useChat((s) => s.conversations);
   const current = useChat((s) => s.current);
+  const env = useChat((s) => (s.status?.configured ? undefined : s.status?.environment));
   const open = useChat((s) => s.open);
   const create = useChat((s) => s.create);
   return (
@@ -96,7 +109,7 @@ function Conversations() {
             <button type="button" className="item" aria-current={c.id === current?.id} onClick={() => void open(c.id)} data-testid={`chat-conv-${c.id}`}>
               <span className="chat-conv-title">{c.title || t.chatUntitled}</span>
               <span className="item-sub">
-                {c.provider} · {c.model}
+                {c.provider || (env ? t.chatProviderEnvName(env.label) : '')} · {c.model}
               </span>
             </button>
           </li>
@@ -176,6 +189,9 @@ function Conversation() {
 function ConversationHeader({ conv, turn }: { conv: ChatConversationView; turn: Turn }) {
   const t = useMessages();
   const providers = useChat((s) => s.providers);
+  // With no provider configured the conversation's provider is "": the
+  // environment's, which the router picks per turn.
+  const env = useChat((s) => (s.status?.configured ? undefined : s.status?.environment));
   const models = useChat((s) => s.models);
   const modelsError = useChat((s) => s.modelsError);
   const loadModels = useChat((s) => s.loadModels);
@@ -187,8 +203,8 @@ function ConversationHeader({ conv, turn }: { conv: ChatConversationView; turn: 
   const options = list.includes(conv.model) || !conv.model ? list : [conv.model, ...list];
 
   useEffect(() => {
-    if (conv.provider && !models[conv.provider]) void loadModels(conv.provider);
-  }, [conv.provider, models, loadModels]);
+    if ((conv.provider || env) && !models[conv.provider]) void loadModels(conv.provider);
+  }, [conv.provider, env, models, loadModels]);
 
   const toggle = (name: string, on: boolean) => {
     const off = new Set(conv.disabledServers);
@@ -208,13 +224,19 @@ function ConversationHeader({ conv, turn }: { conv: ChatConversationView; turn: 
       <div className="row chat-controls">
         <label className="field">
           <span>{t.chatProvider}</span>
-          <select value={conv.provider} onChange={(e) => void update({ provider: e.target.value, model: providers.find((p) => p.name === e.target.value)?.defaultModel ?? '' })} data-testid="chat-provider">
-            {providers.map((p) => (
-              <option key={p.name} value={p.name}>
-                {p.name}
-              </option>
-            ))}
-          </select>
+          {!conv.provider && env ? (
+            <span className="chat-provider-env" title={env.reason} data-testid="chat-provider-env">
+              {t.chatProviderEnvName(env.label)}
+            </span>
+          ) : (
+            <select value={conv.provider} onChange={(e) => void update({ provider: e.target.value, model: providers.find((p) => p.name === e.target.value)?.defaultModel ?? '' })} data-testid="chat-provider">
+              {providers.map((p) => (
+                <option key={p.name} value={p.name}>
+                  {p.name}
+                </option>
+              ))}
+            </select>
+          )}
         </label>
         <label className="field">
           <span>{t.chatModel}</span>

@@ -22,6 +22,17 @@ describe('SettingsPage', () => {
     expect(port).toHaveValue('70000');
   });
 
+  it('says under Chat when the key comes from the environment, en and ja', async () => {
+    const f = fakeApi();
+    await f.api.removeChatProvider('openai');
+    f.chat.setEnvironment({ kind: 'openai', label: 'OpenAI', keyVar: 'OPENAI_API_KEY', model: 'gpt-5.5', reason: 'r' });
+    const { unmount } = renderWithApi(<SettingsPage />, f.api);
+    expect(await screen.findByTestId('chat-settings-env')).toHaveTextContent('the chat uses OPENAI_API_KEY from the environment (OpenAI); it is never stored');
+    unmount();
+    renderWithApi(<SettingsPage />, f.api, 'ja');
+    expect(await screen.findByTestId('chat-settings-env')).toHaveTextContent('環境変数 OPENAI_API_KEY（OpenAI）を使います');
+  });
+
   it('saves, and shows a refusal naming the field', async () => {
     const { api } = fakeApi();
     api.saveSettings.mockRejectedValueOnce('port: 3282 is in use');

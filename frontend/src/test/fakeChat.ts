@@ -1,5 +1,5 @@
 import { vi } from 'vitest';
-import type { Api, ChatCard, ChatConversation, ChatConversationView, ChatEvent, ChatProvider, ChatStatus } from '../api';
+import type { Api, ChatCard, ChatConversation, ChatConversationView, ChatEnvProvider, ChatEvent, ChatProvider, ChatStatus } from '../api';
 
 export function chatStatus(over: Partial<ChatStatus> = {}): ChatStatus {
   return { configured: true, mcpEnabled: true, toolsSetting: true, keyStore: 'keychain', maxRounds: 20, toolTimeoutSeconds: 60, ...over };
@@ -17,13 +17,18 @@ export function fakeChat() {
   let providers: ChatProvider[] = [
     { id: 1, name: 'openai', kind: 'openai', baseUrl: '', defaultModel: 'gpt-x', tools: 'auto', hasKey: true, keyMask: 'sk-…abcd' },
   ];
+  // What the router's environment offers when no provider is configured.
+  let environment: ChatEnvProvider | undefined;
+  let environmentError: string | undefined;
   const convs = new Map<number, ChatConversationView>();
   const summary = (v: ChatConversationView): ChatConversation => {
     const { messages: _m, cards: _c, running: _r, ...c } = v;
     return c;
   };
   const api = {
-    chatStatus: vi.fn<Api['chatStatus']>(async () => chatStatus({ configured: providers.length > 0 })),
+    chatStatus: vi.fn<Api['chatStatus']>(async () =>
+      providers.length > 0 ? chatStatus() : chatStatus({ configured: false, environment, environmentError, hint: environment ? undefined : 'set OPENAI_API_KEY …' }),
+    ),
     chatProviders: vi.fn<Api['chatProviders']>(async () => providers),
     saveChatProvider: vi.fn<Api['saveChatProvider']>(async (p) => {
       const v: ChatProvider = { id: providers.length + 1, name: p.name, kind: p.kind, baseUrl: p.baseUrl, defaultModel: p.defaultModel,
@@ -42,7 +47,10 @@ export function fakeChat() {
       return structuredClone(v);
     }),
     newChatConversation: vi.fn<Api['newChatConversation']>(async (c) => {
-      const v: ChatConversationView = { id: nextId++, title: c.title, provider: c.provider || 'openai', model: c.model || 'gpt-x',
+      // As the router: "" picks the first provider, else stays "" (the environment's).
+      const first = providers[0];
+      const v: ChatConversationView = { id: nextId++, title: c.title, provider: c.provider || first?.name || '',
+        model: c.model || first?.defaultModel || (environment?.model ?? ''),
         disabledServers: c.disabledServers, approvedTools: [], inputTokens: 0, outputTokens: 0, updatedAt: '', messages: [], cards: [], running: false };
       convs.set(v.id, v);
       return summary(v);
@@ -88,5 +96,10 @@ export function fakeChat() {
       handlers.forEach((fn) => fn({ conversation: id, type: 'done', message: m }));
     },
     chatListenerCount: () => handlers.size,
+    /** Sets what the environment offers (seen while no provider is configured). */
+    setEnvironment: (env: ChatEnvProvider | undefined, error?: string) => {
+      environment = env;
+      environmentError = error;
+    },
   };
 }

@@ -1312,6 +1312,30 @@ export namespace chat {
 		    return a;
 		}
 	}
+	export class EnvProvider {
+	    kind: string;
+	    label: string;
+	    keyVar: string;
+	    baseUrlVar?: string;
+	    baseUrl?: string;
+	    model: string;
+	    reason: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new EnvProvider(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.kind = source["kind"];
+	        this.label = source["label"];
+	        this.keyVar = source["keyVar"];
+	        this.baseUrlVar = source["baseUrlVar"];
+	        this.baseUrl = source["baseUrl"];
+	        this.model = source["model"];
+	        this.reason = source["reason"];
+	    }
+	}
 	export class ProviderInput {
 	    name: string;
 	    kind: string;
@@ -1386,6 +1410,8 @@ export namespace chat {
 	}
 	export class Status {
 	    configured: boolean;
+	    environment?: EnvProvider;
+	    environmentError?: string;
 	    hint?: string;
 	    mcpEnabled: boolean;
 	    toolsSetting: boolean;
@@ -1401,6 +1427,8 @@ export namespace chat {
 	    constructor(source: any = {}) {
 	        if ('string' === typeof source) source = JSON.parse(source);
 	        this.configured = source["configured"];
+	        this.environment = this.convertValues(source["environment"], EnvProvider);
+	        this.environmentError = source["environmentError"];
 	        this.hint = source["hint"];
 	        this.mcpEnabled = source["mcpEnabled"];
 	        this.toolsSetting = source["toolsSetting"];
@@ -1409,6 +1437,24 @@ export namespace chat {
 	        this.maxRounds = source["maxRounds"];
 	        this.toolTimeoutSeconds = source["toolTimeoutSeconds"];
 	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
 	}
 
 }
