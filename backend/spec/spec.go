@@ -102,6 +102,9 @@ type Server struct {
 	// Start: eager (at launch) or lazy (on first use, stopped when idle;
 	// start.go); "" is eager.
 	Start StartMode `json:"start,omitempty"`
+	// Source: the MCP Registry entry the server was installed from
+	// (source.go); zero when it was added by hand.
+	Source Source `json:"source,omitzero" gorm:"embedded;embeddedPrefix:source_"`
 }
 
 // ToolChangeMode says what happens when an upstream changes a tool after
@@ -218,6 +221,9 @@ func (s Server) Validate() error {
 		return bad("server %q: %v", s.Name, err)
 	}
 	if err := s.Gate.validate(); err != nil {
+		return bad("server %q: %v", s.Name, err)
+	}
+	if err := s.Source.validate(); err != nil {
 		return bad("server %q: %v", s.Name, err)
 	}
 	if err := s.Chat.validate(); err != nil {
