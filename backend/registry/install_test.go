@@ -140,19 +140,25 @@ func TestBuildRefusesHostileEntries(t *testing.T) {
 		want error
 		msg  string
 	}{
-		"identifier is a flag":       {base(func(p *Package) { p.Identifier = "--call=touch /tmp/x" }), ErrBadAnswer, "not an npm package name"},
-		"identifier with shell":      {base(func(p *Package) { p.Identifier = "x;$(reboot)" }), ErrBadAnswer, "not an npm package name"},
-		"identifier climbs":          {base(func(p *Package) { p.Identifier = "../../etc" }), ErrBadAnswer, "not an npm package name"},
-		"version is a range":         {base(func(p *Package) { p.Version = ">=1 || --foo" }), ErrBadAnswer, "not a plain version"},
-		"version is a flag":          {base(func(p *Package) { p.Version = "-e" }), ErrBadAnswer, "not a plain version"},
-		"runtime hint is a shell":    {base(func(p *Package) { p.RuntimeHint = "bash" }), ErrUnsupported, "runtime hint"},
-		"named arg is not a flag":    {base(func(p *Package) { p.PackageArguments = []Argument{{Type: "named", Name: "; rm", Input: Input{Value: "x"}}} }), ErrBadAnswer, "not a flag"},
-		"secret on the command line": {base(func(p *Package) { p.PackageArguments = []Argument{{Type: "named", Name: "--token", Input: Input{IsSecret: true, Default: "d"}}} }), ErrUnsupported, "is secret"},
-		"mcpb":                       {base(func(p *Package) { p.RegistryType = "mcpb" }), ErrUnsupported, "mcpb packages"},
-		"oci ref with a space":       {base(func(p *Package) { p.RegistryType = "oci"; p.Identifier = "img --privileged" }), ErrBadAnswer, "not an OCI image"},
-		"env name with =":            {base(func(p *Package) { p.EnvironmentVariables = []KeyValueInput{{Name: "LD_PRELOAD=/x", Input: Input{Value: "y"}}} }), ErrBadAnswer, "environment variable name"},
-		"registry name with ../":     {Server{Name: "io.github.evil/../../x", Version: "1"}, ErrBadAnswer, "not a registry name"},
-		"registry name with shell":   {Server{Name: "io.github.evil/$(id)", Version: "1"}, ErrBadAnswer, "not a registry name"},
+		"identifier is a flag":    {base(func(p *Package) { p.Identifier = "--call=touch /tmp/x" }), ErrBadAnswer, "not an npm package name"},
+		"identifier with shell":   {base(func(p *Package) { p.Identifier = "x;$(reboot)" }), ErrBadAnswer, "not an npm package name"},
+		"identifier climbs":       {base(func(p *Package) { p.Identifier = "../../etc" }), ErrBadAnswer, "not an npm package name"},
+		"version is a range":      {base(func(p *Package) { p.Version = ">=1 || --foo" }), ErrBadAnswer, "not a plain version"},
+		"version is a flag":       {base(func(p *Package) { p.Version = "-e" }), ErrBadAnswer, "not a plain version"},
+		"runtime hint is a shell": {base(func(p *Package) { p.RuntimeHint = "bash" }), ErrUnsupported, "runtime hint"},
+		"named arg is not a flag": {base(func(p *Package) {
+			p.PackageArguments = []Argument{{Type: "named", Name: "; rm", Input: Input{Value: "x"}}}
+		}), ErrBadAnswer, "not a flag"},
+		"secret on the command line": {base(func(p *Package) {
+			p.PackageArguments = []Argument{{Type: "named", Name: "--token", Input: Input{IsSecret: true, Default: "d"}}}
+		}), ErrUnsupported, "is secret"},
+		"mcpb":                 {base(func(p *Package) { p.RegistryType = "mcpb" }), ErrUnsupported, "mcpb packages"},
+		"oci ref with a space": {base(func(p *Package) { p.RegistryType = "oci"; p.Identifier = "img --privileged" }), ErrBadAnswer, "not an OCI image"},
+		"env name with =": {base(func(p *Package) {
+			p.EnvironmentVariables = []KeyValueInput{{Name: "LD_PRELOAD=/x", Input: Input{Value: "y"}}}
+		}), ErrBadAnswer, "environment variable name"},
+		"registry name with ../":   {Server{Name: "io.github.evil/../../x", Version: "1"}, ErrBadAnswer, "not a registry name"},
+		"registry name with shell": {Server{Name: "io.github.evil/$(id)", Version: "1"}, ErrBadAnswer, "not a registry name"},
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
