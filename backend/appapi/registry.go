@@ -2,6 +2,7 @@ package appapi
 
 import (
 	"github.com/mcp-router/mcp-router/backend/registry"
+	"strings"
 )
 
 // The Catalog page (docs/registry.md): the MCP Registry of the registryURL
@@ -63,6 +64,13 @@ func (a *API) RegistryShow(name, version string) (RegistryEntryView, error) {
 	v := RegistryEntryView{Entry: e, Targets: []RegistryTargetView{}, DefaultName: registry.DefaultName(e.Server.Name)}
 	add := func(t registry.Target, label string) {
 		tv := RegistryTargetView{Target: t, Label: registry.Printable(label), Installable: true, Fields: []registry.Field{}}
+		if t.Kind == "package" {
+			if err := registry.Installable(e.Server.Packages[t.Index-1]); err != nil {
+				tv.Installable, tv.Reason = false, strings.TrimPrefix(err.Error(), registry.ErrUnsupported.Error()+": ")
+				v.Targets = append(v.Targets, tv)
+				return
+			}
+		}
 		if _, fields, err := registry.Fields(e.Server, t); err != nil {
 			tv.Installable, tv.Reason = false, err.Error()
 		} else if fields != nil {

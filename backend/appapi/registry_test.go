@@ -60,7 +60,7 @@ func TestRegistryThroughTheUIAPI(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(view.Targets) != 2 || view.Targets[0].Installable || !strings.Contains(view.Targets[0].Reason, "mcpb packages") ||
+	if len(view.Targets) != 2 || view.Targets[0].Installable || !strings.HasPrefix(view.Targets[0].Reason, "mcpb packages are not run by the router") ||
 		!view.Targets[1].Installable || view.DefaultName != "remote" {
 		t.Fatalf("targets %+v", view)
 	}

@@ -36,6 +36,7 @@ import {
 } from './convert';
 import { createAboutApi } from './about';
 import { createProfilesApi } from './profiles';
+import { createRegistryApi } from './registry';
 import { createApprovalsApi } from './approvals';
 import { createChatApi } from './chat';
 import type { ApiTransport } from './transport';
@@ -75,6 +76,7 @@ export function createApi(t: ApiTransport): Api {
     ...createApprovalsApi(call, on), // approvals.ts
     ...createAboutApi(call), // about.ts
     ...createProfilesApi(call), // profiles.ts
+    ...createRegistryApi(call, toServerView), // registry.ts
     listServers: () => call('ListServers', [], (r) => list(r, toServerView, 'servers')),
     getServer: (name) => call('GetServer', [name], toServerConfig),
     addServer: (cfg) => call('AddServer', [cfg], toServerView),

@@ -8,3 +8,4 @@ export * from './chat';
 export * from './approvals';
 export * from './about';
 export * from './profiles';
+export * from './registry';

@@ -4,6 +4,7 @@
 import type { AboutApi } from './about';
 import type { ApprovalsApi } from './approvals';
 import type { ProfilesApi } from './profiles';
+import type { RegistryApi } from './registry';
 import { ApiError, type Unsubscribe } from './base';
 import type { ChatApi } from './chat';
 
@@ -568,7 +569,7 @@ export interface StateGateStatus {
 }
 
 /** Everything the UI may ask of the Go side. Stores receive one of these. */
-export interface Api extends ChatApi, ApprovalsApi, AboutApi, ProfilesApi {
+export interface Api extends ChatApi, ApprovalsApi, AboutApi, ProfilesApi, RegistryApi<ServerView> {
   // Servers
   listServers(): Promise<ServerView[]>;
   getServer(name: string): Promise<ServerConfig>;

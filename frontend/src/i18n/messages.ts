@@ -3,6 +3,7 @@ import { aboutEn, aboutJa } from './about';
 import { chatEn, chatJa } from './chat';
 import { secretsEn, secretsJa } from './secrets';
 import { profilesEn, profilesJa } from './profiles';
+import { catalogEn, catalogJa } from './catalog';
 
 // Every string the UI shows. `ja` must provide every key `en` has; the
 // compiler checks that through the Messages type, and messages.test.ts checks
@@ -12,6 +13,7 @@ export const en = {
   ...aboutEn, // about.ts
   ...secretsEn, // secrets.ts
   ...profilesEn, // profiles.ts
+  ...catalogEn, // catalog.ts
   appName: 'MCP Router',
   navLabel: 'Main',
   navServers: 'Servers',
@@ -541,6 +543,7 @@ export const ja: Messages = {
   ...aboutJa, // about.ts
   ...secretsJa, // secrets.ts
   ...profilesJa, // profiles.ts
+  ...catalogJa, // catalog.ts
   appName: 'MCP Router',
   navLabel: 'メイン',
   navServers: 'サーバー',
