@@ -2,6 +2,7 @@ package appapi
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"net/http/httptest"
@@ -15,6 +16,7 @@ import (
 	"github.com/mcp-router/mcp-router/backend/settings"
 	"github.com/mcp-router/mcp-router/backend/spec"
 	"github.com/mcp-router/mcp-router/internal/testmcp"
+	"github.com/mcp-router/mcp-router/internal/testpeers"
 )
 
 // The Catalog page's calls: search, show (targets with their fields, an
@@ -33,6 +35,14 @@ func TestRegistryThroughTheUIAPI(t *testing.T) {
 		"remotes":[{"type":"streamable-http","url":"` + up.URL + `/{path}","variables":{"path":{"default":"mcp"}},
 		"headers":[{"name":"X-Api-Key","isRequired":true,"isSecret":true,"description":"the key"}]}]},
 		"_meta":{"io.modelcontextprotocol.registry/official":{"status":"active","isLatest":` + map[bool]string{true: "true", false: "false"}[version == "2.0.0"] + `}}}`
+	}
+	// Every entry this stand-in serves is held to the registry's own schema.
+	for _, v := range []string{"1.0.0", "2.0.0"} {
+		var e struct{ Server json.RawMessage }
+		if err := json.Unmarshal([]byte(entry(v)), &e); err != nil {
+			t.Fatal(err)
+		}
+		testpeers.CheckServerJSON(t, e.Server)
 	}
 	reg := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.EscapedPath() {

@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
+	"net/http"
 
 	"os"
 	"path/filepath"
@@ -75,6 +76,10 @@ func TestRegistrySearchInstallAgainstTheRealRegistry(t *testing.T) {
 	base := testpeers.StartRegistry(t, registrySeed(t))
 	dir := t.TempDir()
 	mustRun(t, dir, "settings", "set", "registryURL", base)
+	// The seed is held to the registry's schema as the service serves it.
+	for _, raw := range seededServers(t, base) {
+		testpeers.CheckServerJSON(t, raw)
+	}
 
 	// Search, one page at a time, with the registry's cursor.
 	out := mustRun(t, dir, "registry", "search", "tools", "--limit", "2")
@@ -174,6 +179,27 @@ func TestRegistrySearchInstallAgainstTheRealRegistry(t *testing.T) {
 	if !regexp.MustCompile(`everything\s+1\.0\.0\s+1\.1\.0\s+` + regexp.QuoteMeta(everythingName)).MatchString(out) {
 		t.Fatalf("outdated:\n%s", out)
 	}
+}
+
+// seededServers is every server.json the registry at base lists.
+func seededServers(t *testing.T, base string) []json.RawMessage {
+	t.Helper()
+	resp, err := http.Get(base + "/v0/servers?limit=100")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var page struct {
+		Servers []struct{ Server json.RawMessage }
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&page); err != nil || len(page.Servers) == 0 {
+		t.Fatalf("listing: %v (%d servers)", err, len(page.Servers))
+	}
+	out := make([]json.RawMessage, len(page.Servers))
+	for i, s := range page.Servers {
+		out[i] = s.Server
+	}
+	return out
 }
 
 // runWith is run with Options of the test's own (ReadSecret).
