@@ -3,7 +3,10 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"net/http"
+	"os/exec"
+	"time"
 
 	"os"
 	"path/filepath"
@@ -164,6 +167,10 @@ func TestRegistrySearchInstallAgainstTheRealRegistry(t *testing.T) {
 		t.Fatalf("the secret store has %q (%v)", resolved.Env["EVERYTHING_API_KEY"], err)
 	}
 
+	// On a real terminal (script(1) gives the command a pty) the install
+	// asks, and the secret typed is not echoed.
+	installOnTerminal(t, dir, everythingName+"@1.1.0", "everything-tty", "sk-typed-on-a-tty-83d2")
+
 	// The installed server starts and lists its tools: npx, offline, finds
 	// the package version the registry named in test/peers (the project of
 	// the working directory), as npm's own lookup would for a user who has it.
@@ -178,6 +185,56 @@ func TestRegistrySearchInstallAgainstTheRealRegistry(t *testing.T) {
 	out = mustRun(t, dir, "servers", "outdated")
 	if !regexp.MustCompile(`everything\s+1\.0\.0\s+1\.1\.0\s+` + regexp.QuoteMeta(everythingName)).MatchString(out) {
 		t.Fatalf("outdated:\n%s", out)
+	}
+}
+
+// installOnTerminal runs `registry install ARG --name NAME` under script(1),
+// types value once the no-echo prompt shows, and checks the value was not
+// echoed and reached the secret store.
+func installOnTerminal(t *testing.T, dir, arg, name, value string) {
+	t.Helper()
+	if _, err := exec.LookPath("script"); err != nil {
+		t.Fatalf("script (util-linux) is needed to give the install a terminal: %v", err)
+	}
+	quote := func(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+	line := strings.Join([]string{quote(testBinary(t)), "--data-dir", quote(dir), "registry", "install", quote(arg), "--name", quote(name)}, " ")
+	cmd := exec.Command("script", "-qefc", line, "/dev/null")
+	cmd.Env = append(os.Environ(), envAsRouter+"=1")
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out testpeers.SyncBuffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	testpeers.Eventually(t, 30*time.Second, "the no-echo prompt", func() bool { return strings.Contains(out.String(), "not shown: ") })
+	if _, err := io.WriteString(stdin, value+"\r"); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err = <-done:
+	case <-time.After(60 * time.Second):
+		_ = cmd.Process.Kill()
+		t.Fatalf("the install did not end: %s", out.String())
+	}
+	_ = stdin.Close()
+	if err != nil || !strings.Contains(out.String(), "installed "+strings.Split(arg, "@")[0]) {
+		t.Fatalf("install on a terminal: %v\n%s", err, out.String())
+	}
+	if strings.Contains(out.String(), value) {
+		t.Fatalf("the secret was echoed:\n%s", out.String())
+	}
+	var shown struct{ spec.Server }
+	if err := json.Unmarshal([]byte(mustRun(t, dir, "servers", "show", name, "--json")), &shown); err != nil {
+		t.Fatal(err)
+	}
+	resolved, err := secrets.NewServerValues(dir, nil).Resolve(shown.Server)
+	if err != nil || resolved.Env["EVERYTHING_API_KEY"] != value {
+		t.Fatalf("the typed secret is not in the secret store: %q (%v)", resolved.Env["EVERYTHING_API_KEY"], err)
 	}
 }
 
