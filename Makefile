@@ -31,9 +31,20 @@ run: build
 
 LDFLAGS_VERSION = -X github.com/mcp-router/mcp-router/backend/core.Version=$$(git describe --tags --always 2>/dev/null || echo dev)
 
+# Wails writes the generated bindings executable (0755); git keeps them
+# 0644, so a build or a regeneration leaves the work tree clean.
+BINDING_MODES = find frontend/src/api/wailsjs -type f -exec chmod 644 {} +
+
 build: deps
 	$(WAILS) build -m $(if $(WEBKIT_TAGS),-tags $(WEBKIT_TAGS)) -ldflags "$(LDFLAGS_VERSION)"
+	$(BINDING_MODES)
 	$(MAKE) weather
+
+# Regenerates frontend/src/api/wailsjs after a change to backend/appapi.
+.PHONY: bindings
+bindings: wails
+	$(WAILS) generate module
+	$(BINDING_MODES)
 
 print-goflags:
 	@echo GOFLAGS=$(GOFLAGS)

@@ -74,7 +74,17 @@ type AuthError struct {
 }
 
 func (e *AuthError) Error() string {
+	if e.Status == http.StatusForbidden {
+		return fmt.Sprintf("the router at %s refused this token access (HTTP 403): %s; use a token that may reach this endpoint (MCPR_TOKEN or --token)", e.URL, e.Body)
+	}
 	return fmt.Sprintf("the router at %s rejected the token (HTTP %d): %s; set MCPR_TOKEN or --token", e.URL, e.Status, e.Body)
+}
+
+// refusesToken reports a status that no retry will change: 401 (no or a
+// wrong token) and 403 (a token bound to another profile, a Host or
+// Origin the router refuses).
+func refusesToken(status int) bool {
+	return status == http.StatusUnauthorized || status == http.StatusForbidden
 }
 
 // UnreachableError: the router could not be reached in time.
@@ -423,7 +433,7 @@ func (b *bridge) forward(id json.RawMessage, raw json.RawMessage) json.RawMessag
 			switch {
 			case r.msg != nil && r.status == http.StatusOK:
 				return r.msg
-			case r.status == http.StatusUnauthorized:
+			case refusesToken(r.status):
 				return b.errorFor(id, b.authError(r))
 			case r.status == http.StatusNotFound && b.hasInit():
 				err = fmt.Errorf("the router no longer knows the session (HTTP 404)")
@@ -468,9 +478,10 @@ func (b *bridge) hasInit() bool {
 	return b.initReq != nil
 }
 
-// authError records a 401 from the router.
+// authError records a 401 or 403 from the router: connect then exits
+// non-zero at the end of stdin, as the client's error alone may go unseen.
 func (b *bridge) authError(r reply) *AuthError {
-	a := &AuthError{URL: b.url, Status: r.status, Body: clip(r.body)}
+	a := &AuthError{URL: b.url, Status: r.status, Body: clip(errorText(r.body))}
 	b.authFail.Store(a)
 	return a
 }
@@ -481,8 +492,11 @@ func (b *bridge) errorFor(id json.RawMessage, err error) json.RawMessage {
 	var u *UnreachableError
 	switch {
 	case errors.As(err, &a):
-		return rpcError(id, codeUnauthorized,
-			fmt.Sprintf("mcp-router connect: the router rejected the token (HTTP %d): %s; set MCPR_TOKEN or --token", a.Status, a.Body),
+		msg := fmt.Sprintf("mcp-router connect: the router rejected the token (HTTP %d): %s; set MCPR_TOKEN or --token", a.Status, a.Body)
+		if a.Status == http.StatusForbidden {
+			msg = fmt.Sprintf("mcp-router connect: the router refused this token access (HTTP 403): %s; use a token that may reach this endpoint (MCPR_TOKEN or --token)", a.Body)
+		}
+		return rpcError(id, codeUnauthorized, msg,
 			map[string]any{"reason": "unauthorized", "url": b.url})
 	case errors.As(err, &u):
 		return rpcError(id, codeUnreachable, "mcp-router connect: "+u.Error(),
@@ -530,7 +544,7 @@ func (b *bridge) sendNotification(raw json.RawMessage) {
 			switch {
 			case r.status == http.StatusNotFound && b.hasInit():
 				err = fmt.Errorf("the router no longer knows the session (HTTP 404)")
-			case r.status == http.StatusUnauthorized:
+			case refusesToken(r.status):
 				b.log.Errorf("mcp-router connect: %v", b.authError(r))
 				return
 			case r.status >= 300:

@@ -121,7 +121,7 @@ func (b *bridge) establish() (s *session, resp json.RawMessage, err error, retry
 		if err != nil {
 			return nil, nil, err, true
 		}
-		if r.status == http.StatusUnauthorized {
+		if refusesToken(r.status) {
 			return nil, nil, b.authError(r), false
 		}
 		return nil, nil, nil, false
@@ -136,7 +136,7 @@ func (b *bridge) establish() (s *session, resp json.RawMessage, err error, retry
 		return nil, nil, err, true
 	}
 	switch {
-	case r.status == http.StatusUnauthorized:
+	case refusesToken(r.status):
 		return nil, nil, b.authError(r), false
 	case r.status >= 500:
 		return nil, nil, fmt.Errorf("the router answered HTTP %d: %s", r.status, clip(r.body)), true

@@ -173,6 +173,19 @@ func (l *lineWriter) write(msg []byte) error {
 }
 
 // clip shortens an HTTP body for an error message and keeps it on one line.
+// errorText is the message of the router's JSON error body
+// ({"error": "..."}, as backend/auth and the profile endpoints write it),
+// so the client reads the reason unescaped; any other body is kept.
+func errorText(body []byte) []byte {
+	var e struct {
+		Error string `json:"error"`
+	}
+	if json.Unmarshal(body, &e) == nil && e.Error != "" {
+		return []byte(e.Error)
+	}
+	return body
+}
+
 func clip(body []byte) string {
 	s := strings.Join(strings.Fields(string(body)), " ")
 	const limit = 500

@@ -48,6 +48,7 @@ func TestSettingsGetSetList(t *testing.T) {
 		"stategateMaxPayloadKB": "1024", "stategateMaxRunArtifactsMB": "1024",
 		"sessionsPerCredential": "100", "sessionsTotal": "1000", "sessionIdleTimeout": "600",
 		"tasksPerCredential": "64", "tasksTotal": "1024", "taskMaxAgeSeconds": "3600",
+		"upstreamMaxMessageMB":  "32",
 		"perClientMaxInstances": "16", "perClientIdleSeconds": "600",
 		"catalogMaxItems": "2000", "catalogMaxKB": "8192", "toolChanges": "notify",
 		"registryURL": "https://registry.modelcontextprotocol.io", "registryMaxKB": "4096"}
@@ -114,7 +115,7 @@ func TestSettingsBadInput(t *testing.T) {
 		want string
 		code int
 	}{
-		{"unknown key set", []string{"settings", "set", "colour", "blue"}, `unknown setting "colour" (known settings: approvalTimeoutSeconds, auth, catalogMaxItems, catalogMaxKB, chatMaxToolRounds, chatToolTimeout, chatTools, checkForUpdates, closeToTray, hookMemoryMB, hookTimeout, language, lazyIdleSeconds, listen, oauthAudience, oauthIssuers, perClientIdleSeconds, perClientMaxInstances, port, publicURL, registryMaxKB, registryURL, retention, separator, sessionIdleTimeout, sessionsPerCredential, sessionsTotal, startAtLogin, stategateGuardTimeoutMs, stategateMaxArtifactMB, stategateMaxContextKB, stategateMaxPayloadKB, stategateMaxRunArtifactsMB, taskMaxAgeSeconds, tasksPerCredential, tasksTotal, theme, timeout, toolChanges)`, ExitError},
+		{"unknown key set", []string{"settings", "set", "colour", "blue"}, `unknown setting "colour" (known settings: approvalTimeoutSeconds, auth, catalogMaxItems, catalogMaxKB, chatMaxToolRounds, chatToolTimeout, chatTools, checkForUpdates, closeToTray, hookMemoryMB, hookTimeout, language, lazyIdleSeconds, listen, oauthAudience, oauthIssuers, perClientIdleSeconds, perClientMaxInstances, port, publicURL, registryMaxKB, registryURL, retention, separator, sessionIdleTimeout, sessionsPerCredential, sessionsTotal, startAtLogin, stategateGuardTimeoutMs, stategateMaxArtifactMB, stategateMaxContextKB, stategateMaxPayloadKB, stategateMaxRunArtifactsMB, taskMaxAgeSeconds, tasksPerCredential, tasksTotal, theme, timeout, toolChanges, upstreamMaxMessageMB)`, ExitError},
 		{"unknown key get", []string{"settings", "get", "colour"}, `unknown setting "colour"`, ExitError},
 		{"unknown key reset", []string{"settings", "reset", "colour"}, `unknown setting "colour"`, ExitError},
 		{"port zero", []string{"settings", "set", "port", "0"}, `bad value "0" for port: want a whole number from 1 to 65535`, ExitError},

@@ -24,6 +24,7 @@ import (
 	"github.com/mcp-router/mcp-router/backend/gate"
 	"github.com/mcp-router/mcp-router/backend/gateway"
 	"github.com/mcp-router/mcp-router/backend/hook"
+	"github.com/mcp-router/mcp-router/backend/metrics"
 	"github.com/mcp-router/mcp-router/backend/oauthclient"
 	"github.com/mcp-router/mcp-router/backend/pipeline"
 	"github.com/mcp-router/mcp-router/backend/policy"
@@ -53,9 +54,12 @@ type Core struct {
 	// (profiles.go, docs/profiles.md).
 	Profiles *profile.Service
 	Requests *reqlog.Writer
-	Servers  *upstream.Service
-	Gateway  *gateway.Gateway
-	Hooks    *hook.Service
+	// Metrics counts what the request log records and serves /metrics
+	// (metrics.go, docs/metrics.md).
+	Metrics *metrics.Metrics
+	Servers *upstream.Service
+	Gateway *gateway.Gateway
+	Hooks   *hook.Service
 	// Policy is policy.yaml in the data dir, followed while Run's watch
 	// runs (docs/policy.md).
 	Policy *policy.Service
@@ -140,6 +144,8 @@ func Open(dataDir string, o Options) (*Core, error) {
 		},
 	})
 
+	c.Metrics = c.newMetrics()
+
 	// The gateway and the upstream service need each other: upstream
 	// notifications and requests go to the gateway, which calls upstreams.
 	var gw *gateway.Gateway
@@ -168,6 +174,9 @@ func Open(dataDir string, o Options) (*Core, error) {
 	if uo.DefaultTimeout == nil {
 		// Servers without a timeout of their own follow the setting.
 		uo.DefaultTimeout = func() time.Duration { return c.Settings.Timeout(context.Background()) }
+	}
+	if uo.MaxMessage == nil {
+		uo.MaxMessage = func() int { return c.Settings.UpstreamMaxMessage(context.Background()) }
 	}
 	if uo.PerClient == nil {
 		// Read at each new instance and each idle check: a changed
@@ -245,7 +254,7 @@ func Open(dataDir string, o Options) (*Core, error) {
 			return gateway.TaskLimits{PerCredential: c.Settings.TasksPerCredential(ctx),
 				Total: c.Settings.TasksTotal(ctx), MaxAge: c.Settings.TaskMaxAge(ctx)}
 		},
-		RequestLog: c.Requests,
+		RequestLog: countedLog{log: c.Requests, metrics: c.Metrics},
 		Logger:     o.Logger,
 		Version:    Version,
 		Instance:   id,

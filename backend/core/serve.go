@@ -79,6 +79,7 @@ func (c *Core) Serve(ctx context.Context, o ServeOptions) error {
 		gateway.PathMCP + discovery.ServerCardSuffix} {
 		mux.Handle(p, disc)
 	}
+	mux.Handle(PathMetrics, c.metricsHandler(authOn))
 	if o.UI != nil {
 		mux.Handle("/ui/", gateway.GuardLocal(o.UI))
 		mux.Handle("/ui", http.RedirectHandler("/ui/", http.StatusMovedPermanently))

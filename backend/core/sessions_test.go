@@ -190,3 +190,14 @@ func TestPerClientSettingsAreTheUpstreamsNames(t *testing.T) {
 		t.Error("the per-client defaults differ from the settings'")
 	}
 }
+
+// The upstream message cap's error names a setting that exists, with the
+// same default.
+func TestUpstreamMessageCapIsTheSetting(t *testing.T) {
+	if settings.KeyUpstreamMaxMessageMB != upstream.SettingMaxMessage {
+		t.Error("package upstream names another setting than backend/settings defines")
+	}
+	if settings.DefaultUpstreamMaxMessageMB<<20 != upstream.DefaultMaxMessage {
+		t.Error("the upstream message cap's default differs from the setting's")
+	}
+}

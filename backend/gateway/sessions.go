@@ -317,6 +317,13 @@ func (t *sessionTable) owned(owner, id string, sse bool) *ownedSession {
 
 // held counts the sessions and reserved slots of one credential, and of
 // all (tests read it).
+// SessionCount is how many client sessions are open (HTTP and SSE).
+func (g *Gateway) SessionCount() int {
+	g.sessions.mu.RLock()
+	defer g.sessions.mu.RUnlock()
+	return g.sessions.total
+}
+
 func (t *sessionTable) held(owner string) (mine, total int) {
 	t.mu.RLock()
 	defer t.mu.RUnlock()

@@ -96,6 +96,21 @@ func (g *Gateway) answerTask(ctx context.Context, s server.ClientSession, m *mes
 		}
 		return g.createTask(ctx, client, credential, un, m)
 	case string(mcp.MethodTasksList):
+		var p struct {
+			Params struct {
+				Cursor *string `json:"cursor"`
+			} `json:"params"`
+		}
+		if err := json.Unmarshal(body, &p); err != nil {
+			return nil, &pipeline.RouteError{Server: pipeline.RouterServer, Reason: ReasonInvalidCursor, Code: mcp.INVALID_PARAMS,
+				What: "malformed tasks/list params: " + err.Error()}
+		}
+		// The router lists a credential's tasks in one page and gives no
+		// nextCursor, so any cursor is not one of its own.
+		if p.Params.Cursor != nil && *p.Params.Cursor != "" {
+			return nil, &pipeline.RouteError{Server: pipeline.RouterServer, Reason: ReasonInvalidCursor, Code: mcp.INVALID_PARAMS,
+				What: "tasks/list has one page: the cursor is not one the router gave"}
+		}
 		return g.listTasks(ctx, credential)
 	}
 	var p taskParams

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -48,7 +49,10 @@ const CodeTaskLimit = -32011
 const (
 	ReasonTaskLimit   = "task_limit"   // CodeTaskLimit
 	ReasonUnknownTask = "unknown_task" // -32602: no such task for this credential (or it expired)
-	ReasonTaskLost    = "task_lost"    // CodeServerDown: the connection that created the task ended
+	// ReasonInvalidCursor: -32602, a tasks/list cursor the router did not
+	// give (it lists in one page).
+	ReasonInvalidCursor = "invalid_cursor"
+	ReasonTaskLost      = "task_lost" // CodeServerDown: the connection that created the task ended
 	// ReasonTaskPerClient: -32602, a task-augmented call to a per-client
 	// server. Its tasks would live in one client's instance, which the
 	// task table (one connection per server) cannot follow; the call is
@@ -274,10 +278,19 @@ func newTaskID() string {
 
 // unknownTask is the answer for an id the caller's credential does not
 // hold: -32602, as the spec words a nonexistent task.
+// An id longer than any the router gives is clipped in it, so a client
+// sending a megabyte of id does not get two back.
 func unknownTask(id string) *pipeline.RouteError {
+	if len(id) > maxShownTaskID {
+		id = strings.ToValidUTF8(id[:maxShownTaskID], "") + "…"
+	}
 	return &pipeline.RouteError{Server: pipeline.RouterServer, Reason: ReasonUnknownTask, Code: mcp.INVALID_PARAMS,
 		What: fmt.Sprintf("task '%s' not found", id), Extra: map[string]any{"taskId": id}}
 }
+
+// maxShownTaskID is how much of an unknown task id an error repeats: more
+// than the router's own ids ("mcpr-task-" and 32 hex digits).
+const maxShownTaskID = 64
 
 // taskLost is the answer for a task whose upstream connection ended: the
 // upstream's tasks went with it.

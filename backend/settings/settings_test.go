@@ -43,6 +43,7 @@ func TestDefaults(t *testing.T) {
 		"stategateMaxPayloadKB": "1024", "stategateMaxRunArtifactsMB": "1024",
 		"sessionsPerCredential": "100", "sessionsTotal": "1000", "sessionIdleTimeout": "600",
 		"tasksPerCredential": "64", "tasksTotal": "1024", "taskMaxAgeSeconds": "3600",
+		"upstreamMaxMessageMB":  "32",
 		"perClientMaxInstances": "16", "perClientIdleSeconds": "600",
 		"catalogMaxItems": "2000", "catalogMaxKB": "8192", "toolChanges": "notify",
 		"registryURL": "https://registry.modelcontextprotocol.io", "registryMaxKB": "4096"}
@@ -67,7 +68,7 @@ func TestDefaults(t *testing.T) {
 	if s.HookTimeout(ctx) != 5*time.Second || s.HookMemoryMB(ctx) != 64 {
 		t.Errorf("hook defaults wrong: hookTimeout %v hookMemoryMB %d", s.HookTimeout(ctx), s.HookMemoryMB(ctx))
 	}
-	if !reflect.DeepEqual(Keys(), []string{"approvalTimeoutSeconds", "auth", "catalogMaxItems", "catalogMaxKB", "chatMaxToolRounds", "chatToolTimeout", "chatTools", "checkForUpdates", "closeToTray", "hookMemoryMB", "hookTimeout", "language", "lazyIdleSeconds", "listen", "oauthAudience", "oauthIssuers", "perClientIdleSeconds", "perClientMaxInstances", "port", "publicURL", "registryMaxKB", "registryURL", "retention", "separator", "sessionIdleTimeout", "sessionsPerCredential", "sessionsTotal", "startAtLogin", "stategateGuardTimeoutMs", "stategateMaxArtifactMB", "stategateMaxContextKB", "stategateMaxPayloadKB", "stategateMaxRunArtifactsMB", "taskMaxAgeSeconds", "tasksPerCredential", "tasksTotal", "theme", "timeout", "toolChanges"}) {
+	if !reflect.DeepEqual(Keys(), []string{"approvalTimeoutSeconds", "auth", "catalogMaxItems", "catalogMaxKB", "chatMaxToolRounds", "chatToolTimeout", "chatTools", "checkForUpdates", "closeToTray", "hookMemoryMB", "hookTimeout", "language", "lazyIdleSeconds", "listen", "oauthAudience", "oauthIssuers", "perClientIdleSeconds", "perClientMaxInstances", "port", "publicURL", "registryMaxKB", "registryURL", "retention", "separator", "sessionIdleTimeout", "sessionsPerCredential", "sessionsTotal", "startAtLogin", "stategateGuardTimeoutMs", "stategateMaxArtifactMB", "stategateMaxContextKB", "stategateMaxPayloadKB", "stategateMaxRunArtifactsMB", "taskMaxAgeSeconds", "tasksPerCredential", "tasksTotal", "theme", "timeout", "toolChanges", "upstreamMaxMessageMB"}) {
 		t.Errorf("Keys = %v", Keys())
 	}
 	if set, _ := s.IsSet(ctx, KeyPort); set {
@@ -223,7 +224,7 @@ func TestUnknownKey(t *testing.T) {
 		func() error { _, err := s.Get(ctx, "colour"); return err }(),
 		func() error { _, err := Validate("colour", "x"); return err }(),
 	} {
-		if !errors.Is(err, ErrUnknownKey) || !strings.Contains(err.Error(), "auth, catalogMaxItems, catalogMaxKB, chatMaxToolRounds, chatToolTimeout, chatTools, checkForUpdates, closeToTray, hookMemoryMB, hookTimeout, language, lazyIdleSeconds, listen, oauthAudience, oauthIssuers, perClientIdleSeconds, perClientMaxInstances, port, publicURL, registryMaxKB, registryURL, retention, separator, sessionIdleTimeout, sessionsPerCredential, sessionsTotal, startAtLogin, stategateGuardTimeoutMs, stategateMaxArtifactMB, stategateMaxContextKB, stategateMaxPayloadKB, stategateMaxRunArtifactsMB, taskMaxAgeSeconds, tasksPerCredential, tasksTotal, theme, timeout, toolChanges") {
+		if !errors.Is(err, ErrUnknownKey) || !strings.Contains(err.Error(), "auth, catalogMaxItems, catalogMaxKB, chatMaxToolRounds, chatToolTimeout, chatTools, checkForUpdates, closeToTray, hookMemoryMB, hookTimeout, language, lazyIdleSeconds, listen, oauthAudience, oauthIssuers, perClientIdleSeconds, perClientMaxInstances, port, publicURL, registryMaxKB, registryURL, retention, separator, sessionIdleTimeout, sessionsPerCredential, sessionsTotal, startAtLogin, stategateGuardTimeoutMs, stategateMaxArtifactMB, stategateMaxContextKB, stategateMaxPayloadKB, stategateMaxRunArtifactsMB, taskMaxAgeSeconds, tasksPerCredential, tasksTotal, theme, timeout, toolChanges, upstreamMaxMessageMB") {
 			t.Errorf("error %v does not list the known keys", err)
 		}
 	}

@@ -66,6 +66,7 @@ type dialOptions struct {
 	builtins       map[string]*server.MCPServer
 	authorizer     Authorizer // OAuth logins of HTTP servers (login.go); nil: none
 	secrets        Secrets    // values of secret env and headers; nil: none
+	maxMessage     int        // cap of one message from the server; 0: DefaultMaxMessage
 }
 
 func (o dialOptions) login(s spec.Server) *loginAuth {
@@ -133,7 +134,14 @@ func dialOnce(ctx context.Context, s spec.Server, o dialOptions) (_ *conn, sent 
 			return nil, "", err
 		}
 		c.proc = p
-		c.tr = newPipeTransport(hotpath.File(p.stdout), hotpath.File(p.stdin))
+		pt := newPipeTransport(hotpath.File(p.stdout), hotpath.File(p.stdin))
+		pt.max = o.messageCap()
+		pt.onDropped = func(err error) {
+			if o.console != nil {
+				o.console.Add("[mcp-router] " + err.Error())
+			}
+		}
+		c.tr = pt
 		go func() {
 			select {
 			case <-p.exited:
@@ -142,7 +150,7 @@ func dialOnce(ctx context.Context, s spec.Server, o dialOptions) (_ *conn, sent 
 			}
 		}()
 	case spec.HTTP:
-		tr, err := newHTTPTransport(s, o.login(s))
+		tr, err := newHTTPTransport(s, o.login(s), o.messageCap())
 		if err != nil {
 			return nil, "", err
 		}
@@ -161,7 +169,8 @@ func dialOnce(ctx context.Context, s spec.Server, o dialOptions) (_ *conn, sent 
 		// notifications come back through the session it registers.
 		c.tr = transport.NewInProcessTransport(srv)
 	case spec.SSE:
-		opts := []transport.ClientOption{transport.WithHeaders(s.Headers), transport.WithSSELogger(quietLogger)}
+		opts := []transport.ClientOption{transport.WithHeaders(s.Headers), transport.WithSSELogger(quietLogger),
+			transport.WithHTTPClient(cappedClient(o.messageCap()))}
 		if l := o.login(s); l != nil {
 			opts = append(opts, transport.WithHeaderFunc(loginHeaders(s.Name, s.PassUpstreamAuth, l)))
 		} else if s.PassUpstreamAuth {

@@ -64,6 +64,16 @@ func runFake(mode string) {
 	case "nameless":
 		// Lists a tool that has no name: malformed upstream output.
 		scriptedServer(`{"tools": [{"description": "who am I"}]}`, false)
+	case "huge":
+		// Answers "huge" with 1 MiB of text, "small" with a word.
+		s := server.NewMCPServer("huge", "1.0", server.WithToolCapabilities(false))
+		s.AddTool(mcp.NewTool("huge"), func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return mcp.NewToolResultText(strings.Repeat("x", 1<<20)), nil
+		})
+		s.AddTool(mcp.NewTool("small"), func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return mcp.NewToolResultText("small"), nil
+		})
+		_ = server.ServeStdio(s)
 	case "spam":
 		for i := 0; i < 3000; i++ {
 			fmt.Fprintf(os.Stderr, "line %d\n", i)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"time"
 
@@ -22,11 +23,20 @@ func (t *streamTransport) readJSONAnswer(c *httpConn, resp *http.Response, key s
 		buf = growTo(buf, int(resp.ContentLength))
 	}
 	b := bytes.NewBuffer(buf)
-	if _, err := b.ReadFrom(resp.Body); err != nil {
+	var from io.Reader = resp.Body
+	if t.maxMessage > 0 {
+		from = io.LimitReader(resp.Body, int64(t.maxMessage)+1)
+	}
+	if _, err := b.ReadFrom(from); err != nil {
 		c.broken = true
 		return nil, fmt.Errorf("reading the answer: %w", err)
 	}
 	body := b.Bytes()
+	if t.maxMessage > 0 && len(body) > t.maxMessage {
+		c.broken = true // the rest of the body is not read
+		c.data = keepSmall(body)
+		return nil, tooLarge(int64(len(body)), t.maxMessage, body)
+	}
 	defer func() { c.data = keepSmall(body) }()
 	var a serverMessage
 	if err := json.Unmarshal(body, &a); err != nil {

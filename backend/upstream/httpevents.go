@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -51,8 +52,13 @@ func (t *streamTransport) readEvents(ctx context.Context, c *httpConn, resp *htt
 	hasID, hasData := false, false
 	var long []byte
 	for {
-		line, err := readLine(c.ev, &long)
+		line, err := readLine(c.ev, &long, t.maxMessage)
 		if err != nil {
+			var big *MessageTooLargeError
+			if errors.As(err, &big) {
+				c.broken = true
+				return nil, err
+			}
 			if err == io.EOF {
 				// An unfinished event at the end is dropped, as the SSE
 				// spec says.
@@ -98,6 +104,10 @@ func (t *streamTransport) readEvents(ctx context.Context, c *httpConn, resp *htt
 		}
 		switch string(field) {
 		case "data":
+			if t.maxMessage > 0 && len(data)+len(value) > t.maxMessage {
+				c.broken = true
+				return nil, tooLarge(int64(len(data)+len(value)), t.maxMessage, data)
+			}
 			if hasData {
 				data = append(data, '\n')
 			}

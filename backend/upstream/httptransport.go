@@ -70,6 +70,8 @@ type streamTransport struct {
 	// login: the server's OAuth login (login.go), nil when there is no
 	// Authorizer.
 	login *loginAuth
+	// maxMessage caps one answer or event from the server (0: none).
+	maxMessage int
 
 	session  atomic.Value // string: Mcp-Session-Id, "" until initialize answers
 	version  atomic.Value // string: Mcp-Protocol-Version, set by the client
@@ -125,7 +127,7 @@ var proxyFor = http.ProxyFromEnvironment
 
 // newHTTPTransport picks the transport for a streamable HTTP upstream:
 // the router's own, or mcp-go's when the URL goes through a proxy.
-func newHTTPTransport(s spec.Server, login *loginAuth) (transport.Interface, error) {
+func newHTTPTransport(s spec.Server, login *loginAuth, maxMessage int) (transport.Interface, error) {
 	u, err := url.Parse(s.URL)
 	if err != nil {
 		return nil, fmt.Errorf("bad URL %q: %w", s.URL, err)
@@ -142,6 +144,7 @@ func newHTTPTransport(s spec.Server, login *loginAuth) (transport.Interface, err
 			// Without it, server-initiated requests sent on the GET stream
 			// (sampling, elicitation) are never seen.
 			transport.WithContinuousListening(),
+			transport.WithHTTPBasicClient(cappedClient(maxMessage)),
 			transport.WithHTTPLogger(quietLogger))...)
 		if err != nil {
 			return nil, fmt.Errorf("bad URL %q: %w", s.URL, err)
@@ -154,6 +157,7 @@ func newHTTPTransport(s spec.Server, login *loginAuth) (transport.Interface, err
 	}
 	t.passAuth = s.PassUpstreamAuth
 	t.server = s.Name
+	t.maxMessage = maxMessage
 	t.login = login
 	return t, nil
 }

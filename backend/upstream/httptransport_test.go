@@ -37,6 +37,8 @@ type fakeMCP struct {
 	gets    atomic.Int32                                         // GETs
 	handle  func(w http.ResponseWriter, msg map[string]any) bool // true: answered
 	get     func(w http.ResponseWriter, r *http.Request)
+	// maxMessage is given to the transports open makes (0: no cap).
+	maxMessage int
 }
 
 func newFakeMCP(t *testing.T, tlsOn bool) *fakeMCP {
@@ -129,6 +131,7 @@ func (f *fakeMCP) open(t *testing.T, headers map[string]string) *streamTransport
 	if err != nil {
 		t.Fatal(err)
 	}
+	tr.maxMessage = f.maxMessage
 	if f.srv.TLS != nil {
 		pool := x509.NewCertPool()
 		pool.AddCert(f.srv.Certificate())
@@ -495,12 +498,12 @@ func TestStreamTransportResumesAStreamEndedBeforeItsAnswer(t *testing.T) {
 func TestHTTPTransportChoice(t *testing.T) {
 	defer func(f func(*http.Request) (*url.URL, error)) { proxyFor = f }(proxyFor)
 	proxyFor = func(*http.Request) (*url.URL, error) { return nil, nil }
-	tr, err := newHTTPTransport(specHTTP("http://127.0.0.1:9/mcp"), nil)
+	tr, err := newHTTPTransport(specHTTP("http://127.0.0.1:9/mcp"), nil, 0)
 	if _, ok := tr.(*streamTransport); !ok || err != nil {
 		t.Fatalf("direct: %T %v", tr, err)
 	}
 	proxyFor = func(*http.Request) (*url.URL, error) { return url.Parse("http://proxy:3128") }
-	tr, err = newHTTPTransport(specHTTP("https://example.com/mcp"), nil)
+	tr, err = newHTTPTransport(specHTTP("https://example.com/mcp"), nil, 0)
 	if _, ok := tr.(*transport.StreamableHTTP); !ok || err != nil {
 		t.Fatalf("through a proxy: %T %v, want mcp-go's transport", tr, err)
 	}

@@ -254,6 +254,7 @@ func (inst *instance) start(ctx context.Context) {
 		builtins:   m.svc.opts.Builtins,
 		authorizer: m.svc.opts.Authorizer,
 		secrets:    m.svc.opts.Secrets,
+		maxMessage: m.svc.opts.maxMessage(),
 		onNotification: func(n mcp.JSONRPCNotification) {
 			// The catalog connection follows the lists; the rest
 			// (progress, log messages) carries router-unique tokens.

@@ -22,6 +22,10 @@ import (
 type pipeTransport struct {
 	r *bufio.Reader
 	w io.Writer
+	// max caps one line from the server (0: none); onDropped hears of a
+	// line dropped for it.
+	max       int
+	onDropped func(error)
 
 	wmu sync.Mutex // one line at a time on stdin
 
@@ -196,13 +200,39 @@ func (p *pipeTransport) read() {
 	var long []byte
 	for {
 		// The line is only read here: dispatch copies what it keeps.
-		line, err := readLine(p.r, &long)
+		line, err := readLine(p.r, &long, p.max)
+		var big *MessageTooLargeError
+		if errors.As(err, &big) {
+			p.refuse(big)
+			continue
+		}
 		if len(bytes.TrimSpace(line)) > 0 {
 			p.dispatch(line)
 		}
 		if err != nil {
 			return
 		}
+	}
+}
+
+// refuse answers the request an over-long answer was for (found by the id
+// at its start) with the cap's error, rather than let it wait for its
+// timeout; a message whose id is not found is only reported.
+func (p *pipeTransport) refuse(big *MessageTooLargeError) {
+	if p.onDropped != nil {
+		p.onDropped(big)
+	}
+	id, ok := idOfPrefix(big.Prefix)
+	if !ok {
+		return
+	}
+	p.mu.Lock()
+	w, ok := p.pending[string(id)]
+	delete(p.pending, string(id))
+	p.mu.Unlock()
+	if ok {
+		w.ch <- &transport.JSONRPCResponse{JSONRPC: mcp.JSONRPC_VERSION, ID: w.id,
+			Error: &mcp.JSONRPCErrorDetails{Code: mcp.INTERNAL_ERROR, Message: big.Error()}}
 	}
 }
 

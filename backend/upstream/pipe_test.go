@@ -21,9 +21,16 @@ type pipePeer struct {
 
 func newPipePair(t *testing.T) (*pipeTransport, *pipePeer) {
 	t.Helper()
+	return newPipePairWith(t, func(*pipeTransport) {})
+}
+
+// newPipePairWith lets set change the transport's fields before it starts.
+func newPipePairWith(t *testing.T, set func(*pipeTransport)) (*pipeTransport, *pipePeer) {
+	t.Helper()
 	toServerR, toServerW := io.Pipe()
 	toClientR, toClientW := io.Pipe()
 	p := newPipeTransport(toClientR, toServerW)
+	set(p)
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(func() { cancel(); toClientW.Close(); toServerR.Close(); p.Close() })
 	if err := p.Start(ctx); err != nil {

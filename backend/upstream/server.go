@@ -255,6 +255,7 @@ func (m *managed) connect(ctx context.Context) (*conn, Catalog, error) {
 		secrets:        m.svc.opts.Secrets,
 		onNotification: func(n mcp.JSONRPCNotification) { m.onNotification(n) },
 		self:           m.svc.opts.identity(),
+		maxMessage:     m.svc.opts.maxMessage(),
 	})
 	if err != nil {
 		return nil, Catalog{}, err

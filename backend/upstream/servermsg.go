@@ -1,7 +1,6 @@
 package upstream
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -117,19 +116,4 @@ func answerRequest(ctx context.Context, h transport.RequestHandler, req transpor
 		return nil
 	}
 	return b
-}
-
-// readLine reads one line from r, however long: a line longer than r's
-// buffer is gathered in *long. The line is valid until the next read.
-func readLine(r *bufio.Reader, long *[]byte) ([]byte, error) {
-	line, err := r.ReadSlice('\n')
-	if !errors.Is(err, bufio.ErrBufferFull) {
-		return line, err
-	}
-	*long = append((*long)[:0], line...)
-	for errors.Is(err, bufio.ErrBufferFull) {
-		line, err = r.ReadSlice('\n')
-		*long = append(*long, line...)
-	}
-	return *long, err
 }

@@ -55,6 +55,9 @@ type Options struct {
 	// timeout (TimeoutSeconds 0); read at every request, so a changed
 	// setting applies to the next one. Default: spec.DefaultTimeoutSeconds.
 	DefaultTimeout func() time.Duration
+	// MaxMessage caps one message from a server, in bytes; read when a
+	// connection is made. Default DefaultMaxMessage.
+	MaxMessage func() int
 	// Builtins are the servers built into the router (spec.Builtin), by
 	// name: each connection to one is an in-process transport to its
 	// mcp-go server.
