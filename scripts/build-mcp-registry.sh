@@ -10,7 +10,7 @@
 # happens in a throwaway module holding that replace, so nothing of the
 # registry enters this project's go.mod.
 set -euo pipefail
-out=${1:?usage: build-mcp-registry.sh OUT}
+out=$(realpath -m "${1:?usage: build-mcp-registry.sh OUT}") # absolute: the build runs elsewhere
 version=${MCP_REGISTRY_VERSION:-v1.8.9}
 huma=${MCP_REGISTRY_HUMA:-v2.37.2}
 dir=$(mktemp -d)
