@@ -30,6 +30,8 @@ export const catalogEn = {
   catalogInstalled: (server: string) => `Installed as ${server}. It is on the Servers page.`,
   catalogLatest: 'latest',
   catalogClose: 'Close',
+  catalogUpdates: 'Newer versions in the registry',
+  catalogUpdate: (server: string, installed: string, latest: string) => `${server}: ${installed} installed, ${latest} available`,
 };
 
 export const catalogJa: typeof catalogEn = {
@@ -63,4 +65,6 @@ export const catalogJa: typeof catalogEn = {
   catalogInstalled: (server: string) => `${server} としてインストールしました。サーバーページにあります。`,
   catalogLatest: '最新',
   catalogClose: '閉じる',
+  catalogUpdates: 'レジストリにある新しいバージョン',
+  catalogUpdate: (server: string, installed: string, latest: string) => `${server}: ${installed} をインストール済み、${latest} があります`,
 };

@@ -84,6 +84,17 @@ describe('CatalogPage', () => {
     expect(within(dialog).getByTestId('catalog-field-WEATHER_API_KEY')).toHaveValue('k-1');
   });
 
+  it('lists installed servers whose registry has a newer version', async () => {
+    const { api } = fakeApi([]);
+    api.outdatedServers.mockResolvedValue([
+      { server: 'weather', source: { registry: 'https://r.example', name: 'io.github.example/weather', version: '1.0.0' }, latest: '1.2.0', outdated: true, error: '' },
+      { server: 'alpha', source: { registry: 'https://r.example', name: 'io.github.example/alpha', version: '2.0.0' }, latest: '2.0.0', outdated: false, error: '' },
+    ]);
+    renderWithApi(<CatalogPage />, api);
+    expect(await screen.findByTestId('catalog-outdated-weather')).toHaveTextContent('weather: 1.0.0 installed, 1.2.0 available');
+    expect(screen.queryByTestId('catalog-outdated-alpha')).not.toBeInTheDocument();
+  });
+
   it("says when the registry cannot be asked, with the router's message", async () => {
     const { api } = fakeApi([]);
     api.registrySearch.mockRejectedValueOnce(new Error('bad answer from the registry: the answer to GET /v0/servers is larger than 4096 KB (the registryMaxKB setting'));

@@ -1,5 +1,5 @@
 import { useEffect, useState, type FormEvent } from 'react';
-import { toApiError, type RegistryAnswers, type RegistryEntry, type RegistryEntryView, type RegistryField, type RegistryTargetView } from '../api';
+import { toApiError, type RegistryAnswers, type RegistryCheck, type RegistryEntry, type RegistryEntryView, type RegistryField, type RegistryTargetView } from '../api';
 import { Dialog, LoadError } from '../components/Dialog';
 import { useMessages } from '../i18n';
 import { useCatalog, useServers } from '../stores';
@@ -96,7 +96,45 @@ export default function CatalogPage() {
         </div>
       </div>
       {selected && <EntryDetail key={`${selected.name}@${selected.version}`} name={selected.name} version={selected.version} />}
+      <Outdated />
     </section>
+  );
+}
+
+/** The installed servers whose registry has a newer version (servers outdated). */
+function Outdated() {
+  const t = useMessages();
+  const outdated = useCatalog((s) => s.outdated);
+  const [checks, setChecks] = useState<RegistryCheck[] | null>(null);
+  useEffect(() => {
+    let live = true;
+    outdated().then(
+      (c) => live && setChecks(c),
+      () => live && setChecks([]),
+    );
+    return () => {
+      live = false;
+    };
+  }, [outdated]);
+  const newer = (checks ?? []).filter((c) => c.outdated);
+  const failed = (checks ?? []).filter((c) => c.error);
+  if (newer.length === 0 && failed.length === 0) return null;
+  return (
+    <div className="card" data-testid="catalog-outdated">
+      <h2>{t.catalogUpdates}</h2>
+      <ul>
+        {newer.map((c) => (
+          <li key={c.server} data-testid={`catalog-outdated-${c.server}`}>
+            {t.catalogUpdate(c.server, c.source.version, c.latest)} <span className="muted">{c.source.name}</span>
+          </li>
+        ))}
+        {failed.map((c) => (
+          <li key={c.server} className="muted">
+            {c.server}: {c.error}
+          </li>
+        ))}
+      </ul>
+    </div>
   );
 }
 

@@ -1,5 +1,5 @@
 import { createStore, type StoreApi } from 'zustand/vanilla';
-import { toApiError, type Api, type RegistryAnswers, type RegistryEntryView, type RegistryPage, type RegistryTarget, type ServerView } from '../api';
+import { toApiError, type Api, type RegistryAnswers, type RegistryCheck, type RegistryEntryView, type RegistryPage, type RegistryTarget, type ServerView } from '../api';
 import type { LoadStatus } from './servers';
 
 /** Servers per page of the Catalog. */
@@ -20,11 +20,13 @@ export interface CatalogState {
   show(name: string, version: string): Promise<RegistryEntryView>;
   /** Installs a target; throws to the dialog, which keeps what was typed. */
   install(name: string, version: string, target: RegistryTarget, serverName: string, answers: RegistryAnswers): Promise<ServerView>;
+  /** Each server installed from a registry, with that registry's latest version; throws to the caller. */
+  outdated(): Promise<RegistryCheck[]>;
 }
 
 export type CatalogStore = StoreApi<CatalogState>;
 
-export function createCatalogStore(api: Pick<Api, 'registrySearch' | 'registryShow' | 'registryInstall'>): CatalogStore {
+export function createCatalogStore(api: Pick<Api, 'registrySearch' | 'registryShow' | 'registryInstall' | 'outdatedServers'>): CatalogStore {
   return createStore<CatalogState>()((set, get) => {
     async function load(query: string, cursors: string[]) {
       set({ status: 'loading', query });
@@ -54,6 +56,7 @@ export function createCatalogStore(api: Pick<Api, 'registrySearch' | 'registrySh
       },
       show: (name, version) => api.registryShow(name, version),
       install: (name, version, target, serverName, answers) => api.registryInstall(name, version, target, serverName, answers),
+      outdated: () => api.outdatedServers(),
     };
   });
 }
