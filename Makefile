@@ -103,12 +103,16 @@ $(ACTIONLINT):
 # ---- end dist -----------------------------------------------------------------
 
 # Real MCP peers the integration tests talk to.
-test-deps: test/peers/node_modules/.package-lock.json $(TOOLS)/everything-server
+test-deps: test/peers/node_modules/.package-lock.json $(TOOLS)/everything-server $(TOOLS)/mcp-registry
 test/peers/node_modules/.package-lock.json: test/peers/package-lock.json
 	cd test/peers && npm ci --no-audit --no-fund
 	@touch $@
 $(TOOLS)/everything-server:
 	GOBIN=$(TOOLS) go install github.com/modelcontextprotocol/go-sdk/conformance/everything-server@$(GOSDK_VERSION)
+# The MCP Registry service, run against a throwaway PostgreSQL cluster by the
+# registry tests (docs/registry.md).
+$(TOOLS)/mcp-registry: scripts/build-mcp-registry.sh
+	scripts/build-mcp-registry.sh $@
 
 # Windows (docs/install.md): everything but the Linux-only bench vets there
 # too, and the upstream tests, with their Windows-only ones, compile; they

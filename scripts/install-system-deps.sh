@@ -18,7 +18,8 @@ PACKAGES=(build-essential pkg-config libgtk-3-dev
   dbus-daemon x11-utils libglib2.0-bin curl # the tray tests: a private session bus, xwininfo, gdbus
   fonts-noto-cjk # Japanese in the window and the UI screenshots (without it: empty boxes)
   nsis osslsigncode # make dist: the Windows installer and its signature
-  rpm) # make test-dist: installs the .rpm into a root of its own
+  rpm # make test-dist: installs the .rpm into a root of its own
+  postgresql) # the registry tests: a throwaway cluster for the real MCP Registry service
 
 installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
 

@@ -161,7 +161,8 @@ func (e *env) rootCommand() *cobra.Command {
 		e.tokensCommand(), e.settingsCommand(), e.snippetCommand(), e.logsCommand(),
 		e.serveCommand(), e.stdioCommand(), e.connectCommand(),
 		e.hooksCommand(), e.stategateCommand(), e.policyCommand(), e.auditCommand(), e.profilesCommand(), e.toolsCommand(), e.importCommand())
-	root.AddCommand(e.chatCommand()) // cmd_chat.go
+	root.AddCommand(e.chatCommand())     // cmd_chat.go
+	root.AddCommand(e.registryCommand()) // cmd_registry.go
 	return root
 }
 

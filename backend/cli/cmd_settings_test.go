@@ -50,7 +50,8 @@ func TestSettingsGetSetList(t *testing.T) {
 		"tasksPerCredential": "64", "tasksTotal": "1024", "taskMaxAgeSeconds": "3600",
 		"upstreamMaxMessageMB":  "32",
 		"perClientMaxInstances": "16", "perClientIdleSeconds": "600",
-		"catalogMaxItems": "2000", "catalogMaxKB": "8192", "toolChanges": "notify"}
+		"catalogMaxItems": "2000", "catalogMaxKB": "8192", "toolChanges": "notify",
+		"registryURL": "https://registry.modelcontextprotocol.io", "registryMaxKB": "4096"}
 	if got := settingsJSON(t, dir); !reflect.DeepEqual(got, want) {
 		t.Fatalf("defaults %v", got)
 	}
@@ -114,7 +115,7 @@ func TestSettingsBadInput(t *testing.T) {
 		want string
 		code int
 	}{
-		{"unknown key set", []string{"settings", "set", "colour", "blue"}, `unknown setting "colour" (known settings: approvalTimeoutSeconds, auth, bundleMaxMB, catalogMaxItems, catalogMaxKB, chatEnvProvider, chatMaxToolRounds, chatToolTimeout, chatTools, checkForUpdates, closeToTray, hookMemoryMB, hookTimeout, language, lazyIdleSeconds, listen, oauthAudience, oauthIssuers, perClientIdleSeconds, perClientMaxInstances, port, publicURL, retention, separator, sessionIdleTimeout, sessionsPerCredential, sessionsTotal, startAtLogin, stategateGuardTimeoutMs, stategateMaxArtifactMB, stategateMaxContextKB, stategateMaxPayloadKB, stategateMaxRunArtifactsMB, taskMaxAgeSeconds, tasksPerCredential, tasksTotal, theme, timeout, toolChanges, upstreamMaxMessageMB)`, ExitError},
+		{"unknown key set", []string{"settings", "set", "colour", "blue"}, `unknown setting "colour" (known settings: approvalTimeoutSeconds, auth, bundleMaxMB, catalogMaxItems, catalogMaxKB, chatEnvProvider, chatMaxToolRounds, chatToolTimeout, chatTools, checkForUpdates, closeToTray, hookMemoryMB, hookTimeout, language, lazyIdleSeconds, listen, oauthAudience, oauthIssuers, perClientIdleSeconds, perClientMaxInstances, port, publicURL, registryMaxKB, registryURL, retention, separator, sessionIdleTimeout, sessionsPerCredential, sessionsTotal, startAtLogin, stategateGuardTimeoutMs, stategateMaxArtifactMB, stategateMaxContextKB, stategateMaxPayloadKB, stategateMaxRunArtifactsMB, taskMaxAgeSeconds, tasksPerCredential, tasksTotal, theme, timeout, toolChanges, upstreamMaxMessageMB)`, ExitError},
 		{"unknown key get", []string{"settings", "get", "colour"}, `unknown setting "colour"`, ExitError},
 		{"unknown key reset", []string{"settings", "reset", "colour"}, `unknown setting "colour"`, ExitError},
 		{"port zero", []string{"settings", "set", "port", "0"}, `bad value "0" for port: want a whole number from 1 to 65535`, ExitError},

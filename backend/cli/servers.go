@@ -33,6 +33,7 @@ func (e *env) serversCommand() *cobra.Command {
 	cmd.AddCommand(e.serversChat())                     // servers_chat.go
 	cmd.AddCommand(e.serversExport())                   // servers_export.go
 	cmd.AddCommand(e.serversLogin(), e.serversLogout()) // servers_login.go
+	cmd.AddCommand(e.serversOutdated())                 // servers_outdated.go
 	return cmd
 }
 
@@ -396,6 +397,9 @@ func printServer(w io.Writer, r store.Server) {
 	}
 	if r.ToolChanges != "" {
 		fmt.Fprintf(tw, "Tool changes:\t%s (its own; others follow the toolChanges setting)\n", r.ToolChanges)
+	}
+	if !r.Source.IsZero() {
+		fmt.Fprintf(tw, "Installed from:\t%s@%s (%s; see servers outdated)\n", r.Source.Name, r.Source.Version, r.Source.Registry)
 	}
 	fmt.Fprintf(tw, "Added:\t%s\n", r.CreatedAt.Local().Format("2006-01-02 15:04:05"))
 	if !r.Gate.IsZero() {

@@ -45,7 +45,8 @@ func TestDefaults(t *testing.T) {
 		"tasksPerCredential": "64", "tasksTotal": "1024", "taskMaxAgeSeconds": "3600",
 		"upstreamMaxMessageMB":  "32",
 		"perClientMaxInstances": "16", "perClientIdleSeconds": "600",
-		"catalogMaxItems": "2000", "catalogMaxKB": "8192", "toolChanges": "notify"}
+		"catalogMaxItems": "2000", "catalogMaxKB": "8192", "toolChanges": "notify",
+		"registryURL": "https://registry.modelcontextprotocol.io", "registryMaxKB": "4096"}
 	if !reflect.DeepEqual(all, want) {
 		t.Errorf("All = %v, want %v", all, want)
 	}
@@ -67,7 +68,7 @@ func TestDefaults(t *testing.T) {
 	if s.HookTimeout(ctx) != 5*time.Second || s.HookMemoryMB(ctx) != 64 {
 		t.Errorf("hook defaults wrong: hookTimeout %v hookMemoryMB %d", s.HookTimeout(ctx), s.HookMemoryMB(ctx))
 	}
-	if !reflect.DeepEqual(Keys(), []string{"approvalTimeoutSeconds", "auth", "bundleMaxMB", "catalogMaxItems", "catalogMaxKB", "chatEnvProvider", "chatMaxToolRounds", "chatToolTimeout", "chatTools", "checkForUpdates", "closeToTray", "hookMemoryMB", "hookTimeout", "language", "lazyIdleSeconds", "listen", "oauthAudience", "oauthIssuers", "perClientIdleSeconds", "perClientMaxInstances", "port", "publicURL", "retention", "separator", "sessionIdleTimeout", "sessionsPerCredential", "sessionsTotal", "startAtLogin", "stategateGuardTimeoutMs", "stategateMaxArtifactMB", "stategateMaxContextKB", "stategateMaxPayloadKB", "stategateMaxRunArtifactsMB", "taskMaxAgeSeconds", "tasksPerCredential", "tasksTotal", "theme", "timeout", "toolChanges", "upstreamMaxMessageMB"}) {
+	if !reflect.DeepEqual(Keys(), []string{"approvalTimeoutSeconds", "auth", "bundleMaxMB", "catalogMaxItems", "catalogMaxKB", "chatEnvProvider", "chatMaxToolRounds", "chatToolTimeout", "chatTools", "checkForUpdates", "closeToTray", "hookMemoryMB", "hookTimeout", "language", "lazyIdleSeconds", "listen", "oauthAudience", "oauthIssuers", "perClientIdleSeconds", "perClientMaxInstances", "port", "publicURL", "registryMaxKB", "registryURL", "retention", "separator", "sessionIdleTimeout", "sessionsPerCredential", "sessionsTotal", "startAtLogin", "stategateGuardTimeoutMs", "stategateMaxArtifactMB", "stategateMaxContextKB", "stategateMaxPayloadKB", "stategateMaxRunArtifactsMB", "taskMaxAgeSeconds", "tasksPerCredential", "tasksTotal", "theme", "timeout", "toolChanges", "upstreamMaxMessageMB"}) {
 		t.Errorf("Keys = %v", Keys())
 	}
 	if set, _ := s.IsSet(ctx, KeyPort); set {
@@ -223,7 +224,7 @@ func TestUnknownKey(t *testing.T) {
 		func() error { _, err := s.Get(ctx, "colour"); return err }(),
 		func() error { _, err := Validate("colour", "x"); return err }(),
 	} {
-		if !errors.Is(err, ErrUnknownKey) || !strings.Contains(err.Error(), "auth, bundleMaxMB, catalogMaxItems, catalogMaxKB, chatEnvProvider, chatMaxToolRounds, chatToolTimeout, chatTools, checkForUpdates, closeToTray, hookMemoryMB, hookTimeout, language, lazyIdleSeconds, listen, oauthAudience, oauthIssuers, perClientIdleSeconds, perClientMaxInstances, port, publicURL, retention, separator, sessionIdleTimeout, sessionsPerCredential, sessionsTotal, startAtLogin, stategateGuardTimeoutMs, stategateMaxArtifactMB, stategateMaxContextKB, stategateMaxPayloadKB, stategateMaxRunArtifactsMB, taskMaxAgeSeconds, tasksPerCredential, tasksTotal, theme, timeout, toolChanges, upstreamMaxMessageMB") {
+		if !errors.Is(err, ErrUnknownKey) || !strings.Contains(err.Error(), "auth, bundleMaxMB, catalogMaxItems, catalogMaxKB, chatEnvProvider, chatMaxToolRounds, chatToolTimeout, chatTools, checkForUpdates, closeToTray, hookMemoryMB, hookTimeout, language, lazyIdleSeconds, listen, oauthAudience, oauthIssuers, perClientIdleSeconds, perClientMaxInstances, port, publicURL, registryMaxKB, registryURL, retention, separator, sessionIdleTimeout, sessionsPerCredential, sessionsTotal, startAtLogin, stategateGuardTimeoutMs, stategateMaxArtifactMB, stategateMaxContextKB, stategateMaxPayloadKB, stategateMaxRunArtifactsMB, taskMaxAgeSeconds, tasksPerCredential, tasksTotal, theme, timeout, toolChanges, upstreamMaxMessageMB") {
 			t.Errorf("error %v does not list the known keys", err)
 		}
 	}

@@ -110,6 +110,9 @@ type Server struct {
 	// Bundle: the .mcpb bundle the server was installed from (bundle.go);
 	// nil for a server added any other way.
 	Bundle *Bundle `json:"bundle,omitempty" gorm:"serializer:json"`
+	// Source: the MCP Registry entry the server was installed from
+	// (source.go); zero when it was added by hand.
+	Source Source `json:"source,omitzero" gorm:"embedded;embeddedPrefix:source_"`
 }
 
 // ToolChangeMode says what happens when an upstream changes a tool after
@@ -226,6 +229,9 @@ func (s Server) Validate() error {
 		return bad("server %q: %v", s.Name, err)
 	}
 	if err := s.Gate.validate(); err != nil {
+		return bad("server %q: %v", s.Name, err)
+	}
+	if err := s.Source.validate(); err != nil {
 		return bad("server %q: %v", s.Name, err)
 	}
 	if err := s.Chat.validate(); err != nil {

@@ -49,6 +49,9 @@ var migrations = []*gormigrate.Migration{
 	{ID: "1400_server_protocol", Migrate: migrateServerProtocol},
 	// A server's start mode, eager or lazy (issue 27); numbered apart (1500).
 	{ID: "1500_server_start", Migrate: migrateServerStart},
+	// Where a server was installed from: an MCP Registry entry (issue 28,
+	// item 2); numbered apart (1600).
+	{ID: "1600_server_source", Migrate: migrateServerSource},
 	// The .mcpb bundle a server came from (issue 28); numbered apart (1700).
 	{ID: "1700_server_bundle", Migrate: migrateServerBundle},
 }

@@ -16,6 +16,7 @@ const LogsPage = lazy(() => import('./pages/LogsPage'));
 const ProcessesPage = lazy(() => import('./pages/ProcessesPage'));
 const ConnectPage = lazy(() => import('./pages/ConnectPage'));
 const ProfilesPage = lazy(() => import('./pages/ProfilesPage'));
+const CatalogPage = lazy(() => import('./pages/CatalogPage'));
 const SettingsPage = lazy(() => import('./pages/SettingsPage'));
 
 function pageFromHash(): Page {
@@ -109,6 +110,7 @@ export function App({ footer }: { footer?: ReactNode }) {
           {page === 'logs' && <LogsPage />}
           {page === 'connect' && <ConnectPage />}
           {page === 'profiles' && <ProfilesPage />}
+          {page === 'catalog' && <CatalogPage />}
           {page === 'settings' && <SettingsPage />}
         </Suspense>
       </AppShell>

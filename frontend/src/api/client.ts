@@ -38,6 +38,7 @@ import { createAboutApi } from './about';
 import { createProfilesApi } from './profiles';
 import { createElectronImportApi } from './electron';
 import { createBundlesApi } from './bundles';
+import { createRegistryApi } from './registry';
 import { createApprovalsApi } from './approvals';
 import { createChatApi } from './chat';
 import type { ApiTransport } from './transport';
@@ -80,6 +81,7 @@ export function createApi(t: ApiTransport): Api {
     ...createElectronImportApi(call), // electron.ts
     ...createBundlesApi(call), // bundles.ts
     installBundle: (id, name, config) => call('InstallBundle', [id, name, config], toServerView),
+    ...createRegistryApi(call, toServerView), // registry.ts
     listServers: () => call('ListServers', [], (r) => list(r, toServerView, 'servers')),
     getServer: (name) => call('GetServer', [name], toServerConfig),
     addServer: (cfg) => call('AddServer', [cfg], toServerView),

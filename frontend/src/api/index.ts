@@ -10,3 +10,4 @@ export * from './about';
 export * from './profiles';
 export * from './electron';
 export * from './bundles';
+export * from './registry';

@@ -6,6 +6,7 @@ import type { ApprovalsApi } from './approvals';
 import type { ProfilesApi } from './profiles';
 import type { ElectronImportApi } from './electron';
 import type { BundleInfo, BundlesApi } from './bundles';
+import type { RegistryApi } from './registry';
 import { ApiError, type Unsubscribe } from './base';
 import type { ChatApi } from './chat';
 
@@ -577,7 +578,7 @@ export interface StateGateStatus {
 }
 
 /** Everything the UI may ask of the Go side. Stores receive one of these. */
-export interface Api extends ChatApi, ApprovalsApi, AboutApi, ProfilesApi, ElectronImportApi, BundlesApi {
+export interface Api extends ChatApi, ApprovalsApi, AboutApi, ProfilesApi, ElectronImportApi, BundlesApi, RegistryApi<ServerView> {
   /** Installs a bundle upload as server `name` ('' : the bundle's own); config: user_config key → values (empty ones are left out: defaults apply). */
   installBundle(id: string, name: string, config: Record<string, string[]>): Promise<ServerView>;
   // Servers

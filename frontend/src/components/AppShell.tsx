@@ -3,7 +3,7 @@ import { useMessages } from '../i18n';
 import { Logo } from './Logo';
 import './AppShell.css';
 
-export const PAGES = ['servers', 'tools', 'chat', 'hooks', 'policy', 'processes', 'logs', 'connect', 'profiles', 'settings'] as const;
+export const PAGES = ['servers', 'tools', 'chat', 'hooks', 'policy', 'processes', 'logs', 'connect', 'profiles', 'catalog', 'settings'] as const;
 export type Page = (typeof PAGES)[number];
 
 /** Sidebar plus the active page. */
@@ -19,6 +19,7 @@ export function AppShell({ page, children, footer }: { page: Page; children: Rea
     logs: t.navLogs,
     connect: t.navConnect,
     profiles: t.navProfiles,
+    catalog: t.navCatalog,
     settings: t.navSettings,
   };
   return (

@@ -5,6 +5,7 @@ import { secretsEn, secretsJa } from './secrets';
 import { profilesEn, profilesJa } from './profiles';
 import { electronEn, electronJa } from './electron';
 import { bundlesEn, bundlesJa } from './bundles';
+import { catalogEn, catalogJa } from './catalog';
 
 // Every string the UI shows. `ja` must provide every key `en` has; the
 // compiler checks that through the Messages type, and messages.test.ts checks
@@ -16,6 +17,7 @@ export const en = {
   ...profilesEn, // profiles.ts
   ...electronEn, // electron.ts
   ...bundlesEn, // bundles.ts
+  ...catalogEn, // catalog.ts
   appName: 'MCP Router',
   navLabel: 'Main',
   navServers: 'Servers',
@@ -550,6 +552,7 @@ export const ja: Messages = {
   ...profilesJa, // profiles.ts
   ...electronJa, // electron.ts
   ...bundlesJa, // bundles.ts
+  ...catalogJa, // catalog.ts
   appName: 'MCP Router',
   navLabel: 'メイン',
   navServers: 'サーバー',

@@ -4,6 +4,7 @@ import type { Api } from '../api';
 import { createAboutStore, type AboutState, type AboutStore } from './about';
 import { createAppStore, type AppState, type AppStore } from './app';
 import { createApprovalsStore, type ApprovalsState, type ApprovalsStore } from './approvals';
+import { createCatalogStore, type CatalogState, type CatalogStore } from './catalog';
 import { createChatStore, type ChatState, type ChatStore } from './chat';
 import { createHooksStore, type HooksState, type HooksStore } from './hooks';
 import { createLogsStore, type LogsState, type LogsStore } from './logs';
@@ -31,6 +32,7 @@ export interface Stores {
   approvals: ApprovalsStore;
   about: AboutStore;
   profiles: ProfilesStore;
+  catalog: CatalogStore;
 }
 
 export function createStores(api: Api): Stores {
@@ -48,6 +50,7 @@ export function createStores(api: Api): Stores {
     approvals: createApprovalsStore(api),
     about: createAboutStore(api),
     profiles: createProfilesStore(api),
+    catalog: createCatalogStore(api),
   };
 }
 
@@ -75,4 +78,5 @@ export const useSettings = <T,>(select: (s: SettingsState) => T): T => useStore(
 export const usePolicy = <T,>(select: (s: PolicyState) => T): T => useStore(useStores().policy, select);
 export const useAbout = <T,>(select: (s: AboutState) => T): T => useStore(useStores().about, select);
 export const useProcesses = <T,>(select: (s: ProcessesState) => T): T => useStore(useStores().processes, select);
+export const useCatalog = <T,>(select: (s: CatalogState) => T): T => useStore(useStores().catalog, select);
 export const useProfiles = <T,>(select: (s: ProfilesState) => T): T => useStore(useStores().profiles, select);

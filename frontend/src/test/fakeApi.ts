@@ -5,6 +5,8 @@ import type {
   BundlePreview,
   ProfileView,
   PendingApproval,
+  RegistryEntry,
+  RegistryEntryView,
   AggregatedTool,
   Api,
   AppSettings,
@@ -19,6 +21,43 @@ import type {
   ElectronPlan,
   ElectronSourceKind,
 } from '../api';
+
+/** A registry entry as RegistrySearch lists it. */
+export function registryEntry(name: string, over: Partial<RegistryEntry['server']> = {}): RegistryEntry {
+  return {
+    server: { name, title: '', description: `the ${name} server`, version: '1.0.0', websiteUrl: '', repositoryUrl: '', packages: [], remotes: [], ...over },
+    status: 'active',
+    isLatest: true,
+  };
+}
+
+/** The fake registry's weather entry: an npm package asking a secret env and an argument, and an mcpb it cannot install. */
+export function weatherView(): RegistryEntryView {
+  return {
+    entry: registryEntry('io.github.example/weather', {
+      packages: [
+        { registryType: 'npm', identifier: '@example/weather', version: '1.0.0', runtimeHint: 'npx', transport: 'stdio' },
+        { registryType: 'mcpb', identifier: 'https://example.com/weather.mcpb', version: '1.0.0', runtimeHint: '', transport: 'stdio' },
+      ],
+      remotes: [{ type: 'streamable-http', url: 'https://weather.example.com/mcp' }],
+    }),
+    defaultName: 'weather',
+    targets: [
+      {
+        target: { kind: 'package', index: 1 },
+        label: 'npm @example/weather 1.0.0',
+        installable: true,
+        reason: '',
+        fields: [
+          { kind: 'env', key: 'WEATHER_API_KEY', description: 'the API key', required: true, secret: true, default: '', choices: [], format: '' },
+          { kind: 'arg', key: 'units', description: '', required: false, secret: false, default: 'metric', choices: ['metric', 'imperial'], format: '' },
+        ],
+      },
+      { target: { kind: 'package', index: 2 }, label: 'mcpb https://example.com/weather.mcpb 1.0.0', installable: false, reason: 'mcpb packages are not run by the router (npm, pypi and oci are)', fields: [] },
+      { target: { kind: 'remote', index: 1 }, label: 'streamable-http https://weather.example.com/mcp', installable: true, reason: '', fields: [] },
+    ],
+  };
+}
 
 /** A check finding v0.4.0 while v0.3.2 runs (backend/update/testdata/latest.json). */
 export function updateCheck(over: Partial<UpdateCheck> = {}): UpdateCheck {
@@ -346,6 +385,24 @@ export function fakeApi(initial: ServerView[] = []) {
     discardBundleUpload: vi.fn<Api['discardBundleUpload']>(async (id) => {
       uploads.delete(id);
     }),
+    // The MCP Registry: three servers, paged by index; weather has a detail.
+    registrySearch: vi.fn<Api['registrySearch']>(async (query, cursor, limit) => {
+      const all = ['io.github.example/alpha', 'io.github.example/beta', 'io.github.example/weather']
+        .filter((n) => n.includes(query))
+        .map((n) => registryEntry(n));
+      const from = cursor ? Number(cursor) : 0;
+      const to = from + (limit || 30);
+      return { servers: all.slice(from, to), nextCursor: to < all.length ? String(to) : '' };
+    }),
+    registryShow: vi.fn<Api['registryShow']>(async (name) => {
+      if (name !== 'io.github.example/weather') return { entry: registryEntry(name), defaultName: name.split('/')[1] ?? name, targets: [] };
+      return weatherView();
+    }),
+    registryInstall: vi.fn<Api['registryInstall']>(async (_name, _version, target, serverName, answers) => {
+      if (target.kind === 'package' && !answers.env.WEATHER_API_KEY) throw new Error('required values missing: --env WEATHER_API_KEY=… (secret)');
+      return server(serverName || 'weather', { state: 'starting' });
+    }),
+    outdatedServers: vi.fn<Api['outdatedServers']>(async () => []),
 
     // Settings → About: checks are off until setCheckForUpdates(true).
     about: vi.fn<Api['about']>(async () => about),

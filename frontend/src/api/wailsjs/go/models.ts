@@ -930,6 +930,79 @@ export namespace appapi {
 	        this.path = source["path"];
 	    }
 	}
+	export class RegistryTargetView {
+	    target: registry.Target;
+	    label: string;
+	    installable: boolean;
+	    reason?: string;
+	    fields: registry.Field[];
+	
+	    static createFrom(source: any = {}) {
+	        return new RegistryTargetView(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.target = this.convertValues(source["target"], registry.Target);
+	        this.label = source["label"];
+	        this.installable = source["installable"];
+	        this.reason = source["reason"];
+	        this.fields = this.convertValues(source["fields"], registry.Field);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class RegistryEntryView {
+	    entry: registry.Entry;
+	    targets: RegistryTargetView[];
+	    defaultName: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new RegistryEntryView(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.entry = this.convertValues(source["entry"], registry.Entry);
+	        this.targets = this.convertValues(source["targets"], RegistryTargetView);
+	        this.defaultName = source["defaultName"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	
 	export class ScriptProblem {
 	    line: number;
 	    column: number;
@@ -1821,6 +1894,566 @@ export namespace policy {
 
 }
 
+export namespace registry {
+	
+	export class Answers {
+	    args?: Record<string, string>;
+	    env?: Record<string, string>;
+	    headers?: Record<string, string>;
+	
+	    static createFrom(source: any = {}) {
+	        return new Answers(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.args = source["args"];
+	        this.env = source["env"];
+	        this.headers = source["headers"];
+	    }
+	}
+	export class Input {
+	    description?: string;
+	    isRequired?: boolean;
+	    format?: string;
+	    value?: string;
+	    isSecret?: boolean;
+	    default?: string;
+	    placeholder?: string;
+	    choices?: string[];
+	    variables?: Record<string, Input>;
+	
+	    static createFrom(source: any = {}) {
+	        return new Input(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.description = source["description"];
+	        this.isRequired = source["isRequired"];
+	        this.format = source["format"];
+	        this.value = source["value"];
+	        this.isSecret = source["isSecret"];
+	        this.default = source["default"];
+	        this.placeholder = source["placeholder"];
+	        this.choices = source["choices"];
+	        this.variables = this.convertValues(source["variables"], Input, true);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class Argument {
+	    type: string;
+	    name?: string;
+	    valueHint?: string;
+	    isRepeated?: boolean;
+	    description?: string;
+	    isRequired?: boolean;
+	    format?: string;
+	    value?: string;
+	    isSecret?: boolean;
+	    default?: string;
+	    placeholder?: string;
+	    choices?: string[];
+	    variables?: Record<string, Input>;
+	
+	    static createFrom(source: any = {}) {
+	        return new Argument(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.type = source["type"];
+	        this.name = source["name"];
+	        this.valueHint = source["valueHint"];
+	        this.isRepeated = source["isRepeated"];
+	        this.description = source["description"];
+	        this.isRequired = source["isRequired"];
+	        this.format = source["format"];
+	        this.value = source["value"];
+	        this.isSecret = source["isSecret"];
+	        this.default = source["default"];
+	        this.placeholder = source["placeholder"];
+	        this.choices = source["choices"];
+	        this.variables = this.convertValues(source["variables"], Input, true);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class Check {
+	    server: string;
+	    source: spec.Source;
+	    latest?: string;
+	    outdated: boolean;
+	    error?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Check(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.server = source["server"];
+	        this.source = this.convertValues(source["source"], spec.Source);
+	        this.latest = source["latest"];
+	        this.outdated = source["outdated"];
+	        this.error = source["error"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class Official {
+	    status?: string;
+	    publishedAt?: string;
+	    updatedAt?: string;
+	    isLatest: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new Official(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.status = source["status"];
+	        this.publishedAt = source["publishedAt"];
+	        this.updatedAt = source["updatedAt"];
+	        this.isLatest = source["isLatest"];
+	    }
+	}
+	export class EntryMeta {
+	    "io.modelcontextprotocol.registry/official"?: Official;
+	
+	    static createFrom(source: any = {}) {
+	        return new EntryMeta(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this["io.modelcontextprotocol.registry/official"] = this.convertValues(source["io.modelcontextprotocol.registry/official"], Official);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class Remote {
+	    type: string;
+	    url: string;
+	    headers?: KeyValueInput[];
+	    variables?: Record<string, Input>;
+	
+	    static createFrom(source: any = {}) {
+	        return new Remote(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.type = source["type"];
+	        this.url = source["url"];
+	        this.headers = this.convertValues(source["headers"], KeyValueInput);
+	        this.variables = this.convertValues(source["variables"], Input, true);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class KeyValueInput {
+	    name: string;
+	    description?: string;
+	    isRequired?: boolean;
+	    format?: string;
+	    value?: string;
+	    isSecret?: boolean;
+	    default?: string;
+	    placeholder?: string;
+	    choices?: string[];
+	    variables?: Record<string, Input>;
+	
+	    static createFrom(source: any = {}) {
+	        return new KeyValueInput(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.name = source["name"];
+	        this.description = source["description"];
+	        this.isRequired = source["isRequired"];
+	        this.format = source["format"];
+	        this.value = source["value"];
+	        this.isSecret = source["isSecret"];
+	        this.default = source["default"];
+	        this.placeholder = source["placeholder"];
+	        this.choices = source["choices"];
+	        this.variables = this.convertValues(source["variables"], Input, true);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class Transport {
+	    type: string;
+	    url?: string;
+	    headers?: KeyValueInput[];
+	
+	    static createFrom(source: any = {}) {
+	        return new Transport(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.type = source["type"];
+	        this.url = source["url"];
+	        this.headers = this.convertValues(source["headers"], KeyValueInput);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class Package {
+	    registryType: string;
+	    registryBaseUrl?: string;
+	    identifier: string;
+	    version?: string;
+	    fileSha256?: string;
+	    runtimeHint?: string;
+	    transport: Transport;
+	    runtimeArguments?: Argument[];
+	    packageArguments?: Argument[];
+	    environmentVariables?: KeyValueInput[];
+	
+	    static createFrom(source: any = {}) {
+	        return new Package(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.registryType = source["registryType"];
+	        this.registryBaseUrl = source["registryBaseUrl"];
+	        this.identifier = source["identifier"];
+	        this.version = source["version"];
+	        this.fileSha256 = source["fileSha256"];
+	        this.runtimeHint = source["runtimeHint"];
+	        this.transport = this.convertValues(source["transport"], Transport);
+	        this.runtimeArguments = this.convertValues(source["runtimeArguments"], Argument);
+	        this.packageArguments = this.convertValues(source["packageArguments"], Argument);
+	        this.environmentVariables = this.convertValues(source["environmentVariables"], KeyValueInput);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class Repository {
+	    url?: string;
+	    source?: string;
+	    subfolder?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Repository(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.url = source["url"];
+	        this.source = source["source"];
+	        this.subfolder = source["subfolder"];
+	    }
+	}
+	export class Server {
+	    name: string;
+	    title?: string;
+	    description?: string;
+	    version: string;
+	    websiteUrl?: string;
+	    repository?: Repository;
+	    packages?: Package[];
+	    remotes?: Remote[];
+	
+	    static createFrom(source: any = {}) {
+	        return new Server(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.name = source["name"];
+	        this.title = source["title"];
+	        this.description = source["description"];
+	        this.version = source["version"];
+	        this.websiteUrl = source["websiteUrl"];
+	        this.repository = this.convertValues(source["repository"], Repository);
+	        this.packages = this.convertValues(source["packages"], Package);
+	        this.remotes = this.convertValues(source["remotes"], Remote);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class Entry {
+	    server: Server;
+	    _meta: EntryMeta;
+	
+	    static createFrom(source: any = {}) {
+	        return new Entry(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.server = this.convertValues(source["server"], Server);
+	        this._meta = this.convertValues(source["_meta"], EntryMeta);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	
+	export class Field {
+	    kind: string;
+	    key: string;
+	    description?: string;
+	    required: boolean;
+	    secret: boolean;
+	    default?: string;
+	    choices?: string[];
+	    format?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Field(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.kind = source["kind"];
+	        this.key = source["key"];
+	        this.description = source["description"];
+	        this.required = source["required"];
+	        this.secret = source["secret"];
+	        this.default = source["default"];
+	        this.choices = source["choices"];
+	        this.format = source["format"];
+	    }
+	}
+	
+	
+	
+	
+	export class PageMetadata {
+	    nextCursor?: string;
+	    count: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new PageMetadata(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.nextCursor = source["nextCursor"];
+	        this.count = source["count"];
+	    }
+	}
+	export class Page {
+	    servers: Entry[];
+	    metadata: PageMetadata;
+	
+	    static createFrom(source: any = {}) {
+	        return new Page(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.servers = this.convertValues(source["servers"], Entry);
+	        this.metadata = this.convertValues(source["metadata"], PageMetadata);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	
+	
+	
+	
+	export class Target {
+	    kind: string;
+	    index: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new Target(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.kind = source["kind"];
+	        this.index = source["index"];
+	    }
+	}
+
+}
+
 export namespace spec {
 	
 	export class BundleTool {
@@ -1940,6 +2573,22 @@ export namespace spec {
 	        this.name = source["name"];
 	    }
 	}
+	export class Source {
+	    registry?: string;
+	    name?: string;
+	    version?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Source(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.registry = source["registry"];
+	        this.name = source["name"];
+	        this.version = source["version"];
+	    }
+	}
 	export class Server {
 	    name: string;
 	    transport: string;
@@ -1964,6 +2613,7 @@ export namespace spec {
 	    toolChanges?: string;
 	    start?: string;
 	    bundle?: Bundle;
+	    source: Source;
 	
 	    static createFrom(source: any = {}) {
 	        return new Server(source);
@@ -1994,6 +2644,7 @@ export namespace spec {
 	        this.toolChanges = source["toolChanges"];
 	        this.start = source["start"];
 	        this.bundle = this.convertValues(source["bundle"], Bundle);
+	        this.source = this.convertValues(source["source"], Source);
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {

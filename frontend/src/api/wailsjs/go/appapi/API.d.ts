@@ -10,6 +10,7 @@ import {policy} from '../models';
 import {stategate} from '../models';
 import {discovery} from '../models';
 import {electronimport} from '../models';
+import {registry} from '../models';
 import {approval} from '../models';
 
 export function About():Promise<appapi.AboutInfo>;
@@ -120,6 +121,8 @@ export function NewChatConversation(arg1:chat.ConversationInput):Promise<store.C
 
 export function OpenLogFolder():Promise<void>;
 
+export function OutdatedServers():Promise<Array<registry.Check>>;
+
 export function PendingApprovals():Promise<Array<approval.Pending>>;
 
 export function PreviewElectronImport(arg1:string,arg2:string):Promise<electronimport.Plan>;
@@ -127,6 +130,12 @@ export function PreviewElectronImport(arg1:string,arg2:string):Promise<electroni
 export function ProfileSnippet(arg1:string,arg2:string,arg3:string,arg4:string,arg5:Array<string>):Promise<string>;
 
 export function QueryLogs(arg1:appapi.LogQuery):Promise<appapi.LogPage>;
+
+export function RegistryInstall(arg1:string,arg2:string,arg3:registry.Target,arg4:string,arg5:registry.Answers):Promise<appapi.ServerView>;
+
+export function RegistrySearch(arg1:string,arg2:string,arg3:number):Promise<registry.Page>;
+
+export function RegistryShow(arg1:string,arg2:string):Promise<appapi.RegistryEntryView>;
 
 export function RemoveChatConversation(arg1:number):Promise<void>;
 

@@ -218,6 +218,10 @@ export function OpenLogFolder() {
   return window['go']['appapi']['API']['OpenLogFolder']();
 }
 
+export function OutdatedServers() {
+  return window['go']['appapi']['API']['OutdatedServers']();
+}
+
 export function PendingApprovals() {
   return window['go']['appapi']['API']['PendingApprovals']();
 }
@@ -232,6 +236,18 @@ export function ProfileSnippet(arg1, arg2, arg3, arg4, arg5) {
 
 export function QueryLogs(arg1) {
   return window['go']['appapi']['API']['QueryLogs'](arg1);
+}
+
+export function RegistryInstall(arg1, arg2, arg3, arg4, arg5) {
+  return window['go']['appapi']['API']['RegistryInstall'](arg1, arg2, arg3, arg4, arg5);
+}
+
+export function RegistrySearch(arg1, arg2, arg3) {
+  return window['go']['appapi']['API']['RegistrySearch'](arg1, arg2, arg3);
+}
+
+export function RegistryShow(arg1, arg2) {
+  return window['go']['appapi']['API']['RegistryShow'](arg1, arg2);
 }
 
 export function RemoveChatConversation(arg1) {
