@@ -25,6 +25,13 @@ var snippetWhere = map[string]string{
 	config.ClientCursor:        "merge it into ~/.cursor/mcp.json (all projects) or .cursor/mcp.json (one project)",
 	config.ClientVSCode:        "merge it into .vscode/mcp.json in your workspace (or run \"MCP: Open User Configuration\")",
 	config.ClientCodex:         "append it to ~/.codex/config.toml",
+	config.ClientGemini:        "merge it into ~/.gemini/settings.json (or .gemini/settings.json in a project), then check with: gemini mcp list",
+	config.ClientWindsurf:      "merge it into ~/.codeium/windsurf/mcp_config.json (Windsurf: MCP toolbar > Configure), then refresh the MCP servers",
+	config.ClientCline:         "merge it into cline_mcp_settings.json (Cline: MCP Servers > Configure > Configure MCP Servers)",
+	config.ClientLMStudio:      "merge it into ~/.lmstudio/mcp.json (LM Studio: Program > Install > Edit mcp.json)",
+	config.ClientZed:           "merge it into Zed's settings.json (zed: open settings), which takes comments",
+	config.ClientOpencode:      "merge it into ~/.config/opencode/opencode.json (or opencode.json in a project), then check with: opencode mcp list",
+	config.ClientContinue:      "save it as a .yaml file in ~/.continue/mcpServers/ (or .continue/mcpServers/ in a workspace); Continue uses MCP in agent mode",
 }
 
 func (e *env) snippetCommand() *cobra.Command {
