@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -36,7 +37,7 @@ var snippetWhere = map[string]string{
 
 func (e *env) snippetCommand() *cobra.Command {
 	var client, mode, token, endpoint, profileName string
-	var newToken bool
+	var newToken, link bool
 	var upAuth []string
 	cmd := &cobra.Command{
 		Use:   "snippet --client " + strings.Join(config.SnippetClients, "|") + " [--mode http|stdio]",
@@ -51,10 +52,13 @@ func (e *env) snippetCommand() *cobra.Command {
 			"servers with passUpstreamAuth in the snippet: $" + config.UpstreamAuthEnv + " for stdio, the\n" +
 			"X-Upstream-Authorization headers for http (docs/auth.md).\n\n" +
 			"--profile NAME points the snippet at that profile's endpoint (/mcp/NAME; docs/profiles.md), names its\n" +
-			"entry mcp-router-NAME, and binds the token it creates to the profile.",
+			"entry mcp-router-NAME, and binds the token it creates to the profile.\n\n" +
+			"--link prints an install link instead (" + strings.Join(config.LinkClients, ", ") + "): opening it makes the\n" +
+			"client ask its user to add the router (docs/clients.md).",
 		Example: "  mcp-router snippet --client claude-code\n" +
 			"  mcp-router snippet --client claude-desktop --mode stdio\n" +
 			"  mcp-router snippet --client cursor --profile work\n" +
+			"  mcp-router snippet --client vscode --link\n" +
 			"  mcp-router snippet --client codex --token mcpr_… >> ~/.codex/config.toml",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -64,6 +68,9 @@ func (e *env) snippetCommand() *cobra.Command {
 			}
 			if err := config.CheckSnippet(client, mode); err != nil {
 				return usageError{err}
+			}
+			if link && !slices.Contains(config.LinkClients, client) {
+				return usagef("--link: %s has no install link; links exist for %s", client, strings.Join(config.LinkClients, ", "))
 			}
 			if token != "" && newToken {
 				return usagef("give either --token or --new-token, not both")
@@ -119,7 +126,11 @@ func (e *env) snippetCommand() *cobra.Command {
 				// created for a snippet that cannot be written.
 				probe := o
 				probe.Token = "mcpr_check"
-				if _, err := config.Snippet(client, mode, probe); err != nil {
+				render := config.Snippet
+				if link {
+					render = config.InstallLink
+				}
+				if _, err := render(client, mode, probe); err != nil {
 					return err
 				}
 				stderr := cmd.ErrOrStderr()
@@ -151,9 +162,14 @@ func (e *env) snippetCommand() *cobra.Command {
 				default:
 					fmt.Fprintln(stderr, "Auth is off, so the snippet has no token (with auth on, run this again or pass --new-token).")
 				}
-				text, err := config.Snippet(client, mode, o)
+				text, err := render(client, mode, o)
 				if err != nil {
 					return err
+				}
+				if link {
+					fmt.Fprintln(cmd.OutOrStdout(), text)
+					fmt.Fprintf(stderr, "Open the link (it holds the token) to have %s ask you to add the router.\n", client)
+					return nil
 				}
 				fmt.Fprint(cmd.OutOrStdout(), text)
 				fmt.Fprintf(stderr, "To connect, %s.\n", snippetWhere[client])
@@ -165,6 +181,7 @@ func (e *env) snippetCommand() *cobra.Command {
 	f.StringVar(&client, "client", "", "client to connect: "+strings.Join(config.SnippetClients, ", "))
 	f.StringVar(&mode, "mode", config.ModeHTTP, "http (the client connects to the endpoint) or stdio (the client runs `mcp-router connect`)")
 	f.StringVar(&token, "token", "", "use this existing token instead of creating one")
+	f.BoolVar(&link, "link", false, "print an install link instead ("+strings.Join(config.LinkClients, ", ")+")")
 	f.BoolVar(&newToken, "new-token", false, "create a token even when auth is off (so the snippet keeps working if auth is turned on)")
 	f.StringVar(&endpoint, "url", "", "endpoint URL (default http://<listen>:<port>/mcp from settings)")
 	f.StringVar(&profileName, "profile", "", "the snippet for this profile's endpoint (/mcp/NAME; docs/profiles.md)")
