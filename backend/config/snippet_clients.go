@@ -88,17 +88,17 @@ func clientJSONEntry(client string, p preparedSnippet) jsonEntry {
 
 // continueEntry is one item of Continue's mcpServers list.
 type continueEntry struct {
-	Name           string            `yaml:"name"`
-	Type           string            `yaml:"type"`
-	URL            string            `yaml:"url,omitempty"`
-	RequestOptions *continueRequest  `yaml:"requestOptions,omitempty"`
-	Command        string            `yaml:"command,omitempty"`
-	Args           []string          `yaml:"args,omitempty"`
-	Env            map[string]string `yaml:"env,omitempty"`
+	Name           string            `yaml:"name" json:"name"`
+	Type           string            `yaml:"type" json:"type"`
+	URL            string            `yaml:"url,omitempty" json:"url,omitempty"`
+	RequestOptions *continueRequest  `yaml:"requestOptions,omitempty" json:"requestOptions,omitempty"`
+	Command        string            `yaml:"command,omitempty" json:"command,omitempty"`
+	Args           []string          `yaml:"args,omitempty" json:"args,omitempty"`
+	Env            map[string]string `yaml:"env,omitempty" json:"env,omitempty"`
 }
 
 type continueRequest struct {
-	Headers map[string]string `yaml:"headers"`
+	Headers map[string]string `yaml:"headers" json:"headers"`
 }
 
 // continueBlock is a Continue block file (.continue/mcpServers/NAME.yaml),
