@@ -156,7 +156,8 @@ func (e *env) rootCommand() *cobra.Command {
 	root.AddCommand(e.serversCommand(), e.versionCommand(),
 		e.tokensCommand(), e.settingsCommand(), e.snippetCommand(), e.logsCommand(),
 		e.serveCommand(), e.stdioCommand(), e.connectCommand(),
-		e.hooksCommand(), e.stategateCommand(), e.policyCommand(), e.auditCommand(), e.profilesCommand(), e.toolsCommand())
+		e.hooksCommand(), e.stategateCommand(), e.policyCommand(), e.auditCommand(), e.profilesCommand(), e.toolsCommand(),
+		e.clientsCommand())
 	root.AddCommand(e.chatCommand()) // cmd_chat.go
 	return root
 }

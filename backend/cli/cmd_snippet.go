@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/url"
@@ -105,22 +106,9 @@ func (e *env) snippetCommand() *cobra.Command {
 			}
 			return e.withAuth(func(st *store.Store, svc *auth.Service) error {
 				set := settings.New(st)
-				o.URL = endpoint
-				if o.URL == "" {
-					o.URL = set.EndpointURL(ctx)
-				}
-				if profileName != "" {
-					profiles := profile.New(st)
-					if err := profiles.Reload(ctx); err != nil {
-						return err
-					}
-					if _, ok := profiles.Lookup(profileName); !ok {
-						return fmt.Errorf("--profile: no profile %q (mcp-router profiles list)", profileName)
-					}
-					// The profile's endpoint beside the router's, as connect
-					// --profile and the Connect page build it.
-					o.URL = strings.TrimSuffix(o.URL, "/") + "/" + profileName
-					o.Name = config.SnippetServerName + "-" + profileName
+				var err error
+				if o.URL, o.Name, err = snippetTarget(ctx, st, set, endpoint, profileName); err != nil {
+					return err
 				}
 				// Render once with a stand-in token so that nothing is
 				// created for a snippet that cannot be written.
@@ -134,33 +122,8 @@ func (e *env) snippetCommand() *cobra.Command {
 					return err
 				}
 				stderr := cmd.ErrOrStderr()
-				switch {
-				case token != "":
-					id, err := svc.Verify(ctx, token)
-					if err != nil {
-						return fmt.Errorf("--token: %w", err)
-					}
-					if id.IsAdmin() {
-						return fmt.Errorf("--token: %q is an admin token; an AI client's config needs a client token (leave --token out to make one)", id.TokenName)
-					}
-					o.Token = token
-				case set.AuthEnabled(ctx) || newToken:
-					secret, name, err := createClientToken(cmd, svc, client)
-					if err != nil {
-						return err
-					}
-					o.Token = secret
-					if profileName != "" {
-						// A profile's client reaches that profile only,
-						// whichever endpoint it is pointed at.
-						if _, err := svc.SetProfile(ctx, name, profileName); err != nil {
-							return fmt.Errorf("binding token %q to profile %q: %w", name, profileName, err)
-						}
-						fmt.Fprintf(stderr, "Bound token %q to profile %q.\n", name, profileName)
-					}
-					fmt.Fprintf(stderr, "Created client token %q for this snippet (it reaches the MCP endpoint only and is not shown anywhere else; revoke it with: mcp-router tokens revoke %s).\n", name, name)
-				default:
-					fmt.Fprintln(stderr, "Auth is off, so the snippet has no token (with auth on, run this again or pass --new-token).")
+				if o.Token, _, err = snippetToken(cmd, svc, set, client, token, profileName, newToken, "this snippet"); err != nil {
+					return err
 				}
 				text, err := render(client, mode, o)
 				if err != nil {
@@ -187,6 +150,65 @@ func (e *env) snippetCommand() *cobra.Command {
 	f.StringVar(&profileName, "profile", "", "the snippet for this profile's endpoint (/mcp/NAME; docs/profiles.md)")
 	f.StringArrayVar(&upAuth, "upstream-auth", nil, "SERVER=VALUE: the client's own Authorization for SERVER (* for all) if it has passUpstreamAuth; repeatable")
 	return cmd
+}
+
+// snippetTarget is the endpoint URL and entry name of a snippet: the
+// router's endpoint (--url, else from settings), or with --profile that
+// profile's endpoint beside it (/mcp/NAME) and the entry mcp-router-NAME.
+func snippetTarget(ctx context.Context, st *store.Store, set *settings.Settings, endpoint, profileName string) (string, string, error) {
+	u := endpoint
+	if u == "" {
+		u = set.EndpointURL(ctx)
+	}
+	if profileName == "" {
+		return u, "", nil
+	}
+	profiles := profile.New(st)
+	if err := profiles.Reload(ctx); err != nil {
+		return "", "", err
+	}
+	if _, ok := profiles.Lookup(profileName); !ok {
+		return "", "", fmt.Errorf("--profile: no profile %q (mcp-router profiles list)", profileName)
+	}
+	// The profile's endpoint beside the router's, as connect --profile
+	// and the Connect page build it.
+	return strings.TrimSuffix(u, "/") + "/" + profileName, config.SnippetServerName + "-" + profileName, nil
+}
+
+// snippetToken is the token a client's config gets: --token (checked to be
+// a client token), or a new client token named after the client (bound to
+// the profile) when auth is on or newToken, or none. for names what the
+// token is for in the note on stderr. created is the new token's name.
+func snippetToken(cmd *cobra.Command, svc *auth.Service, set *settings.Settings, client, token, profileName string, newToken bool, forWhat string) (secret, created string, err error) {
+	ctx, stderr := cmd.Context(), cmd.ErrOrStderr()
+	switch {
+	case token != "":
+		id, err := svc.Verify(ctx, token)
+		if err != nil {
+			return "", "", fmt.Errorf("--token: %w", err)
+		}
+		if id.IsAdmin() {
+			return "", "", fmt.Errorf("--token: %q is an admin token; an AI client's config needs a client token (leave --token out to make one)", id.TokenName)
+		}
+		return token, "", nil
+	case set.AuthEnabled(ctx) || newToken:
+		secret, name, err := createClientToken(cmd, svc, client)
+		if err != nil {
+			return "", "", err
+		}
+		if profileName != "" {
+			// A profile's client reaches that profile only, whichever
+			// endpoint it is pointed at.
+			if _, err := svc.SetProfile(ctx, name, profileName); err != nil {
+				return "", "", fmt.Errorf("binding token %q to profile %q: %w", name, profileName, err)
+			}
+			fmt.Fprintf(stderr, "Bound token %q to profile %q.\n", name, profileName)
+		}
+		fmt.Fprintf(stderr, "Created client token %q for %s (it reaches the MCP endpoint only and is not shown anywhere else; revoke it with: mcp-router tokens revoke %s).\n", name, forWhat, name)
+		return secret, name, nil
+	}
+	fmt.Fprintln(stderr, "Auth is off, so the config has no token (with auth on, run this again or pass --new-token).")
+	return "", "", nil
 }
 
 // createClientToken makes a token named after the client: "cursor", then

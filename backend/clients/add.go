@@ -32,6 +32,10 @@ type Plan struct {
 	mode     fs.FileMode
 }
 
+// maxBackupsPerSecond bounds the backups named after one second
+// (PATH.bak-TIME, PATH.bak-TIME-2, …).
+const maxBackupsPerSecond = 100
+
 // newFileMode is the mode of a config file Add creates: it holds a token.
 const newFileMode fs.FileMode = 0o600
 
@@ -186,9 +190,19 @@ func (p *Plan) Write(now time.Time) (string, error) {
 	}
 	backup := ""
 	if p.Exists {
-		backup = p.Path + ".bak-" + now.UTC().Format("20060102T150405Z")
-		if err := writeNew(backup, p.before, p.mode); err != nil {
-			return "", fmt.Errorf("writing the backup: %w; nothing was written", err)
+		stamp := p.Path + ".bak-" + now.UTC().Format("20060102T150405Z")
+		for i := 1; ; i++ {
+			backup = stamp
+			if i > 1 {
+				backup = fmt.Sprintf("%s-%d", stamp, i) // two writes in one second
+			}
+			err := writeNew(backup, p.before, p.mode)
+			if err == nil {
+				break
+			}
+			if !errors.Is(err, fs.ErrExist) || i == maxBackupsPerSecond {
+				return "", fmt.Errorf("writing the backup: %w; nothing was written", err)
+			}
 		}
 	}
 	tmp, err := os.CreateTemp(dir, "."+filepath.Base(p.Path)+".tmp-*")

@@ -204,7 +204,10 @@ func TestAddRefusesAndTouchesNothing(t *testing.T) {
 	fifo := filepath.Join(dir, "fifo.json")
 	if err := testbombs.MakeFIFO(fifo); err == nil {
 		done := make(chan error, 1)
-		go func() { _, err := Prepare(config.ClientCursor, fifo, entryFor(t, config.ClientCursor, "mcpr_x")); done <- err }()
+		go func() {
+			_, err := Prepare(config.ClientCursor, fifo, entryFor(t, config.ClientCursor, "mcpr_x"))
+			done <- err
+		}()
 		select {
 		case err := <-done:
 			if err == nil {

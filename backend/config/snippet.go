@@ -48,7 +48,7 @@ const (
 var (
 	SnippetClients = []string{ClientClaudeCode, ClientClaudeDesktop, ClientCursor, ClientVSCode, ClientCodex,
 		ClientGemini, ClientWindsurf, ClientCline, ClientLMStudio, ClientZed, ClientOpencode, ClientContinue}
-	SnippetModes   = []string{ModeHTTP, ModeStdio}
+	SnippetModes = []string{ModeHTTP, ModeStdio}
 )
 
 // SnippetOptions fill in a snippet.

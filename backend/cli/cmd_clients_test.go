@@ -1,0 +1,127 @@
+package cli
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// clients add: the diff first (dry run writes nothing and creates no
+// token), then --yes writes with a new client token and a backup; twice
+// leaves exactly one router entry; a malformed config is not touched.
+func TestClientsAdd(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join(t.TempDir(), "settings.json")
+	orig := "{\n  \"theme\": \"dark\",\n  \"mcpServers\": {\n    \"other\": {\"command\": \"srv\"}\n  }\n}\n"
+	if err := os.WriteFile(cfg, []byte(orig), 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	r := run(t, dir, "", "clients", "add", "gemini", "--path", cfg, "--dry-run")
+	if r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	if !strings.Contains(r.stdout, "+    \"mcp-router\": {") || !strings.Contains(r.stdout, `"httpUrl": "http://127.0.0.1:3282/mcp"`) || !strings.Contains(r.stdout, placeholderToken) {
+		t.Errorf("dry run diff:\n%s", r.stdout)
+	}
+	if b, _ := os.ReadFile(cfg); string(b) != orig {
+		t.Error("the dry run wrote")
+	}
+	if out := mustRun(t, dir, "tokens", "list"); strings.Contains(out, "gemini") {
+		t.Errorf("the dry run created a token:\n%s", out)
+	}
+
+	// No terminal and no --yes: refused, nothing written.
+	r = run(t, dir, "", "clients", "add", "gemini", "--path", cfg)
+	if r.code != ExitUsage || !strings.Contains(r.stderr, "pass --yes") {
+		t.Errorf("no tty: %d %s", r.code, r.stderr)
+	}
+	if b, _ := os.ReadFile(cfg); string(b) != orig {
+		t.Error("written without --yes")
+	}
+
+	var tokens []string
+	for i := 0; i < 2; i++ {
+		r = run(t, dir, "", "clients", "add", "gemini", "--path", cfg, "--yes")
+		if r.code != 0 {
+			t.Fatal(r.stderr)
+		}
+		if !strings.Contains(r.stderr, "Backed up the old file to "+cfg+".bak-") {
+			t.Errorf("run %d: %s", i+1, r.stderr)
+		}
+		var doc struct {
+			Theme      string                    `json:"theme"`
+			MCPServers map[string]map[string]any `json:"mcpServers"`
+		}
+		b, _ := os.ReadFile(cfg)
+		if err := json.Unmarshal(b, &doc); err != nil {
+			t.Fatal(err)
+		}
+		e := doc.MCPServers["mcp-router"]
+		h, _ := e["headers"].(map[string]any)
+		tok := strings.TrimPrefix(h["Authorization"].(string), "Bearer ")
+		if doc.Theme != "dark" || doc.MCPServers["other"] == nil || len(doc.MCPServers) != 2 || !strings.HasPrefix(tok, "mcpr_") || tok == placeholderToken {
+			t.Errorf("run %d wrote:\n%s", i+1, b)
+		}
+		if strings.Count(string(b), `"mcp-router"`) != 1 {
+			t.Errorf("run %d: the entry is there %d times", i+1, strings.Count(string(b), `"mcp-router"`))
+		}
+		if id, err := verifyIn(t, dir, tok); err != nil || id.IsAdmin() {
+			t.Errorf("token: %+v %v", id, err)
+		}
+		tokens = append(tokens, tok)
+	}
+	backups, _ := filepath.Glob(cfg + ".bak-*")
+	if len(backups) == 0 {
+		t.Error("no backup")
+	}
+	if st, _ := os.Stat(cfg); st.Mode().Perm() != 0o644 {
+		t.Errorf("mode %v", st.Mode().Perm())
+	}
+
+	// A malformed config: refused, untouched, no token created.
+	bad := filepath.Join(t.TempDir(), "mcp.json")
+	os.WriteFile(bad, []byte(`{"mcpServers": {`), 0o600)
+	before := mustRun(t, dir, "tokens", "list")
+	r = run(t, dir, "", "clients", "add", "cursor", "--path", bad, "--yes")
+	if r.code == 0 || !strings.Contains(r.stderr, "nothing was written") {
+		t.Errorf("malformed: %d %s", r.code, r.stderr)
+	}
+	if b, _ := os.ReadFile(bad); string(b) != `{"mcpServers": {` {
+		t.Error("the malformed file changed")
+	}
+	if after := mustRun(t, dir, "tokens", "list"); after != before {
+		t.Errorf("a token was created for a refused write:\n%s", after)
+	}
+	if left, _ := filepath.Glob(bad + ".bak-*"); len(left) > 0 {
+		t.Errorf("backup of a refused file: %v", left)
+	}
+
+	// Codex and unknown clients are refused with the reason.
+	r = run(t, dir, "", "clients", "add", "codex", "--path", bad, "--yes")
+	if r.code == 0 || !strings.Contains(r.stderr, "TOML") {
+		t.Errorf("codex: %d %s", r.code, r.stderr)
+	}
+}
+
+// Without --path, the client's own file under $HOME is written, created
+// with its directory when missing.
+func TestClientsAddDefaultPath(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CONFIG_HOME", "")
+	dir := t.TempDir()
+	r := run(t, dir, "", "clients", "add", "windsurf", "--yes", "--token", "")
+	if r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	b, err := os.ReadFile(filepath.Join(home, ".codeium", "windsurf", "mcp_config.json"))
+	if err != nil || !strings.Contains(string(b), `"serverUrl"`) {
+		t.Fatalf("%v\n%s", err, b)
+	}
+	if out := mustRun(t, dir, "clients", "path", "zed"); strings.TrimSpace(out) != filepath.Join(home, ".config", "zed", "settings.json") {
+		t.Errorf("zed path %q", out)
+	}
+}
