@@ -95,3 +95,7 @@ func (e Env) Path(client, entryName string) (string, error) {
 	}
 	return "", fmt.Errorf("no path for %s", client)
 }
+
+// ContinueConfig is Continue's own config.yaml, which lists servers too
+// (read by the import; Add writes a block file beside it instead).
+func (e Env) ContinueConfig() string { return filepath.Join(e.Home, ".continue", "config.yaml") }

@@ -94,6 +94,26 @@ func ReadClientConfig(path string) ([]spec.Server, error) {
 	return servers, nil
 }
 
+// ReadClientConfigFor is ReadClientConfig for one client's file
+// (ParseClientConfigFor).
+func ReadClientConfigFor(client, path string) ([]spec.Server, error) {
+	if client == "" {
+		return ReadClientConfig(path)
+	}
+	data, _, err := ClientConfigLimits().ReadFile(path)
+	if errors.As(err, new(*filelimit.Error)) {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if err != nil {
+		return nil, err
+	}
+	servers, err := ParseClientConfigFor(client, data)
+	if err != nil {
+		return nil, prefixLines(path+": ", err)
+	}
+	return servers, nil
+}
+
 // ParseClientConfig reads the server map of a Claude Desktop, Claude Code,
 // Cursor or VS Code MCP config (comments and trailing commas allowed, as VS
 // Code allows them). It reports every bad entry at once, each as one line
