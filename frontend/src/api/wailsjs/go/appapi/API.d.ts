@@ -19,6 +19,8 @@ export function AddServer(arg1:spec.Server):Promise<appapi.ServerView>;
 
 export function AddServersFromJSON(arg1:string):Promise<config.ImportReport>;
 
+export function AddToClient(arg1:string,arg2:string,arg3:string,arg4:string,arg5:string):Promise<appapi.ClientAddResult>;
+
 export function ApproveChatTool(arg1:number,arg2:string,arg3:string):Promise<void>;
 
 export function AuditRows(arg1:number,arg2:number):Promise<appapi.AuditPage>;
@@ -77,6 +79,8 @@ export function HookLogs(arg1:number):Promise<Array<string>>;
 
 export function ImportClientConfig(arg1:string):Promise<config.ImportReport>;
 
+export function InstallLink(arg1:string,arg2:string,arg3:string,arg4:string):Promise<string>;
+
 export function ListClientConfigs():Promise<Array<appapi.ClientConfigFile>>;
 
 export function ListHooks():Promise<Array<appapi.HookView>>;
@@ -106,6 +110,8 @@ export function NewChatConversation(arg1:chat.ConversationInput):Promise<store.C
 export function OpenLogFolder():Promise<void>;
 
 export function PendingApprovals():Promise<Array<approval.Pending>>;
+
+export function PlanAddToClient(arg1:string,arg2:string,arg3:string,arg4:string):Promise<appapi.ClientAddPlan>;
 
 export function ProfileSnippet(arg1:string,arg2:string,arg3:string,arg4:string,arg5:Array<string>):Promise<string>;
 

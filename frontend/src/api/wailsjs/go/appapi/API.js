@@ -18,6 +18,10 @@ export function AddServersFromJSON(arg1) {
   return window['go']['appapi']['API']['AddServersFromJSON'](arg1);
 }
 
+export function AddToClient(arg1, arg2, arg3, arg4, arg5) {
+  return window['go']['appapi']['API']['AddToClient'](arg1, arg2, arg3, arg4, arg5);
+}
+
 export function ApproveChatTool(arg1, arg2, arg3) {
   return window['go']['appapi']['API']['ApproveChatTool'](arg1, arg2, arg3);
 }
@@ -134,6 +138,10 @@ export function ImportClientConfig(arg1) {
   return window['go']['appapi']['API']['ImportClientConfig'](arg1);
 }
 
+export function InstallLink(arg1, arg2, arg3, arg4) {
+  return window['go']['appapi']['API']['InstallLink'](arg1, arg2, arg3, arg4);
+}
+
 export function ListClientConfigs() {
   return window['go']['appapi']['API']['ListClientConfigs']();
 }
@@ -192,6 +200,10 @@ export function OpenLogFolder() {
 
 export function PendingApprovals() {
   return window['go']['appapi']['API']['PendingApprovals']();
+}
+
+export function PlanAddToClient(arg1, arg2, arg3, arg4) {
+  return window['go']['appapi']['API']['PlanAddToClient'](arg1, arg2, arg3, arg4);
 }
 
 export function ProfileSnippet(arg1, arg2, arg3, arg4, arg5) {
