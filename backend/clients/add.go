@@ -61,7 +61,8 @@ func Prepare(client, path string, entry config.SnippetEntry) (*Plan, error) {
 	}
 	if client == config.ClientContinue {
 		p.after, err = setContinueEntry(p.before, entry.Name, entry.Value)
-	} else {
+	} else if err = config.ClientConfigLimits().CheckJSON(p.before); err == nil {
+		// Nesting checked before hujson's recursive parser sees the file.
 		src := p.before
 		if len(bytes.TrimSpace(src)) == 0 {
 			src = []byte("{}\n")

@@ -175,6 +175,10 @@ func TestAddRefusesAndTouchesNothing(t *testing.T) {
 		{"array", `[]`, "top value is not a JSON object"},
 		{"section not an object", `{"mcpServers": ["x"]}`, `"mcpServers" is not an object`},
 		{"section twice", `{"mcpServers": {}, "mcpServers": {}}`, "appears twice"},
+		// Nested past the cap: refused before hujson's recursive parser
+		// (a million levels would exhaust the goroutine's stack, a fatal
+		// error no recover catches).
+		{"deep", `{"a": ` + strings.Repeat("[", 1_000_000) + strings.Repeat("]", 1_000_000) + `}`, "depth cap of a client config"},
 	}
 	for _, tc := range cases {
 		if err := os.WriteFile(path, []byte(tc.content), 0o600); err != nil {
