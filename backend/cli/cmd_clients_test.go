@@ -125,3 +125,38 @@ func TestClientsAddDefaultPath(t *testing.T) {
 		t.Errorf("zed path %q", out)
 	}
 }
+
+// servers import reads the new clients' files: --client gemini takes a bare
+// url as SSE (Gemini CLI's meaning), a .yaml file is Continue's.
+func TestServersImportOtherClients(t *testing.T) {
+	dir := t.TempDir()
+	files := t.TempDir()
+	gemini := filepath.Join(files, "settings.json")
+	os.WriteFile(gemini, []byte(`{"mcp": {"allowed": []}, "mcpServers": {"events": {"url": "http://127.0.0.1:9/events"}, "h": {"httpUrl": "http://127.0.0.1:9/mcp"}}}`), 0o600)
+	mustRun(t, dir, "servers", "import", "--client", "gemini", gemini)
+	cont := filepath.Join(files, "config.yaml")
+	os.WriteFile(cont, []byte("mcpServers:\n  - name: c\n    command: srv\n    args: [a]\n"), 0o600)
+	mustRun(t, dir, "servers", "import", cont)
+	got := map[string]listed{}
+	for _, s := range list(t, dir) {
+		got[s.Name] = s
+	}
+	if got["events"].Transport != "sse" || got["h"].Transport != "http" || got["c"].Command != "srv" || len(got) != 3 {
+		t.Errorf("imported %+v", got)
+	}
+	// Without --client the common format: the same file's bare url is not SSE.
+	dir2 := t.TempDir()
+	mustRun(t, dir2, "servers", "import", gemini)
+	seen := false
+	for _, s := range list(t, dir2) {
+		if s.Name == "events" {
+			seen = true
+			if s.Transport != "http" {
+				t.Errorf("without --client: %s", s.Transport)
+			}
+		}
+	}
+	if !seen {
+		t.Error("without --client: events not imported")
+	}
+}
