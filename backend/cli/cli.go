@@ -61,6 +61,10 @@ type Options struct {
 	// import asking for the values of its secret entries). Nil: from
 	// Stdin when it is a terminal, else nothing is asked. Tests set it.
 	ReadSecret func(prompt string) (string, error)
+	// Confirm asks a yes/no question (clients add before writing a
+	// client's config). Nil: on Stdin when it is a terminal, else nothing
+	// is asked. Tests set it.
+	Confirm func(prompt string) (bool, error)
 	// ShowDesktop brings the desktop window forward; it is called when the
 	// app is launched again for the same data directory (package single),
 	// which then exits. Nil: the second launch only exits.

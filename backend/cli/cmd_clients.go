@@ -221,6 +221,10 @@ func sameShape(shown, final, token string) bool {
 // confirm asks a yes/no question on the terminal; asked is false when
 // stdin is not one.
 func (e *env) confirm(cmd *cobra.Command, question string) (ok, asked bool, err error) {
+	if e.opts.Confirm != nil {
+		ok, err := e.opts.Confirm(question)
+		return ok, true, err
+	}
 	f, isFile := e.opts.Stdin.(*os.File)
 	if !isFile || !term.IsTerminal(int(f.Fd())) {
 		return false, false, nil

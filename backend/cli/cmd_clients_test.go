@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -158,5 +159,37 @@ func TestServersImportOtherClients(t *testing.T) {
 	}
 	if !seen {
 		t.Error("without --client: events not imported")
+	}
+}
+
+// Asked before writing (a terminal; here Options.Confirm): no writes
+// nothing and creates no token, yes writes.
+func TestClientsAddAsks(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join(t.TempDir(), "mcp.json")
+	orig := `{"mcpServers": {}}`
+	os.WriteFile(cfg, []byte(orig), 0o600)
+	for _, answer := range []bool{false, true} {
+		var asked string
+		var out, errb strings.Builder
+		code := Main(context.Background(), []string{"--data-dir", dir, "clients", "add", "cursor", "--path", cfg},
+			Options{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb, Confirm: func(q string) (bool, error) {
+				asked = q
+				return answer, nil
+			}})
+		if code != 0 || !strings.Contains(asked, "Write "+cfg) {
+			t.Fatalf("answer %v: exit %d, asked %q: %s", answer, code, asked, errb.String())
+		}
+		b, _ := os.ReadFile(cfg)
+		if !answer {
+			if string(b) != orig || !strings.Contains(errb.String(), "Nothing was written.") {
+				t.Errorf("no: the file is %s; %s", b, errb.String())
+			}
+			if strings.Contains(mustRun(t, dir, "tokens", "list"), "cursor") {
+				t.Error("no: a token was created")
+			}
+		} else if !strings.Contains(string(b), `"mcp-router"`) {
+			t.Errorf("yes: not written: %s", b)
+		}
 	}
 }
