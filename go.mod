@@ -36,7 +36,10 @@ require (
 	modernc.org/sqlite v1.62.0
 )
 
-require github.com/pmezard/go-difflib v1.0.0
+require (
+	github.com/BurntSushi/toml v1.6.0
+	github.com/pmezard/go-difflib v1.0.0
+)
 
 require (
 	github.com/RoaringBitmap/roaring/v2 v2.14.5 // indirect

@@ -27,6 +27,9 @@ func clientConfigPaths() []ClientConfigFile {
 	}
 	var out []ClientConfigFile
 	for _, c := range clients.Writable {
+		if c == config.ClientCodex {
+			continue // TOML: the import reads JSON and YAML
+		}
 		p, err := host.Path(c, config.SnippetServerName)
 		if c == config.ClientContinue {
 			p, err = host.ContinueConfig(), nil

@@ -100,10 +100,15 @@ func TestClientsAdd(t *testing.T) {
 		t.Errorf("backup of a refused file: %v", left)
 	}
 
-	// Codex and unknown clients are refused with the reason.
+	// Codex's TOML: a JSON file there is refused as not TOML; unknown
+	// clients are refused.
 	r = run(t, dir, "", "clients", "add", "codex", "--path", bad, "--yes")
-	if r.code == 0 || !strings.Contains(r.stderr, "TOML") {
+	if r.code == 0 || !strings.Contains(r.stderr, "not valid TOML") {
 		t.Errorf("codex: %d %s", r.code, r.stderr)
+	}
+	r = run(t, dir, "", "clients", "add", "emacs", "--yes")
+	if r.code != ExitUsage || !strings.Contains(r.stderr, `unknown client "emacs"`) {
+		t.Errorf("emacs: %d %s", r.code, r.stderr)
 	}
 }
 

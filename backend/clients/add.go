@@ -61,6 +61,9 @@ func Prepare(client, path string, entry config.SnippetEntry) (*Plan, error) {
 	}
 	if client == config.ClientContinue {
 		p.after, err = setContinueEntry(p.before, entry.Name, entry.Value)
+	} else if client == config.ClientCodex {
+		table, _ := entry.Value.(string)
+		p.after, err = setCodexEntry(p.before, entry.Name, table)
 	} else if err = config.ClientConfigLimits().CheckJSON(p.before); err == nil {
 		// Nesting checked before hujson's recursive parser sees the file.
 		src := p.before
@@ -101,8 +104,11 @@ func entries(client string, data []byte) (map[string][]json.RawMessage, error) {
 	if len(bytes.TrimSpace(data)) == 0 {
 		return out, nil
 	}
-	if client == config.ClientContinue {
+	switch client {
+	case config.ClientContinue:
 		return continueEntries(data)
+	case config.ClientCodex:
+		return codexEntries(data)
 	}
 	std, err := hujson.Standardize(bytes.Clone(data))
 	if err != nil {
@@ -155,6 +161,14 @@ func checkResult(client string, after []byte, e config.SnippetEntry) error {
 		return fmt.Errorf("internal error: the edited file has %d entries named %q", n, e.Name)
 	}
 	want, _ := json.Marshal(e.Value)
+	if client == config.ClientCodex {
+		table, _ := e.Value.(string)
+		m, err := codexEntries([]byte(table))
+		if err != nil || len(m[e.Name]) != 1 {
+			return fmt.Errorf("internal error: the Codex table does not decode: %v", err)
+		}
+		want = m[e.Name][0]
+	}
 	var got, exp any
 	if err := json.Unmarshal(m[e.Name][0], &got); err != nil {
 		return err

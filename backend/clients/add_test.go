@@ -36,6 +36,8 @@ func entryFor(t *testing.T, client, token string) config.SnippetEntry {
 // other settings, and (where the format allows) comments.
 func existing(client string) string {
 	switch client {
+	case config.ClientCodex:
+		return "# my Codex config\nmodel = \"o3\"\n\n[mcp_servers.other]\ncommand = \"srv\" # keep\n\n[profiles.fast]\nmodel = \"o4-mini\"\n"
 	case config.ClientContinue:
 		return "name: other\nversion: 0.0.1\nschema: v1\nmcpServers:\n  - name: sqlite\n    command: npx\n    args: [\"-y\", \"mcp-sqlite\"]\n"
 	case config.ClientZed:
@@ -105,7 +107,7 @@ func TestAddTwiceLeavesABackupAndOneEntry(t *testing.T) {
 				t.Errorf("the other server is gone:\n%s", data)
 			}
 			if client != config.ClientContinue {
-				for _, keep := range []string{"theme", "zzz", "$schema", "// Zed settings", "// mine"} {
+				for _, keep := range []string{"theme", "zzz", "$schema", "// Zed settings", "// mine", "# my Codex config", "# keep", "[profiles.fast]"} {
 					if strings.Contains(orig, keep) && !strings.Contains(string(data), keep) {
 						t.Errorf("%q is gone:\n%s", keep, data)
 					}
@@ -116,9 +118,11 @@ func TestAddTwiceLeavesABackupAndOneEntry(t *testing.T) {
 					t.Errorf("mode %v, want 0640 kept", st.Mode().Perm())
 				}
 			}
-			servers, err := config.ParseClientConfigFor(client, data)
-			if err != nil || len(servers) != 2 {
-				t.Errorf("the written file does not import: %v %v\n%s", servers, err, data)
+			if client != config.ClientCodex { // the import reads no TOML
+				servers, err := config.ParseClientConfigFor(client, data)
+				if err != nil || len(servers) != 2 {
+					t.Errorf("the written file does not import: %v %v\n%s", servers, err, data)
+				}
 			}
 			left, _ := filepath.Glob(filepath.Join(filepath.Dir(path), ".*.tmp-*"))
 			if len(left) > 0 {
@@ -285,5 +289,30 @@ func TestAddWriteChecks(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(target); !bytes.Contains(b, []byte("mcpr_y")) {
 		t.Errorf("target not edited: %s", b)
+	}
+}
+
+// Codex's TOML: the router's table and its subtables are replaced as text,
+// the rest kept byte for byte; an entry the text edit cannot reach (an
+// inline table) and a file that is not TOML are refused.
+func TestAddCodexTOML(t *testing.T) {
+	src := "model = \"o3\"\n\n[mcp_servers.mcp-router]\nurl = \"http://old/mcp\"\n\n[mcp_servers.mcp-router.http_headers]\nAuthorization = \"Bearer old\"\n\n[mcp_servers.b]\ncommand = \"b\"\n"
+	e := entryFor(t, config.ClientCodex, "mcpr_new")
+	out, err := setCodexEntry([]byte(src), e.Name, e.Value.(string))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "model = \"o3\"\n\n[mcp_servers.b]\ncommand = \"b\"\n\n[mcp_servers.mcp-router]\nurl = \"http://127.0.0.1:3282/mcp\"\nhttp_headers = { \"Authorization\" = \"Bearer mcpr_new\" }\n"
+	if string(out) != want {
+		t.Errorf("got:\n%s\nwant:\n%s", out, want)
+	}
+	for _, tc := range []struct{ src, want string }{
+		{"[mcp_servers]\nmcp-router = { url = \"x\" }\n", "edit it by hand"},
+		{"mcp_servers.mcp-router.url = \"x\"\n", "edit it by hand"},
+		{"[a\nb = ", "not valid TOML"},
+	} {
+		if _, err := setCodexEntry([]byte(tc.src), e.Name, e.Value.(string)); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q: %v", tc.src, err)
+		}
 	}
 }

@@ -17,9 +17,8 @@ import (
 	"github.com/mcp-router/mcp-router/backend/config"
 )
 
-// Writable are the clients Add can write: all that have snippets but
-// Codex (TOML, left to the snippet).
-var Writable = []string{config.ClientClaudeCode, config.ClientClaudeDesktop, config.ClientCursor, config.ClientVSCode,
+// Writable are the clients Add can write: all that have snippets.
+var Writable = []string{config.ClientClaudeCode, config.ClientClaudeDesktop, config.ClientCursor, config.ClientVSCode, config.ClientCodex,
 	config.ClientGemini, config.ClientWindsurf, config.ClientCline, config.ClientLMStudio, config.ClientZed,
 	config.ClientOpencode, config.ClientContinue}
 
@@ -58,9 +57,6 @@ func (e Env) xdgConfig() string {
 // lists them). entryName names Continue's block file.
 func (e Env) Path(client, entryName string) (string, error) {
 	if !slices.Contains(Writable, client) {
-		if client == config.ClientCodex {
-			return "", fmt.Errorf("codex's config is TOML, which Add does not write; append the snippet to ~/.codex/config.toml")
-		}
 		return "", fmt.Errorf("unknown client %q: want one of %s", client, strings.Join(Writable, ", "))
 	}
 	switch client {
@@ -68,6 +64,8 @@ func (e Env) Path(client, entryName string) (string, error) {
 		return filepath.Join(e.ConfigDir, "Claude", "claude_desktop_config.json"), nil
 	case config.ClientClaudeCode:
 		return filepath.Join(e.Home, ".claude.json"), nil
+	case config.ClientCodex:
+		return filepath.Join(e.Home, ".codex", "config.toml"), nil
 	case config.ClientCursor:
 		return filepath.Join(e.Home, ".cursor", "mcp.json"), nil
 	case config.ClientVSCode:

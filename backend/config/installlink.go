@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/url"
+	"slices"
 	"strings"
 )
 
@@ -22,6 +23,9 @@ var LinkClients = []string{ClientCursor, ClientVSCode, ClientLMStudio}
 //   - LM Studio: lmstudio://add_mcp?name=NAME&config=BASE64
 //     (lmstudio.ai/docs/app/mcp/deeplink).
 func InstallLink(client, mode string, o SnippetOptions) (string, error) {
+	if !slices.Contains(LinkClients, client) {
+		return "", fmt.Errorf("%s has no install link; links exist for %s", client, strings.Join(LinkClients, ", "))
+	}
 	e, err := Entry(client, mode, o)
 	if err != nil {
 		return "", err

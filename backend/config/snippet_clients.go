@@ -141,7 +141,7 @@ type SnippetEntry struct {
 }
 
 // Entry returns the router's entry for client in mode, checked as Snippet
-// checks it. Codex (TOML) has no entry value.
+// checks it. Codex's Value is its TOML table as text (the snippet).
 func Entry(client, mode string, o SnippetOptions) (SnippetEntry, error) {
 	p, err := prepareSnippet(client, mode, o)
 	if err != nil {
@@ -149,7 +149,7 @@ func Entry(client, mode string, o SnippetOptions) (SnippetEntry, error) {
 	}
 	switch client {
 	case ClientCodex:
-		return SnippetEntry{}, fmt.Errorf("codex's config is TOML; paste the snippet into ~/.codex/config.toml")
+		return SnippetEntry{Name: p.o.Name, Value: codexSnippet(p.mode, p.o, p.env, p.headers)}, nil
 	case ClientContinue:
 		return SnippetEntry{Name: p.o.Name, Value: continueEntryFor(p)}, nil
 	}

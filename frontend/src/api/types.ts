@@ -388,8 +388,8 @@ export const SNIPPET_CLIENTS = [
   'continue',
 ] as const;
 export type SnippetClient = (typeof SNIPPET_CLIENTS)[number];
-/** The clients whose config file "Add to client" writes (all but Codex's TOML). */
-export const ADDABLE_CLIENTS: readonly SnippetClient[] = SNIPPET_CLIENTS.filter((c) => c !== 'codex');
+/** The clients whose config file "Add to client" writes: all of them. */
+export const ADDABLE_CLIENTS: readonly SnippetClient[] = SNIPPET_CLIENTS;
 /** The clients that install a server from a link. */
 export const LINK_CLIENTS: readonly SnippetClient[] = ['cursor', 'vscode', 'lmstudio'];
 

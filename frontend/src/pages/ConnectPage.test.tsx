@@ -366,7 +366,7 @@ describe('ConnectPage: a token bound to a profile', () => {
     expect(screen.queryByTestId('confirm-dialog')).toBeNull();
   });
 
-  it('shows install links for Cursor, VS Code and LM Studio only, and Codex cannot be written', async () => {
+  it('shows install links for Cursor, VS Code and LM Studio only', async () => {
     const { api } = fakeApi();
     renderWithApi(<ConnectPage />, api);
     await userEvent.click(await screen.findByTestId('snippet-client-lmstudio'));
@@ -376,6 +376,6 @@ describe('ConnectPage: a token bound to a profile', () => {
     await waitFor(() => expect(screen.getByTestId('install-link-text')).toHaveTextContent('vscode://install?&http&'));
     await userEvent.click(screen.getByTestId('snippet-client-codex'));
     expect(screen.queryByTestId('install-link')).toBeNull();
-    expect(screen.queryByTestId('add-to-client')).toBeNull();
+    expect(screen.getByTestId('add-to-client')).toBeInTheDocument();
   });
 });
