@@ -310,6 +310,10 @@ func TestAddCodexTOML(t *testing.T) {
 		{"[mcp_servers]\nmcp-router = { url = \"x\" }\n", "edit it by hand"},
 		{"mcp_servers.mcp-router.url = \"x\"\n", "edit it by hand"},
 		{"[a\nb = ", "not valid TOML"},
+		// A million nested arrays overflowed the parser's stack (fatal).
+		{"a = " + strings.Repeat("[", 1_000_000) + strings.Repeat("]", 1_000_000) + "\n", "depth cap of a client config"},
+		// Brackets in strings and comments do not count.
+		{"# [[[[\n" + "s = '" + strings.Repeat("[", 100) + "'\nm = \"\"\"" + strings.Repeat("{", 100) + "\"\"\"\n[mcp_servers]\nmcp-router = { url = \"x\" }\n", "edit it by hand"},
 	} {
 		if _, err := setCodexEntry([]byte(tc.src), e.Name, e.Value.(string)); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%q: %v", tc.src, err)

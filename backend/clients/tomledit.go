@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/mcp-router/mcp-router/backend/config"
 )
 
 // tableHeader matches a TOML table header line, [a.b] (group 1 the key), or
@@ -22,6 +24,9 @@ var tableHeader = regexp.MustCompile(`^\s*(\[\[?)\s*([^\[\]]+?)\s*\]\]?\s*(#.*)?
 // and every other value is as before; a file where the text edit cannot do
 // that (the entry written as an inline table or dotted keys) is refused.
 func setCodexEntry(data []byte, name, table string) ([]byte, error) {
+	if err := checkTOMLDepth(data); err != nil {
+		return nil, err
+	}
 	var before map[string]any
 	if _, err := toml.Decode(string(data), &before); err != nil {
 		return nil, fmt.Errorf("not valid TOML: %w", err)
@@ -94,6 +99,9 @@ func without(doc map[string]any, name string) map[string]any {
 
 // codexEntries decodes Codex's mcp_servers tables by name.
 func codexEntries(data []byte) (map[string][]json.RawMessage, error) {
+	if err := checkTOMLDepth(data); err != nil {
+		return nil, err
+	}
 	var doc map[string]any
 	if _, err := toml.Decode(string(data), &doc); err != nil {
 		return nil, err
@@ -108,4 +116,49 @@ func codexEntries(data []byte) (map[string][]json.RawMessage, error) {
 		out[k] = append(out[k], b)
 	}
 	return out, nil
+}
+
+// checkTOMLDepth refuses TOML nested deeper than the client-config cap
+// before BurntSushi/toml's recursive parser sees it (a million nested
+// arrays overflow the goroutine's stack: a fatal error no recover catches).
+// Brackets and braces are counted outside strings and comments.
+func checkTOMLDepth(data []byte) error {
+	limit := config.ClientConfigLimits().MaxDepth
+	depth, line := 0, 1
+	s := string(data)
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '\n':
+			line++
+		case c == '#':
+			for i < len(s) && s[i] != '\n' {
+				i++
+			}
+			i--
+		case strings.HasPrefix(s[i:], `"""`) || strings.HasPrefix(s[i:], `'''`):
+			delim := s[i : i+3]
+			end := strings.Index(s[i+3:], delim)
+			if end < 0 {
+				return nil // unterminated: the parser reports it
+			}
+			line += strings.Count(s[i:i+3+end], "\n")
+			i += 3 + end + 2
+		case c == '"' || c == '\'':
+			for i++; i < len(s) && s[i] != c && s[i] != '\n'; i++ {
+				if c == '"' && s[i] == '\\' {
+					i++
+				}
+			}
+		case c == '[' || c == '{':
+			if depth++; depth > limit {
+				return fmt.Errorf("line %d: nested more than %d levels deep, the depth cap of a client config (a fixed cap, docs/limits.md)", line, limit)
+			}
+		case c == ']' || c == '}':
+			if depth > 0 {
+				depth--
+			}
+		}
+	}
+	return nil
 }
