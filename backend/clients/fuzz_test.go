@@ -59,3 +59,35 @@ func FuzzSetJSONEntry(f *testing.F) {
 		}
 	})
 }
+
+// FuzzSetCodexEntry: whatever Codex's config.toml holds, Add refuses it or
+// writes one whose router table is the snippet's, with every other value
+// as it was, and a second run changes nothing.
+func FuzzSetCodexEntry(f *testing.F) {
+	for _, seed := range []string{
+		"", "model = \"o3\"\n", "[mcp_servers.mcp-router]\nurl = \"x\"\n[mcp_servers.mcp-router.env]\nA = \"1\"\n",
+		"[mcp_servers]\nmcp-router = { url = \"x\" }\n", "a = [[1], [2]]\n# [x]\n", "s = '''\n[mcp_servers.mcp-router]\n'''\n",
+		"[[mcp_servers.mcp-router]]\nurl = \"x\"\n",
+	} {
+		f.Add([]byte(seed))
+	}
+	e, err := config.Entry(config.ClientCodex, config.ModeHTTP, config.SnippetOptions{Token: "T"})
+	if err != nil {
+		f.Fatal(err)
+	}
+	table := e.Value.(string)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		out, err := setCodexEntry(data, e.Name, table)
+		if err != nil {
+			return
+		}
+		m, err := codexEntries(out)
+		if err != nil || len(m[e.Name]) != 1 {
+			t.Fatalf("result %v:\n%s", err, out)
+		}
+		again, err := setCodexEntry(out, e.Name, table)
+		if err != nil || !bytes.Equal(again, out) {
+			t.Fatalf("a second run changed the file (%v):\n%s\n→\n%s", err, out, again)
+		}
+	})
+}
