@@ -41,4 +41,4 @@ if [ -z "${MCPR_WEATHER_BIN:-}" ]; then
   export MCPR_WEATHER_BIN=$ROOT/test-results/ui/weather-mcp
 fi
 
-exec node --test --test-concurrency=1 --test-reporter=spec test/ui/ui.test.mjs test/ui/chat.test.mjs test/ui/approvals.test.mjs test/ui/profiles.test.mjs test/ui/bundles.test.mjs test/ui/catalog.test.mjs
+exec node --test --test-concurrency=1 --test-reporter=spec test/ui/ui.test.mjs test/ui/chat.test.mjs test/ui/approvals.test.mjs test/ui/profiles.test.mjs test/ui/bundles.test.mjs test/ui/catalog.test.mjs test/ui/clients.test.mjs

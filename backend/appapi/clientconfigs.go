@@ -2,35 +2,41 @@ package appapi
 
 import (
 	"os"
-	"path/filepath"
+	"strings"
 
+	"github.com/mcp-router/mcp-router/backend/clients"
 	"github.com/mcp-router/mcp-router/backend/config"
 )
 
 // ClientConfigFile is a client's MCP config found on this machine.
 type ClientConfigFile struct {
-	Client  string `json:"client"` // claude-desktop, claude-code, cursor, vscode
+	Client  string `json:"client"` // claude-desktop, claude-code, cursor, vscode, gemini, …
 	Path    string `json:"path"`
 	Servers int    `json:"servers"`         // how many servers it defines
 	Error   string `json:"error,omitempty"` // why it cannot be imported as it is
 }
 
 // clientConfigPaths lists where the clients keep their user-wide MCP
-// config on this OS. Codex's config.toml is left out: the import reads
-// JSON only.
+// config on this OS (clients.Env.Path; Continue's is the router's own
+// block file there, so its config.yaml is listed instead). Codex's
+// config.toml is left out: the import reads JSON and YAML only.
 func clientConfigPaths() []ClientConfigFile {
-	var out []ClientConfigFile
-	if dir, err := os.UserConfigDir(); err == nil {
-		// ~/Library/Application Support on macOS, %APPDATA% on Windows,
-		// $XDG_CONFIG_HOME or ~/.config elsewhere.
-		out = append(out,
-			ClientConfigFile{Client: config.ClientClaudeDesktop, Path: filepath.Join(dir, "Claude", "claude_desktop_config.json")},
-			ClientConfigFile{Client: config.ClientVSCode, Path: filepath.Join(dir, "Code", "User", "mcp.json")})
+	host, err := clients.HostEnv()
+	if err != nil {
+		return nil
 	}
-	if home, err := os.UserHomeDir(); err == nil {
-		out = append(out,
-			ClientConfigFile{Client: config.ClientClaudeCode, Path: filepath.Join(home, ".claude.json")},
-			ClientConfigFile{Client: config.ClientCursor, Path: filepath.Join(home, ".cursor", "mcp.json")})
+	var out []ClientConfigFile
+	for _, c := range clients.Writable {
+		if c == config.ClientCodex {
+			continue // TOML: the import reads JSON and YAML
+		}
+		p, err := host.Path(c, config.SnippetServerName)
+		if c == config.ClientContinue {
+			p, err = host.ContinueConfig(), nil
+		}
+		if err == nil {
+			out = append(out, ClientConfigFile{Client: c, Path: p})
+		}
 	}
 	return out
 }
@@ -42,7 +48,7 @@ func (a *API) ListClientConfigs() ([]ClientConfigFile, error) {
 		if st, err := os.Stat(f.Path); err != nil || st.IsDir() {
 			continue
 		}
-		servers, err := config.ReadClientConfig(f.Path)
+		servers, err := config.ReadClientConfigFor(f.Client, f.Path)
 		if err != nil {
 			f.Error = err.Error()
 		}
@@ -50,4 +56,18 @@ func (a *API) ListClientConfigs() ([]ClientConfigFile, error) {
 		out = append(out, f)
 	}
 	return out, nil
+}
+
+// clientOfPath is the client whose known config file path is ("" for
+// another file, read in the common format; a YAML file is Continue's).
+func clientOfPath(path string) string {
+	for _, f := range clientConfigPaths() {
+		if f.Path == path {
+			return f.Client
+		}
+	}
+	if strings.HasSuffix(path, ".yaml") || strings.HasSuffix(path, ".yml") {
+		return config.ClientContinue
+	}
+	return ""
 }

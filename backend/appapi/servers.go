@@ -151,7 +151,7 @@ func (a *API) ImportClientConfig(path string) (config.ImportReport, error) {
 	if strings.TrimSpace(path) == "" {
 		return config.ImportReport{}, errors.New("which file? the path is empty")
 	}
-	servers, err := config.ReadClientConfig(path)
+	servers, err := config.ReadClientConfigFor(clientOfPath(path), path)
 	if err != nil {
 		return config.ImportReport{}, err
 	}

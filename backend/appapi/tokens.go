@@ -136,8 +136,20 @@ func (a *API) Snippet(client, mode, token string, upstreamAuth []string) (string
 
 // snippetAt is Snippet for the endpoint of profile ("" the default: /mcp).
 func (a *API) snippetAt(profile, client, mode, token string, upstreamAuth []string) (string, error) {
-	if err := config.CheckSnippet(client, mode); err != nil {
+	o, err := a.snippetOptions(profile, client, mode, token, upstreamAuth)
+	if err != nil {
 		return "", err
+	}
+	return config.Snippet(client, mode, o)
+}
+
+// snippetOptions are the options of a snippet, an install link or an Add
+// for the endpoint of profile: the endpoint's real URL, the token (checked
+// not to be an admin token; the placeholder when none is given and auth is
+// on), the upstream credentials, the binary for stdio.
+func (a *API) snippetOptions(profile, client, mode, token string, upstreamAuth []string) (config.SnippetOptions, error) {
+	if err := config.CheckSnippet(client, mode); err != nil {
+		return config.SnippetOptions{}, err
 	}
 	// The address the endpoint really listens on (say, `serve --listen`
 	// on another port), as the Connect page shows it; the port setting
@@ -155,7 +167,7 @@ func (a *API) snippetAt(profile, client, mode, token string, upstreamAuth []stri
 		// A snippet goes into an AI client's config: an admin token there
 		// would hand the client the UI's powers.
 		if id, err := a.core.Auth.Verify(bg(), o.Token); err == nil && id.IsAdmin() {
-			return "", fmt.Errorf("token %q is an admin token; a client's snippet needs a client token (create one on this page)", id.TokenName)
+			return config.SnippetOptions{}, fmt.Errorf("token %q is an admin token; a client's snippet needs a client token (create one on this page)", id.TokenName)
 		}
 	}
 	if o.Token == "" && a.core.Settings.AuthEnabled(bg()) {
@@ -164,18 +176,18 @@ func (a *API) snippetAt(profile, client, mode, token string, upstreamAuth []stri
 	if len(upstreamAuth) > 0 {
 		m, err := a.snippetUpstreamAuth(upstreamAuth)
 		if err != nil {
-			return "", err
+			return config.SnippetOptions{}, err
 		}
 		o.UpstreamAuth = m
 	}
 	if mode == config.ModeStdio {
 		bin, err := a.opts.Executable()
 		if err != nil {
-			return "", err
+			return config.SnippetOptions{}, err
 		}
 		o.BinaryPath = bin
 	}
-	return config.Snippet(client, mode, o)
+	return o, nil
 }
 
 // EndpointStatus reports the HTTP endpoint's URL and state.

@@ -65,6 +65,10 @@ type Options struct {
 	// user_config entry that is not sensitive). Nil: from Stdin when it is
 	// a terminal, else nothing is asked. Tests set it.
 	ReadLine func(prompt string) (string, error)
+	// Confirm asks a yes/no question (clients add before writing a
+	// client's config). Nil: on Stdin when it is a terminal, else nothing
+	// is asked. Tests set it.
+	Confirm func(prompt string) (bool, error)
 	// ShowDesktop brings the desktop window forward; it is called when the
 	// app is launched again for the same data directory (package single),
 	// which then exits. Nil: the second launch only exits.
@@ -160,7 +164,8 @@ func (e *env) rootCommand() *cobra.Command {
 	root.AddCommand(e.serversCommand(), e.versionCommand(),
 		e.tokensCommand(), e.settingsCommand(), e.snippetCommand(), e.logsCommand(),
 		e.serveCommand(), e.stdioCommand(), e.connectCommand(),
-		e.hooksCommand(), e.stategateCommand(), e.policyCommand(), e.auditCommand(), e.profilesCommand(), e.toolsCommand(), e.importCommand())
+		e.hooksCommand(), e.stategateCommand(), e.policyCommand(), e.auditCommand(), e.profilesCommand(), e.toolsCommand(), e.importCommand(),
+		e.clientsCommand())
 	root.AddCommand(e.chatCommand())     // cmd_chat.go
 	root.AddCommand(e.registryCommand()) // cmd_registry.go
 	return root

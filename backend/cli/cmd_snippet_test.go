@@ -1,7 +1,9 @@
 package cli
 
 import (
+	"encoding/base64"
 	"encoding/json"
+	"net/url"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -233,5 +235,47 @@ func TestSnippetProfile(t *testing.T) {
 	}
 	if n := len(tokensJSON(t, dir)); n != 1 {
 		t.Errorf("refused snippets left %d tokens, want 1", n)
+	}
+}
+
+// snippet --link prints the client's install link holding a new client
+// token, and refuses a client without links before creating anything.
+func TestSnippetLink(t *testing.T) {
+	dir := t.TempDir()
+	r := run(t, dir, "", "snippet", "--client", "lmstudio", "--link")
+	if r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	link := strings.TrimSpace(r.stdout)
+	const prefix = "lmstudio://add_mcp?"
+	if !strings.HasPrefix(link, prefix) {
+		t.Fatalf("stdout %q", r.stdout)
+	}
+	q, err := url.ParseQuery(strings.TrimPrefix(link, prefix))
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := base64.StdEncoding.DecodeString(q.Get("config"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var e snippetEntry
+	if err := json.Unmarshal(raw, &e); err != nil {
+		t.Fatal(err)
+	}
+	if q.Get("name") != "mcp-router" || e.URL != "http://127.0.0.1:3282/mcp" {
+		t.Errorf("link %s holds %+v", link, e)
+	}
+	if id, err := verifyIn(t, dir, bearer(e)); err != nil || id.TokenName != "lmstudio" || id.IsAdmin() {
+		t.Errorf("link token: %+v %v", id, err)
+	}
+
+	r = run(t, dir, "", "snippet", "--client", "zed", "--link")
+	if r.code != ExitUsage || !strings.Contains(r.stderr, "zed has no install link; links exist for cursor, vscode, lmstudio") {
+		t.Errorf("zed --link: %d %s", r.code, r.stderr)
+	}
+	r = run(t, dir, "", "tokens", "list")
+	if r.code != 0 || !strings.Contains(r.stdout, "lmstudio") || strings.Contains(r.stdout, "zed") {
+		t.Errorf("a token was created for a refused link:\n%s", r.stdout)
 	}
 }

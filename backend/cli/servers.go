@@ -457,16 +457,20 @@ func (e *env) serversToggle(verb string, enabled bool) *cobra.Command {
 
 func (e *env) serversImport() *cobra.Command {
 	var secretEnvs, secretHeaders []string
+	var client string
 	cmd := &cobra.Command{
 		Use:   "import FILE",
-		Short: "Import servers from a client config (Claude Desktop, Claude Code .mcp.json, Cursor, VS Code); - reads stdin",
+		Short: "Import servers from a client config (Claude, Cursor, VS Code, Gemini CLI, Windsurf, Cline, LM Studio, Zed, opencode, Continue); - reads stdin",
 		Long: "Imports the servers of a client config; names already taken are skipped. An entry whose value is\n" +
 			"a secret's placeholder, ${secret:NAME} (what `servers export` writes for a secret value), is a\n" +
 			"secret entry: its value is asked for on the terminal (not shown), or given with --secret-env\n" +
 			"SERVER:KEY=VALUE / --secret-header SERVER:NAME=VALUE; without a terminal and without those flags\n" +
 			"the import names what it needs and imports nothing. The values go to the OS keychain (else the\n" +
-			"0600 secrets file), never to the database.",
+			"0600 secrets file), never to the database.\n\n" +
+			"--client CLIENT reads the file as that client's (its section, and its meaning of a bare url: SSE\n" +
+			"for gemini and cline); a .yaml/.yml file is read as Continue's (docs/clients.md).",
 		Example: "  mcp-router servers import ~/.cursor/mcp.json\n" +
+			"  mcp-router servers import --client gemini ~/.gemini/settings.json\n" +
 			"  mcp-router servers import servers.json --secret-env github:GITHUB_TOKEN=ghp_…",
 		Args: exactArgs(1, "servers import FILE"),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -474,7 +478,16 @@ func (e *env) serversImport() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			defs, err := config.ParseClientConfig(data)
+			c := client
+			if c == "" && (strings.HasSuffix(name, ".yaml") || strings.HasSuffix(name, ".yml")) {
+				c = config.ClientContinue
+			}
+			var defs []spec.Server
+			if c == "" {
+				defs, err = config.ParseClientConfig(data)
+			} else {
+				defs, err = config.ParseClientConfigFor(c, data)
+			}
 			if err != nil {
 				return fmt.Errorf("%s: %w", name, err)
 			}
@@ -527,6 +540,7 @@ func (e *env) serversImport() *cobra.Command {
 	}
 	cmd.Flags().StringArrayVar(&secretEnvs, "secret-env", nil, "value of a secret env entry of the file, SERVER:KEY=VALUE (makes the entry secret; repeatable)")
 	cmd.Flags().StringArrayVar(&secretHeaders, "secret-header", nil, "value of a secret header of the file, SERVER:NAME=VALUE (repeatable)")
+	cmd.Flags().StringVar(&client, "client", "", "read the file as this client's config (gemini, cline, zed, opencode, continue, …)")
 	return cmd
 }
 

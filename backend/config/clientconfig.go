@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net/url"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -20,19 +21,32 @@ import (
 const (
 	keyMCPServers = "mcpServers" // Claude Desktop, Claude Code (.mcp.json), Cursor
 	keyServers    = "servers"    // VS Code mcp.json
+	// Zed's settings.json and opencode's opencode.json.
+	keyContextServers = "context_servers"
+	keyOpencodeMCP    = "mcp"
 )
 
 // clientEntry is the union of the per-server fields those clients use.
 // Unknown fields (VS Code's envFile, gallery, …) are ignored.
 type clientEntry struct {
 	Type     string            `json:"type"`
-	Command  string            `json:"command"`
+	Command  commandLine       `json:"command"`
 	Args     []string          `json:"args"`
 	Env      map[string]string `json:"env"`
 	Cwd      string            `json:"cwd"`
 	URL      string            `json:"url"`
 	Headers  map[string]string `json:"headers"`
 	Disabled bool              `json:"disabled"`
+	// Other clients' names for the same (snippet_clients.go): Gemini CLI's
+	// httpUrl, Windsurf's serverUrl, opencode's environment and enabled,
+	// Continue's requestOptions.headers.
+	HTTPURL        string            `json:"httpUrl"`
+	ServerURL      string            `json:"serverUrl"`
+	Environment    map[string]string `json:"environment"`
+	Enabled        *bool             `json:"enabled"`
+	RequestOptions struct {
+		Headers map[string]string `json:"headers"`
+	} `json:"requestOptions"`
 	// Seed 003's config format: the transport under this name, and the
 	// chat panel's per-server instructions (spec.Chat).
 	Transport           string `json:"transport"`
@@ -80,6 +94,26 @@ func ReadClientConfig(path string) ([]spec.Server, error) {
 	return servers, nil
 }
 
+// ReadClientConfigFor is ReadClientConfig for one client's file
+// (ParseClientConfigFor).
+func ReadClientConfigFor(client, path string) ([]spec.Server, error) {
+	if client == "" {
+		return ReadClientConfig(path)
+	}
+	data, _, err := ClientConfigLimits().ReadFile(path)
+	if errors.As(err, new(*filelimit.Error)) {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if err != nil {
+		return nil, err
+	}
+	servers, err := ParseClientConfigFor(client, data)
+	if err != nil {
+		return nil, prefixLines(path+": ", err)
+	}
+	return servers, nil
+}
+
 // ParseClientConfig reads the server map of a Claude Desktop, Claude Code,
 // Cursor or VS Code MCP config (comments and trailing commas allowed, as VS
 // Code allows them). It reports every bad entry at once, each as one line
@@ -97,7 +131,25 @@ func ParseClientConfig(data []byte) ([]spec.Server, error) {
 	})
 }
 
-func parseClientConfig(data []byte) ([]spec.Server, error) {
+// ParseClientConfigFor is ParseClientConfig for one client's file: it reads
+// that client's section (JSONTopKey) and its meaning of a bare "url"
+// (Gemini CLI and Cline take it for the legacy SSE transport). Continue's
+// YAML goes to ParseContinueConfig.
+func ParseClientConfigFor(client string, data []byte) ([]spec.Server, error) {
+	if client == ClientContinue {
+		return ParseContinueConfig(data)
+	}
+	if client == ClientCodex {
+		return nil, fmt.Errorf("codex's config is TOML, which the import does not read")
+	}
+	return filelimit.Within(context.Background(), ClientConfigLimits(), func(context.Context) ([]spec.Server, error) {
+		return parseClientConfigFor(client, data)
+	})
+}
+
+func parseClientConfig(data []byte) ([]spec.Server, error) { return parseClientConfigFor("", data) }
+
+func parseClientConfigFor(client string, data []byte) ([]spec.Server, error) {
 	if err := ClientConfigLimits().CheckJSON(data); err != nil {
 		var le *filelimit.Error
 		if errors.As(err, &le) && le.Line > 0 {
@@ -120,21 +172,37 @@ func parseClientConfig(data []byte) ([]spec.Server, error) {
 		return nil, err
 	}
 	var section *member
+	wanted := func(key string) bool { return key == keyMCPServers || key == keyServers || key == keyContextServers }
+	if client != "" {
+		wanted = func(key string) bool { return key == JSONTopKey(client) }
+	}
 	for i := range members {
 		m := &members[i]
-		if m.key != keyMCPServers && m.key != keyServers {
+		if !wanted(m.key) {
 			continue
 		}
 		if section != nil {
 			if section.key == m.key {
 				return nil, fmt.Errorf("%s: %q appears twice", position(data, m.off), m.key)
 			}
-			return nil, fmt.Errorf("%s: both %q and %q are present; keep only one", position(data, m.off), keyMCPServers, keyServers)
+			return nil, fmt.Errorf("%s: both %q and %q are present; keep only one", position(data, m.off), section.key, m.key)
 		}
 		section = m
 	}
+	if section == nil && client == "" {
+		// opencode's "mcp" only where nothing else is: Gemini CLI's
+		// settings have an "mcp" object of another kind beside mcpServers.
+		for i := range members {
+			if members[i].key == keyOpencodeMCP {
+				section = &members[i]
+			}
+		}
+	}
 	if section == nil {
-		return nil, fmt.Errorf("no %q (Claude Desktop, Claude Code, Cursor) or %q (VS Code) key at the top level", keyMCPServers, keyServers)
+		if client != "" {
+			return nil, fmt.Errorf("no %q key at the top level", JSONTopKey(client))
+		}
+		return nil, fmt.Errorf("no %q (Claude Desktop, Claude Code, Cursor, …) or %q (VS Code) key at the top level", keyMCPServers, keyServers)
 	}
 	if firstByte(section.raw) != '{' {
 		return nil, fmt.Errorf("%s: %q must be an object mapping server names to definitions", position(data, section.off), section.key)
@@ -148,7 +216,7 @@ func parseClientConfig(data []byte) ([]spec.Server, error) {
 	var errs []error
 	seen := make(map[string]bool, len(entries))
 	for _, e := range entries {
-		s, err := parseEntry(e)
+		s, err := parseEntry(client, e)
 		if err == nil && seen[s.Name] {
 			err = fmt.Errorf("%w: server %q is defined more than once", spec.ErrInvalid, s.Name)
 		}
@@ -168,7 +236,7 @@ func parseClientConfig(data []byte) ([]spec.Server, error) {
 
 // parseEntry turns one named entry into a valid definition. Its errors wrap
 // spec.ErrInvalid: they are all the user's input.
-func parseEntry(m member) (spec.Server, error) {
+func parseEntry(client string, m member) (spec.Server, error) {
 	bad := func(format string, args ...any) error {
 		return fmt.Errorf("%w: server %q: %s", spec.ErrInvalid, m.key, fmt.Sprintf(format, args...))
 	}
@@ -183,15 +251,51 @@ func parseEntry(m member) (spec.Server, error) {
 		}
 		return spec.Server{}, bad("%v", err)
 	}
+	bareURLIsSSE := false
+	switch {
+	case e.HTTPURL != "" && (e.URL != "" || e.ServerURL != ""), e.URL != "" && e.ServerURL != "":
+		return spec.Server{}, bad("give one of url, httpUrl and serverUrl")
+	case e.HTTPURL != "":
+		// Gemini CLI: httpUrl is streamable HTTP.
+		e.URL = e.HTTPURL
+		if e.Type == "" {
+			e.Type = "http"
+		}
+	case e.ServerURL != "":
+		e.URL = e.ServerURL
+	case client == ClientGemini || client == ClientCline:
+		bareURLIsSSE = true
+	}
+	if len(e.Environment) > 0 {
+		if len(e.Env) > 0 {
+			return spec.Server{}, bad("give env or environment, not both")
+		}
+		e.Env = e.Environment
+	}
+	if h := e.RequestOptions.Headers; len(h) > 0 {
+		if len(e.Headers) > 0 {
+			return spec.Server{}, bad("give headers or requestOptions.headers, not both")
+		}
+		e.Headers = h
+	}
+	var command string
+	args := e.Args
+	if len(e.Command) > 0 {
+		command = e.Command[0]
+	}
+	if len(e.Command) > 1 {
+		// opencode's command is the whole command line.
+		args = append(slices.Clone(e.Command[1:]), e.Args...)
+	}
 	s := spec.Server{
 		Name:    m.key,
-		Command: e.Command,
-		Args:    e.Args,
+		Command: command,
+		Args:    args,
 		Env:     e.Env,
 		Cwd:     e.Cwd,
 		URL:     e.URL,
 		Headers: e.Headers,
-		Enabled: !e.Disabled,
+		Enabled: !e.Disabled && (e.Enabled == nil || *e.Enabled),
 		// Validate refuses it on a stdio server, with the entry's position.
 		PassUpstreamAuth: e.PassUpstreamAuth,
 		// Validate refuses any other value, with the entry's position.
@@ -211,17 +315,18 @@ func parseEntry(m member) (spec.Server, error) {
 	}
 	switch strings.ToLower(e.Type) {
 	case "":
-		if e.Command == "" && e.URL != "" && looksLikeSSE(e.URL) {
+		if command == "" && e.URL != "" && (bareURLIsSSE || looksLikeSSE(e.URL)) {
 			s.Transport = spec.SSE
 		} // else Normalize: command → stdio, url → http
-	case "stdio":
+	case "stdio", "local":
 		s.Transport = spec.Stdio
-	case "http", "streamable-http", "streamablehttp", "streamable_http":
+	case "http", "streamable-http", "streamablehttp", "streamable_http", "remote":
+		// opencode's remote tries streamable HTTP first.
 		s.Transport = spec.HTTP
 	case "sse":
 		s.Transport = spec.SSE
 	default:
-		return spec.Server{}, bad("unknown type %q (want stdio, http, streamable-http or sse)", e.Type)
+		return spec.Server{}, bad("unknown type %q (want stdio, http, streamable-http, streamableHttp, sse, local or remote)", e.Type)
 	}
 	if err := markSecrets(&s); err != nil { // secrets.go
 		return spec.Server{}, bad("%v", err)
@@ -354,4 +459,35 @@ func prefixLines(prefix string, err error) error {
 		return errors.Join(out...)
 	}
 	return fmt.Errorf("%s%w", prefix, err)
+}
+
+// commandLine is a command: a string, or (opencode) an array of the program
+// and its arguments.
+type commandLine []string
+
+func (c *commandLine) UnmarshalJSON(b []byte) error {
+	switch firstByte(b) {
+	case '"':
+		var s string
+		if err := json.Unmarshal(b, &s); err != nil {
+			return err
+		}
+		if s != "" {
+			*c = commandLine{s}
+		}
+		return nil
+	case '[':
+		var a []string
+		if err := json.Unmarshal(b, &a); err != nil {
+			return err
+		}
+		if len(a) > 0 && a[0] == "" {
+			return errors.New("the command array starts with an empty program")
+		}
+		*c = a
+		return nil
+	case 'n':
+		return nil
+	}
+	return errors.New(`"command" must be a string or an array of strings`)
 }

@@ -32,6 +32,13 @@ const (
 	ClientCursor        = "cursor"
 	ClientVSCode        = "vscode"
 	ClientCodex         = "codex"
+	ClientGemini        = "gemini"
+	ClientWindsurf      = "windsurf"
+	ClientCline         = "cline"
+	ClientLMStudio      = "lmstudio"
+	ClientZed           = "zed"
+	ClientOpencode      = "opencode"
+	ClientContinue      = "continue"
 
 	ModeHTTP  = "http"
 	ModeStdio = "stdio"
@@ -39,8 +46,9 @@ const (
 
 // SnippetClients lists the clients Snippet knows, SnippetModes its modes.
 var (
-	SnippetClients = []string{ClientClaudeCode, ClientClaudeDesktop, ClientCursor, ClientVSCode, ClientCodex}
-	SnippetModes   = []string{ModeHTTP, ModeStdio}
+	SnippetClients = []string{ClientClaudeCode, ClientClaudeDesktop, ClientCursor, ClientVSCode, ClientCodex,
+		ClientGemini, ClientWindsurf, ClientCline, ClientLMStudio, ClientZed, ClientOpencode, ClientContinue}
+	SnippetModes = []string{ModeHTTP, ModeStdio}
 )
 
 // SnippetOptions fill in a snippet.
@@ -80,39 +88,62 @@ func CheckSnippet(client, mode string) error {
 }
 
 // Snippet returns the configuration that connects client to the router, in
-// the client's own format: JSON (2-space indent) for Claude Code, Claude
-// Desktop, Cursor and VS Code, TOML for Codex. mode is "http" (the default)
+// the client's own format: JSON (2-space indent) for the JSON clients
+// (snippet_clients.go), TOML for Codex, a YAML block file for Continue. mode is "http" (the default)
 // or "stdio", which runs `mcp-router connect` as a bridge.
 func Snippet(client, mode string, o SnippetOptions) (string, error) {
+	p, err := prepareSnippet(client, mode, o)
+	if err != nil {
+		return "", err
+	}
+	switch client {
+	case ClientCodex:
+		return codexSnippet(p.mode, p.o, p.env, p.headers), nil
+	case ClientContinue:
+		return continueSnippet(p)
+	}
+	return jsonSnippet(client, p)
+}
+
+// preparedSnippet is a snippet's checked options, with what goes into the
+// entry: env for stdio, headers for http (nil for the other mode).
+type preparedSnippet struct {
+	mode         string
+	o            SnippetOptions
+	env, headers map[string]string
+}
+
+func prepareSnippet(client, mode string, o SnippetOptions) (preparedSnippet, error) {
+	var p preparedSnippet
 	if mode == "" {
 		mode = ModeHTTP
 	}
 	if err := CheckSnippet(client, mode); err != nil {
-		return "", err
+		return p, err
 	}
 	if o.URL == "" {
 		o.URL = DefaultEndpointURL
 	}
 	if mode == ModeStdio && o.BinaryPath == "" {
-		return "", fmt.Errorf("a stdio snippet needs the path of the mcp-router binary")
+		return p, fmt.Errorf("a stdio snippet needs the path of the mcp-router binary")
 	}
 	if o.Name == "" {
 		o.Name = SnippetServerName
 	}
 	if !snippetNameRE.MatchString(o.Name) {
-		return "", fmt.Errorf("bad entry name %q: use 1-64 letters, digits, '_' or '-'", o.Name)
+		return p, fmt.Errorf("bad entry name %q: use 1-64 letters, digits, '_' or '-'", o.Name)
 	}
 	for what, s := range map[string]string{"URL": o.URL, "token": o.Token, "binary path": o.BinaryPath} {
 		if !utf8.ValidString(s) {
-			return "", fmt.Errorf("the %s is not valid UTF-8, which client configs cannot hold", what)
+			return p, fmt.Errorf("the %s is not valid UTF-8, which client configs cannot hold", what)
 		}
 	}
 	if strings.ContainsAny(o.Token, " \t\r\n") {
-		return "", fmt.Errorf("the token contains white space")
+		return p, fmt.Errorf("the token contains white space")
 	}
 	for k, v := range o.UpstreamAuth {
 		if !utf8.ValidString(v) {
-			return "", fmt.Errorf("the upstream auth value for %q is not valid UTF-8, which client configs cannot hold", k)
+			return p, fmt.Errorf("the upstream auth value for %q is not valid UTF-8, which client configs cannot hold", k)
 		}
 	}
 	env, headers := map[string]string{}, map[string]string{}
@@ -124,7 +155,7 @@ func Snippet(client, mode string, o SnippetOptions) (string, error) {
 		env[UpstreamAuthEnv] = FormatUpstreamAuthEnv(o.UpstreamAuth)
 		h, err := UpstreamAuthHeader(o.UpstreamAuth)
 		if err != nil {
-			return "", err
+			return p, err
 		}
 		for k := range h {
 			headers[k] = h.Get(k)
@@ -135,50 +166,22 @@ func Snippet(client, mode string, o SnippetOptions) (string, error) {
 	} else {
 		headers = nil
 	}
-	if client == ClientCodex {
-		return codexSnippet(mode, o, env, headers), nil
-	}
-	return jsonSnippet(client, mode, o, env, headers)
+	return preparedSnippet{mode: mode, o: o, env: env, headers: headers}, nil
 }
 
-// jsonEntry is one server in a JSON client config; field order is the
-// order in the output.
-type jsonEntry struct {
-	Type    string            `json:"type,omitempty"`
-	URL     string            `json:"url,omitempty"`
-	Headers map[string]string `json:"headers,omitempty"`
-	Command string            `json:"command,omitempty"`
-	Args    []string          `json:"args,omitempty"`
-	Env     map[string]string `json:"env,omitempty"`
+// jsonSnippet writes the entry {top: {name: entry}} in the client's own shape (snippet_clients.go).
+func jsonSnippet(client string, p preparedSnippet) (string, error) {
+	return encodeJSON(map[string]map[string]jsonEntry{JSONTopKey(client): {p.o.Name: clientJSONEntry(client, p)}})
 }
 
-// jsonSnippet and codexSnippet write env (stdio) or headers (http), empty
-// or nil for none.
-func jsonSnippet(client, mode string, o SnippetOptions, env, headers map[string]string) (string, error) {
-	var e jsonEntry
-	if mode == ModeHTTP {
-		e = jsonEntry{Type: "http", URL: o.URL}
-		if len(headers) > 0 {
-			e.Headers = headers
-		}
-	} else {
-		e = jsonEntry{Command: o.BinaryPath, Args: connectArgs(o.URL)}
-		if client == ClientVSCode {
-			e.Type = "stdio"
-		}
-		if len(env) > 0 {
-			e.Env = env
-		}
-	}
-	top := "mcpServers"
-	if client == ClientVSCode {
-		top = "servers"
-	}
+// encodeJSON writes v with a 2-space indent and a final newline, keeping
+// & < > in URLs readable.
+func encodeJSON(v any) (string, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false) // keep & < > in URLs readable
-	if err := enc.Encode(map[string]map[string]jsonEntry{top: {o.Name: e}}); err != nil {
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
 		return "", err
 	}
 	return buf.String(), nil

@@ -3,6 +3,8 @@ import {
   toAggregatedTool,
   toApiError,
   toAppSettings,
+  toClientAddPlan,
+  toClientAddResult,
   toClientConfigFile,
   toDefinitionProblem,
   toProcessView,
@@ -135,6 +137,10 @@ export function createApi(t: ApiTransport): Api {
     updateTokenRoles: (name, roles) => call('UpdateTokenRoles', [name, roles], toTokenView),
     updateTokenProfile: (name, profile) => call('UpdateTokenProfile', [name, profile], toTokenView),
     snippet: (client, mode, token, upstreamAuth) => call('Snippet', [client, mode, token, upstreamAuth], (r) => (typeof r === 'string' ? r : '')),
+    planAddToClient: (profile, client, mode, token) => call('PlanAddToClient', [profile, client, mode, token], toClientAddPlan),
+    addToClient: (profile, client, mode, token, shownDiff) =>
+      call('AddToClient', [profile, client, mode, token, shownDiff], toClientAddResult),
+    installLink: (profile, client, mode, token) => call('InstallLink', [profile, client, mode, token], (r) => (typeof r === 'string' ? r : '')),
     endpointStatus: () => call('EndpointStatus', [], toEndpointStatus),
 
     queryLogs: (q) => call('QueryLogs', [q], toLogPage),

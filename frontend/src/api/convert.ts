@@ -15,6 +15,8 @@ import {
   type AuditPage,
   type AuditReport,
   type AuditRow,
+  type ClientAddPlan,
+  type ClientAddResult,
   type ClientConfigFile,
   type ContentBlock,
   type DefinitionProblem,
@@ -234,6 +236,23 @@ export function toDiscovery(raw: unknown): Discovery {
       return { what: str(st.what), url: str(st.url), ok: bool(st.ok), result: str(st.result) };
     }, 'steps'),
   };
+}
+
+export function toClientAddPlan(raw: unknown): ClientAddPlan {
+  const r = obj(raw, 'add-to-client plan');
+  return {
+    client: str(r.client),
+    path: reqStr(r, 'path', 'add-to-client plan'),
+    exists: bool(r.exists),
+    replaces: bool(r.replaces),
+    unchanged: bool(r.unchanged),
+    diff: str(r.diff),
+  };
+}
+
+export function toClientAddResult(raw: unknown): ClientAddResult {
+  const r = obj(raw, 'add-to-client result');
+  return { path: reqStr(r, 'path', 'add-to-client result'), backup: str(r.backup) };
 }
 
 export function toClientConfigFile(raw: unknown): ClientConfigFile {

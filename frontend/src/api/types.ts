@@ -383,8 +383,45 @@ export interface CreatedToken {
   view: TokenView;
 }
 
-export const SNIPPET_CLIENTS = ['claude-code', 'claude-desktop', 'cursor', 'vscode', 'codex'] as const;
+export const SNIPPET_CLIENTS = [
+  'claude-code',
+  'claude-desktop',
+  'cursor',
+  'vscode',
+  'codex',
+  'gemini',
+  'windsurf',
+  'cline',
+  'lmstudio',
+  'zed',
+  'opencode',
+  'continue',
+] as const;
 export type SnippetClient = (typeof SNIPPET_CLIENTS)[number];
+/** The clients whose config file "Add to client" writes: all of them. */
+export const ADDABLE_CLIENTS: readonly SnippetClient[] = SNIPPET_CLIENTS;
+/** The clients that install a server from a link. */
+export const LINK_CLIENTS: readonly SnippetClient[] = ['cursor', 'vscode', 'lmstudio'];
+
+/** What "Add to client" would change in the client's config file. */
+export interface ClientAddPlan {
+  client: string;
+  path: string;
+  /** false: the file is created. */
+  exists: boolean;
+  /** The router's entry is there and is replaced. */
+  replaces: boolean;
+  /** The file already holds exactly this entry. */
+  unchanged: boolean;
+  /** Unified diff, old → new. */
+  diff: string;
+}
+
+export interface ClientAddResult {
+  path: string;
+  /** The copy of the old file; "" when the file was new. */
+  backup: string;
+}
 export const SNIPPET_MODES = ['http', 'stdio'] as const;
 export type SnippetMode = (typeof SNIPPET_MODES)[number];
 
@@ -650,6 +687,12 @@ export interface Api extends ChatApi, ApprovalsApi, AboutApi, ProfilesApi, Elect
    * server with passUpstreamAuth, or * for all), written into the snippet.
    */
   snippet(client: SnippetClient, mode: SnippetMode, token: string, upstreamAuth: string[]): Promise<string>;
+  /** The diff "Add to client" would make to the client's config file; writes nothing. profile "": the default endpoint. */
+  planAddToClient(profile: string, client: SnippetClient, mode: SnippetMode, token: string): Promise<ClientAddPlan>;
+  /** Writes it, with a backup, if the diff is still shownDiff. */
+  addToClient(profile: string, client: SnippetClient, mode: SnippetMode, token: string, shownDiff: string): Promise<ClientAddResult>;
+  /** The client's install link (cursor, vscode, lmstudio). */
+  installLink(profile: string, client: SnippetClient, mode: SnippetMode, token: string): Promise<string>;
   endpointStatus(): Promise<EndpointStatus>;
   // Logs
   queryLogs(q: LogQuery): Promise<LogPage>;

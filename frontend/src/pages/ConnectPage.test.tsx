@@ -320,4 +320,62 @@ describe('ConnectPage: a token bound to a profile', () => {
     await userEvent.selectOptions(await screen.findByTestId('token-profile-laptop'), 'work');
     expect(await screen.findByTestId('token-profile-error')).toHaveTextContent('was revoked');
   });
+
+  it('adds the router to a client after showing the diff, and writes only that diff', async () => {
+    const { api } = fakeApi();
+    renderWithApi(<ConnectPage />, api);
+    await userEvent.click(await screen.findByTestId('snippet-client-gemini'));
+    await waitFor(() => expect(screen.getByTestId('snippet-text')).toHaveTextContent('gemini http <token>'));
+    // Gemini CLI has no install link; it can be written.
+    expect(screen.queryByTestId('install-link')).toBeNull();
+
+    await userEvent.click(screen.getByTestId('add-to-client-button'));
+    expect(api.planAddToClient).toHaveBeenCalledWith('', 'gemini', 'http', '');
+    const dialog = await screen.findByTestId('confirm-dialog');
+    expect(within(dialog).getByTestId('add-to-client-diff')).toHaveTextContent('+ gemini http default');
+    expect(dialog).toHaveTextContent('/home/u/.gemini/config.json');
+    expect(api.addToClient).not.toHaveBeenCalled();
+
+    await userEvent.click(within(dialog).getByTestId('confirm'));
+    expect(api.addToClient).toHaveBeenCalledWith('', 'gemini', 'http', '', '+ gemini http default ');
+    expect(await screen.findByTestId('add-to-client-done')).toHaveTextContent(
+      'Wrote /home/u/.gemini/config.json. The old file is at /home/u/.gemini/config.json.bak-20261127T100000Z.',
+    );
+    expect(screen.queryByTestId('confirm-dialog')).toBeNull();
+  });
+
+  it('shows why the file is not written: a refusal, and Cancel writes nothing', async () => {
+    const { api } = fakeApi();
+    api.planAddToClient.mockRejectedValueOnce(new Error('/home/u/.zed/settings.json: not valid JSON: …; nothing was written'));
+    renderWithApi(<ConnectPage />, api);
+    await userEvent.click(await screen.findByTestId('snippet-client-zed'));
+    await userEvent.click(screen.getByTestId('add-to-client-button'));
+    expect(await screen.findByTestId('add-to-client-error')).toHaveTextContent('nothing was written');
+    expect(screen.queryByTestId('confirm-dialog')).toBeNull();
+
+    await userEvent.click(screen.getByTestId('add-to-client-button'));
+    await screen.findByTestId('confirm-dialog');
+    await userEvent.click(screen.getByText('Cancel'));
+    expect(screen.queryByTestId('confirm-dialog')).toBeNull();
+    expect(api.addToClient).not.toHaveBeenCalled();
+
+    // A file that already holds the entry: said so, no dialog.
+    api.planAddToClient.mockResolvedValueOnce({ client: 'zed', path: '/z/settings.json', exists: true, replaces: true, unchanged: true, diff: '' });
+    await userEvent.click(screen.getByTestId('add-to-client-button'));
+    expect(await screen.findByTestId('add-to-client-done')).toHaveTextContent('/z/settings.json already has this entry.');
+    expect(screen.queryByTestId('confirm-dialog')).toBeNull();
+  });
+
+  it('shows install links for Cursor, VS Code and LM Studio only', async () => {
+    const { api } = fakeApi();
+    renderWithApi(<ConnectPage />, api);
+    await userEvent.click(await screen.findByTestId('snippet-client-lmstudio'));
+    await waitFor(() => expect(screen.getByTestId('install-link-text')).toHaveTextContent('lmstudio://install?&http&'));
+    expect(screen.getByTestId('install-link-open')).toHaveAttribute('href', 'lmstudio://install?&http&');
+    await userEvent.click(screen.getByTestId('snippet-client-vscode'));
+    await waitFor(() => expect(screen.getByTestId('install-link-text')).toHaveTextContent('vscode://install?&http&'));
+    await userEvent.click(screen.getByTestId('snippet-client-codex'));
+    expect(screen.queryByTestId('install-link')).toBeNull();
+    expect(screen.getByTestId('add-to-client')).toBeInTheDocument();
+  });
 });

@@ -1,5 +1,17 @@
 import { useEffect, useId, useState, type FormEvent } from 'react';
-import { ADMIN_TOKEN_COMMAND, SNIPPET_CLIENTS, SNIPPET_MODES, toApiError, type CreatedToken, type SnippetClient, type SnippetMode, type TokenView } from '../api';
+import {
+  ADDABLE_CLIENTS,
+  ADMIN_TOKEN_COMMAND,
+  LINK_CLIENTS,
+  SNIPPET_CLIENTS,
+  SNIPPET_MODES,
+  toApiError,
+  type ClientAddPlan,
+  type CreatedToken,
+  type SnippetClient,
+  type SnippetMode,
+  type TokenView,
+} from '../api';
 import { ConfirmDialog, LoadError } from '../components/Dialog';
 import { upstreamAuthEntries, UpstreamAuthFields, type UpstreamAuthRow } from '../components/UpstreamAuthFields';
 import { useLocale, useMessages } from '../i18n';
@@ -102,6 +114,13 @@ export const CLIENT_LABELS: Record<SnippetClient, string> = {
   cursor: 'Cursor',
   vscode: 'VS Code',
   codex: 'Codex',
+  gemini: 'Gemini CLI',
+  windsurf: 'Windsurf',
+  cline: 'Cline',
+  lmstudio: 'LM Studio',
+  zed: 'Zed',
+  opencode: 'opencode',
+  continue: 'Continue',
 };
 
 function SnippetCard({ secret }: { secret: string }) {
@@ -206,6 +225,154 @@ function SnippetCard({ secret }: { secret: string }) {
         <pre className={`code${loading || authPending ? ' is-loading' : ''}`} data-testid="snippet-text">
           {text}
         </pre>
+      )}
+      {LINK_CLIENTS.includes(client) && <InstallLink profile={profile} client={client} mode={mode} secret={secret} />}
+      {ADDABLE_CLIENTS.includes(client) && (
+        <AddToClient profile={profile} client={client} mode={mode} secret={secret} withUpstreamAuth={upstreamAuthEntries(authRows).length > 0} />
+      )}
+    </div>
+  );
+}
+
+type SnippetTarget = { profile: string; client: SnippetClient; mode: SnippetMode; secret: string };
+
+// InstallLink shows the client's install link (Cursor, VS Code, LM Studio),
+// holding the same entry as the snippet.
+function InstallLink({ profile, client, mode, secret }: SnippetTarget) {
+  const t = useMessages();
+  const installLink = useTokens((s) => s.installLink);
+  const [link, setLink] = useState('');
+  const [error, setError] = useState<string | null>(null);
+  useEffect(() => {
+    let live = true;
+    installLink(profile, client, mode, secret).then(
+      (l) => {
+        if (!live) return;
+        setLink(l);
+        setError(null);
+      },
+      (err: unknown) => {
+        if (!live) return;
+        setLink('');
+        setError(toApiError(err).message);
+      },
+    );
+    return () => {
+      live = false;
+    };
+  }, [installLink, profile, client, mode, secret]);
+  return (
+    <div className="install-link" data-testid="install-link">
+      <h3>{t.installLinkTitle}</h3>
+      {error ? (
+        <p className="inline-error" role="alert">
+          {error}
+        </p>
+      ) : (
+        <div className="row">
+          <code className="endpoint-url" data-testid="install-link-text">
+            {link}
+          </code>
+          <CopyButton text={link} testId="install-link-copy" />
+          {link && (
+            <a className="button small" href={link} data-testid="install-link-open">
+              {t.installLinkOpen}
+            </a>
+          )}
+        </div>
+      )}
+      <p className="muted">{t.installLinkNote}</p>
+    </div>
+  );
+}
+
+// AddToClient writes the entry into the client's own config file: the
+// change is shown as a diff in a confirm dialog, and only that diff is
+// written (the router refuses if the file changed since).
+function AddToClient({ profile, client, mode, secret, withUpstreamAuth }: SnippetTarget & { withUpstreamAuth: boolean }) {
+  const t = useMessages();
+  const planAdd = useTokens((s) => s.planAddToClient);
+  const add = useTokens((s) => s.addToClient);
+  const [plan, setPlan] = useState<ClientAddPlan | null>(null);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const [dialogError, setDialogError] = useState<string | null>(null);
+  const [done, setDone] = useState<string | null>(null);
+  // A new client, mode, profile or token: the last result is not about it.
+  useEffect(() => {
+    setDone(null);
+    setError(null);
+  }, [profile, client, mode, secret]);
+
+  const start = () => {
+    setBusy(true);
+    setError(null);
+    setDone(null);
+    planAdd(profile, client, mode, secret).then(
+      (p) => {
+        setBusy(false);
+        if (p.unchanged) setDone(t.addToClientUnchanged(p.path));
+        else {
+          setDialogError(null);
+          setPlan(p);
+        }
+      },
+      (err: unknown) => {
+        setBusy(false);
+        setError(toApiError(err).message);
+      },
+    );
+  };
+  const write = () => {
+    if (!plan) return;
+    setBusy(true);
+    add(profile, client, mode, secret, plan.diff).then(
+      (r) => {
+        setBusy(false);
+        setPlan(null);
+        setDone(t.addToClientDone(r.path, r.backup));
+      },
+      (err: unknown) => {
+        setBusy(false);
+        setDialogError(toApiError(err).message);
+      },
+    );
+  };
+  return (
+    <div className="add-to-client" data-testid="add-to-client">
+      <div className="row">
+        <button type="button" onClick={start} disabled={busy} data-testid="add-to-client-button">
+          {t.addToClient}
+        </button>
+        <span className="muted">{withUpstreamAuth ? t.addToClientNoUpstreamAuth : t.addToClientHint}</span>
+      </div>
+      {error && (
+        <p className="inline-error" role="alert" data-testid="add-to-client-error">
+          {error}
+        </p>
+      )}
+      {done && (
+        <p className="muted" role="status" data-testid="add-to-client-done">
+          {done}
+        </p>
+      )}
+      {plan && (
+        <ConfirmDialog
+          title={t.addToClientTitle(CLIENT_LABELS[client])}
+          body={
+            <>
+              <p>{plan.exists ? t.addToClientBody(plan.path) : t.addToClientNewFile(plan.path)}</p>
+              <pre className="code" data-testid="add-to-client-diff">
+                {plan.diff}
+              </pre>
+            </>
+          }
+          confirm={t.addToClientWrite}
+          onConfirm={write}
+          onCancel={() => setPlan(null)}
+          busy={busy}
+          error={dialogError}
+        />
       )}
     </div>
   );

@@ -1,5 +1,15 @@
 import { createStore, type StoreApi } from 'zustand/vanilla';
-import { toApiError, type Api, type CreatedToken, type EndpointStatus, type SnippetClient, type SnippetMode, type TokenView } from '../api';
+import {
+  toApiError,
+  type Api,
+  type ClientAddPlan,
+  type ClientAddResult,
+  type CreatedToken,
+  type EndpointStatus,
+  type SnippetClient,
+  type SnippetMode,
+  type TokenView,
+} from '../api';
 import type { LoadStatus } from './servers';
 
 export interface TokensState {
@@ -24,6 +34,11 @@ export interface TokensState {
   loadEndpoint(): Promise<void>;
   /** The config snippet for a client; throws to the caller. */
   snippet(client: SnippetClient, mode: SnippetMode, token: string, upstreamAuth: string[]): Promise<string>;
+  /** "Add to client": the diff, then the write of that diff; throw to the caller. */
+  planAddToClient(profile: string, client: SnippetClient, mode: SnippetMode, token: string): Promise<ClientAddPlan>;
+  addToClient(profile: string, client: SnippetClient, mode: SnippetMode, token: string, shownDiff: string): Promise<ClientAddResult>;
+  /** The client's install link; throws to the caller. */
+  installLink(profile: string, client: SnippetClient, mode: SnippetMode, token: string): Promise<string>;
 }
 
 export type TokensStore = StoreApi<TokensState>;
@@ -31,7 +46,12 @@ export type TokensStore = StoreApi<TokensState>;
 export function createTokensStore(
   api: Pick<
     Api,
-    'listTokens' | 'createToken' | 'revokeToken' | 'deleteToken' | 'updateTokenServers' | 'updateTokenRoles' | 'updateTokenProfile' | 'endpointStatus' | 'snippet'
+    'listTokens' | 'createToken' | 'revokeToken' | 'deleteToken' | 'updateTokenServers' | 'updateTokenRoles' | 'updateTokenProfile'
+    | 'endpointStatus'
+    | 'snippet'
+    | 'planAddToClient'
+    | 'addToClient'
+    | 'installLink'
   >,
 ): TokensStore {
   return createStore<TokensState>()((set, get) => ({
@@ -87,6 +107,9 @@ export function createTokensStore(
       set({ tokens: get().tokens.map((t) => (t.name === name ? view : t)) });
     },
     snippet: (client, mode, token, upstreamAuth) => api.snippet(client, mode, token, upstreamAuth),
+    planAddToClient: (profile, client, mode, token) => api.planAddToClient(profile, client, mode, token),
+    addToClient: (profile, client, mode, token, shownDiff) => api.addToClient(profile, client, mode, token, shownDiff),
+    installLink: (profile, client, mode, token) => api.installLink(profile, client, mode, token),
     async loadEndpoint() {
       try {
         set({ endpoint: await api.endpointStatus(), endpointError: null });

@@ -303,6 +303,19 @@ export function fakeApi(initial: ServerView[] = []) {
     updateTokenRoles: vi.fn<Api['updateTokenRoles']>(async (name, roles) => token(name, { roles })),
     updateTokenProfile: vi.fn<Api['updateTokenProfile']>(async (name, profile) => token(name, { profile })),
     snippet: vi.fn<Api['snippet']>(async (client, mode, tok, upstreamAuth) => [`${client} ${mode} ${tok || '<token>'}`, ...upstreamAuth].join(' ')),
+    planAddToClient: vi.fn<Api['planAddToClient']>(async (profile, client, mode, tok) => ({
+      client,
+      path: `/home/u/.${client}/config.json`,
+      exists: true,
+      replaces: false,
+      unchanged: false,
+      diff: `+ ${client} ${mode} ${profile || 'default'} ${tok}`,
+    })),
+    addToClient: vi.fn<Api['addToClient']>(async (_profile, client) => ({
+      path: `/home/u/.${client}/config.json`,
+      backup: `/home/u/.${client}/config.json.bak-20261127T100000Z`,
+    })),
+    installLink: vi.fn<Api['installLink']>(async (profile, client, mode, tok) => `${client}://install?${profile}&${mode}&${tok}`),
     endpointStatus: vi.fn<Api['endpointStatus']>(async () => ({
       url: 'http://127.0.0.1:3282/mcp',
       running: true,

@@ -229,6 +229,42 @@ export namespace appapi {
 	        this.changed = source["changed"];
 	    }
 	}
+	export class ClientAddPlan {
+	    client: string;
+	    path: string;
+	    exists: boolean;
+	    replaces: boolean;
+	    unchanged: boolean;
+	    diff: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new ClientAddPlan(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.client = source["client"];
+	        this.path = source["path"];
+	        this.exists = source["exists"];
+	        this.replaces = source["replaces"];
+	        this.unchanged = source["unchanged"];
+	        this.diff = source["diff"];
+	    }
+	}
+	export class ClientAddResult {
+	    path: string;
+	    backup?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new ClientAddResult(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.path = source["path"];
+	        this.backup = source["backup"];
+	    }
+	}
 	export class ClientConfigFile {
 	    client: string;
 	    path: string;

@@ -21,6 +21,8 @@ export function AddServer(arg1:spec.Server):Promise<appapi.ServerView>;
 
 export function AddServersFromJSON(arg1:string):Promise<config.ImportReport>;
 
+export function AddToClient(arg1:string,arg2:string,arg3:string,arg4:string,arg5:string):Promise<appapi.ClientAddResult>;
+
 export function AppendBundleUpload(arg1:string,arg2:string):Promise<number>;
 
 export function ApproveChatTool(arg1:number,arg2:string,arg3:string):Promise<void>;
@@ -93,6 +95,8 @@ export function InspectBundle(arg1:string):Promise<appapi.BundlePreview>;
 
 export function InstallBundle(arg1:string,arg2:string,arg3:Record<string, Array<string>>):Promise<appapi.ServerView>;
 
+export function InstallLink(arg1:string,arg2:string,arg3:string,arg4:string):Promise<string>;
+
 export function ListClientConfigs():Promise<Array<appapi.ClientConfigFile>>;
 
 export function ListHooks():Promise<Array<appapi.HookView>>;
@@ -124,6 +128,8 @@ export function OpenLogFolder():Promise<void>;
 export function OutdatedServers():Promise<Array<registry.Check>>;
 
 export function PendingApprovals():Promise<Array<approval.Pending>>;
+
+export function PlanAddToClient(arg1:string,arg2:string,arg3:string,arg4:string):Promise<appapi.ClientAddPlan>;
 
 export function PreviewElectronImport(arg1:string,arg2:string):Promise<electronimport.Plan>;
 

@@ -18,6 +18,10 @@ export function AddServersFromJSON(arg1) {
   return window['go']['appapi']['API']['AddServersFromJSON'](arg1);
 }
 
+export function AddToClient(arg1, arg2, arg3, arg4, arg5) {
+  return window['go']['appapi']['API']['AddToClient'](arg1, arg2, arg3, arg4, arg5);
+}
+
 export function AppendBundleUpload(arg1, arg2) {
   return window['go']['appapi']['API']['AppendBundleUpload'](arg1, arg2);
 }
@@ -162,6 +166,10 @@ export function InstallBundle(arg1, arg2, arg3) {
   return window['go']['appapi']['API']['InstallBundle'](arg1, arg2, arg3);
 }
 
+export function InstallLink(arg1, arg2, arg3, arg4) {
+  return window['go']['appapi']['API']['InstallLink'](arg1, arg2, arg3, arg4);
+}
+
 export function ListClientConfigs() {
   return window['go']['appapi']['API']['ListClientConfigs']();
 }
@@ -224,6 +232,10 @@ export function OutdatedServers() {
 
 export function PendingApprovals() {
   return window['go']['appapi']['API']['PendingApprovals']();
+}
+
+export function PlanAddToClient(arg1, arg2, arg3, arg4) {
+  return window['go']['appapi']['API']['PlanAddToClient'](arg1, arg2, arg3, arg4);
 }
 
 export function PreviewElectronImport(arg1, arg2) {
