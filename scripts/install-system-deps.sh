@@ -18,7 +18,9 @@ PACKAGES=(build-essential pkg-config libgtk-3-dev
   dbus-daemon x11-utils libglib2.0-bin curl # the tray tests: a private session bus, xwininfo, gdbus
   fonts-noto-cjk # Japanese in the window and the UI screenshots (without it: empty boxes)
   nsis osslsigncode # make dist: the Windows installer and its signature
-  rpm) # make test-dist: installs the .rpm into a root of its own
+  rpm # make test-dist: installs the .rpm into a root of its own
+  qemu-user-static # make test-arm64: the arm64 archive under qemu-aarch64-static
+  podman runc mmdebstrap) # make test-image: builds and runs the Dockerfile (runc: crun refuses cgroup v1/v2 hybrids)
 
 installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
 
