@@ -92,7 +92,7 @@ test-arm64: system-deps
 	scripts/test-arm64.sh $(RESULTS)/arm64
 # The Dockerfile built and run with podman (stdio and serve, non-root, /init
 # read-only), from stand-in base images: no registry is reachable here.
-test-image: system-deps test-deps
+test-image: system-deps
 	scripts/test-image.sh $(RESULTS)/image
 # The darwin headless archives: Mach-O of the right CPU, no cgo, nogui,
 # system libraries only (internal/distcheck). Nothing runs them.
