@@ -44,6 +44,7 @@ for tool in podman runc mmdebstrap; do
 done
 
 nofile=$(ulimit -Hn)
+[[ $nofile == unlimited ]] && nofile=1048576
 PODMAN=(podman --runtime "$(command -v runc)")
 LIMITS=(--ulimit "nofile=$nofile:$nofile" --ulimit nproc=4096:4096)
 
