@@ -57,7 +57,7 @@ func check(archive string) error {
 	}
 	libs, err := distcheck.CheckDarwinHeadless(bin, m[1])
 	if err != nil {
-		return err
+		return fmt.Errorf("%s: %w", archive, err)
 	}
 	fmt.Printf("check-darwin: %s: Mach-O %s executable, CGO_ENABLED=0, -tags nogui, loads only %v\n", filepath.Base(archive), m[1], libs)
 	return nil
