@@ -1,6 +1,10 @@
 # The standalone stdio mode in a container: `docker compose run --rm -T router`
 # serves `mcp-router stdio` on stdin/stdout. See docs/docker.md.
-FROM golang:1.26-bookworm AS build
+# The base images are arguments so a machine without a registry can build
+# from images of its own (scripts/test-image.sh, docs/docker.md).
+ARG GO_IMAGE=golang:1.26-bookworm
+ARG BASE_IMAGE=debian:bookworm-slim
+FROM ${GO_IMAGE} AS build
 WORKDIR /src
 COPY go.mod go.sum ./
 RUN go mod download
@@ -11,7 +15,7 @@ ARG VERSION=dev
 RUN CGO_ENABLED=0 go build -tags nogui -trimpath \
     -ldflags "-s -w -X github.com/mcp-router/mcp-router/backend/core.Version=${VERSION}" -o /out/mcp-router .
 
-FROM debian:bookworm-slim
+FROM ${BASE_IMAGE}
 # Node.js and npm so upstreams started with npx work inside the container.
 RUN apt-get update \
  && apt-get install -y --no-install-recommends ca-certificates nodejs npm \

@@ -89,9 +89,28 @@ dist: deps $(NFPM)
 
 # Builds one .deb, one Windows exe + installer and one headless archive into
 # a scratch dist dir, installs the .deb with apt and checks them all
-# (scripts/test-dist.sh).
+# (scripts/test-dist.sh); then the platforms this machine can only emulate
+# or read (docs/install.md): arm64 under QEMU, the Docker image under
+# podman, the darwin archives as Mach-O files.
 test-dist: deps $(NFPM) test-deps
 	WAILS=$(WAILS) NFPM=$(NFPM) scripts/test-dist.sh $(RESULTS)/dist
+	$(MAKE) test-arm64 test-image test-darwin
+
+.PHONY: test-arm64 test-image test-darwin
+# The linux/arm64 headless archive under qemu-aarch64-static: --version,
+# serve with an arm64 stdio upstream and one tools/call, stdio mode.
+test-arm64: system-deps
+	scripts/test-arm64.sh $(RESULTS)/arm64
+# The Dockerfile built and run with podman (stdio and serve, non-root, /init
+# read-only), from stand-in base images: no registry is reachable here.
+test-image: system-deps
+	scripts/test-image.sh $(RESULTS)/image
+# The darwin headless archives: Mach-O of the right CPU, no cgo, nogui,
+# system libraries only (internal/distcheck). Nothing runs them.
+test-darwin:
+	rm -rf $(RESULTS)/darwin
+	DIST=$(RESULTS)/darwin/dist scripts/dist.sh headless-darwin-amd64 headless-darwin-arm64
+	go run ./internal/distcheck/cmd/check-darwin $(RESULTS)/darwin/dist/*_darwin_*.tar.gz
 
 # The release workflow cannot run here: actionlint (a real parser of GitHub
 # Actions workflows, from the Go module proxy) checks its syntax and expressions.
