@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcp-router/mcp-router/backend/profile"
 	"github.com/mcp-router/mcp-router/backend/settings"
 	"github.com/mcp-router/mcp-router/backend/spec"
 	"github.com/mcp-router/mcp-router/backend/store"
@@ -93,4 +94,63 @@ func TestLazyServersStartOnUse(t *testing.T) {
 	if _, ok := listed["lb__test_simple_text"]; !ok {
 		t.Fatalf("lb's tools not listed once it stopped: %v", listed)
 	}
+}
+
+// add_tools on a search profile starts the stopped lazy servers of the
+// tools it adds (issue 27: a lazy server starts on its first call,
+// activation or add_tools), exactly those, and each stops again after the
+// idle time though no call came. Before, add_tools started nothing.
+func TestAddToolsStartsItsLazyServers(t *testing.T) {
+	bin := testpeers.GoEverything(t)
+	dir := t.TempDir()
+	ctx := context.Background()
+	c, err := Open(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Settings.Set(ctx, settings.KeyLazyIdleSeconds, "1"); err != nil {
+		t.Fatal(err)
+	}
+	c.Close()
+	var defs []spec.Server
+	for _, n := range []string{"la", "lb", "lc"} {
+		defs = append(defs, spec.Server{Name: n, Transport: spec.Stdio, Command: bin, Enabled: true, Start: spec.StartLazy})
+	}
+	running := func(c *Core) []string {
+		var out []string
+		for _, st := range c.Servers.Statuses() {
+			if st.State != upstream.StateStopped || st.PID != 0 {
+				out = append(out, st.Name)
+			}
+		}
+		return out
+	}
+	ep := serve(t, dir, defs, true)
+	testpeers.Eventually(t, 30*time.Second, "the lazy servers filled the catalog and stopped", func() bool {
+		for _, d := range defs {
+			if _, ok := ep.core.persistedLists(d.Name); !ok {
+				return false
+			}
+		}
+		return len(running(ep.core)) == 0
+	})
+	if _, err := ep.core.Profiles.Create(ctx, store.Profile{Name: "ps", Mode: profile.ModeSearch, Servers: []string{"la", "lb", "lc"}}); err != nil {
+		t.Fatal(err)
+	}
+	cl, err := mcpClient(t, ep.url+"/ps", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := running(ep.core); len(r) != 0 {
+		t.Fatalf("a client's initialize started %v", r)
+	}
+	res, err := callText(t, cl, "add_tools", map[string]any{"names": []string{"lb__test_simple_text"}})
+	if err != nil || res.IsError {
+		t.Fatalf("add_tools: %v %+v", err, res)
+	}
+	testpeers.Eventually(t, 30*time.Second, "lb started by add_tools", func() bool {
+		r := running(ep.core)
+		return len(r) == 1 && r[0] == "lb"
+	})
+	testpeers.Eventually(t, 15*time.Second, "lb stopped after the idle time with no call", func() bool { return len(running(ep.core)) == 0 })
 }

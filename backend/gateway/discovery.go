@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -356,8 +357,41 @@ func (d *discovery) add(ctx context.Context, r *pipeline.Request) (pipeline.Resu
 	if sid := r.Client.SessionID(); sid != "" && fresh > 0 {
 		d.g.toolsChanged(sid)
 	}
+	d.warm(a.Names)
 	return result(mcp.NewToolResultText(fmt.Sprintf("added %d tools to your list: %s", len(a.Names), strings.Join(a.Names, ", ")))), nil
 }
+
+// warm starts, in the background, the stopped lazy servers of tools a
+// client just added, so its first call does not wait for the start (issue
+// 27: a lazy server starts on its first call, activation or add_tools);
+// each then stops after its idle time as after a call.
+func (d *discovery) warm(names []string) {
+	servers := map[string]bool{}
+	for _, n := range names {
+		if server, _, ok := d.g.ToolRoute(n); ok {
+			servers[server] = true
+		}
+	}
+	for server := range servers {
+		def, err := d.g.ups.Definition(server)
+		if err != nil || !def.IsLazy() || def.IsPerClient() {
+			continue
+		}
+		if st, err := d.g.ups.Status(server); err == nil && st.State == upstream.StateRunning {
+			continue
+		}
+		go func() {
+			ctx, cancel := context.WithTimeout(context.Background(), warmTimeout)
+			defer cancel()
+			if _, err := d.g.ups.Connect(ctx, server); err != nil {
+				d.g.log.WithField("server", server).Warnf("starting the lazy server for add_tools: %v", err)
+			}
+		}()
+	}
+}
+
+// warmTimeout bounds warm's start of one server (a slow npx download).
+const warmTimeout = 2 * time.Minute
 
 func decodeArgs(raw json.RawMessage, v any) error {
 	if len(raw) == 0 || string(raw) == "null" {
