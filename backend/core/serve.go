@@ -176,14 +176,17 @@ const FirstListWait = 5 * time.Second
 func (c *Core) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) error {
 	s := server.NewStdioServer(c.Gateway.Server())
 	s.SetErrorLogger(log.New(logrus.StandardLogger().WriterLevel(logrus.DebugLevel), "", 0))
-	// Task requests are the router's to answer (docs/endpoint.md, "Tasks").
-	in, out = c.Gateway.StdioFront(ctx, in, out)
+	// The first list request waits before anything answers it: the front
+	// below answers list requests itself (the list fast path), so the
+	// gate reads the client's lines ahead of it.
 	in = &firstListGate{src: bufio.NewReader(in), wait: func() {
 		wctx, cancel := context.WithTimeout(ctx, FirstListWait)
 		defer cancel()
 		c.WaitStarted(wctx)
 		c.Gateway.Rebuild()
 	}}
+	// Task requests are the router's to answer (docs/endpoint.md, "Tasks").
+	in, out = c.Gateway.StdioFront(ctx, in, out)
 	err := s.Listen(ctx, in, out)
 	if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, io.EOF) {
 		return nil
