@@ -41,4 +41,8 @@ if [ -z "${MCPR_WEATHER_BIN:-}" ]; then
   export MCPR_WEATHER_BIN=$ROOT/test-results/ui/weather-mcp
 fi
 
-exec node --test --test-concurrency=1 --test-reporter=spec test/ui/ui.test.mjs test/ui/chat.test.mjs test/ui/approvals.test.mjs test/ui/profiles.test.mjs test/ui/bundles.test.mjs test/ui/catalog.test.mjs test/ui/clients.test.mjs
+# Every UI test file, or those given as arguments (scripts/ui-e2e.sh test/ui/clients.test.mjs).
+files=(test/ui/ui.test.mjs test/ui/chat.test.mjs test/ui/approvals.test.mjs test/ui/profiles.test.mjs
+  test/ui/bundles.test.mjs test/ui/catalog.test.mjs test/ui/clients.test.mjs)
+if [ $# -gt 0 ]; then files=("$@"); fi
+exec node --test --test-concurrency=1 --test-reporter=spec "${files[@]}"

@@ -104,6 +104,8 @@ test('Add to client and install links on the Connect page', { timeout: 180_000 }
 
   // Cursor's install link holds the same entry.
   await tid('snippet-client-cursor').click();
+  // The link is asked of the router after the click: wait for it.
+  await tid('install-link-text').waitFor();
   const link = (await tid('install-link-text').textContent()).trim();
   assert.match(link, /^cursor:\/\/anysphere\.cursor-deeplink\/mcp\/install\?/);
   const q = new URLSearchParams(link.slice(link.indexOf('?') + 1));

@@ -374,6 +374,15 @@ describe('ConnectPage: a token bound to a profile', () => {
     expect(screen.getByTestId('install-link-open')).toHaveAttribute('href', 'lmstudio://install?&http&');
     await userEvent.click(screen.getByTestId('snippet-client-vscode'));
     await waitFor(() => expect(screen.getByTestId('install-link-text')).toHaveTextContent('vscode://install?&http&'));
+    // While the next client's link is asked for, the last one is not shown
+    // (a copy then would give the wrong client's link).
+    let answer: (l: string) => void = () => {};
+    api.installLink.mockImplementationOnce(() => new Promise<string>((resolve) => (answer = resolve)));
+    await userEvent.click(screen.getByTestId('snippet-client-cursor'));
+    expect(screen.queryByTestId('install-link-text')).toBeNull();
+    expect(screen.getByTestId('install-link-loading')).toBeInTheDocument();
+    answer('cursor://later');
+    await waitFor(() => expect(screen.getByTestId('install-link-text')).toHaveTextContent('cursor://later'));
     await userEvent.click(screen.getByTestId('snippet-client-codex'));
     expect(screen.queryByTestId('install-link')).toBeNull();
     expect(screen.getByTestId('add-to-client')).toBeInTheDocument();

@@ -245,6 +245,10 @@ function InstallLink({ profile, client, mode, secret }: SnippetTarget) {
   const [error, setError] = useState<string | null>(null);
   useEffect(() => {
     let live = true;
+    // Another client's link must not stay on screen (or be copied) while
+    // this one's is asked for.
+    setLink('');
+    setError(null);
     installLink(profile, client, mode, secret).then(
       (l) => {
         if (!live) return;
@@ -268,17 +272,19 @@ function InstallLink({ profile, client, mode, secret }: SnippetTarget) {
         <p className="inline-error" role="alert">
           {error}
         </p>
+      ) : !link ? (
+        <p className="muted" data-testid="install-link-loading">
+          {t.loadingPage}
+        </p>
       ) : (
         <div className="row">
           <code className="endpoint-url" data-testid="install-link-text">
             {link}
           </code>
           <CopyButton text={link} testId="install-link-copy" />
-          {link && (
-            <a className="button small" href={link} data-testid="install-link-open">
-              {t.installLinkOpen}
-            </a>
-          )}
+          <a className="button small" href={link} data-testid="install-link-open">
+            {t.installLinkOpen}
+          </a>
         </div>
       )}
       <p className="muted">{t.installLinkNote}</p>
