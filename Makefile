@@ -210,6 +210,17 @@ bench: test-deps
 	go run ./bench $(BENCH_ARGS)
 # ---- end bench ----------------------------------------------------------------
 
+# ---- soak (owned by soak/; see docs/benchmarks.md) ----------------------------
+# 100 sessions against one router for SOAK_DURATION: calls, lists, notifications,
+# session churn, the stdio upstream killed every 45 s. Fails on an unanswered
+# call, an error answer outside a restart, or RSS/goroutines not flat. Not in make test
+# (TestSoakOneMinute in soak/ is its one-minute form there).
+SOAK_DURATION ?= 10m
+.PHONY: soak
+soak: $(TOOLS)/everything-server
+	go run ./soak -duration $(SOAK_DURATION) $(SOAK_ARGS)
+# ---- end soak -----------------------------------------------------------------
+
 # ---- profiles (owned by backend/toolsearch; see docs/profiles.md) -------------
 # search_tools' ranking over 10,000 tools: p50/p99 of one query, and the build.
 .PHONY: bench-profiles

@@ -476,6 +476,7 @@ func report(w io.Writer, o options, version string, paths []*path, routed, slow,
 		o.sessions, slow.Rate, slow.P50, slow.P99, slow.Errors)
 	fmt.Fprintf(w, "router process CPU during the %d-session runs: %.2f cores, %.0f µs per call (fast path off: %.2f cores, %.0f µs per call); bench client %.0f µs per call; 1-min load average %s at the start, %s at the end\n",
 		o.sessions, routed.CPU, routed.CPUPerCall, slow.CPU, slow.CPUPerCall, routed.ClientCPUPerCall, loadAtStart, loadAverage())
+	fmt.Fprintln(w, cpuPerCallLine(routed.CPUPerCall))
 	fmt.Fprintf(w, "targets (reported, not asserted): added p50 ≤ 0.3 ms — stdio %s, HTTP %s; ≥ 8000 calls/s with 32 sessions — %s\n",
 		verdict(med["router HTTP → stdio upstream"].P50-med["direct stdio"].P50 <= 0.3),
 		verdict(med["router HTTP → HTTP upstream"].P50-med["direct HTTP"].P50 <= 0.3),
@@ -496,6 +497,21 @@ func report(w io.Writer, o options, version string, paths []*path, routed, slow,
 	if err := searchBench(w, 100, 100, 1000); err != nil {
 		fmt.Fprintf(w, "search_tools ranking: %v\n", err)
 	}
+}
+
+// The router's own CPU per forwarded call (the fast path, 32 sessions) when
+// issue 29 was filed, and the issue's target; docs/benchmarks.md has the runs.
+const (
+	cpuPerCallBeforeLow, cpuPerCallBeforeHigh = 57, 63 // µs
+	cpuPerCallTarget                          = 30     // µs
+)
+
+// cpuPerCallLine sets this run's router CPU per call against the figure
+// issue 29 started from and its target.
+func cpuPerCallLine(us float64) string {
+	mid := (cpuPerCallBeforeLow + cpuPerCallBeforeHigh) / 2.0
+	return fmt.Sprintf("router CPU per forwarded call: %.0f µs (issue 29's figure: %d–%d µs, %+.0f%% against %.0f); target (reported, not asserted): ≤ %d µs — %s",
+		us, cpuPerCallBeforeLow, cpuPerCallBeforeHigh, (us/mid-1)*100, mid, cpuPerCallTarget, verdict(us <= cpuPerCallTarget))
 }
 
 // labelMcpgo is a reference path: direct HTTP with mcp-go's client.

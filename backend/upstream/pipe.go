@@ -104,7 +104,7 @@ func plainJSONString(s string) bool {
 func (p *pipeTransport) SendRequest(ctx context.Context, req transport.JSONRPCRequest) (*transport.JSONRPCResponse, error) {
 	select {
 	case <-p.done:
-		return nil, errPipeClosed
+		return nil, pipeLost(req.Method, errPipeClosed)
 	default:
 	}
 	key, err := idKey(req.ID)
@@ -126,7 +126,7 @@ func (p *pipeTransport) SendRequest(ctx context.Context, req transport.JSONRPCRe
 	}
 	if err := p.write(line); err != nil {
 		forget()
-		return nil, err
+		return nil, pipeLost(req.Method, err)
 	}
 	select {
 	case resp := <-ch:
@@ -141,8 +141,19 @@ func (p *pipeTransport) SendRequest(ctx context.Context, req transport.JSONRPCRe
 		default:
 		}
 		forget()
-		return nil, errPipeClosed
+		return nil, pipeLost(req.Method, errPipeClosed)
 	}
+}
+
+// pipeLost is a request the pipe could not carry or answer: the server's
+// stdin refused the line (its reader is gone: EPIPE) or its stdout ended.
+// Either is the end of the connection, so it matches ErrConnectionLost
+// (and reaches the client as "server down") even when the process's exit
+// is not yet known: the connection waits only so long for it (awaitExit),
+// and on a loaded machine the bare error went out as a bad response
+// (-32003), which go-sdk clients read as their own connection closing.
+func pipeLost(method string, err error) error {
+	return &lostError{method: method, reason: "the server's pipe: " + err.Error()}
 }
 
 // requestLine is the request as one line, its id already encoded.

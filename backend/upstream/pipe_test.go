@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"strings"
 	"testing"
@@ -185,5 +186,48 @@ func TestPipeTransportLongLinesRawParamsAndOddIDs(t *testing.T) {
 	}
 	if string(first.Result) != want {
 		t.Error("a later line changed an earlier result")
+	}
+}
+
+// A request the pipe cannot carry (the server's stdin gone: EPIPE, here
+// io.ErrClosedPipe) or answer (its stdout ended) is a lost connection, so
+// the client hears "server down", not a bad response, even before the
+// process's exit is reaped. Found by make soak: under load the bare write
+// error went out as -32003, which go-sdk clients read as their own
+// connection closing.
+func TestPipeTransportLostPipeIsConnectionLost(t *testing.T) {
+	toServerR, toServerW := io.Pipe()
+	toClientR, toClientW := io.Pipe()
+	p := newPipeTransport(toClientR, toServerW)
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(func() { cancel(); toClientW.Close(); p.Close() })
+	if err := p.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	toServerR.Close() // the server stopped reading its stdin
+	_, err := p.SendRequest(context.Background(), transport.JSONRPCRequest{JSONRPC: "2.0", ID: mcp.NewRequestId("w"), Method: "tools/call"})
+	if !errors.Is(err, ErrConnectionLost) || !strings.Contains(err.Error(), "tools/call: ") || !strings.Contains(err.Error(), io.ErrClosedPipe.Error()) {
+		t.Errorf("write to a closed stdin: %v, want a lost connection naming the method and the pipe's error", err)
+	}
+
+	q, srv := newPipePair(t)
+	errs := make(chan error, 1)
+	go func() {
+		_, err := q.SendRequest(context.Background(), transport.JSONRPCRequest{JSONRPC: "2.0", ID: mcp.NewRequestId("r"), Method: "tools/list"})
+		errs <- err
+	}()
+	srv.next(t)
+	srv.out.(io.Closer).Close() // the server's stdout ended
+	select {
+	case err := <-errs:
+		if !errors.Is(err, ErrConnectionLost) {
+			t.Errorf("request when stdout ended: %v, want a lost connection", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("a request waited past the end of the pipe")
+	}
+	_, err = q.SendRequest(context.Background(), transport.JSONRPCRequest{JSONRPC: "2.0", ID: mcp.NewRequestId("s"), Method: "ping"})
+	if !errors.Is(err, ErrConnectionLost) {
+		t.Errorf("request after the pipe ended: %v, want a lost connection", err)
 	}
 }
