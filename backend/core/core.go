@@ -124,6 +124,9 @@ func Open(dataDir string, o Options) (*Core, error) {
 	if o.Logger == nil {
 		o.Logger = logrus.StandardLogger()
 	}
+	if o.Database != "" {
+		protectDataDir(dataDir, o.Logger)
+	}
 	st, err := store.OpenDatabase(context.Background(), o.Database, config.DBPath(dataDir), store.Options{Logger: o.Logger})
 	if err != nil {
 		return nil, err
