@@ -112,6 +112,10 @@ type Options struct {
 	BeforeServers func(ctx context.Context)
 	// PolicyClock is the policy's rate-limit clock; default time.Now.
 	PolicyClock func() time.Time
+	// Database is --database: "" the SQLite file in the data dir, a
+	// postgres:// URL a PostgreSQL database shared by replicas
+	// (docs/team.md).
+	Database string
 }
 
 // Open opens the store in dataDir and builds the services. It starts no
@@ -120,7 +124,10 @@ func Open(dataDir string, o Options) (*Core, error) {
 	if o.Logger == nil {
 		o.Logger = logrus.StandardLogger()
 	}
-	st, err := store.OpenWith(config.DBPath(dataDir), store.Options{Logger: o.Logger})
+	if o.Database != "" {
+		protectDataDir(dataDir, o.Logger)
+	}
+	st, err := store.OpenDatabase(context.Background(), o.Database, config.DBPath(dataDir), store.Options{Logger: o.Logger})
 	if err != nil {
 		return nil, err
 	}
@@ -480,6 +487,7 @@ func (c *Core) watch(ctx context.Context, interval time.Duration, last int64) {
 		case <-ctx.Done():
 			return
 		case <-t.C:
+		case <-c.Store.Changes(): // PostgreSQL: another replica wrote
 		}
 		// policy.yaml changed on disk: the next request sees it (a bad
 		// edit is logged and the last good policy stays).
