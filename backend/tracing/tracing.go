@@ -69,6 +69,10 @@ func Open(ctx context.Context, c Config) (*Tracer, error) {
 	if strings.EqualFold(strings.TrimSpace(getenv(EnvSDKDisabled)), "true") {
 		return nil, nil
 	}
+	ratio := c.SampleRatio
+	if ratio < 0 || ratio > 1 {
+		return nil, fmt.Errorf("trace sample ratio %v is not between 0 and 1 (setting otelSampleRatio)", ratio)
+	}
 	var opts []otlptracehttp.Option
 	endpoint := strings.TrimSpace(c.Endpoint)
 	switch {
@@ -95,10 +99,6 @@ func Open(ctx context.Context, c Config) (*Tracer, error) {
 		service = "mcp-router"
 	}
 	res := resource.NewSchemaless(semconv.ServiceName(service), semconv.ServiceVersion(c.Version))
-	ratio := c.SampleRatio
-	if ratio < 0 || ratio > 1 {
-		return nil, fmt.Errorf("trace sample ratio %v is not between 0 and 1 (setting otelSampleRatio)", ratio)
-	}
 	tp := sdktrace.NewTracerProvider(
 		sdktrace.WithBatcher(exp, sdktrace.WithBatchTimeout(time.Second)),
 		sdktrace.WithResource(res),
