@@ -22,8 +22,8 @@ import (
 
 	"github.com/mcp-router/mcp-router/backend/pipeline"
 	"github.com/mcp-router/mcp-router/backend/spec"
-	"github.com/mcp-router/mcp-router/backend/tracing"
 	"github.com/mcp-router/mcp-router/backend/store"
+	"github.com/mcp-router/mcp-router/backend/tracing"
 	"github.com/mcp-router/mcp-router/backend/upstream"
 	"github.com/mcp-router/mcp-router/internal/testpeers"
 )
