@@ -293,8 +293,8 @@ func TestTracesContinueTheClientsTraceToTheUpstream(t *testing.T) {
 			t.Errorf("span %s is not a child of the request's span", s.GetName())
 		}
 	}
-	if upSpan.GetKind() != tracepb.Span_SPAN_KIND_CLIENT {
-		t.Errorf("the upstream span is of kind %v", upSpan.GetKind())
+	if upSpan.GetKind() != tracepb.Span_SPAN_KIND_CLIENT || attrOf(upSpan, pipeline.AttrTransport) != "http" || attrOf(upSpan, pipeline.AttrServer) != "goev" {
+		t.Errorf("the upstream span: kind %v, attributes %v", upSpan.GetKind(), upSpan.GetAttributes())
 	}
 	want := "00-" + traceID + "-" + hex.EncodeToString(upSpan.GetSpanId()) + "-01"
 	var call *seen

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/mcp-router/mcp-router/backend/pipeline"
 	"github.com/mcp-router/mcp-router/backend/tracing"
@@ -37,6 +39,9 @@ func (g *Gateway) send(ctx context.Context, r *pipeline.Request) (pipeline.Resul
 		// handler published just before the hold), a held tool is not
 		// called.
 		return pipeline.Result{}, pipeline.ToolHeld(r.Target, r.Server, r.Item)
+	}
+	if g.o.Tracer != nil {
+		g.traceTransport(ctx, r.Server)
 	}
 	ctx, f, done := g.begin(ctx, r.Server, r.Client, r.Meta)
 	defer done()
@@ -80,6 +85,18 @@ func (g *Gateway) send(ctx context.Context, r *pipeline.Request) (pipeline.Resul
 		return pipeline.Result{}, pipeline.BadResponse(r.Server, r.Method, perr)
 	}
 	return pipeline.Result{Raw: raw}, nil
+}
+
+// traceTransport names the upstream's transport (stdio, http, sse) on the
+// upstream request's span.
+func (g *Gateway) traceTransport(ctx context.Context, server string) {
+	span := trace.SpanFromContext(ctx)
+	if !span.IsRecording() {
+		return
+	}
+	if def, err := g.ups.Definition(server); err == nil {
+		span.SetAttributes(attribute.String(pipeline.AttrTransport, string(def.Transport)))
+	}
 }
 
 var errNotAnObject = jsonError("the result is not a JSON object")

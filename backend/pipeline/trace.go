@@ -22,6 +22,7 @@ const (
 	AttrErrorCode   = "rpc.jsonrpc.error_code"
 	AttrErrorReason = "mcp.error.reason"
 	AttrModern      = "mcp.stateless" // a 2026-07-28 request
+	AttrTransport   = "mcp.transport" // the upstream's transport: stdio, http, sse
 )
 
 // Span names of the chain's parts.

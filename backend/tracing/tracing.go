@@ -69,9 +69,8 @@ func Open(ctx context.Context, c Config) (*Tracer, error) {
 	if strings.EqualFold(strings.TrimSpace(getenv(EnvSDKDisabled)), "true") {
 		return nil, nil
 	}
-	ratio := c.SampleRatio
-	if ratio < 0 || ratio > 1 {
-		return nil, fmt.Errorf("trace sample ratio %v is not between 0 and 1 (setting otelSampleRatio)", ratio)
+	if c.SampleRatio < 0 || c.SampleRatio > 1 {
+		return nil, fmt.Errorf("trace sample ratio %v is not between 0 and 1 (setting otelSampleRatio)", c.SampleRatio)
 	}
 	var opts []otlptracehttp.Option
 	endpoint := strings.TrimSpace(c.Endpoint)
@@ -94,6 +93,15 @@ func Open(ctx context.Context, c Config) (*Tracer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cannot make the OTLP trace exporter for %s: %w", redact(endpoint), err)
 	}
+	t := New(exp, c)
+	t.endpoint = redact(endpoint)
+	return t, nil
+}
+
+// New makes a tracer that hands its spans to exp (Open's OTLP exporter;
+// an in-memory one in tests), with c's service, version and sample ratio
+// (checked by the caller).
+func New(exp sdktrace.SpanExporter, c Config) *Tracer {
 	service := c.Service
 	if service == "" {
 		service = "mcp-router"
@@ -102,10 +110,10 @@ func Open(ctx context.Context, c Config) (*Tracer, error) {
 	tp := sdktrace.NewTracerProvider(
 		sdktrace.WithBatcher(exp, sdktrace.WithBatchTimeout(time.Second)),
 		sdktrace.WithResource(res),
-		sdktrace.WithSampler(sdktrace.ParentBased(sdktrace.TraceIDRatioBased(ratio))),
+		sdktrace.WithSampler(sdktrace.ParentBased(sdktrace.TraceIDRatioBased(c.SampleRatio))),
 		sdktrace.WithSpanLimits(spanLimits()),
 	)
-	return &Tracer{provider: tp, tracer: tp.Tracer(ScopeName), endpoint: redact(endpoint)}, nil
+	return &Tracer{provider: tp, tracer: tp.Tracer(ScopeName)}
 }
 
 // spanLimits bound what one span may hold: the router sets a handful of
