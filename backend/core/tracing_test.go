@@ -11,6 +11,8 @@ import (
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -23,9 +25,12 @@ import (
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/mcp-router/mcp-router/backend/approval"
 	"github.com/mcp-router/mcp-router/backend/pipeline"
+	"github.com/mcp-router/mcp-router/backend/policy"
 	"github.com/mcp-router/mcp-router/backend/settings"
 	"github.com/mcp-router/mcp-router/backend/spec"
+	"github.com/mcp-router/mcp-router/internal/testmcp"
 	"github.com/mcp-router/mcp-router/internal/testpeers"
 )
 
@@ -177,7 +182,11 @@ func recordingUpstream(t *testing.T, name string) (spec.Server, func() []seen) {
 // before the start as a user would (the setting is read at start).
 func tracedRouter(t *testing.T, rc *otlpReceiver, defs []spec.Server) *endpoint {
 	t.Helper()
-	dir := t.TempDir()
+	return tracedRouterIn(t, t.TempDir(), rc, defs)
+}
+
+func tracedRouterIn(t *testing.T, dir string, rc *otlpReceiver, defs []spec.Server) *endpoint {
+	t.Helper()
 	c, err := Open(dir, Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -461,5 +470,49 @@ func TestNoTracerWithoutEndpoint(t *testing.T) {
 				t.Errorf("sent %.60q: the upstream got %q in _meta and %q as header, want %q", tc.sent, s.meta, s.header, tc.want)
 			}
 		}
+	}
+}
+
+// A call that waits for a person's approval: the wait has its own span,
+// a child of the policy step's span, naming the rule and the answer.
+func TestTracesShowTheApprovalWait(t *testing.T) {
+	rc := startOTLPReceiver(t)
+	dir := t.TempDir()
+	src := "policies:\n  - name: guard\n    match: {tools: [\"delete_*\"]}\n    require: {human_approval: true, approval_timeout_seconds: 30}\n"
+	if err := os.WriteFile(filepath.Join(dir, policy.FileName), []byte(src), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ep := tracedRouterIn(t, dir, rc, []spec.Server{testmcp.Server("notes")})
+	ui := attachUI(t, ep.core.Approvals)
+	c := approvalClient(t, ep.url, nil, mcp.ClientCapabilities{})
+	const traceID = "5bf92f3577b34da6a3ce929d0e0e4736"
+	req := mcp.CallToolRequest{Params: mcp.CallToolParams{Name: "notes__delete_note", Arguments: map[string]any{"id": "a1"},
+		Meta: &mcp.Meta{AdditionalFields: map[string]any{"traceparent": "00-" + traceID + "-00f067aa0ba902b7-01"}}}}
+	got := make(chan error, 1)
+	go func() {
+		_, err := c.CallTool(context.Background(), req)
+		got <- err
+	}()
+	p := ui.next(t, 1)[0]
+	time.Sleep(50 * time.Millisecond)
+	if err := ep.core.Approvals.Decide(p.ID, approval.Approve); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-got; err != nil {
+		t.Fatal(err)
+	}
+	spans := flushed(t, ep, rc, traceID, pipeline.SpanApprovalWait, pipeline.SpanStepPrefix+"policy", pipeline.SpanUpstream)
+	wait, pol := spanNamed(spans, pipeline.SpanApprovalWait), spanNamed(spans, pipeline.SpanStepPrefix+"policy")
+	if !bytes.Equal(wait.GetParentSpanId(), pol.GetSpanId()) {
+		t.Error("the approval wait is not a child of the policy step")
+	}
+	if attrOf(wait, pipeline.AttrPolicyRule) != "guard" || attrOf(wait, pipeline.AttrApproved) != "bool_value:true" {
+		t.Errorf("approval span attributes %v", wait.GetAttributes())
+	}
+	if d := time.Duration(wait.GetEndTimeUnixNano() - wait.GetStartTimeUnixNano()); d < 50*time.Millisecond {
+		t.Errorf("the approval span lasted %v", d)
+	}
+	if up := spanNamed(spans, pipeline.SpanUpstream); up.GetStartTimeUnixNano() < pol.GetEndTimeUnixNano() {
+		t.Error("the policy span runs past the upstream call's start")
 	}
 }

@@ -21,8 +21,10 @@ const (
 	AttrStatus      = "mcp.status" // ok, error or blocked, as the request log
 	AttrErrorCode   = "rpc.jsonrpc.error_code"
 	AttrErrorReason = "mcp.error.reason"
-	AttrModern      = "mcp.stateless" // a 2026-07-28 request
-	AttrTransport   = "mcp.transport" // the upstream's transport: stdio, http, sse
+	AttrModern      = "mcp.stateless"   // a 2026-07-28 request
+	AttrTransport   = "mcp.transport"   // the upstream's transport: stdio, http, sse
+	AttrPolicyRule  = "mcp.policy.rule" // the rule that asked for an approval
+	AttrApproved    = "mcp.approval.approved"
 )
 
 // Span names of the chain's parts.
@@ -32,6 +34,9 @@ const (
 	SpanHooksPost  = "mcp.step.hooks.post" // the post hooks, after the answer came back
 	SpanUpstream   = "mcp.upstream"        // the request to the upstream server
 	SpanListMerge  = "mcp.list.merge"      // a list answered from the servers' catalogs
+	// SpanApprovalWait: the wait for a person's approval (the UI's or
+	// the client's), a child of the policy step's span.
+	SpanApprovalWait = "mcp.approval.wait"
 )
 
 // traced builds the chain with spans: the client's request (a server span,
