@@ -364,10 +364,18 @@ func TestTracesContinueTheHTTPHeader(t *testing.T) {
 	if _, err := c.CallTool(ctx, mcp.CallToolRequest{Params: mcp.CallToolParams{Name: tool}}); err != nil {
 		t.Fatal(err)
 	}
-	spans := flushed(t, ep, rc, traceID, pipeline.SpanPrefix+"tools/call", pipeline.SpanUpstream)
-	req := spanNamed(spans, pipeline.SpanPrefix+"tools/call")
-	if got := hex.EncodeToString(req.GetParentSpanId()); got != clientSpan {
-		t.Errorf("the request's span has parent %q, want the header's %s", got, clientSpan)
+	if _, err := c.ListTools(ctx, mcp.ListToolsRequest{}); err != nil {
+		t.Fatal(err)
+	}
+	spans := flushed(t, ep, rc, traceID, pipeline.SpanPrefix+"tools/call", pipeline.SpanUpstream,
+		pipeline.SpanPrefix+"tools/list", pipeline.SpanListMerge)
+	list := spanNamed(spans, pipeline.SpanPrefix+"tools/list")
+	merged := false
+	for _, s := range spans {
+		merged = merged || s.GetName() == pipeline.SpanListMerge && bytes.Equal(s.GetParentSpanId(), list.GetSpanId())
+	}
+	if !merged || hex.EncodeToString(list.GetParentSpanId()) != clientSpan {
+		t.Errorf("no list merge under the list's span (%v), or the list's span not under the client's", merged)
 	}
 	upSpan := spanNamed(spans, pipeline.SpanUpstream)
 	want := "00-" + traceID + "-" + hex.EncodeToString(upSpan.GetSpanId()) + "-01"
