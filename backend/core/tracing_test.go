@@ -21,6 +21,7 @@ import (
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
 	coltrace "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 	"google.golang.org/protobuf/proto"
@@ -522,5 +523,66 @@ func TestTracesShowTheApprovalWait(t *testing.T) {
 	}
 	if up := spanNamed(spans, pipeline.SpanUpstream); up.GetStartTimeUnixNano() < pol.GetEndTimeUnixNano() {
 		t.Error("the policy span runs past the upstream call's start")
+	}
+}
+
+// A legacy SSE upstream gets the router's traceparent too: in _meta and as
+// the header of the POST that carries the call.
+func TestTracesReachASSEUpstream(t *testing.T) {
+	rc := startOTLPReceiver(t)
+	up := server.NewMCPServer("sseup", "1", server.WithToolCapabilities(false))
+	up.AddTool(mcp.NewTool("echo", mcp.WithString("message")), func(_ context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return mcp.NewToolResultText(req.GetString("message", "")), nil
+	})
+	var mu sync.Mutex
+	var got []seen
+	var sse *server.SSEServer
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost {
+			b, _ := io.ReadAll(r.Body)
+			r.Body = io.NopCloser(bytes.NewReader(b))
+			var m struct {
+				Method string `json:"method"`
+				Params struct {
+					Meta map[string]any `json:"_meta"`
+				} `json:"params"`
+			}
+			_ = json.Unmarshal(b, &m)
+			s := seen{header: r.Header.Get("traceparent"), method: m.Method}
+			s.meta, _ = m.Params.Meta["traceparent"].(string)
+			mu.Lock()
+			got = append(got, s)
+			mu.Unlock()
+		}
+		sse.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	sse = server.NewSSEServer(up, server.WithBaseURL(srv.URL))
+	def := spec.Server{Name: "sseup", Transport: spec.SSE, URL: srv.URL + "/sse", Enabled: true, PrefixMode: spec.PrefixAlways}
+	def.Normalize()
+	ep := tracedRouter(t, rc, []spec.Server{def})
+	waitForTool(t, ep, "sseup__echo")
+	const traceID = "6bf92f3577b34da6a3ce929d0e0e4736"
+	modernCall(t, ep.url, "sseup__echo", map[string]any{"message": "hi"},
+		map[string]any{"traceparent": "00-" + traceID + "-00f067aa0ba902b7-01"}, nil)
+	spans := flushed(t, ep, rc, traceID, pipeline.SpanUpstream)
+	upSpan := spanNamed(spans, pipeline.SpanUpstream)
+	if attrOf(upSpan, pipeline.AttrTransport) != "sse" {
+		t.Errorf("transport %q", attrOf(upSpan, pipeline.AttrTransport))
+	}
+	want := "00-" + traceID + "-" + hex.EncodeToString(upSpan.GetSpanId()) + "-01"
+	mu.Lock()
+	defer mu.Unlock()
+	calls := 0
+	for _, s := range got {
+		if s.method == "tools/call" {
+			calls++
+			if s.header != want || s.meta != want {
+				t.Errorf("the SSE upstream got %q (header) and %q (_meta), want %q", s.header, s.meta, want)
+			}
+		}
+	}
+	if calls != 1 {
+		t.Errorf("%d tools/call reached the SSE upstream", calls)
 	}
 }

@@ -131,3 +131,12 @@ func HeaderLines(ctx context.Context) []byte {
 	}
 	return b
 }
+
+// ToHeaders writes ctx's span context as HTTP header values (traceparent,
+// tracestate) into h; nothing without a valid one.
+func ToHeaders(ctx context.Context, h map[string]string) {
+	if !HasParent(ctx) {
+		return
+	}
+	w3c.Inject(ctx, propagation.MapCarrier(h))
+}
