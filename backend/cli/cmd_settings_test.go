@@ -42,7 +42,7 @@ func TestSettingsGetSetList(t *testing.T) {
 	dir := t.TempDir()
 	want := map[string]string{"auth": "on", "listen": "127.0.0.1", "port": "3282", "retention": "30", "separator": "__", "timeout": "60",
 		"theme": "system", "language": "system", "startAtLogin": "off", "closeToTray": "on",
-		"hookTimeout": "5", "hookMemoryMB": "64", "chatTools": "on", "chatEnvProvider": "auto", "chatMaxToolRounds": "20", "chatToolTimeout": "60", "lazyIdleSeconds": "300", "bundleMaxMB": "512", "approvalTimeoutSeconds": "60", "checkForUpdates": "off",
+		"hookTimeout": "5", "hookMemoryMB": "64", "chatTools": "on", "chatEnvProvider": "auto", "otelEndpoint": "", "otelSampleRatio": "1", "chatMaxToolRounds": "20", "chatToolTimeout": "60", "lazyIdleSeconds": "300", "bundleMaxMB": "512", "approvalTimeoutSeconds": "60", "checkForUpdates": "off",
 		"oauthIssuers": "", "oauthAudience": "", "publicURL": "",
 		"stategateGuardTimeoutMs": "2000", "stategateMaxArtifactMB": "256", "stategateMaxContextKB": "1024",
 		"stategateMaxPayloadKB": "1024", "stategateMaxRunArtifactsMB": "1024",
@@ -115,7 +115,7 @@ func TestSettingsBadInput(t *testing.T) {
 		want string
 		code int
 	}{
-		{"unknown key set", []string{"settings", "set", "colour", "blue"}, `unknown setting "colour" (known settings: approvalTimeoutSeconds, auth, bundleMaxMB, catalogMaxItems, catalogMaxKB, chatEnvProvider, chatMaxToolRounds, chatToolTimeout, chatTools, checkForUpdates, closeToTray, hookMemoryMB, hookTimeout, language, lazyIdleSeconds, listen, oauthAudience, oauthIssuers, perClientIdleSeconds, perClientMaxInstances, port, publicURL, registryMaxKB, registryURL, retention, separator, sessionIdleTimeout, sessionsPerCredential, sessionsTotal, startAtLogin, stategateGuardTimeoutMs, stategateMaxArtifactMB, stategateMaxContextKB, stategateMaxPayloadKB, stategateMaxRunArtifactsMB, taskMaxAgeSeconds, tasksPerCredential, tasksTotal, theme, timeout, toolChanges, upstreamMaxMessageMB)`, ExitError},
+		{"unknown key set", []string{"settings", "set", "colour", "blue"}, `unknown setting "colour" (known settings: approvalTimeoutSeconds, auth, bundleMaxMB, catalogMaxItems, catalogMaxKB, chatEnvProvider, chatMaxToolRounds, chatToolTimeout, chatTools, checkForUpdates, closeToTray, hookMemoryMB, hookTimeout, language, lazyIdleSeconds, listen, oauthAudience, oauthIssuers, otelEndpoint, otelSampleRatio, perClientIdleSeconds, perClientMaxInstances, port, publicURL, registryMaxKB, registryURL, retention, separator, sessionIdleTimeout, sessionsPerCredential, sessionsTotal, startAtLogin, stategateGuardTimeoutMs, stategateMaxArtifactMB, stategateMaxContextKB, stategateMaxPayloadKB, stategateMaxRunArtifactsMB, taskMaxAgeSeconds, tasksPerCredential, tasksTotal, theme, timeout, toolChanges, upstreamMaxMessageMB)`, ExitError},
 		{"unknown key get", []string{"settings", "get", "colour"}, `unknown setting "colour"`, ExitError},
 		{"unknown key reset", []string{"settings", "reset", "colour"}, `unknown setting "colour"`, ExitError},
 		{"port zero", []string{"settings", "set", "port", "0"}, `bad value "0" for port: want a whole number from 1 to 65535`, ExitError},

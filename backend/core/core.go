@@ -35,6 +35,7 @@ import (
 	"github.com/mcp-router/mcp-router/backend/spec"
 	"github.com/mcp-router/mcp-router/backend/stategate"
 	"github.com/mcp-router/mcp-router/backend/store"
+	"github.com/mcp-router/mcp-router/backend/tracing"
 	"github.com/mcp-router/mcp-router/backend/upstream"
 )
 
@@ -57,6 +58,9 @@ type Core struct {
 	// Metrics counts what the request log records and serves /metrics
 	// (metrics.go, docs/metrics.md).
 	Metrics *metrics.Metrics
+	// Tracer exports traces of the calls (docs/metrics.md, "Traces");
+	// nil when no OTLP endpoint is configured.
+	Tracer  *tracing.Tracer
 	Servers *upstream.Service
 	Gateway *gateway.Gateway
 	Hooks   *hook.Service
@@ -152,6 +156,7 @@ func Open(dataDir string, o Options) (*Core, error) {
 	})
 
 	c.Metrics = c.newMetrics()
+	c.Tracer = c.openTracer()
 
 	// The gateway and the upstream service need each other: upstream
 	// notifications and requests go to the gateway, which calls upstreams.
@@ -242,6 +247,7 @@ func Open(dataDir string, o Options) (*Core, error) {
 	_ = c.Policy.Reload()
 	gw = gateway.New(c.Servers, gateway.Options{
 		Hooks:      c.Hooks,
+		Tracer:     c.Tracer,
 		Policy:     c.Policy.Current,
 		AsksClient: c.Policy.MayAsk,
 		Abilities:  c.abilities,
@@ -583,6 +589,9 @@ func (c *Core) Close() error {
 			c.Log.Warnf("request log: %v", cerr)
 		}
 		c.Auth.Close()
+		if terr := c.Tracer.Close(); terr != nil {
+			c.Log.Warnf("traces: %v", terr)
+		}
 		err = c.Store.Close()
 	})
 	return err

@@ -89,7 +89,7 @@ func (c *Core) Serve(ctx context.Context, o ServeOptions) error {
 		mux.Handle("/ui/", gateway.GuardLocal(o.UI))
 		mux.Handle("/ui", http.RedirectHandler("/ui/", http.StatusMovedPermanently))
 	}
-	mux.Handle("/", handler)
+	mux.Handle("/", traceHeaders(c.Tracer, handler))
 	handler = mux
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {

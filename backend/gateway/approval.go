@@ -10,8 +10,11 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/mcp-router/mcp-router/backend/approval"
+	"github.com/mcp-router/mcp-router/backend/pipeline"
 	"github.com/mcp-router/mcp-router/backend/policy"
 )
 
@@ -43,7 +46,21 @@ const maxShownArguments = 2000
 // answer counts; approveAlongside). Else nobody (policy.ErrCannotAsk). A
 // call that waited in a UI that went away falls back the same way, within
 // what is left of its timeout (ctx keeps the deadline).
-func (g *Gateway) Approve(ctx context.Context, panel *approval.Broker, a policy.Approval) (policy.Answer, error) {
+func (g *Gateway) Approve(ctx context.Context, panel *approval.Broker, a policy.Approval) (ans policy.Answer, err error) {
+	if g.o.Tracer != nil {
+		// The wait for a person, inside the policy step's span.
+		var span trace.Span
+		ctx, span = g.o.Tracer.Start(ctx, pipeline.SpanApprovalWait, trace.SpanKindInternal,
+			attribute.String(pipeline.AttrPolicyRule, a.Rule))
+		defer func() {
+			span.SetAttributes(attribute.Bool(pipeline.AttrApproved, err == nil && ans.Approved))
+			span.End()
+		}()
+	}
+	return g.approve(ctx, panel, a)
+}
+
+func (g *Gateway) approve(ctx context.Context, panel *approval.Broker, a policy.Approval) (policy.Answer, error) {
 	req := approval.Request{Rule: a.Rule, Client: a.Client, Subject: a.Subject, Server: a.Server,
 		Tool: a.Tool, Target: a.Target, Arguments: a.Arguments}
 	ans, err := panel.Ask(ctx, req)

@@ -22,6 +22,7 @@ import (
 	"github.com/mcp-router/mcp-router/backend/pipeline"
 	"github.com/mcp-router/mcp-router/backend/spec"
 	"github.com/mcp-router/mcp-router/backend/store"
+	"github.com/mcp-router/mcp-router/backend/tracing"
 	"github.com/mcp-router/mcp-router/backend/upstream"
 	"github.com/mcp-router/mcp-router/internal/testpeers"
 )
@@ -547,7 +548,27 @@ func benchFastEcho(b *testing.B, r *rig, tool string) {
 
 // BenchmarkFastPathEchoHTTP is the same to an in-process streamable HTTP
 // upstream: what the upstream side (mcp-go's client) costs per call.
-func BenchmarkFastPathEchoHTTP(b *testing.B) {
+func BenchmarkFastPathEchoHTTP(b *testing.B) { benchFastEchoHTTP(b, nil) }
+
+// BenchmarkFastPathEchoHTTPTraced is the same with traces on, every call
+// sampled, exported over OTLP/HTTP to a receiver that drops them: what
+// tracing costs per call (docs/metrics.md, "Traces").
+func BenchmarkFastPathEchoHTTPTraced(b *testing.B) {
+	sink := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "application/x-protobuf")
+	}))
+	b.Cleanup(sink.Close)
+	tr, err := tracing.Open(context.Background(), tracing.Config{Endpoint: sink.URL, SampleRatio: 1,
+		Getenv: func(string) string { return "" }})
+	if err != nil || tr == nil {
+		b.Fatal(tr, err)
+	}
+	b.Cleanup(func() { _ = tr.Close() })
+	benchFastEchoHTTP(b, tr)
+}
+
+func benchFastEchoHTTP(b *testing.B, tr *tracing.Tracer) {
 	up := server.NewMCPServer("web", "1", server.WithToolCapabilities(false))
 	up.AddTool(mcp.NewTool("echo", mcp.WithString("message")), func(_ context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		return mcp.NewToolResultText(req.GetString("message", "")), nil
@@ -556,6 +577,6 @@ func BenchmarkFastPathEchoHTTP(b *testing.B) {
 	b.Cleanup(srv.Close)
 	def := spec.Server{Name: "web", Transport: spec.HTTP, URL: srv.URL + "/mcp", Enabled: true, PrefixMode: spec.PrefixAlways}
 	def.Normalize()
-	r := newRig(b, []spec.Server{def}, rigOptions{})
+	r := newRig(b, []spec.Server{def}, rigOptions{tracer: tr})
 	benchFastEcho(b, r, "web__echo")
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/mcp-router/mcp-router/backend/gate"
 	"github.com/mcp-router/mcp-router/backend/pipeline"
 	"github.com/mcp-router/mcp-router/backend/spec"
+	"github.com/mcp-router/mcp-router/backend/tracing"
 	"github.com/mcp-router/mcp-router/backend/upstream"
 )
 
@@ -33,6 +34,9 @@ type Options struct {
 	Version    string                           // reported in serverInfo
 	Debounce   time.Duration                    // coalesces catalog rebuilds; default 50 ms
 	Hooks      pipeline.HookEngine              // user JavaScript hooks; default none
+	// Tracer traces requests through the pipeline and passes the trace
+	// context on to upstreams (backend/tracing); nil: off.
+	Tracer *tracing.Tracer
 	// Policy is the policy in force, asked per request (pipeline.PolicyStep);
 	// default none.
 	Policy func() pipeline.Step
@@ -225,6 +229,7 @@ func (g *Gateway) steps() pipeline.Steps {
 		Gate:      g.gate,
 		Policy:    pipeline.PolicyStep{Current: g.o.Policy},
 		Hooks:     pipeline.Hooks{Engine: g.o.Hooks},
+		Tracer:    g.o.Tracer,
 	}
 	if g.o.RequestLog != nil {
 		s.Log = pipeline.Log{Sink: g.o.RequestLog}

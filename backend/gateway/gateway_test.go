@@ -23,6 +23,7 @@ import (
 	"github.com/mcp-router/mcp-router/backend/pipeline"
 	"github.com/mcp-router/mcp-router/backend/spec"
 	"github.com/mcp-router/mcp-router/backend/store"
+	"github.com/mcp-router/mcp-router/backend/tracing"
 	"github.com/mcp-router/mcp-router/backend/upstream"
 	"github.com/mcp-router/mcp-router/internal/testpeers"
 )
@@ -78,6 +79,8 @@ type rigOptions struct {
 	tasks      TaskLimits // zero fields: the gateway's defaults
 	// listPageSize is Options.ListPageSize (0: the default).
 	listPageSize int
+	// tracer is Options.Tracer (nil: traces off).
+	tracer *tracing.Tracer
 }
 
 func newRig(t testing.TB, defs []spec.Server, ro rigOptions) *rig {
@@ -111,7 +114,7 @@ func newRig(t testing.TB, defs []spec.Server, ro rigOptions) *rig {
 	gw = New(r.ups, Options{RequestLog: r.log, CallerFrom: ro.callerFrom, Debounce: 10 * time.Millisecond,
 		Sessions: func() SessionLimits { return ro.sessions }, Hooks: ro.hooks, Logger: ro.logger,
 		Policy: ro.policy, AsksClient: ro.asksClient, Tasks: func() TaskLimits { return ro.tasks }, HeldTools: ro.heldTools,
-		ListPageSize: ro.listPageSize})
+		ListPageSize: ro.listPageSize, Tracer: ro.tracer})
 	r.gw = gw
 	gw.Start()
 	t.Cleanup(func() { gw.Close(); r.ups.Close() })

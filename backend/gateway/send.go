@@ -8,8 +8,11 @@ import (
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/mcp-router/mcp-router/backend/pipeline"
+	"github.com/mcp-router/mcp-router/backend/tracing"
 	"github.com/mcp-router/mcp-router/backend/upstream"
 )
 
@@ -37,6 +40,9 @@ func (g *Gateway) send(ctx context.Context, r *pipeline.Request) (pipeline.Resul
 		// called.
 		return pipeline.Result{}, pipeline.ToolHeld(r.Target, r.Server, r.Item)
 	}
+	if g.o.Tracer != nil {
+		g.traceTransport(ctx, r.Server)
+	}
 	ctx, f, done := g.begin(ctx, r.Server, r.Client, r.Meta)
 	defer done()
 	ctx = g.withClient(ctx, r.Server, f.client, r.Client, r.Caller)
@@ -47,7 +53,7 @@ func (g *Gateway) send(ctx context.Context, r *pipeline.Request) (pipeline.Resul
 	// A call that starts a lazy server says so, with the start's time, in
 	// the request log's instance column.
 	ctx, started := upstream.WithStartNote(ctx)
-	raw, err := g.ups.Request(ctx, r.Server, r.Method, upstreamParams(r, f))
+	raw, err := g.ups.Request(ctx, r.Server, r.Method, upstreamParams(ctx, r, f, g.o.Tracer != nil))
 	if note != nil {
 		r.Instance = note.String()
 	}
@@ -81,6 +87,18 @@ func (g *Gateway) send(ctx context.Context, r *pipeline.Request) (pipeline.Resul
 	return pipeline.Result{Raw: raw}, nil
 }
 
+// traceTransport names the upstream's transport (stdio, http, sse) on the
+// upstream request's span.
+func (g *Gateway) traceTransport(ctx context.Context, server string) {
+	span := trace.SpanFromContext(ctx)
+	if !span.IsRecording() {
+		return
+	}
+	if def, err := g.ups.Definition(server); err == nil {
+		span.SetAttributes(attribute.String(pipeline.AttrTransport, string(def.Transport)))
+	}
+}
+
 var errNotAnObject = jsonError("the result is not a JSON object")
 
 type jsonError string
@@ -89,9 +107,9 @@ func (e jsonError) Error() string { return string(e) }
 
 // upstreamParams are the params the upstream gets: its own name for the
 // tool or prompt, the (possibly hook-edited) arguments and params, and the
-// client's _meta with the router's progress token.
-func upstreamParams(r *pipeline.Request, f *inflight) any {
-	meta := forwardMeta(r.Meta, f)
+// client's _meta with the router's progress token and trace context.
+func upstreamParams(ctx context.Context, r *pipeline.Request, f *inflight, traced bool) any {
+	meta := forwardMeta(ctx, r.Meta, f, traced)
 	switch r.Method {
 	case pipeline.MethodToolsCall, pipeline.MethodPromptsGet:
 		if meta == nil && len(r.InputResponses) == 0 && r.RequestState == "" && len(r.Task) == 0 {
@@ -150,17 +168,33 @@ func callParams(item string, args json.RawMessage) json.RawMessage {
 }
 
 // forwardMeta copies the client's _meta for the upstream, swapping the
-// progress token for the router-unique one.
-func forwardMeta(meta *mcp.Meta, f *inflight) map[string]any {
+// progress token for the router-unique one. A traced request's upstream
+// gets the router's span as its parent (traceparent, tracestate); without
+// tracing, a client's trace context goes on only if it is valid and within
+// the caps (backend/tracing), rewritten by the W3C propagator.
+func forwardMeta(ctx context.Context, meta *mcp.Meta, f *inflight, traced bool) map[string]any {
 	if meta == nil {
-		return nil
+		if !traced || !tracing.HasParent(ctx) {
+			return nil
+		}
+		out := make(map[string]any, 2)
+		tracing.ToMeta(ctx, out)
+		return out
 	}
-	out := make(map[string]any, len(meta.AdditionalFields)+1)
+	out := make(map[string]any, len(meta.AdditionalFields)+2)
 	for k, v := range meta.AdditionalFields {
 		out[k] = v
 	}
 	if f.routerToken != "" {
 		out["progressToken"] = f.routerToken
+	}
+	_, parent := meta.AdditionalFields[tracing.KeyTraceparent]
+	_, state := meta.AdditionalFields[tracing.KeyTracestate]
+	if traced || parent || state {
+		if !tracing.HasParent(ctx) {
+			ctx = tracing.FromMeta(ctx, meta.AdditionalFields)
+		}
+		tracing.ToMeta(ctx, out)
 	}
 	return out
 }

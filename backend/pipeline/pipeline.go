@@ -29,6 +29,8 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/mcp-router/mcp-router/backend/tracing"
 )
 
 // Methods that pass the chain.
@@ -237,6 +239,9 @@ type Steps struct {
 	Policy    Step // the user's policy
 	Hooks     Step // the user's JavaScript hooks
 	Log       Step // the request log; it sees everything the others did
+	// Tracer, if set, traces each request through the chain (trace.go);
+	// nil: no spans, and the chain is exactly the steps.
+	Tracer *tracing.Tracer
 }
 
 // Order names the chain's steps in the order they act on a request.
@@ -253,6 +258,9 @@ type Chain struct {
 // between discovery and gate. What steps asked to run just before the
 // request goes upstream (WithAdmit) runs after the last step.
 func New(s Steps, send Handler) *Chain {
+	if s.Tracer != nil {
+		return &Chain{serve: traced(s.Tracer, s, send)}
+	}
 	h := admitted(send)
 	for _, st := range []Step{s.Hooks, s.Policy, s.Gate, prepare, s.Discovery, s.Identity, s.Log} {
 		if st == nil {

@@ -37,7 +37,7 @@ func TestDefaults(t *testing.T) {
 	want := map[string]string{"port": "3282", "listen": "127.0.0.1", "auth": "on", "separator": "__", "retention": "30", "timeout": "60",
 		"theme": "system", "language": "system", "startAtLogin": "off", "closeToTray": "on",
 		"hookTimeout": "5", "hookMemoryMB": "64", "approvalTimeoutSeconds": "60",
-		"chatTools": "on", "chatEnvProvider": "auto", "chatMaxToolRounds": "20", "chatToolTimeout": "60", "lazyIdleSeconds": "300", "bundleMaxMB": "512", "checkForUpdates": "off",
+		"chatTools": "on", "chatEnvProvider": "auto", "otelEndpoint": "", "otelSampleRatio": "1", "chatMaxToolRounds": "20", "chatToolTimeout": "60", "lazyIdleSeconds": "300", "bundleMaxMB": "512", "checkForUpdates": "off",
 		"oauthIssuers": "", "oauthAudience": "", "publicURL": "",
 		"stategateGuardTimeoutMs": "2000", "stategateMaxArtifactMB": "256", "stategateMaxContextKB": "1024",
 		"stategateMaxPayloadKB": "1024", "stategateMaxRunArtifactsMB": "1024",
@@ -68,7 +68,7 @@ func TestDefaults(t *testing.T) {
 	if s.HookTimeout(ctx) != 5*time.Second || s.HookMemoryMB(ctx) != 64 {
 		t.Errorf("hook defaults wrong: hookTimeout %v hookMemoryMB %d", s.HookTimeout(ctx), s.HookMemoryMB(ctx))
 	}
-	if !reflect.DeepEqual(Keys(), []string{"approvalTimeoutSeconds", "auth", "bundleMaxMB", "catalogMaxItems", "catalogMaxKB", "chatEnvProvider", "chatMaxToolRounds", "chatToolTimeout", "chatTools", "checkForUpdates", "closeToTray", "hookMemoryMB", "hookTimeout", "language", "lazyIdleSeconds", "listen", "oauthAudience", "oauthIssuers", "perClientIdleSeconds", "perClientMaxInstances", "port", "publicURL", "registryMaxKB", "registryURL", "retention", "separator", "sessionIdleTimeout", "sessionsPerCredential", "sessionsTotal", "startAtLogin", "stategateGuardTimeoutMs", "stategateMaxArtifactMB", "stategateMaxContextKB", "stategateMaxPayloadKB", "stategateMaxRunArtifactsMB", "taskMaxAgeSeconds", "tasksPerCredential", "tasksTotal", "theme", "timeout", "toolChanges", "upstreamMaxMessageMB"}) {
+	if !reflect.DeepEqual(Keys(), []string{"approvalTimeoutSeconds", "auth", "bundleMaxMB", "catalogMaxItems", "catalogMaxKB", "chatEnvProvider", "chatMaxToolRounds", "chatToolTimeout", "chatTools", "checkForUpdates", "closeToTray", "hookMemoryMB", "hookTimeout", "language", "lazyIdleSeconds", "listen", "oauthAudience", "oauthIssuers", "otelEndpoint", "otelSampleRatio", "perClientIdleSeconds", "perClientMaxInstances", "port", "publicURL", "registryMaxKB", "registryURL", "retention", "separator", "sessionIdleTimeout", "sessionsPerCredential", "sessionsTotal", "startAtLogin", "stategateGuardTimeoutMs", "stategateMaxArtifactMB", "stategateMaxContextKB", "stategateMaxPayloadKB", "stategateMaxRunArtifactsMB", "taskMaxAgeSeconds", "tasksPerCredential", "tasksTotal", "theme", "timeout", "toolChanges", "upstreamMaxMessageMB"}) {
 		t.Errorf("Keys = %v", Keys())
 	}
 	if set, _ := s.IsSet(ctx, KeyPort); set {
@@ -224,7 +224,7 @@ func TestUnknownKey(t *testing.T) {
 		func() error { _, err := s.Get(ctx, "colour"); return err }(),
 		func() error { _, err := Validate("colour", "x"); return err }(),
 	} {
-		if !errors.Is(err, ErrUnknownKey) || !strings.Contains(err.Error(), "auth, bundleMaxMB, catalogMaxItems, catalogMaxKB, chatEnvProvider, chatMaxToolRounds, chatToolTimeout, chatTools, checkForUpdates, closeToTray, hookMemoryMB, hookTimeout, language, lazyIdleSeconds, listen, oauthAudience, oauthIssuers, perClientIdleSeconds, perClientMaxInstances, port, publicURL, registryMaxKB, registryURL, retention, separator, sessionIdleTimeout, sessionsPerCredential, sessionsTotal, startAtLogin, stategateGuardTimeoutMs, stategateMaxArtifactMB, stategateMaxContextKB, stategateMaxPayloadKB, stategateMaxRunArtifactsMB, taskMaxAgeSeconds, tasksPerCredential, tasksTotal, theme, timeout, toolChanges, upstreamMaxMessageMB") {
+		if !errors.Is(err, ErrUnknownKey) || !strings.Contains(err.Error(), "auth, bundleMaxMB, catalogMaxItems, catalogMaxKB, chatEnvProvider, chatMaxToolRounds, chatToolTimeout, chatTools, checkForUpdates, closeToTray, hookMemoryMB, hookTimeout, language, lazyIdleSeconds, listen, oauthAudience, oauthIssuers, otelEndpoint, otelSampleRatio, perClientIdleSeconds, perClientMaxInstances, port, publicURL, registryMaxKB, registryURL, retention, separator, sessionIdleTimeout, sessionsPerCredential, sessionsTotal, startAtLogin, stategateGuardTimeoutMs, stategateMaxArtifactMB, stategateMaxContextKB, stategateMaxPayloadKB, stategateMaxRunArtifactsMB, taskMaxAgeSeconds, tasksPerCredential, tasksTotal, theme, timeout, toolChanges, upstreamMaxMessageMB") {
 			t.Errorf("error %v does not list the known keys", err)
 		}
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/mcp-router/mcp-router/backend/hotpath"
 	"github.com/mcp-router/mcp-router/backend/secrets"
 	"github.com/mcp-router/mcp-router/backend/spec"
+	"github.com/mcp-router/mcp-router/backend/tracing"
 )
 
 // upstreamProtocol is the handshake's revision, pinned: mcp-go's client
@@ -175,11 +176,15 @@ func dialOnce(ctx context.Context, s spec.Server, o dialOptions) (_ *conn, sent 
 	case spec.SSE:
 		opts := []transport.ClientOption{transport.WithHeaders(s.Headers), transport.WithSSELogger(quietLogger),
 			transport.WithHTTPClient(cappedClient(o.messageCap()))}
+		var auth func(context.Context) map[string]string
 		if l := o.login(s); l != nil {
-			opts = append(opts, transport.WithHeaderFunc(loginHeaders(s.Name, s.PassUpstreamAuth, l)))
+			auth = loginHeaders(s.Name, s.PassUpstreamAuth, l)
 		} else if s.PassUpstreamAuth {
-			opts = append(opts, transport.WithHeaderFunc(clientAuthHeaders(s.Name)))
+			auth = clientAuthHeaders(s.Name)
 		}
+		// mcp-go takes one header func: the call's trace context joins
+		// the authorization's.
+		opts = append(opts, transport.WithHeaderFunc(withTraceHeaders(auth)))
 		tr, err := transport.NewSSE(s.URL, opts...)
 		if err != nil {
 			return nil, "", fmt.Errorf("bad URL %q: %w", s.URL, err)
@@ -499,4 +504,24 @@ func redactedURL(u string) string {
 		return u
 	}
 	return p.Redacted()
+}
+
+// withTraceHeaders adds the call's W3C trace context (backend/tracing) to
+// the headers auth gives (nil: none) of a legacy SSE server's POST.
+func withTraceHeaders(auth func(context.Context) map[string]string) func(context.Context) map[string]string {
+	return func(ctx context.Context) map[string]string {
+		var h map[string]string
+		if auth != nil {
+			h = auth(ctx)
+		}
+		if !tracing.HasParent(ctx) {
+			return h
+		}
+		out := make(map[string]string, len(h)+2)
+		for k, v := range h {
+			out[k] = v
+		}
+		tracing.ToHeaders(ctx, out)
+		return out
+	}
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/mcp-router/mcp-router/backend/hotpath"
+	"github.com/mcp-router/mcp-router/backend/tracing"
 )
 
 // The connections of a streamTransport: kept alive, one exchange at a
@@ -46,6 +47,11 @@ func (t *streamTransport) exchange(ctx context.Context, method string, body []by
 		head, sentLogin, err = t.headFor(ctx)
 		if err != nil {
 			return nil, nil, false, err
+		}
+		if tl := tracing.HeaderLines(ctx); tl != nil {
+			// The call's trace context (W3C traceparent): a copy, the
+			// fixed lines are shared.
+			head = append(head[:len(head):len(head)], tl...)
 		}
 		c, err = t.acquire(ctx, own || attempt > 0)
 		if err != nil {
