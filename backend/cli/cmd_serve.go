@@ -24,6 +24,9 @@ func (e *env) runCoreWith(ctx context.Context, o core.Options, fn func(*core.Cor
 	if err != nil {
 		return err
 	}
+	if o.Redis == "" {
+		o.Redis = e.redis
+	}
 	c, err := core.Open(dir, o)
 	if err != nil {
 		return err
