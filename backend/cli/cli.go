@@ -92,8 +92,8 @@ type env struct {
 	logLevel string
 	// redis is --redis, else $MCP_ROUTER_REDIS: team mode's shared
 	// runtime state (docs/team.md); empty: all of it in process.
-	redis string
-	logFile  io.Closer // the desktop app's log file
+	redis   string
+	logFile io.Closer // the desktop app's log file
 }
 
 // Main runs the command line and returns the process exit code.

@@ -105,7 +105,7 @@ type Core struct {
 	watchDone chan struct{}
 	// stopSharing end what listens to Redis (before its client closes).
 	stopSharing []func()
-	closeOnce sync.Once
+	closeOnce   sync.Once
 }
 
 // Options configure Open; zero values are the defaults.
