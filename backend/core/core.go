@@ -14,6 +14,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+	"github.com/redis/go-redis/v9"
 	"github.com/sirupsen/logrus"
 
 	"github.com/mcp-router/mcp-router/backend/approval"
@@ -35,6 +36,7 @@ import (
 	"github.com/mcp-router/mcp-router/backend/spec"
 	"github.com/mcp-router/mcp-router/backend/stategate"
 	"github.com/mcp-router/mcp-router/backend/store"
+	"github.com/mcp-router/mcp-router/backend/teamstate"
 	"github.com/mcp-router/mcp-router/backend/tracing"
 	"github.com/mcp-router/mcp-router/backend/upstream"
 )
@@ -68,6 +70,9 @@ type Core struct {
 	// runs (docs/policy.md).
 	Policy *policy.Service
 	Log    logrus.FieldLogger
+	// Redis is the one client of the Redis given with --redis (redis.go);
+	// nil without it.
+	Redis *redis.Client
 	// StateGate is the state_gate engine; StateGateServer its MCP face,
 	// which the upstream service reaches in-process.
 	StateGate       *stategate.Service
@@ -102,7 +107,9 @@ type Core struct {
 
 	stopWatch context.CancelFunc
 	watchDone chan struct{}
-	closeOnce sync.Once
+	// stopSharing end what listens to Redis (before its client closes).
+	stopSharing []func()
+	closeOnce   sync.Once
 }
 
 // Options configure Open; zero values are the defaults.
@@ -120,6 +127,10 @@ type Options struct {
 	// postgres:// URL a PostgreSQL database shared by replicas
 	// (docs/team.md).
 	Database string
+	// Redis is the URL of the Redis that replicas share their runtime
+	// state in (team mode, docs/team.md); empty: all of it stays in
+	// this process.
+	Redis string
 }
 
 // Open opens the store in dataDir and builds the services. It starts no
@@ -128,16 +139,26 @@ func Open(dataDir string, o Options) (*Core, error) {
 	if o.Logger == nil {
 		o.Logger = logrus.StandardLogger()
 	}
+	var rdb *redis.Client
+	if o.Redis != "" {
+		var err error
+		if rdb, err = openRedis(context.Background(), o.Redis); err != nil {
+			return nil, err
+		}
+	}
 	if o.Database != "" {
 		protectDataDir(dataDir, o.Logger)
 	}
 	st, err := store.OpenDatabase(context.Background(), o.Database, config.DBPath(dataDir), store.Options{Logger: o.Logger})
 	if err != nil {
+		if rdb != nil {
+			_ = rdb.Close()
+		}
 		return nil, err
 	}
 	protectSecretFiles(dataDir, o.Logger)
 	id, chain := identity(dataDir, o.Logger)
-	c := &Core{DataDir: dataDir, Store: st, Log: o.Logger, Instance: id, chain: chain, beforeServers: o.BeforeServers}
+	c := &Core{DataDir: dataDir, Store: st, Log: o.Logger, Instance: id, chain: chain, beforeServers: o.BeforeServers, Redis: rdb}
 	c.Settings = settings.New(st)
 	c.Settings.SetLogger(o.Logger)
 	c.Auth = auth.New(st)
@@ -146,6 +167,9 @@ func Open(dataDir string, o Options) (*Core, error) {
 	c.Profiles = profile.New(st)
 	if err := c.Profiles.Reload(context.Background()); err != nil {
 		_ = st.Close()
+		if rdb != nil {
+			_ = rdb.Close()
+		}
 		return nil, fmt.Errorf("load profiles: %w", err)
 	}
 	c.Requests = reqlog.New(st.Logs(), reqlog.Options{
@@ -223,7 +247,21 @@ func Open(dataDir string, o Options) (*Core, error) {
 	// A policy file that does not load is logged and shown in the UI; the
 	// router runs without a policy until it is fixed.
 	c.Approvals = approval.New()
+	if rdb != nil {
+		stop, err := c.Approvals.Share(teamstate.NewApprovals(rdb), o.Logger.Warnf)
+		if err != nil {
+			_ = st.Close()
+			_ = rdb.Close()
+			return nil, err
+		}
+		c.stopSharing = append(c.stopSharing, stop)
+	}
+	var sharedBuckets policy.SharedBuckets
+	if rdb != nil {
+		sharedBuckets = teamstate.NewBuckets(rdb)
+	}
 	c.Policy = policy.NewService(filepath.Join(dataDir, policy.FileName), policy.Options{Logger: o.Logger, Now: o.PolicyClock,
+		SharedBuckets: sharedBuckets,
 		// Clients re-list: the new policy may hide or show servers and tools.
 		Changed: func() {
 			if gw != nil {
@@ -245,15 +283,20 @@ func Open(dataDir string, o Options) (*Core, error) {
 		ApprovalTimeout: func() time.Duration { return c.Settings.ApprovalTimeout(context.Background()) },
 	})
 	_ = c.Policy.Reload()
+	var gateUnlocks gate.SharedUnlocks
+	if rdb != nil {
+		gateUnlocks = teamstate.NewUnlocks(rdb)
+	}
 	gw = gateway.New(c.Servers, gateway.Options{
-		Hooks:      c.Hooks,
-		Tracer:     c.Tracer,
-		Policy:     c.Policy.Current,
-		AsksClient: c.Policy.MayAsk,
-		Abilities:  c.abilities,
-		Separator:  func() string { return c.Settings.Separator(context.Background()) },
-		CallerFrom: c.profileCaller,
-		Credential: credentialOf,
+		GateUnlocks: gateUnlocks,
+		Hooks:       c.Hooks,
+		Tracer:      c.Tracer,
+		Policy:      c.Policy.Current,
+		AsksClient:  c.Policy.MayAsk,
+		Abilities:   c.abilities,
+		Separator:   func() string { return c.Settings.Separator(context.Background()) },
+		CallerFrom:  c.profileCaller,
+		Credential:  credentialOf,
 		// Read at each new session and each sweep: a changed setting
 		// applies to the next.
 		Sessions: func() gateway.SessionLimits {
@@ -593,6 +636,12 @@ func (c *Core) Close() error {
 			c.Log.Warnf("traces: %v", terr)
 		}
 		err = c.Store.Close()
+		for _, stop := range c.stopSharing {
+			stop()
+		}
+		if c.Redis != nil {
+			_ = c.Redis.Close()
+		}
 	})
 	return err
 }

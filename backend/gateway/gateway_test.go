@@ -20,6 +20,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 	"github.com/sirupsen/logrus"
 
+	"github.com/mcp-router/mcp-router/backend/gate"
 	"github.com/mcp-router/mcp-router/backend/pipeline"
 	"github.com/mcp-router/mcp-router/backend/spec"
 	"github.com/mcp-router/mcp-router/backend/store"
@@ -81,6 +82,8 @@ type rigOptions struct {
 	listPageSize int
 	// tracer is Options.Tracer (nil: traces off).
 	tracer *tracing.Tracer
+	// gateUnlocks is Options.GateUnlocks (nil: in process).
+	gateUnlocks gate.SharedUnlocks
 }
 
 func newRig(t testing.TB, defs []spec.Server, ro rigOptions) *rig {
@@ -114,7 +117,7 @@ func newRig(t testing.TB, defs []spec.Server, ro rigOptions) *rig {
 	gw = New(r.ups, Options{RequestLog: r.log, CallerFrom: ro.callerFrom, Debounce: 10 * time.Millisecond,
 		Sessions: func() SessionLimits { return ro.sessions }, Hooks: ro.hooks, Logger: ro.logger,
 		Policy: ro.policy, AsksClient: ro.asksClient, Tasks: func() TaskLimits { return ro.tasks }, HeldTools: ro.heldTools,
-		ListPageSize: ro.listPageSize, Tracer: ro.tracer})
+		ListPageSize: ro.listPageSize, Tracer: ro.tracer, GateUnlocks: ro.gateUnlocks})
 	r.gw = gw
 	gw.Start()
 	t.Cleanup(func() { gw.Close(); r.ups.Close() })
