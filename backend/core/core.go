@@ -57,6 +57,9 @@ type Core struct {
 	// Metrics counts what the request log records and serves /metrics
 	// (metrics.go, docs/metrics.md).
 	Metrics *metrics.Metrics
+	// Charts keeps the last minutes of those figures for the app's charts
+	// (metrics.go, docs/metrics.md "In the app").
+	Charts *metrics.Series
 	Servers *upstream.Service
 	Gateway *gateway.Gateway
 	Hooks   *hook.Service
@@ -98,6 +101,8 @@ type Core struct {
 
 	stopWatch context.CancelFunc
 	watchDone chan struct{}
+	// chartsDone is closed when the charts' sampler (started by Run) ends.
+	chartsDone chan struct{}
 	closeOnce sync.Once
 }
 
@@ -145,6 +150,7 @@ func Open(dataDir string, o Options) (*Core, error) {
 	})
 
 	c.Metrics = c.newMetrics()
+	c.Charts = c.Metrics.NewSeries(metrics.SeriesInterval, metrics.SeriesPoints)
 
 	// The gateway and the upstream service need each other: upstream
 	// notifications and requests go to the gateway, which calls upstreams.
@@ -407,6 +413,7 @@ func (c *Core) Run(ctx context.Context, interval time.Duration) error {
 	wctx, cancel := context.WithCancel(context.Background())
 	c.stopWatch = cancel
 	c.watchDone = make(chan struct{})
+	c.startCharts(wctx)
 	if c.beforeServers == nil {
 		go c.watch(wctx, interval, startRev)
 		return nil
@@ -566,6 +573,9 @@ func (c *Core) Close() error {
 		if c.stopWatch != nil {
 			c.stopWatch()
 			<-c.watchDone
+			if c.chartsDone != nil {
+				<-c.chartsDone
+			}
 		}
 		c.Chat.Close()
 		c.Gateway.Close()

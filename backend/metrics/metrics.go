@@ -22,6 +22,9 @@ import (
 // kept; later new ones are counted under tool "(other)".
 const MaxSeries = 5000
 
+// latencyBuckets are the request histogram's upper bounds in seconds.
+var latencyBuckets = []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60}
+
 // Other is the label of what is not named: a method that is not MCP's, a
 // tool past MaxSeries.
 const Other = "(other)"
@@ -49,6 +52,8 @@ type Metrics struct {
 	requests *prometheus.CounterVec
 	latency  *prometheus.HistogramVec
 	known    func(string) bool
+	src      Sources
+	chartReg *prometheus.Registry // requests and latency only, for Series
 
 	mu     sync.Mutex
 	series map[[4]string]struct{}
@@ -65,11 +70,13 @@ func New(src Sources) *Metrics {
 		latency: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name:    "mcpr_request_duration_seconds",
 			Help:    "Time from a request's arrival to its answer, by server and method.",
-			Buckets: []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60},
+			Buckets: latencyBuckets,
 		}, []string{"server", "method"}),
 		known:  src.KnownTool,
+		src:    src,
 		series: map[[4]string]struct{}{},
 	}
+	m.chartReg = chartRegistry(m.requests, m.latency)
 	m.reg.MustRegister(m.requests, m.latency,
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
