@@ -59,7 +59,7 @@ type Core struct {
 	Metrics *metrics.Metrics
 	// Charts keeps the last minutes of those figures for the app's charts
 	// (metrics.go, docs/metrics.md "In the app").
-	Charts *metrics.Series
+	Charts  *metrics.Series
 	Servers *upstream.Service
 	Gateway *gateway.Gateway
 	Hooks   *hook.Service
@@ -103,7 +103,7 @@ type Core struct {
 	watchDone chan struct{}
 	// chartsDone is closed when the charts' sampler (started by Run) ends.
 	chartsDone chan struct{}
-	closeOnce sync.Once
+	closeOnce  sync.Once
 }
 
 // Options configure Open; zero values are the defaults.
