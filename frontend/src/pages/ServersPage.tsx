@@ -2,6 +2,7 @@ import { Fragment, useEffect, useRef, useState } from 'react';
 import type { PrefixMode, ServerView } from '../api';
 import { ConfirmDialog, LoadError, Switch } from '../components/Dialog';
 import { BundleDialog } from '../components/BundleDialog';
+import { ServerActivity } from '../components/MetricsCharts';
 import { ServerDialog } from '../components/ServerDialog';
 import { StatusBadge } from '../components/StatusBadge';
 import { useMessages } from '../i18n';
@@ -186,6 +187,7 @@ function ServersTable({
           <th scope="col" className="num">
             {t.colTools}
           </th>
+          <th scope="col">{t.colActivity}</th>
           <th scope="col">{t.colEnabled}</th>
           <th scope="col" className="actions-col">
             <span className="sr-only">{t.colActions}</span>
@@ -198,7 +200,7 @@ function ServersTable({
             <ServerRow server={s} open={open === s.name} onToggle={() => onToggle(s.name)} onEdit={() => onEdit(s.name)} />
             {open === s.name && (
               <tr className="details-row">
-                <td colSpan={6}>
+                <td colSpan={7}>
                   <ServerDetails server={s} />
                 </td>
               </tr>
@@ -326,6 +328,9 @@ function ServerRow({ server: s, open, onToggle, onEdit }: { server: ServerView; 
         <td className="num" data-testid={`server-tools-${s.name}`}>
           {s.tools}
         </td>
+        <td className="activity-cell">
+          <ServerActivity server={s.name} />
+        </td>
         <td>
           <Switch
             checked={s.enabled}
@@ -427,7 +432,7 @@ function SuggestPerClientRow({ server: s }: { server: ServerView }) {
   if (!hint) return null;
   return (
     <tr className="suggest-row" data-testid={`server-suggest-${s.name}`}>
-      <td colSpan={6}>
+      <td colSpan={7}>
         <span className="status-note">{t.suggestPerClient(hint.what, hint.clients)}</span>{' '}
         <button
           type="button"
