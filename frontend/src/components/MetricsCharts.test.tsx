@@ -1,8 +1,9 @@
-import { act, screen, waitFor } from '@testing-library/react';
+import { act, screen, waitFor, within } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { MAX_CHART_POINTS, MAX_CHART_SERVERS, toMetricsSeries, type MetricsPoint, type MetricsSeries } from '../api';
 import { createMetricsStore } from '../stores/metrics';
-import { fakeApi } from '../test/fakeApi';
+import { fakeApi, server } from '../test/fakeApi';
+import { ServersPage } from '../pages/ServersPage';
 import { renderWithApi } from '../test/render';
 import { LogsCharts, ServerActivity } from './MetricsCharts';
 
@@ -150,5 +151,18 @@ describe('LogsCharts', () => {
     expect(await screen.findByTestId('logs-charts-error')).toHaveTextContent('数値を読み込めませんでした: 接続できません');
     expect(screen.getByTestId('logs-chart-calls')).toHaveTextContent('1 分あたりの呼び出しとエラー');
     expect(screen.getByTestId('logs-charts-summary')).toHaveTextContent('最初の計測を待っています…');
+  });
+});
+
+describe('Servers page', () => {
+  it('shows each server’s figures in its row, in Japanese too', async () => {
+    const { api } = fakeApi([server('web'), server('idle')]);
+    api.metricsSeries.mockResolvedValue(busySeries());
+    renderWithApi(<ServersPage />, api, 'ja');
+    const row = await screen.findByTestId('server-row-web');
+    expect(await within(row).findByTestId('server-calls-per-min-web')).toHaveTextContent('12 回/分');
+    expect(within(row).getByTestId('server-p95-web')).toHaveTextContent('p95 40 ミリ秒');
+    expect(within(screen.getByTestId('server-row-idle')).getByTestId('server-activity-empty-idle')).toHaveTextContent('まだ呼び出しはありません');
+    expect(screen.getByRole('columnheader', { name: '直近 10 分' })).toBeInTheDocument();
   });
 });

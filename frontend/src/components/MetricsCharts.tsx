@@ -55,7 +55,7 @@ export function Sparkline({ values, label, testId }: { values: (number | null)[]
     <span className="sparkline" role="img" aria-label={label} data-testid={testId}>
       <LineChart width={96} height={24} data={values.map((v, i) => ({ i, v }))} margin={{ top: 2, right: 2, bottom: 2, left: 2 }}>
         <YAxis hide domain={[0, 'dataMax']} />
-        <Line type="monotone" dataKey="v" dot={false} isAnimationActive={false} stroke="currentColor" strokeWidth={1.5} />
+        <Line type="monotone" dataKey="v" dot={false} connectNulls isAnimationActive={false} stroke="currentColor" strokeWidth={1.5} />
       </LineChart>
     </span>
   );
@@ -100,7 +100,12 @@ export function ServerActivity({ server }: { server: string }) {
   );
 }
 
-const clock = (ms: number) => new Date(ms).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
+/** A time axis' label: with seconds while the points span under 3 minutes, else hours and minutes. */
+function clockFor(points: MetricsPoint[]) {
+  const span = (points.at(-1)?.at ?? 0) - (points[0]?.at ?? 0);
+  const opts: Intl.DateTimeFormatOptions = span < 180_000 ? { hour: '2-digit', minute: '2-digit', second: '2-digit' } : { hour: '2-digit', minute: '2-digit' };
+  return (ms: number) => new Date(ms).toLocaleTimeString([], opts);
+}
 
 /** The Logs page's panel: calls and errors per minute, and latency, over the kept points. */
 export function LogsCharts() {
@@ -119,6 +124,7 @@ export function LogsCharts() {
   const f = figures(points.slice(lastMinuteFrom(points)));
   const last = points.at(-1);
   const empty = series === null ? t.chartsWaiting : t.chartsNoCalls;
+  const clock = clockFor(points);
   return (
     <section className="logs-charts" aria-labelledby="logs-charts-title" data-testid="logs-charts">
       <h2 id="logs-charts-title" className="sr-only">
@@ -137,7 +143,7 @@ export function LogsCharts() {
         <ChartCard title={t.chartsCallsTitle} label={t.chartsCallsLabel(points.length)} empty={any ? null : empty} testId="logs-chart-calls">
           <LineChart data={data} margin={{ top: 4, right: 8, bottom: 0, left: -16 }}>
             <CartesianGrid strokeDasharray="3 3" className="grid" />
-            <XAxis dataKey="at" type="number" domain={['dataMin', 'dataMax']} tickFormatter={clock} fontSize={11} />
+            <XAxis dataKey="at" type="number" domain={['dataMin', 'dataMax']} tickFormatter={clock} minTickGap={40} fontSize={11} />
             <YAxis allowDecimals={false} fontSize={11} />
             <Tooltip labelFormatter={(v) => clock(Number(v))} formatter={(v) => fmt(Number(v))} />
             <Legend iconSize={8} wrapperStyle={{ fontSize: 11 }} />
@@ -148,12 +154,13 @@ export function LogsCharts() {
         <ChartCard title={t.chartsLatencyTitle} label={t.chartsLatencyLabel(points.length)} empty={any ? null : empty} testId="logs-chart-latency">
           <LineChart data={data} margin={{ top: 4, right: 8, bottom: 0, left: -16 }}>
             <CartesianGrid strokeDasharray="3 3" className="grid" />
-            <XAxis dataKey="at" type="number" domain={['dataMin', 'dataMax']} tickFormatter={clock} fontSize={11} />
+            <XAxis dataKey="at" type="number" domain={['dataMin', 'dataMax']} tickFormatter={clock} minTickGap={40} fontSize={11} />
             <YAxis fontSize={11} />
             <Tooltip labelFormatter={(v) => clock(Number(v))} formatter={(v) => (v == null ? '–' : fmt(Number(v)))} />
             <Legend iconSize={8} wrapperStyle={{ fontSize: 11 }} />
-            <Line name={t.chartsP50} dataKey="p50" stroke="var(--info)" dot={false} isAnimationActive={false} />
-            <Line name={t.chartsP95} dataKey="p95" stroke="var(--warn)" dot={false} isAnimationActive={false} />
+            {/* Intervals without calls have no latency: the line joins the ones around them. */}
+            <Line name={t.chartsP50} dataKey="p50" stroke="var(--info)" dot={false} connectNulls isAnimationActive={false} />
+            <Line name={t.chartsP95} dataKey="p95" stroke="var(--warn)" dot={false} connectNulls isAnimationActive={false} />
           </LineChart>
         </ChartCard>
       </div>

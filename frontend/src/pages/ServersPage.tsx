@@ -1,14 +1,16 @@
-import { Fragment, useEffect, useRef, useState } from 'react';
+import { Fragment, lazy, Suspense, useEffect, useRef, useState } from 'react';
 import type { PrefixMode, ServerView } from '../api';
 import { ConfirmDialog, LoadError, Switch } from '../components/Dialog';
 import { BundleDialog } from '../components/BundleDialog';
-import { ServerActivity } from '../components/MetricsCharts';
 import { ServerDialog } from '../components/ServerDialog';
 import { StatusBadge } from '../components/StatusBadge';
 import { useMessages } from '../i18n';
 import { formatElapsed } from '../lib/format';
 import { useApp, useServers } from '../stores';
 import './ServersPage.css';
+
+// The chart library loads with the first chart, not with the app's first page.
+const ServerActivity = lazy(() => import('../components/MetricsCharts').then((m) => ({ default: m.ServerActivity })));
 
 export function ServersPage() {
   const t = useMessages();
@@ -329,7 +331,9 @@ function ServerRow({ server: s, open, onToggle, onEdit }: { server: ServerView; 
           {s.tools}
         </td>
         <td className="activity-cell">
-          <ServerActivity server={s.name} />
+          <Suspense fallback={<div className="server-activity-placeholder" />}>
+            <ServerActivity server={s.name} />
+          </Suspense>
         </td>
         <td>
           <Switch
