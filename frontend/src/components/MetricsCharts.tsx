@@ -55,7 +55,8 @@ export function Sparkline({ values, label, testId }: { values: (number | null)[]
     <span className="sparkline" role="img" aria-label={label} data-testid={testId}>
       <LineChart width={96} height={24} data={values.map((v, i) => ({ i, v }))} margin={{ top: 2, right: 2, bottom: 2, left: 2 }}>
         <YAxis hide domain={[0, 'dataMax']} />
-        <Line type="monotone" dataKey="v" dot={false} connectNulls isAnimationActive={false} stroke="currentColor" strokeWidth={1.5} />
+        {/* One point makes no line: it shows as a dot until the next. */}
+        <Line type="monotone" dataKey="v" dot={values.length === 1 ? { r: 1.5 } : false} connectNulls isAnimationActive={false} stroke="currentColor" strokeWidth={1.5} />
       </LineChart>
     </span>
   );
