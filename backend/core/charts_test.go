@@ -11,6 +11,7 @@ import (
 
 	"github.com/mcp-router/mcp-router/backend/metrics"
 	"github.com/mcp-router/mcp-router/backend/spec"
+	"github.com/mcp-router/mcp-router/backend/store"
 	"github.com/mcp-router/mcp-router/internal/testpeers"
 )
 
@@ -36,6 +37,14 @@ func TestChartsSeriesMovesWithRealCalls(t *testing.T) {
 	if tool == "" {
 		t.Fatalf("no test_simple_text among %v", listTools(t, c))
 	}
+	// A pre hook runs on every call: its time is counted.
+	if _, err := ep.core.Hooks.Create(ctx, store.Hook{Name: "tag", Enabled: true, ExecutionOrder: 1, HookType: "pre",
+		Script: `return { continue: true };`}); err != nil {
+		t.Fatal(err)
+	}
+	if err := ep.core.Hooks.Reload(ctx); err != nil {
+		t.Fatal(err)
+	}
 	ep.core.Charts.Sample(time.Now()) // what came before: the list
 	const calls = 7
 	for i := 0; i < calls; i++ {
@@ -57,6 +66,7 @@ func TestChartsSeriesMovesWithRealCalls(t *testing.T) {
 	// The sampler of Run may have taken a point in between: add up the
 	// points after the first manual one.
 	var sum, gosdk, router metrics.ServerPoint
+	var hookRuns uint64
 	var last metrics.Point
 	seen := map[string]bool{}
 	for _, p := range v.Points {
@@ -68,6 +78,7 @@ func TestChartsSeriesMovesWithRealCalls(t *testing.T) {
 	for _, p := range v.Points[len(v.Points)-2:] {
 		sum.Calls += p.Calls
 		sum.Errors += p.Errors
+		hookRuns += p.HookRuns
 		for _, s := range p.Servers {
 			switch s.Server {
 			case "gosdk":
@@ -94,6 +105,11 @@ func TestChartsSeriesMovesWithRealCalls(t *testing.T) {
 	}
 	if len(seen) != 2 || !seen["gosdk"] || !seen[""] {
 		t.Errorf("servers named: %v (unknown tools must add none)", seen)
+	}
+	// Every call ran the pre hook, the unknown tools' too unless refused
+	// before hooks: at least the 7 real calls.
+	if hookRuns < calls {
+		t.Errorf("hook runs counted: %d, want at least %d", hookRuns, calls)
 	}
 	if last.Sessions < 1 {
 		t.Errorf("sessions at the last sample: %d", last.Sessions)

@@ -207,6 +207,7 @@ func Open(dataDir string, o Options) (*Core, error) {
 			return err == nil
 		},
 		ServerInfo: c.serverInfo,
+		Observe:    c.Metrics.ObserveHook,
 		// Read at the start of every request's hooks: a changed setting
 		// applies to the next request.
 		Limits: func() hook.Limits {

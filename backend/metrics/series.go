@@ -55,9 +55,13 @@ type Point struct {
 	P50Ms    float64 `json:"p50Ms"`
 	P95Ms    float64 `json:"p95Ms"`
 	// Sessions and ApprovalsWaiting are read at the sample.
-	Sessions         int           `json:"sessions"`
-	ApprovalsWaiting int           `json:"approvalsWaiting"`
-	Servers          []ServerPoint `json:"servers"`
+	Sessions         int `json:"sessions"`
+	ApprovalsWaiting int `json:"approvalsWaiting"`
+	// HookRuns are the live runs of hooks in the interval (one request
+	// runs each active hook once a phase), HookP95Ms their p95 time.
+	HookRuns  uint64        `json:"hookRuns"`
+	HookP95Ms float64       `json:"hookP95Ms"`
+	Servers   []ServerPoint `json:"servers"`
 }
 
 // SeriesView is what the UI gets: the points, oldest first.
@@ -73,11 +77,12 @@ type Series struct {
 	interval time.Duration
 	capacity int
 
-	mu     sync.Mutex
-	ring   []Point
-	next   int // where the next point goes once the ring is full
-	prev   map[string]serverTotals
-	prevAt time.Time
+	mu        sync.Mutex
+	ring      []Point
+	next      int // where the next point goes once the ring is full
+	prev      map[string]serverTotals
+	prevHooks serverTotals
+	prevAt    time.Time
 }
 
 // serverTotals are one server's counters since the start.
@@ -121,7 +126,7 @@ func (s *Series) View() SeriesView {
 
 // Sample adds the point of the interval since the last sample.
 func (s *Series) Sample(now time.Time) {
-	totals := s.m.totals()
+	totals, hooks := s.m.totals()
 	states := map[string]string{}
 	var configured []string
 	if s.m.src.Upstreams != nil {
@@ -159,6 +164,8 @@ func (s *Series) Sample(now time.Time) {
 		p.Servers = append(p.Servers, ServerPoint{Server: name, Calls: d.calls, Errors: d.errors, Blocked: d.blocked,
 			P50Ms: quantileMs(0.5, d), P95Ms: quantileMs(0.95, d), State: states[name]})
 	}
+	h := hooks.minus(s.prevHooks)
+	p.HookRuns, p.HookP95Ms = h.count, quantileMs(0.95, h)
 	if s.m.src.Sessions != nil {
 		p.Sessions = s.m.src.Sessions()
 	}
@@ -167,7 +174,7 @@ func (s *Series) Sample(now time.Time) {
 	}
 	// Only the servers the counters name now are kept, so the map is
 	// bounded by the label sets.
-	s.prev, s.prevAt = totals, now
+	s.prev, s.prevHooks, s.prevAt = totals, hooks, now
 	if len(s.ring) < s.capacity {
 		s.ring = append(s.ring, p)
 		return
@@ -177,15 +184,20 @@ func (s *Series) Sample(now time.Time) {
 }
 
 // totals reads the request counters and the calls' latency histograms by
-// server.
-func (m *Metrics) totals() map[string]serverTotals {
+// server, and the hooks' histogram (all phases).
+func (m *Metrics) totals() (map[string]serverTotals, serverTotals) {
 	out := map[string]serverTotals{}
+	hooks := serverTotals{buckets: make([]uint64, len(latencyBuckets))}
 	fams, err := m.chartReg.Gather()
 	if err != nil {
-		return out // two vectors of fixed labels cannot fail to gather
+		return out, hooks // vectors of fixed labels cannot fail to gather
 	}
 	for _, f := range fams {
 		for _, mt := range f.GetMetric() {
+			if f.GetName() == "mcpr_hook_duration_seconds" {
+				hooks.addHistogram(mt.GetHistogram())
+				continue
+			}
 			l := labelMap(mt)
 			t := out[l["server"]]
 			switch f.GetName() {
@@ -205,21 +217,25 @@ func (m *Metrics) totals() map[string]serverTotals {
 				if l["method"] != "tools/call" {
 					continue
 				}
-				h := mt.GetHistogram()
-				if t.buckets == nil {
-					t.buckets = make([]uint64, len(latencyBuckets))
-				}
-				for i, b := range h.GetBucket() {
-					if i < len(t.buckets) {
-						t.buckets[i] += b.GetCumulativeCount()
-					}
-				}
-				t.count += h.GetSampleCount()
+				t.addHistogram(mt.GetHistogram())
 			}
 			out[l["server"]] = t
 		}
 	}
-	return out
+	return out, hooks
+}
+
+// addHistogram adds a histogram of latencyBuckets' bounds.
+func (t *serverTotals) addHistogram(h *dto.Histogram) {
+	if t.buckets == nil {
+		t.buckets = make([]uint64, len(latencyBuckets))
+	}
+	for i, b := range h.GetBucket() {
+		if i < len(t.buckets) {
+			t.buckets[i] += b.GetCumulativeCount()
+		}
+	}
+	t.count += h.GetSampleCount()
 }
 
 func labelMap(m *dto.Metric) map[string]string {

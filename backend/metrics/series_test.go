@@ -32,6 +32,9 @@ func TestSeriesPointsAreIntervals(t *testing.T) {
 	m.Observe(call("a", store.StatusBlocked, 0.5))
 	m.Observe(store.RequestLog{Server: "a", Method: "tools/list", Status: store.StatusOK, DurationMs: 1})
 	m.Observe(call("mcp-router", store.StatusError, 0.1))
+	for i := 0; i < 4; i++ {
+		m.ObserveHook("pre", 3*time.Millisecond) // the 2.5–5 ms bucket
+	}
 	s.Sample(t0.Add(time.Second))
 	sessions, waiting = 0, 0
 	m.Observe(call("b", store.StatusOK, 200))
@@ -45,6 +48,11 @@ func TestSeriesPointsAreIntervals(t *testing.T) {
 	if p.Requests != 104 || p.Calls != 103 || p.Errors != 2 || p.Blocked != 1 || p.Sessions != 3 || p.ApprovalsWaiting != 1 {
 		t.Errorf("first point: %+v", p)
 	}
+	if p.HookRuns != 4 || p.HookP95Ms <= 2.5 || p.HookP95Ms > 5 {
+		t.Errorf("hooks: %d runs, p95 %v ms", p.HookRuns, p.HookP95Ms)
+	}
+	// The hooks' histogram has no server label: it must not appear as a
+	// server "" here.
 	if len(p.Servers) != 3 || p.Servers[0].Server != "a" || p.Servers[1].Server != "b" || p.Servers[2].Server != "mcp-router" {
 		t.Fatalf("servers: configured by name, then the log's: %+v", p.Servers)
 	}
@@ -61,7 +69,7 @@ func TestSeriesPointsAreIntervals(t *testing.T) {
 		t.Errorf("server b before its call: %+v", p.Servers[1])
 	}
 	q := v.Points[1]
-	if q.Calls != 1 || q.Errors != 0 || q.Sessions != 0 || q.ApprovalsWaiting != 0 || q.Seconds != 1 {
+	if q.Calls != 1 || q.Errors != 0 || q.Sessions != 0 || q.ApprovalsWaiting != 0 || q.Seconds != 1 || q.HookRuns != 0 || q.HookP95Ms != 0 {
 		t.Errorf("second point holds only its interval: %+v", q)
 	}
 	if b := q.Servers[1]; b.Calls != 1 || b.P95Ms <= 100 || b.P95Ms > 250 {
