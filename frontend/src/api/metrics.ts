@@ -32,6 +32,9 @@ export interface MetricsPoint {
   p95Ms: number;
   sessions: number;
   approvalsWaiting: number;
+  /** Hook runs in the interval (each active hook once a phase of a request) and their p95 time. */
+  hookRuns: number;
+  hookP95Ms: number;
   servers: MetricsServerPoint[];
 }
 
@@ -86,6 +89,8 @@ function toPoint(raw: unknown): MetricsPoint {
     p95Ms: n(r.p95Ms),
     sessions: n(r.sessions),
     approvalsWaiting: n(r.approvalsWaiting),
+    hookRuns: n(r.hookRuns),
+    hookP95Ms: n(r.hookP95Ms),
     servers,
   };
 }

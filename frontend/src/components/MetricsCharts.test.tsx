@@ -21,6 +21,8 @@ function point(i: number, over: Partial<MetricsPoint> = {}): MetricsPoint {
     p95Ms: 0,
     sessions: 1,
     approvalsWaiting: 0,
+    hookRuns: 0,
+    hookP95Ms: 0,
     servers: [{ server: 'web', calls: 0, errors: 0, blocked: 0, p50Ms: 0, p95Ms: 0, state: 'running' }],
     ...over,
   };
@@ -38,6 +40,8 @@ function busySeries(): MetricsSeries {
       p95Ms: 40,
       sessions: 2,
       approvalsWaiting: 1,
+      hookRuns: 2,
+      hookP95Ms: 1.5,
       servers: [{ server: 'web', calls: 1, errors, blocked: 0, p50Ms: 20, p95Ms: 40, state: 'running' }],
     });
   });
@@ -131,13 +135,14 @@ describe('LogsCharts', () => {
     const { api } = fakeApi();
     const view = renderWithApi(<LogsCharts />, api);
     await waitFor(() => expect(screen.getByTestId('logs-charts-summary')).toHaveTextContent('No calls yet'));
+    expect(screen.queryByTestId('logs-charts-hooks')).toBeNull(); // no hook ran
     expect(screen.getByTestId('logs-chart-calls-empty')).toHaveTextContent('No calls yet');
     expect(screen.getByTestId('logs-chart-latency-empty')).toHaveTextContent('No calls yet');
 
     api.metricsSeries.mockResolvedValue(busySeries());
     await act(() => view.stores.metrics.getState().refresh());
     expect(screen.getByTestId('logs-charts-summary')).toHaveTextContent(
-      'Last minute: 12 calls/min, 6 errors/min, p95 40 ms · open sessions: 2, calls waiting for approval: 1',
+      'Last minute: 12 calls/min, 6 errors/min, p95 40 ms · hooks: 24 runs/min, p95 1.5 ms · open sessions: 2, calls waiting for approval: 1',
     );
     expect(screen.queryByTestId('logs-chart-calls-empty')).toBeNull();
     expect(screen.getByRole('img', { name: 'Calls and errors per minute over the last 20 samples' })).toBeInTheDocument();

@@ -122,7 +122,9 @@ export function LogsCharts() {
     p95: p.calls > 0 ? p.p95Ms : null,
   }));
   const any = points.some((p) => p.calls > 0);
-  const f = figures(points.slice(lastMinuteFrom(points)));
+  const recent = points.slice(lastMinuteFrom(points));
+  const f = figures(recent);
+  const hooks = figures(recent.map((p) => ({ calls: p.hookRuns, errors: 0, p95Ms: p.hookP95Ms, seconds: p.seconds })));
   const last = points.at(-1);
   const empty = series === null ? t.chartsWaiting : t.chartsNoCalls;
   const clock = clockFor(points);
@@ -133,6 +135,12 @@ export function LogsCharts() {
       </h2>
       <p className="charts-summary" data-testid="logs-charts-summary" aria-live="polite">
         {any ? t.chartsSummary(fmt(f.perMin), fmt(f.errorsPerMin), f.p95 === null ? '–' : fmt(f.p95)) : empty}
+        {hooks.p95 !== null && (
+          <span className="muted" data-testid="logs-charts-hooks">
+            {' '}
+            · {t.chartsHooks(fmt(hooks.perMin), fmt(hooks.p95))}
+          </span>
+        )}
         {last && <span className="muted"> · {t.chartsGauges(last.sessions, last.approvalsWaiting)}</span>}
       </p>
       {error && (

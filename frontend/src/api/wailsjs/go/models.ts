@@ -1867,6 +1867,8 @@ export namespace metrics {
 	    p95Ms: number;
 	    sessions: number;
 	    approvalsWaiting: number;
+	    hookRuns: number;
+	    hookP95Ms: number;
 	    servers: ServerPoint[];
 	
 	    static createFrom(source: any = {}) {
@@ -1885,6 +1887,8 @@ export namespace metrics {
 	        this.p95Ms = source["p95Ms"];
 	        this.sessions = source["sessions"];
 	        this.approvalsWaiting = source["approvalsWaiting"];
+	        this.hookRuns = source["hookRuns"];
+	        this.hookP95Ms = source["hookP95Ms"];
 	        this.servers = this.convertValues(source["servers"], ServerPoint);
 	    }
 	
