@@ -247,6 +247,6 @@ test-e2e: test/peers/node_modules/.package-lock.json $(TOOLS)/everything-server
 # The pages in headless chromium (playwright-core, Debian's /usr/bin/chromium)
 # against a real `mcp-router serve`; screenshots in test-results/screenshots/.
 .PHONY: test-ui
-test-ui: frontend-deps test/peers/node_modules/.package-lock.json
+test-ui: frontend-deps test/peers/node_modules/.package-lock.json $(TOOLS)/everything-server
 	scripts/ui-e2e.sh
 # ---- end ui -------------------------------------------------------------------

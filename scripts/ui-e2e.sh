@@ -43,6 +43,6 @@ fi
 
 # Every UI test file, or those given as arguments (scripts/ui-e2e.sh test/ui/clients.test.mjs).
 files=(test/ui/ui.test.mjs test/ui/chat.test.mjs test/ui/approvals.test.mjs test/ui/profiles.test.mjs
-  test/ui/bundles.test.mjs test/ui/catalog.test.mjs test/ui/clients.test.mjs)
+  test/ui/bundles.test.mjs test/ui/catalog.test.mjs test/ui/clients.test.mjs test/ui/charts.test.mjs)
 if [ $# -gt 0 ]; then files=("$@"); fi
 exec node --test --test-concurrency=1 --test-reporter=spec "${files[@]}"

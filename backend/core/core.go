@@ -62,7 +62,10 @@ type Core struct {
 	Metrics *metrics.Metrics
 	// Tracer exports traces of the calls (docs/metrics.md, "Traces");
 	// nil when no OTLP endpoint is configured.
-	Tracer  *tracing.Tracer
+	Tracer *tracing.Tracer
+	// Charts keeps the last minutes of those figures for the app's charts
+	// (metrics.go, docs/metrics.md "In the app").
+	Charts *metrics.Series
 	Servers *upstream.Service
 	Gateway *gateway.Gateway
 	Hooks   *hook.Service
@@ -109,7 +112,9 @@ type Core struct {
 	watchDone chan struct{}
 	// stopSharing end what listens to Redis (before its client closes).
 	stopSharing []func()
-	closeOnce   sync.Once
+	// chartsDone is closed when the charts' sampler (started by Run) ends.
+	chartsDone chan struct{}
+	closeOnce  sync.Once
 }
 
 // Options configure Open; zero values are the defaults.
@@ -181,6 +186,7 @@ func Open(dataDir string, o Options) (*Core, error) {
 
 	c.Metrics = c.newMetrics()
 	c.Tracer = c.openTracer()
+	c.Charts = c.Metrics.NewSeries(metrics.SeriesInterval, metrics.SeriesPoints)
 
 	// The gateway and the upstream service need each other: upstream
 	// notifications and requests go to the gateway, which calls upstreams.
@@ -237,6 +243,7 @@ func Open(dataDir string, o Options) (*Core, error) {
 			return err == nil
 		},
 		ServerInfo: c.serverInfo,
+		Observe:    c.Metrics.ObserveHook,
 		// Read at the start of every request's hooks: a changed setting
 		// applies to the next request.
 		Limits: func() hook.Limits {
@@ -463,6 +470,7 @@ func (c *Core) Run(ctx context.Context, interval time.Duration) error {
 	wctx, cancel := context.WithCancel(context.Background())
 	c.stopWatch = cancel
 	c.watchDone = make(chan struct{})
+	c.startCharts(wctx)
 	if c.beforeServers == nil {
 		go c.watch(wctx, interval, startRev)
 		return nil
@@ -623,6 +631,9 @@ func (c *Core) Close() error {
 		if c.stopWatch != nil {
 			c.stopWatch()
 			<-c.watchDone
+			if c.chartsDone != nil {
+				<-c.chartsDone
+			}
 		}
 		c.Chat.Close()
 		c.Gateway.Close()

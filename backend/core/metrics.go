@@ -76,3 +76,13 @@ func (c *Core) metricsHandler(authOn func(context.Context) bool) http.Handler {
 		open.ServeHTTP(w, r)
 	}))
 }
+
+// startCharts samples the figures for the app's charts until ctx ends
+// (Close waits for it).
+func (c *Core) startCharts(ctx context.Context) {
+	c.chartsDone = make(chan struct{})
+	go func() {
+		defer close(c.chartsDone)
+		c.Charts.Run(ctx)
+	}()
+}

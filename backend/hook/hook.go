@@ -77,6 +77,9 @@ type Options struct {
 	ServerInfo    func(name string) (ServerInfo, bool)
 	// PoolSize is how many idle runtimes each hook keeps; default GOMAXPROCS.
 	PoolSize int
+	// Observe, when set, is told how long each live run of a hook took
+	// (phase pre or post), for the metrics; test runs are not counted.
+	Observe func(phase string, d time.Duration)
 }
 
 // Client identifies who sent the request.

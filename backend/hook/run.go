@@ -13,7 +13,11 @@ import (
 )
 
 func (s *Service) runLive(ctx context.Context, h *compiled, c *Call, phase string, lim Limits) *Block {
+	start := time.Now()
 	out := s.runHook(ctx, h, c, phase, lim, func(l LogLine) { s.emit(h.hook.Name, l) })
+	if s.opts.Observe != nil {
+		s.opts.Observe(phase, time.Since(start))
+	}
 	return out.block
 }
 

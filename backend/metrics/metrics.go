@@ -10,6 +10,7 @@ package metrics
 import (
 	"net/http"
 	"sync"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
@@ -21,6 +22,9 @@ import (
 // MaxSeries caps the request label sets (server, method, tool, status)
 // kept; later new ones are counted under tool "(other)".
 const MaxSeries = 5000
+
+// latencyBuckets are the request histogram's upper bounds in seconds.
+var latencyBuckets = []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60}
 
 // Other is the label of what is not named: a method that is not MCP's, a
 // tool past MaxSeries.
@@ -48,7 +52,10 @@ type Metrics struct {
 	reg      *prometheus.Registry
 	requests *prometheus.CounterVec
 	latency  *prometheus.HistogramVec
+	hooks    *prometheus.HistogramVec
 	known    func(string) bool
+	src      Sources
+	chartReg *prometheus.Registry // requests and latency only, for Series
 
 	mu     sync.Mutex
 	series map[[4]string]struct{}
@@ -65,12 +72,19 @@ func New(src Sources) *Metrics {
 		latency: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name:    "mcpr_request_duration_seconds",
 			Help:    "Time from a request's arrival to its answer, by server and method.",
-			Buckets: []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60},
+			Buckets: latencyBuckets,
 		}, []string{"server", "method"}),
+		hooks: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "mcpr_hook_duration_seconds",
+			Help:    "Time one hook took on a request, by phase (pre, post).",
+			Buckets: latencyBuckets,
+		}, []string{"phase"}),
 		known:  src.KnownTool,
+		src:    src,
 		series: map[[4]string]struct{}{},
 	}
-	m.reg.MustRegister(m.requests, m.latency,
+	m.chartReg = chartRegistry(m.requests, m.latency, m.hooks)
+	m.reg.MustRegister(m.requests, m.latency, m.hooks,
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	if src.Upstreams != nil {
@@ -114,6 +128,15 @@ func (m *Metrics) Observe(e store.RequestLog) {
 	m.mu.Unlock()
 	m.requests.WithLabelValues(key[:]...).Inc()
 	m.latency.WithLabelValues(key[0], key[1]).Observe(e.DurationMs / 1000)
+}
+
+// ObserveHook counts one live run of a hook and its time; the phase is
+// the hook package's pre or post (anything else is counted as Other).
+func (m *Metrics) ObserveHook(phase string, d time.Duration) {
+	if phase != "pre" && phase != "post" {
+		phase = Other
+	}
+	m.hooks.WithLabelValues(phase).Observe(d.Seconds())
 }
 
 // Handler serves the metrics in Prometheus' text format; at most two

@@ -37,6 +37,7 @@ import {
   toCatalogTool,
 } from './convert';
 import { createAboutApi } from './about';
+import { createMetricsApi } from './metrics';
 import { createProfilesApi } from './profiles';
 import { createElectronImportApi } from './electron';
 import { createBundlesApi } from './bundles';
@@ -79,6 +80,7 @@ export function createApi(t: ApiTransport): Api {
     ...createChatApi(call, on), // chat.ts
     ...createApprovalsApi(call, on), // approvals.ts
     ...createAboutApi(call), // about.ts
+    ...createMetricsApi(call), // metrics.ts
     ...createProfilesApi(call), // profiles.ts
     ...createElectronImportApi(call), // electron.ts
     ...createBundlesApi(call), // bundles.ts

@@ -7,6 +7,7 @@ export { httpTransport, getSession, tokenStore, type Session } from './http';
 export * from './chat';
 export * from './approvals';
 export * from './about';
+export * from './metrics';
 export * from './profiles';
 export * from './electron';
 export * from './bundles';

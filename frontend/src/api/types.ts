@@ -2,6 +2,7 @@
 // checked once at the boundary (convert.ts), so pages get exact unions.
 // Imports flow one way: base.ts ← about/approvals/chat.ts ← types.ts.
 import type { AboutApi } from './about';
+import type { MetricsApi } from './metrics';
 import type { ApprovalsApi } from './approvals';
 import type { ProfilesApi } from './profiles';
 import type { ElectronImportApi } from './electron';
@@ -615,7 +616,7 @@ export interface StateGateStatus {
 }
 
 /** Everything the UI may ask of the Go side. Stores receive one of these. */
-export interface Api extends ChatApi, ApprovalsApi, AboutApi, ProfilesApi, ElectronImportApi, BundlesApi, RegistryApi<ServerView> {
+export interface Api extends ChatApi, ApprovalsApi, AboutApi, MetricsApi, ProfilesApi, ElectronImportApi, BundlesApi, RegistryApi<ServerView> {
   /** Installs a bundle upload as server `name` ('' : the bundle's own); config: user_config key → values (empty ones are left out: defaults apply). */
   installBundle(id: string, name: string, config: Record<string, string[]>): Promise<ServerView>;
   // Servers

@@ -1,5 +1,6 @@
 import type { HookType, Language, LogStatus, ServerState, Theme, TokenRole } from '../api';
 import { aboutEn, aboutJa } from './about';
+import { metricsEn, metricsJa } from './metrics';
 import { chatEn, chatJa } from './chat';
 import { secretsEn, secretsJa } from './secrets';
 import { profilesEn, profilesJa } from './profiles';
@@ -13,6 +14,7 @@ import { catalogEn, catalogJa } from './catalog';
 export const en = {
   ...chatEn, // chat.ts
   ...aboutEn, // about.ts
+  ...metricsEn, // metrics.ts
   ...secretsEn, // secrets.ts
   ...profilesEn, // profiles.ts
   ...electronEn, // electron.ts
@@ -560,6 +562,7 @@ export type Messages = typeof en;
 export const ja: Messages = {
   ...chatJa, // chat.ts
   ...aboutJa, // about.ts
+  ...metricsJa, // metrics.ts
   ...secretsJa, // secrets.ts
   ...profilesJa, // profiles.ts
   ...electronJa, // electron.ts

@@ -1,6 +1,7 @@
 import { memo, useEffect, useRef, useState } from 'react';
 import { LOG_STATUSES, type LogRow, type LogStatus } from '../api';
 import { Dialog, LoadError } from '../components/Dialog';
+import { LogsCharts } from '../components/MetricsCharts';
 import { useLocale, useMessages } from '../i18n';
 import { copyText } from '../lib/clipboard';
 import { formatTime, prettyJSON } from '../lib/format';
@@ -97,6 +98,7 @@ export default function LogsPage() {
           </span>
         )}
       </header>
+      <LogsCharts />
       <form className="filters row" onSubmit={(e) => e.preventDefault()} data-testid="logs-filters">
         <input placeholder={t.colClient} aria-label={t.colClient} value={form.client} onChange={(e) => set('client', e.target.value)} data-testid="filter-client" />
         <input

@@ -1,4 +1,4 @@
-import { Fragment, useEffect, useRef, useState } from 'react';
+import { Fragment, lazy, Suspense, useEffect, useRef, useState } from 'react';
 import type { PrefixMode, ServerView } from '../api';
 import { ConfirmDialog, LoadError, Switch } from '../components/Dialog';
 import { BundleDialog } from '../components/BundleDialog';
@@ -8,6 +8,9 @@ import { useMessages } from '../i18n';
 import { formatElapsed } from '../lib/format';
 import { useApp, useServers } from '../stores';
 import './ServersPage.css';
+
+// The chart library loads with the first chart, not with the app's first page.
+const ServerActivity = lazy(() => import('../components/MetricsCharts').then((m) => ({ default: m.ServerActivity })));
 
 export function ServersPage() {
   const t = useMessages();
@@ -186,6 +189,7 @@ function ServersTable({
           <th scope="col" className="num">
             {t.colTools}
           </th>
+          <th scope="col">{t.colActivity}</th>
           <th scope="col">{t.colEnabled}</th>
           <th scope="col" className="actions-col">
             <span className="sr-only">{t.colActions}</span>
@@ -198,7 +202,7 @@ function ServersTable({
             <ServerRow server={s} open={open === s.name} onToggle={() => onToggle(s.name)} onEdit={() => onEdit(s.name)} />
             {open === s.name && (
               <tr className="details-row">
-                <td colSpan={6}>
+                <td colSpan={7}>
                   <ServerDetails server={s} />
                 </td>
               </tr>
@@ -326,6 +330,11 @@ function ServerRow({ server: s, open, onToggle, onEdit }: { server: ServerView; 
         <td className="num" data-testid={`server-tools-${s.name}`}>
           {s.tools}
         </td>
+        <td className="activity-cell">
+          <Suspense fallback={<div className="server-activity-placeholder" />}>
+            <ServerActivity server={s.name} />
+          </Suspense>
+        </td>
         <td>
           <Switch
             checked={s.enabled}
@@ -427,7 +436,7 @@ function SuggestPerClientRow({ server: s }: { server: ServerView }) {
   if (!hint) return null;
   return (
     <tr className="suggest-row" data-testid={`server-suggest-${s.name}`}>
-      <td colSpan={6}>
+      <td colSpan={7}>
         <span className="status-note">{t.suggestPerClient(hint.what, hint.clients)}</span>{' '}
         <button
           type="button"

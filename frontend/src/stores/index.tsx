@@ -8,6 +8,7 @@ import { createCatalogStore, type CatalogState, type CatalogStore } from './cata
 import { createChatStore, type ChatState, type ChatStore } from './chat';
 import { createHooksStore, type HooksState, type HooksStore } from './hooks';
 import { createLogsStore, type LogsState, type LogsStore } from './logs';
+import { createMetricsStore, type MetricsState, type MetricsStore } from './metrics';
 import { createPolicyStore, type PolicyState, type PolicyStore } from './policy';
 import { createProcessesStore, type ProcessesState, type ProcessesStore } from './processes';
 import { createProfilesStore, type ProfilesState, type ProfilesStore } from './profiles';
@@ -33,6 +34,7 @@ export interface Stores {
   about: AboutStore;
   profiles: ProfilesStore;
   catalog: CatalogStore;
+  metrics: MetricsStore;
 }
 
 export function createStores(api: Api): Stores {
@@ -51,6 +53,7 @@ export function createStores(api: Api): Stores {
     about: createAboutStore(api),
     profiles: createProfilesStore(api),
     catalog: createCatalogStore(api),
+    metrics: createMetricsStore(api),
   };
 }
 
@@ -80,3 +83,4 @@ export const useAbout = <T,>(select: (s: AboutState) => T): T => useStore(useSto
 export const useProcesses = <T,>(select: (s: ProcessesState) => T): T => useStore(useStores().processes, select);
 export const useCatalog = <T,>(select: (s: CatalogState) => T): T => useStore(useStores().catalog, select);
 export const useProfiles = <T,>(select: (s: ProfilesState) => T): T => useStore(useStores().profiles, select);
+export const useMetrics = <T,>(select: (s: MetricsState) => T): T => useStore(useStores().metrics, select);

@@ -417,6 +417,9 @@ export function fakeApi(initial: ServerView[] = []) {
     }),
     outdatedServers: vi.fn<Api['outdatedServers']>(async () => []),
 
+    // The charts' series: none yet (tests give points with mockResolvedValue).
+    metricsSeries: vi.fn<Api['metricsSeries']>(async () => ({ intervalSeconds: 5, capacity: 120, points: [] })),
+
     // Settings → About: checks are off until setCheckForUpdates(true).
     about: vi.fn<Api['about']>(async () => about),
     setCheckForUpdates: vi.fn<Api['setCheckForUpdates']>(async (on) => {

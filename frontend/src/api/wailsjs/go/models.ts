@@ -1830,6 +1830,123 @@ export namespace hook {
 
 }
 
+export namespace metrics {
+	
+	export class ServerPoint {
+	    server: string;
+	    calls: number;
+	    errors: number;
+	    blocked: number;
+	    p50Ms: number;
+	    p95Ms: number;
+	    state?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new ServerPoint(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.server = source["server"];
+	        this.calls = source["calls"];
+	        this.errors = source["errors"];
+	        this.blocked = source["blocked"];
+	        this.p50Ms = source["p50Ms"];
+	        this.p95Ms = source["p95Ms"];
+	        this.state = source["state"];
+	    }
+	}
+	export class Point {
+	    at: number;
+	    seconds: number;
+	    requests: number;
+	    calls: number;
+	    errors: number;
+	    blocked: number;
+	    p50Ms: number;
+	    p95Ms: number;
+	    sessions: number;
+	    approvalsWaiting: number;
+	    hookRuns: number;
+	    hookP95Ms: number;
+	    servers: ServerPoint[];
+	
+	    static createFrom(source: any = {}) {
+	        return new Point(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.at = source["at"];
+	        this.seconds = source["seconds"];
+	        this.requests = source["requests"];
+	        this.calls = source["calls"];
+	        this.errors = source["errors"];
+	        this.blocked = source["blocked"];
+	        this.p50Ms = source["p50Ms"];
+	        this.p95Ms = source["p95Ms"];
+	        this.sessions = source["sessions"];
+	        this.approvalsWaiting = source["approvalsWaiting"];
+	        this.hookRuns = source["hookRuns"];
+	        this.hookP95Ms = source["hookP95Ms"];
+	        this.servers = this.convertValues(source["servers"], ServerPoint);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class SeriesView {
+	    intervalSeconds: number;
+	    capacity: number;
+	    points: Point[];
+	
+	    static createFrom(source: any = {}) {
+	        return new SeriesView(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.intervalSeconds = source["intervalSeconds"];
+	        this.capacity = source["capacity"];
+	        this.points = this.convertValues(source["points"], Point);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+
+}
+
 export namespace policy {
 	
 	export class Problem {

@@ -10,6 +10,7 @@ import {policy} from '../models';
 import {stategate} from '../models';
 import {discovery} from '../models';
 import {electronimport} from '../models';
+import {metrics} from '../models';
 import {registry} from '../models';
 import {approval} from '../models';
 
@@ -120,6 +121,8 @@ export function LogFile():Promise<appapi.LogFileInfo>;
 export function LoginServer(arg1:string,arg2:string):Promise<appapi.LoginStart>;
 
 export function LogoutServer(arg1:string):Promise<void>;
+
+export function MetricsSeries():Promise<metrics.SeriesView>;
 
 export function NewChatConversation(arg1:chat.ConversationInput):Promise<store.ChatConversation>;
 

@@ -218,6 +218,10 @@ export function LogoutServer(arg1) {
   return window['go']['appapi']['API']['LogoutServer'](arg1);
 }
 
+export function MetricsSeries() {
+  return window['go']['appapi']['API']['MetricsSeries']();
+}
+
 export function NewChatConversation(arg1) {
   return window['go']['appapi']['API']['NewChatConversation'](arg1);
 }
