@@ -65,7 +65,7 @@ type Core struct {
 	Tracer *tracing.Tracer
 	// Charts keeps the last minutes of those figures for the app's charts
 	// (metrics.go, docs/metrics.md "In the app").
-	Charts *metrics.Series
+	Charts  *metrics.Series
 	Servers *upstream.Service
 	Gateway *gateway.Gateway
 	Hooks   *hook.Service
