@@ -14,12 +14,14 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+	"github.com/redis/go-redis/v9"
 	"github.com/sirupsen/logrus"
 
 	"github.com/mcp-router/mcp-router/backend/approval"
 	"github.com/mcp-router/mcp-router/backend/auth"
 	"github.com/mcp-router/mcp-router/backend/catalog"
 	"github.com/mcp-router/mcp-router/backend/chat"
+	"github.com/mcp-router/mcp-router/backend/cluster"
 	"github.com/mcp-router/mcp-router/backend/config"
 	"github.com/mcp-router/mcp-router/backend/gate"
 	"github.com/mcp-router/mcp-router/backend/gateway"
@@ -93,6 +95,11 @@ type Core struct {
 	changeSubs map[int]func()
 	changeID   int
 
+	// Redis is the one Redis client (nil without --redis); Cluster this
+	// replica's part in a cluster (nil: a single router).
+	Redis   *redis.Client
+	Cluster *cluster.Cluster
+
 	reloads       atomic.Int64 // configuration reloads by watch
 	beforeServers func(ctx context.Context)
 
@@ -112,6 +119,15 @@ type Options struct {
 	BeforeServers func(ctx context.Context)
 	// PolicyClock is the policy's rate-limit clock; default time.Now.
 	PolicyClock func() time.Time
+	// Redis is the redis:// URL of the runtime state shared by replicas
+	// (--redis); "": all in process.
+	Redis string
+	// Replica, Advertise and ClusterSecret make this router a replica
+	// (--replica, --advertise, MCP_ROUTER_CLUSTER_SECRET; backend/cluster):
+	// without a secret it is a single router.
+	Replica       string
+	Advertise     string
+	ClusterSecret []byte
 }
 
 // Open opens the store in dataDir and builds the services. It starts no
@@ -120,13 +136,32 @@ func Open(dataDir string, o Options) (*Core, error) {
 	if o.Logger == nil {
 		o.Logger = logrus.StandardLogger()
 	}
+	var rdb *redis.Client
+	if o.Redis != "" {
+		var err error
+		if rdb, err = openRedis(context.Background(), o.Redis); err != nil {
+			return nil, err
+		}
+	}
+	cl, err := cluster.New(cluster.Options{Replica: o.Replica, Advertise: o.Advertise, Secret: o.ClusterSecret,
+		Redis: rdb, Logger: o.Logger})
+	if err != nil {
+		if rdb != nil {
+			_ = rdb.Close()
+		}
+		return nil, err
+	}
 	st, err := store.OpenWith(config.DBPath(dataDir), store.Options{Logger: o.Logger})
 	if err != nil {
+		if rdb != nil {
+			_ = rdb.Close()
+		}
 		return nil, err
 	}
 	protectSecretFiles(dataDir, o.Logger)
 	id, chain := identity(dataDir, o.Logger)
-	c := &Core{DataDir: dataDir, Store: st, Log: o.Logger, Instance: id, chain: chain, beforeServers: o.BeforeServers}
+	c := &Core{DataDir: dataDir, Store: st, Log: o.Logger, Instance: id, chain: chain, beforeServers: o.BeforeServers,
+		Redis: rdb, Cluster: cl}
 	c.Settings = settings.New(st)
 	c.Settings.SetLogger(o.Logger)
 	c.Auth = auth.New(st)
@@ -260,7 +295,11 @@ func Open(dataDir string, o Options) (*Core, error) {
 		Instance:   id,
 		HeldTools:  c.Catalog.HeldTools,
 		Persisted:  c.persistedLists,
+		Cluster:    cl,
 	})
+	if cl != nil {
+		cl.Start() // its directory entry appears once Serve knows the address
+	}
 	c.Gateway = gw
 	c.openChat()
 	return c, nil
@@ -575,6 +614,12 @@ func (c *Core) Close() error {
 			c.Log.Warnf("request log: %v", cerr)
 		}
 		c.Auth.Close()
+		if c.Cluster != nil {
+			c.Cluster.Close() // out of the directory: others answer its sessions 404 at once
+		}
+		if c.Redis != nil {
+			_ = c.Redis.Close()
+		}
 		err = c.Store.Close()
 	})
 	return err
