@@ -88,6 +88,7 @@ type env struct {
 	dataDir  string
 	logLevel string
 	logFile  io.Closer // the desktop app's log file
+	team     teamFlags // --redis, --replica, --advertise (cluster.go)
 }
 
 // Main runs the command line and returns the process exit code.
@@ -159,6 +160,7 @@ func (e *env) rootCommand() *cobra.Command {
 	}
 	root.PersistentFlags().StringVar(&e.dataDir, "data-dir", "", "data directory (default $MCP_ROUTER_DATA_DIR, else the user config dir)")
 	root.PersistentFlags().StringVar(&e.logLevel, "log-level", "info", "log level: debug, info, warn, error")
+	e.addTeamFlags(root)
 	root.SetVersionTemplate("mcp-router {{.Version}}\n")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	root.AddCommand(e.serversCommand(), e.versionCommand(),

@@ -24,7 +24,7 @@ func (e *env) runCoreWith(ctx context.Context, o core.Options, fn func(*core.Cor
 	if err != nil {
 		return err
 	}
-	c, err := core.Open(dir, o)
+	c, err := core.Open(dir, e.withTeam(o))
 	if err != nil {
 		return err
 	}
