@@ -21,6 +21,7 @@ import (
 	"github.com/mcp-router/mcp-router/backend/auth"
 	"github.com/mcp-router/mcp-router/backend/catalog"
 	"github.com/mcp-router/mcp-router/backend/chat"
+	"github.com/mcp-router/mcp-router/backend/cluster"
 	"github.com/mcp-router/mcp-router/backend/config"
 	"github.com/mcp-router/mcp-router/backend/gate"
 	"github.com/mcp-router/mcp-router/backend/gateway"
@@ -105,6 +106,9 @@ type Core struct {
 	changeSubs map[int]func()
 	changeID   int
 
+	// Cluster is this replica's part in a cluster (nil: a single router).
+	Cluster *cluster.Cluster
+
 	reloads       atomic.Int64 // configuration reloads by watch
 	beforeServers func(ctx context.Context)
 
@@ -136,6 +140,12 @@ type Options struct {
 	// state in (team mode, docs/team.md); empty: all of it stays in
 	// this process.
 	Redis string
+	// Replica, Advertise and ClusterSecret make this router a replica
+	// (--replica, --advertise, MCP_ROUTER_CLUSTER_SECRET; backend/cluster):
+	// without a secret it is a single router.
+	Replica       string
+	Advertise     string
+	ClusterSecret []byte
 }
 
 // Open opens the store in dataDir and builds the services. It starts no
@@ -145,11 +155,25 @@ func Open(dataDir string, o Options) (*Core, error) {
 		o.Logger = logrus.StandardLogger()
 	}
 	var rdb *redis.Client
+	if o.Redis != "" && len(o.ClusterSecret) == 0 {
+		// Said before dialling: replicas could not check each other's
+		// session ids (cluster.New says the same).
+		return nil, fmt.Errorf("--redis needs a cluster secret of at least %d bytes in %s, the same on every replica",
+			cluster.MinSecretBytes, cluster.EnvSecret)
+	}
 	if o.Redis != "" {
 		var err error
 		if rdb, err = openRedis(context.Background(), o.Redis); err != nil {
 			return nil, err
 		}
+	}
+	cl, err := cluster.New(cluster.Options{Replica: o.Replica, Advertise: o.Advertise, Secret: o.ClusterSecret,
+		Redis: rdb, Logger: o.Logger})
+	if err != nil {
+		if rdb != nil {
+			_ = rdb.Close()
+		}
+		return nil, err
 	}
 	if o.Database != "" {
 		protectDataDir(dataDir, o.Logger)
@@ -163,7 +187,8 @@ func Open(dataDir string, o Options) (*Core, error) {
 	}
 	protectSecretFiles(dataDir, o.Logger)
 	id, chain := identity(dataDir, o.Logger)
-	c := &Core{DataDir: dataDir, Store: st, Log: o.Logger, Instance: id, chain: chain, beforeServers: o.BeforeServers, Redis: rdb}
+	c := &Core{DataDir: dataDir, Store: st, Log: o.Logger, Instance: id, chain: chain, beforeServers: o.BeforeServers,
+		Redis: rdb, Cluster: cl}
 	c.Settings = settings.New(st)
 	c.Settings.SetLogger(o.Logger)
 	c.Auth = auth.New(st)
@@ -323,7 +348,14 @@ func Open(dataDir string, o Options) (*Core, error) {
 		Instance:   id,
 		HeldTools:  c.Catalog.HeldTools,
 		Persisted:  c.persistedLists,
+		Cluster:    cl,
+		// A forward to another replica carries the client's upstream
+		// credentials again (serve.go).
+		ForwardHeaders: forwardHeaders,
 	})
+	if cl != nil {
+		cl.Start() // its directory entry appears once Serve knows the address
+	}
 	c.Gateway = gw
 	c.openChat()
 	return c, nil
@@ -646,11 +678,14 @@ func (c *Core) Close() error {
 		if terr := c.Tracer.Close(); terr != nil {
 			c.Log.Warnf("traces: %v", terr)
 		}
+		if c.Cluster != nil {
+			c.Cluster.Close() // out of the directory: others answer its sessions 404 at once
+		}
 		err = c.Store.Close()
 		for _, stop := range c.stopSharing {
 			stop()
 		}
-		if c.Redis != nil {
+		if c.Redis != nil { // last: the cluster and the shared state use it until here
 			_ = c.Redis.Close()
 		}
 	})

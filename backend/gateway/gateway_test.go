@@ -20,6 +20,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 	"github.com/sirupsen/logrus"
 
+	"github.com/mcp-router/mcp-router/backend/cluster"
 	"github.com/mcp-router/mcp-router/backend/gate"
 	"github.com/mcp-router/mcp-router/backend/pipeline"
 	"github.com/mcp-router/mcp-router/backend/spec"
@@ -56,6 +57,7 @@ type rig struct {
 	ups *upstream.Service
 	gw  *Gateway
 	url string
+	srv *httptest.Server
 	log *memLog
 }
 
@@ -84,6 +86,10 @@ type rigOptions struct {
 	tracer *tracing.Tracer
 	// gateUnlocks is Options.GateUnlocks (nil: in process).
 	gateUnlocks gate.SharedUnlocks
+	// cluster is Options.Cluster; the rig publishes its address.
+	cluster *cluster.Cluster
+	// forwardHeaders is Options.ForwardHeaders.
+	forwardHeaders func(context.Context) http.Header
 }
 
 func newRig(t testing.TB, defs []spec.Server, ro rigOptions) *rig {
@@ -117,7 +123,8 @@ func newRig(t testing.TB, defs []spec.Server, ro rigOptions) *rig {
 	gw = New(r.ups, Options{RequestLog: r.log, CallerFrom: ro.callerFrom, Debounce: 10 * time.Millisecond,
 		Sessions: func() SessionLimits { return ro.sessions }, Hooks: ro.hooks, Logger: ro.logger,
 		Policy: ro.policy, AsksClient: ro.asksClient, Tasks: func() TaskLimits { return ro.tasks }, HeldTools: ro.heldTools,
-		ListPageSize: ro.listPageSize, Tracer: ro.tracer, GateUnlocks: ro.gateUnlocks})
+		ListPageSize: ro.listPageSize, Tracer: ro.tracer, GateUnlocks: ro.gateUnlocks,
+		Cluster: ro.cluster, ForwardHeaders: ro.forwardHeaders})
 	r.gw = gw
 	gw.Start()
 	t.Cleanup(func() { gw.Close(); r.ups.Close() })
@@ -131,7 +138,13 @@ func newRig(t testing.TB, defs []spec.Server, ro rigOptions) *rig {
 	}
 	srv := httptest.NewServer(gw.HTTPHandler(ro.auth))
 	t.Cleanup(srv.Close)
+	r.srv = srv
 	r.url = srv.URL + PathMCP
+	if ro.cluster != nil {
+		ro.cluster.Start()
+		ro.cluster.SetListenAddr(srv.Listener.Addr().String())
+		t.Cleanup(ro.cluster.Close)
+	}
 	return r
 }
 
