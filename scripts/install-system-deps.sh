@@ -22,6 +22,7 @@ PACKAGES=(build-essential pkg-config libgtk-3-dev
   postgresql # the registry tests and make test-team: throwaway clusters
   redis-server haproxy # make test-team: the replicas' shared Redis and the balancer in front of them
   qemu-user-static # make test-arm64: the arm64 archive under qemu-aarch64-static
+  haproxy # make test-deploy: haproxy -c and a run of deploy/haproxy/haproxy.cfg (make test-team runs it too)
   podman runc mmdebstrap) # make test-image: builds and runs the Dockerfile (runc: crun refuses cgroup v1/v2 hybrids)
 
 installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }

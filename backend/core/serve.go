@@ -21,6 +21,7 @@ import (
 	"github.com/mcp-router/mcp-router/backend/auth"
 	"github.com/mcp-router/mcp-router/backend/discovery"
 	"github.com/mcp-router/mcp-router/backend/gateway"
+	"github.com/mcp-router/mcp-router/backend/health"
 	"github.com/mcp-router/mcp-router/backend/hotpath"
 	"github.com/mcp-router/mcp-router/backend/oauthclient"
 	"github.com/mcp-router/mcp-router/backend/upstream"
@@ -80,6 +81,10 @@ func (c *Core) Serve(ctx context.Context, o ServeOptions) error {
 		mux.Handle(p, disc)
 	}
 	mux.Handle(PathMetrics, c.metricsHandler(authOn))
+	// Probes of a load balancer or orchestrator (docs/team.md): no token.
+	probes := gateway.GuardLocal(health.New(health.Options{Ping: c.Store.Ping, Logger: c.Log}))
+	mux.Handle(health.PathReady, probes)
+	mux.Handle(health.PathLive, probes)
 	if o.UI != nil {
 		mux.Handle("/ui/", gateway.GuardLocal(o.UI))
 		mux.Handle("/ui", http.RedirectHandler("/ui/", http.StatusMovedPermanently))
