@@ -50,6 +50,7 @@ type cluster struct {
 	Database   string     `json:"database"`
 	Redis      string     `json:"redis"`
 	bin        string
+	has        map[string]bool // the parts this router has (teamFlags)
 	marker     string
 	upstream   string // the go-sdk everything-server's /mcp URL, shared by all replicas
 }
@@ -89,19 +90,31 @@ func routerBinary(t *testing.T) string {
 	return bin
 }
 
-// requireTeamFlags fails at once, naming the branch that brings them, when
-// the router lacks a flag of the team contract: a clear reason instead of
-// a replica that will not start.
-func requireTeamFlags(t *testing.T, bin string) {
+// teamFlags says which flags of the team contract this router has, by
+// the part (branch) that brings them: "h-pg" --database, "h-redis" --redis,
+// "h-sessions" --replica and --advertise.
+func teamFlags(bin string) map[string]bool {
 	out, _ := exec.Command(bin, "--help").CombinedOutput()
+	help := string(out)
+	return map[string]bool{
+		"h-pg":       strings.Contains(help, "--database"),
+		"h-redis":    strings.Contains(help, "--redis"),
+		"h-sessions": strings.Contains(help, "--replica") && strings.Contains(help, "--advertise"),
+	}
+}
+
+// need fails a check at once, naming the branch it waits on, when the
+// router lacks a part it needs: a clear reason, not a skip.
+func (c *cluster) need(t *testing.T, parts ...string) {
+	t.Helper()
 	var missing []string
-	for flag, part := range map[string]string{"--database": "h-pg", "--redis": "h-redis", "--replica": "h-sessions", "--advertise": "h-sessions"} {
-		if !strings.Contains(string(out), flag) {
-			missing = append(missing, flag+" ("+part+")")
+	for _, p := range parts {
+		if !c.has[p] {
+			missing = append(missing, p)
 		}
 	}
 	if len(missing) > 0 {
-		t.Fatalf("this router has no %s: the team checks need them (TEAM-CONTRACT.md)", strings.Join(missing, ", "))
+		t.Fatalf("waits on %s: this router lacks its flags (TEAM-CONTRACT.md), so the replicas run without it", strings.Join(missing, ", "))
 	}
 }
 
@@ -222,10 +235,13 @@ func startServe(t *testing.T, bin, name, dataDir string, port int, env []string,
 // Postgres, the upstream).
 func startCluster(t *testing.T) *cluster {
 	bin := routerBinary(t)
-	requireTeamFlags(t, bin)
+	has := teamFlags(bin)
+	if !has["h-pg"] {
+		t.Fatal("waits on h-pg: this router has no --database, and replicas without a shared database are no team")
+	}
 	secret := make([]byte, 32)
 	_, _ = rand.Read(secret)
-	c := &cluster{bin: bin, marker: "team-" + strconv.Itoa(os.Getpid())}
+	c := &cluster{bin: bin, has: has, marker: "team-" + strconv.Itoa(os.Getpid())}
 	c.upstream = "http://" + testpeers.StartGoEverythingHTTP(t) + "/mcp"
 	c.Database = testpeers.StartPostgres(t)
 	c.Redis = startRedis(t)
@@ -246,8 +262,14 @@ func startCluster(t *testing.T) *cluster {
 			t.Fatal(err)
 		}
 		port := testpeers.FreePort(t)
-		r := startServe(t, bin, name, dir, port, env, "--database", c.Database, "--redis", c.Redis,
-			"--replica", name, "--advertise", fmt.Sprintf("http://127.0.0.1:%d", port))
+		flags := []string{"--database", c.Database}
+		if has["h-redis"] {
+			flags = append(flags, "--redis", c.Redis)
+		}
+		if has["h-sessions"] {
+			flags = append(flags, "--replica", name, "--advertise", fmt.Sprintf("http://127.0.0.1:%d", port))
+		}
+		r := startServe(t, bin, name, dir, port, env, flags...)
 		c.Replicas = append(c.Replicas, r)
 	}
 	c.Balancer = startHAProxy(t, c.Replicas)
@@ -265,35 +287,34 @@ func tokenFrom(t *testing.T, out string) string {
 	return v.Token
 }
 
-// haproxyConfig routes a request whose Mcp-Session-Id begins with
-// "<replica>." to that replica (TEAM-CONTRACT.md), everything else round
-// robin. A replica that fails its check is skipped, the use-server rule
-// with it (its sessions then land elsewhere, which answers 404 and the
-// client re-initializes); a refused connection is redispatched.
-func haproxyConfig(port int, replicas []*replica) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, `global
-    maxconn 1024
-defaults
-    mode http
-    timeout connect 2s
-    timeout client 120s
-    timeout server 120s
-    option redispatch
-    retries 2
-frontend mcp
-    bind 127.0.0.1:%d
-    default_backend replicas
-backend replicas
-    balance roundrobin
-`, port)
-	for _, r := range replicas {
-		fmt.Fprintf(&b, "    use-server %s if { req.hdr(mcp-session-id) -m beg %s. }\n", r.Name, r.Name)
+// haproxyConfig is deploy/haproxy/haproxy.cfg, the example the docs give,
+// with this run's loopback addresses: a request whose Mcp-Session-Id begins
+// with "<replica>." goes to that replica, everything else round robin; a
+// replica failing /healthz (or gone) is skipped, its use-server rule with
+// it, so its sessions land elsewhere, are answered 404 and re-initialize.
+// The checks run every 300 ms instead of 2 s so the kill is seen quickly.
+func haproxyConfig(t *testing.T, port int, replicas []*replica) string {
+	raw, err := os.ReadFile(filepath.Join(testpeers.RepoRoot(t), "deploy", "haproxy", "haproxy.cfg"))
+	if err != nil {
+		t.Fatalf("the HAProxy example (h-deploy): %v", err)
 	}
-	for _, r := range replicas {
-		fmt.Fprintf(&b, "    server %s %s check inter 300ms fall 2 rise 2\n", r.Name, strings.TrimPrefix(r.Base, "http://"))
+	cfg := string(raw)
+	replace := func(re, with string) {
+		r := regexp.MustCompile(re)
+		if n := len(r.FindAllStringIndex(cfg, -1)); n != 1 {
+			t.Fatalf("deploy/haproxy/haproxy.cfg: %d matches of %q, want 1 (the test expects the example's shape)", n, re)
+		}
+		cfg = r.ReplaceAllString(cfg, with)
 	}
-	return b.String()
+	replace(`(?m)^(\s*)bind :3282$`, fmt.Sprintf("${1}bind 127.0.0.1:%d", port))
+	replace(`check inter 2s fall 2 rise 2`, "check inter 300ms fall 2 rise 2")
+	if len(replicas) != 3 {
+		t.Fatalf("the example names three replicas, got %d", len(replicas))
+	}
+	for i, r := range replicas {
+		replace(fmt.Sprintf(`(?m)^(\s*)server r%d 10\.0\.0\.1%d:3282$`, i+1, i+1), fmt.Sprintf("${1}server %s %s", r.Name, strings.TrimPrefix(r.Base, "http://")))
+	}
+	return cfg
 }
 
 func startHAProxy(t *testing.T, replicas []*replica) string {
@@ -303,7 +324,7 @@ func startHAProxy(t *testing.T, replicas []*replica) string {
 	}
 	port := testpeers.FreePort(t)
 	cfg := filepath.Join(t.TempDir(), "haproxy.cfg")
-	if err := os.WriteFile(cfg, []byte(haproxyConfig(port, replicas)), 0o600); err != nil {
+	if err := os.WriteFile(cfg, []byte(haproxyConfig(t, port, replicas)), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	if out, err := exec.Command(bin, "-c", "-f", cfg).CombinedOutput(); err != nil {
@@ -337,4 +358,3 @@ func cpuTicks(t *testing.T, pid int) int64 {
 	stime, _ := strconv.ParseInt(f[12], 10, 64)
 	return utime + stime
 }
-

@@ -33,12 +33,12 @@ func TestTeam(t *testing.T) {
 		waitTools(t, r.URL, c.Token, 30*time.Second, true, "everything__test_simple_text", "spare__test_simple_text")
 	}
 	t.Run("ModernClientThroughBalancer", func(t *testing.T) { checkModernThroughBalancer(t, c) })
-	t.Run("SessionClientThroughBalancer", func(t *testing.T) { runNode(t, c, "sessions.test.mjs") })
-	t.Run("RateLimitAcrossReplicas", func(t *testing.T) { checkRateLimit(t, c) })
-	t.Run("ApprovalOnAnotherReplica", func(t *testing.T) { checkApproval(t, c) })
+	t.Run("SessionClientThroughBalancer", func(t *testing.T) { c.need(t, "h-sessions", "h-redis"); runNode(t, c, "sessions.test.mjs") })
+	t.Run("RateLimitAcrossReplicas", func(t *testing.T) { c.need(t, "h-redis"); checkRateLimit(t, c) })
+	t.Run("ApprovalOnAnotherReplica", func(t *testing.T) { c.need(t, "h-redis"); checkApproval(t, c) })
 	t.Run("ConfigChangeReachesOthers", func(t *testing.T) { checkConfigChange(t, c) })
 	t.Run("CPUPerCall", func(t *testing.T) { checkCPUPerCall(t, c) })
-	t.Run("ReplicaKilledDuringLoad", func(t *testing.T) { checkKill(t, c) })
+	t.Run("ReplicaKilledDuringLoad", func(t *testing.T) { c.need(t, "h-sessions", "h-redis"); checkKill(t, c) })
 }
 
 // --- the go-sdk client on 2026-07-28 -----------------------------------------
