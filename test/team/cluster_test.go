@@ -131,6 +131,7 @@ func startRedis(t *testing.T) string {
 	var log testpeers.SyncBuffer
 	cmd := exec.Command(bin, "--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir)
 	cmd.Stdout, cmd.Stderr = &log, &log
+	cmd.SysProcAttr = diesWithTest()
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -155,6 +156,13 @@ func waitListen(t *testing.T, addr string, exited chan struct{}, log *testpeers.
 		}
 		return err == nil
 	})
+}
+
+// diesWithTest ties a child to the test process: killed by a timeout's
+// panic, the test takes its replicas, Redis and HAProxy with it, where its
+// cleanups would not run.
+func diesWithTest() *syscall.SysProcAttr {
+	return &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 }
 
 // stopProcess sends SIGTERM and kills after grace; a process already gone
@@ -203,6 +211,7 @@ func startServe(t *testing.T, bin, name, dataDir string, port int, env []string,
 	cmd.Env = append(os.Environ(), env...)
 	out := &testpeers.SyncBuffer{}
 	cmd.Stdout, cmd.Stderr = out, out
+	cmd.SysProcAttr = diesWithTest()
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -333,6 +342,7 @@ func startHAProxy(t *testing.T, replicas []*replica) string {
 	var log testpeers.SyncBuffer
 	cmd := exec.Command(bin, "-db", "-f", cfg) // -db: foreground, no daemon to outlive the test
 	cmd.Stdout, cmd.Stderr = &log, &log
+	cmd.SysProcAttr = diesWithTest()
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
