@@ -20,7 +20,7 @@ PACKAGES=(build-essential pkg-config libgtk-3-dev
   nsis osslsigncode # make dist: the Windows installer and its signature
   rpm # make test-dist: installs the .rpm into a root of its own
   postgresql # the registry tests and make test-team: throwaway clusters
-  redis-server # make test-team: the Redis the replicas share
+  redis-server # team mode (docs/team.md): the shared-state tests and make test-team start a throwaway redis-server
   qemu-user-static # make test-arm64: the arm64 archive under qemu-aarch64-static
   haproxy # make test-deploy: haproxy -c and a run of deploy/haproxy/haproxy.cfg (make test-team runs it too)
   podman runc mmdebstrap) # make test-image: builds and runs the Dockerfile (runc: crun refuses cgroup v1/v2 hybrids)

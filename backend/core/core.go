@@ -14,6 +14,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+	"github.com/redis/go-redis/v9"
 	"github.com/sirupsen/logrus"
 
 	"github.com/mcp-router/mcp-router/backend/approval"
@@ -35,6 +36,7 @@ import (
 	"github.com/mcp-router/mcp-router/backend/spec"
 	"github.com/mcp-router/mcp-router/backend/stategate"
 	"github.com/mcp-router/mcp-router/backend/store"
+	"github.com/mcp-router/mcp-router/backend/teamstate"
 	"github.com/mcp-router/mcp-router/backend/upstream"
 )
 
@@ -64,6 +66,9 @@ type Core struct {
 	// runs (docs/policy.md).
 	Policy *policy.Service
 	Log    logrus.FieldLogger
+	// Redis is the one client of the Redis given with --redis (redis.go);
+	// nil without it.
+	Redis *redis.Client
 	// StateGate is the state_gate engine; StateGateServer its MCP face,
 	// which the upstream service reaches in-process.
 	StateGate       *stategate.Service
@@ -112,6 +117,10 @@ type Options struct {
 	BeforeServers func(ctx context.Context)
 	// PolicyClock is the policy's rate-limit clock; default time.Now.
 	PolicyClock func() time.Time
+	// Redis is the URL of the Redis that replicas share their runtime
+	// state in (team mode, docs/team.md); empty: all of it stays in
+	// this process.
+	Redis string
 }
 
 // Open opens the store in dataDir and builds the services. It starts no
@@ -120,13 +129,23 @@ func Open(dataDir string, o Options) (*Core, error) {
 	if o.Logger == nil {
 		o.Logger = logrus.StandardLogger()
 	}
+	var rdb *redis.Client
+	if o.Redis != "" {
+		var err error
+		if rdb, err = openRedis(context.Background(), o.Redis); err != nil {
+			return nil, err
+		}
+	}
 	st, err := store.OpenWith(config.DBPath(dataDir), store.Options{Logger: o.Logger})
 	if err != nil {
+		if rdb != nil {
+			_ = rdb.Close()
+		}
 		return nil, err
 	}
 	protectSecretFiles(dataDir, o.Logger)
 	id, chain := identity(dataDir, o.Logger)
-	c := &Core{DataDir: dataDir, Store: st, Log: o.Logger, Instance: id, chain: chain, beforeServers: o.BeforeServers}
+	c := &Core{DataDir: dataDir, Store: st, Log: o.Logger, Instance: id, chain: chain, beforeServers: o.BeforeServers, Redis: rdb}
 	c.Settings = settings.New(st)
 	c.Settings.SetLogger(o.Logger)
 	c.Auth = auth.New(st)
@@ -135,6 +154,9 @@ func Open(dataDir string, o Options) (*Core, error) {
 	c.Profiles = profile.New(st)
 	if err := c.Profiles.Reload(context.Background()); err != nil {
 		_ = st.Close()
+		if rdb != nil {
+			_ = rdb.Close()
+		}
 		return nil, fmt.Errorf("load profiles: %w", err)
 	}
 	c.Requests = reqlog.New(st.Logs(), reqlog.Options{
@@ -211,7 +233,12 @@ func Open(dataDir string, o Options) (*Core, error) {
 	// A policy file that does not load is logged and shown in the UI; the
 	// router runs without a policy until it is fixed.
 	c.Approvals = approval.New()
+	var sharedBuckets policy.SharedBuckets
+	if rdb != nil {
+		sharedBuckets = teamstate.NewBuckets(rdb)
+	}
 	c.Policy = policy.NewService(filepath.Join(dataDir, policy.FileName), policy.Options{Logger: o.Logger, Now: o.PolicyClock,
+		SharedBuckets: sharedBuckets,
 		// Clients re-list: the new policy may hide or show servers and tools.
 		Changed: func() {
 			if gw != nil {
@@ -576,6 +603,9 @@ func (c *Core) Close() error {
 		}
 		c.Auth.Close()
 		err = c.Store.Close()
+		if c.Redis != nil {
+			_ = c.Redis.Close()
+		}
 	})
 	return err
 }

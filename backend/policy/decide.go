@@ -138,15 +138,28 @@ func (p *Policy) Serve(ctx context.Context, r *pipeline.Request, next pipeline.H
 		// Refuse at once when a bucket is empty; spend the tokens only as
 		// the call is sent (pipeline.WithAdmit), after the hooks, so a call
 		// a hook refuses costs none.
-		now := p.now()
-		for _, ru := range limited {
-			if wait := ru.buckets.wait(bucketKey(ru.per, &in), now); wait > 0 {
-				refusal = rateLimited(r, ru, wait)
-				break
+		if p.shared != nil {
+			refusal = p.sharedCheck(ctx, r, limited, &in, false)
+			if refusal == nil {
+				admitCtx := ctx
+				ctx = pipeline.WithAdmit(ctx, func() error {
+					if re := p.sharedCheck(admitCtx, r, limited, &in, true); re != nil {
+						return re
+					}
+					return nil
+				})
 			}
-		}
-		if refusal == nil {
-			ctx = pipeline.WithAdmit(ctx, func() error { return p.spend(r, limited, &in) })
+		} else {
+			now := p.now()
+			for _, ru := range limited {
+				if wait := ru.buckets.wait(bucketKey(ru.per, &in), now); wait > 0 {
+					refusal = rateLimited(r, ru, wait)
+					break
+				}
+			}
+			if refusal == nil {
+				ctx = pipeline.WithAdmit(ctx, func() error { return p.spend(r, limited, &in) })
+			}
 		}
 	}
 	// A person is asked last: never about a call the policy refuses anyway.

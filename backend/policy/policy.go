@@ -31,6 +31,7 @@ type Policy struct {
 	audit               func(context.Context, AuditRecord) error        // nil: audit rules record nothing
 	ask                 func(context.Context, Approval) (Answer, error) // nil: nobody can be asked
 	approvalTimeout     func() time.Duration                            // for rules that set none
+	shared              SharedBuckets                                   // nil: the rules' own buckets, in process
 	log                 logrus.FieldLogger
 }
 

@@ -41,6 +41,10 @@ type Options struct {
 	// approval_timeout_seconds (the approvalTimeoutSeconds setting); nil:
 	// DefaultApprovalTimeout.
 	ApprovalTimeout func() time.Duration
+	// SharedBuckets, if set, keeps the rate-limit buckets outside the
+	// process (team mode: Redis), shared by every replica; nil: each
+	// rule's buckets live in this process.
+	SharedBuckets SharedBuckets
 	// Limits are the caps of the policy file; zero: FileLimits().
 	Limits filelimit.Limits
 }
@@ -195,7 +199,7 @@ func (s *Service) load(force bool) error {
 		return fe
 	}
 	p.now, p.audit, p.ask, p.log = s.o.Now, s.o.Audit, s.o.Ask, s.o.Logger
-	p.approvalTimeout = s.o.ApprovalTimeout
+	p.approvalTimeout, p.shared = s.o.ApprovalTimeout, s.o.SharedBuckets
 	p.keepBuckets(s.cur.Load())
 	s.seen = sig
 	s.cur.Store(p)
