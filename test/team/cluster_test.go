@@ -118,30 +118,6 @@ func (c *cluster) need(t *testing.T, parts ...string) {
 	}
 }
 
-// startRedis runs a throwaway redis-server on a free loopback port, without
-// persistence, until the test ends. (The redis part brings
-// testpeers.StartRedis; this is the same, kept here until it lands.)
-func startRedis(t *testing.T) string {
-	bin, err := exec.LookPath("redis-server")
-	if err != nil {
-		t.Fatalf("redis-server is not installed (apt package redis-server, scripts/install-system-deps.sh): %v", err)
-	}
-	port := testpeers.FreePort(t)
-	dir := t.TempDir()
-	var log testpeers.SyncBuffer
-	cmd := exec.Command(bin, "--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir)
-	cmd.Stdout, cmd.Stderr = &log, &log
-	cmd.SysProcAttr = diesWithTest()
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan struct{})
-	go func() { _ = cmd.Wait(); close(exited) }()
-	t.Cleanup(func() { stopProcess(cmd, exited, 10*time.Second) })
-	waitListen(t, fmt.Sprintf("127.0.0.1:%d", port), exited, &log, "redis-server")
-	return fmt.Sprintf("redis://127.0.0.1:%d/0", port)
-}
-
 func waitListen(t *testing.T, addr string, exited chan struct{}, log *testpeers.SyncBuffer, what string) {
 	t.Helper()
 	testpeers.Eventually(t, 30*time.Second, what+" to listen on "+addr, func() bool {
@@ -253,7 +229,7 @@ func startCluster(t *testing.T) *cluster {
 	c := &cluster{bin: bin, has: has, marker: "team-" + strconv.Itoa(os.Getpid())}
 	c.upstream = "http://" + testpeers.StartGoEverythingHTTP(t) + "/mcp"
 	c.Database = testpeers.StartPostgres(t)
-	c.Redis = startRedis(t)
+	c.Redis = testpeers.StartRedis(t)
 
 	// The configuration goes into Postgres once, through the CLI; every
 	// replica reads it from there.
