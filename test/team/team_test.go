@@ -35,6 +35,7 @@ func TestTeam(t *testing.T) {
 	t.Run("ModernClientThroughBalancer", func(t *testing.T) { checkModernThroughBalancer(t, c) })
 	t.Run("SessionClientThroughBalancer", func(t *testing.T) { c.need(t, "h-sessions", "h-redis"); runNode(t, c, "sessions.test.mjs") })
 	t.Run("RateLimitAcrossReplicas", func(t *testing.T) { c.need(t, "h-redis"); checkRateLimit(t, c) })
+	t.Run("MRTRRetryOnAnotherReplica", func(t *testing.T) { c.need(t, "h-sessions", "h-redis"); checkMRTRAcrossReplicas(t, c) })
 	t.Run("ApprovalOnAnotherReplica", func(t *testing.T) { c.need(t, "h-redis"); checkApproval(t, c) })
 	t.Run("ConfigChangeReachesOthers", func(t *testing.T) { checkConfigChange(t, c) })
 	t.Run("CPUPerCall", func(t *testing.T) { checkCPUPerCall(t, c) })
@@ -337,6 +338,48 @@ func checkApproval(t *testing.T, c *cluster) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("approved on r2, the call on r1 is still waiting after 10 s")
+	}
+}
+
+// checkMRTRAcrossReplicas: with no UI open anywhere, a go-sdk client on
+// 2026-07-28 that declared elicitation calls the tool that needs approval
+// through the balancer. The router answers input_required with a signed
+// requestState; the client's retry is the next request, which round robin
+// sends to the next replica. Accepted, the tool runs; declined, the refusal
+// names the client: the requestState resolved on a replica that did not
+// issue it.
+func checkMRTRAcrossReplicas(t *testing.T, c *cluster) {
+	for _, action := range []string{"accept", "decline"} {
+		var asked atomic.Int32
+		client := sdk.NewClient(&sdk.Implementation{Name: "team-go-mrtr", Version: "1"}, &sdk.ClientOptions{
+			ElicitationHandler: func(context.Context, *sdk.ElicitRequest) (*sdk.ElicitResult, error) {
+				asked.Add(1)
+				return &sdk.ElicitResult{Action: action}, nil
+			},
+		})
+		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		cs, err := client.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: c.Balancer, HTTPClient: &http.Client{Transport: bearer{c.Token}}, MaxRetries: -1},
+			&sdk.ClientSessionOptions{ProtocolVersion: "2026-07-28"})
+		if err != nil {
+			cancel()
+			t.Fatal(err)
+		}
+		_, err = callText(ctx, cs, "everything__test_embedded_resource")
+		_ = cs.Close()
+		cancel()
+		if asked.Load() != 1 {
+			t.Errorf("%s: the client was asked %d times, want once", action, asked.Load())
+		}
+		switch action {
+		case "accept":
+			if err != nil {
+				t.Errorf("accepted, the retry on another replica failed: %v", err)
+			}
+		case "decline":
+			if err == nil || !strings.Contains(err.Error(), "denied by the client") {
+				t.Errorf("declined: want approval_denied by the client, got %v", err)
+			}
+		}
 	}
 }
 
