@@ -72,6 +72,13 @@ func (a AuditRepo) Append(ctx context.Context, r AuditRow, at time.Time) (AuditR
 	}
 	r.Time = at.UTC().Format(time.RFC3339Nano)
 	err := a.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		// auditMu orders this process's writers; on PostgreSQL other
+		// replicas append too, so the chain's end is locked in the database.
+		if isPostgres(tx) {
+			if err := tx.Exec("SELECT pg_advisory_xact_lock(?)", pgLockAudit).Error; err != nil {
+				return err
+			}
+		}
 		var last AuditRow
 		err := tx.Order("id DESC").Limit(1).Take(&last).Error
 		switch {
@@ -84,13 +91,16 @@ func (a AuditRepo) Append(ctx context.Context, r AuditRow, at time.Time) (AuditR
 		}
 		// The id is the next of the table's sequence (AUTOINCREMENT never
 		// reuses one), chosen here so the hash can cover it.
-		var seq struct{ Seq uint64 }
-		if err := tx.Raw(`SELECT COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'policy_audit'), 0) AS seq`).Scan(&seq).Error; err != nil {
+		seq, err := auditSequence(tx)
+		if err != nil {
 			return err
 		}
-		r.ID = max(seq.Seq, last.ID) + 1
+		r.ID = max(seq, last.ID) + 1
 		r.Hash = AuditHash(r)
-		return tx.Create(&r).Error
+		if err := tx.Create(&r).Error; err != nil {
+			return err
+		}
+		return advanceAuditSequence(tx, r.ID)
 	})
 	if err != nil {
 		return AuditRow{}, fmt.Errorf("append to the audit trail: %w", err)
@@ -153,12 +163,12 @@ func (a AuditRepo) Verify(ctx context.Context) (AuditReport, error) {
 		return rep, err
 	}
 	rep.Head = prev
-	var seq struct{ Seq uint64 }
-	if err := a.db.WithContext(ctx).Raw(`SELECT COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'policy_audit'), 0) AS seq`).Scan(&seq).Error; err != nil {
+	seq, err := auditSequence(a.db.WithContext(ctx))
+	if err != nil {
 		return rep, err
 	}
-	if seq.Seq > prevID {
-		rep.Problems = append(rep.Problems, fmt.Sprintf("rows %d to %d were written and are missing (deleted from the end)", prevID+1, seq.Seq))
+	if seq > prevID {
+		rep.Problems = append(rep.Problems, fmt.Sprintf("rows %d to %d were written and are missing (deleted from the end)", prevID+1, seq))
 	}
 	return rep, nil
 }
@@ -178,4 +188,27 @@ func (a AuditRepo) Page(ctx context.Context, beforeID uint64, limit int) ([]Audi
 		return nil, err
 	}
 	return rows, nil
+}
+
+// auditSequence is the highest id policy_audit's sequence handed out (0:
+// none): SQLite's sqlite_sequence row, PostgreSQL's identity sequence.
+func auditSequence(db *gorm.DB) (uint64, error) {
+	var seq struct{ Seq uint64 }
+	q := `SELECT COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'policy_audit'), 0) AS seq`
+	if isPostgres(db) {
+		q = `SELECT CASE WHEN is_called THEN last_value ELSE 0 END AS seq FROM policy_audit_id_seq`
+	}
+	if err := db.Raw(q).Scan(&seq).Error; err != nil {
+		return 0, err
+	}
+	return seq.Seq, nil
+}
+
+// advanceAuditSequence records id as used. SQLite's AUTOINCREMENT does it
+// on insert; PostgreSQL's sequence does not move for an explicit id.
+func advanceAuditSequence(tx *gorm.DB, id uint64) error {
+	if !isPostgres(tx) {
+		return nil
+	}
+	return tx.Exec(`SELECT setval('policy_audit_id_seq', ?)`, id).Error
 }

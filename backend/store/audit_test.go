@@ -48,28 +48,30 @@ func verify(t *testing.T, s *Store) AuditReport {
 }
 
 func TestAuditChain(t *testing.T) {
-	s, _ := openTest(t)
-	if rep := verify(t, s); !rep.OK() || rep.Rows != 0 || rep.Head != GenesisHash {
-		t.Errorf("empty: %+v", rep)
-	}
-	appendRows(t, s, 5)
-	rep := verify(t, s)
-	if !rep.OK() || rep.Rows != 5 || rep.Head == GenesisHash {
-		t.Fatalf("5 rows: %+v", rep)
-	}
-	var rows []AuditRow
-	s.Audit().Each(context.Background(), func(r AuditRow) error { rows = append(rows, r); return nil })
-	if rows[0].PrevHash != GenesisHash || rows[3].PrevHash != rows[2].Hash || rows[4].Hash != rep.Head || rows[4].ID != 5 {
-		t.Errorf("chain %+v", rows)
-	}
-	// The table refuses changes through the store.
-	db := s.db.Exec("UPDATE policy_audit SET arguments = '{}' WHERE id = 2")
-	if db.Error == nil || !strings.Contains(db.Error.Error(), "append-only") {
-		t.Errorf("update: %v", db.Error)
-	}
-	if err := s.db.Exec("DELETE FROM policy_audit").Error; err == nil || !strings.Contains(err.Error(), "append-only") {
-		t.Errorf("delete: %v", err)
-	}
+	forEachEngine(t, func(t *testing.T, open opener) {
+		s := open(t)
+		if rep := verify(t, s); !rep.OK() || rep.Rows != 0 || rep.Head != GenesisHash {
+			t.Errorf("empty: %+v", rep)
+		}
+		appendRows(t, s, 5)
+		rep := verify(t, s)
+		if !rep.OK() || rep.Rows != 5 || rep.Head == GenesisHash {
+			t.Fatalf("5 rows: %+v", rep)
+		}
+		var rows []AuditRow
+		s.Audit().Each(context.Background(), func(r AuditRow) error { rows = append(rows, r); return nil })
+		if rows[0].PrevHash != GenesisHash || rows[3].PrevHash != rows[2].Hash || rows[4].Hash != rep.Head || rows[4].ID != 5 {
+			t.Errorf("chain %+v", rows)
+		}
+		// The table refuses changes through the store.
+		db := s.db.Exec("UPDATE policy_audit SET arguments = '{}' WHERE id = 2")
+		if db.Error == nil || !strings.Contains(db.Error.Error(), "append-only") {
+			t.Errorf("update: %v", db.Error)
+		}
+		if err := s.db.Exec("DELETE FROM policy_audit").Error; err == nil || !strings.Contains(err.Error(), "append-only") {
+			t.Errorf("delete: %v", err)
+		}
+	})
 }
 
 func TestAuditVerifyFindsTampering(t *testing.T) {
@@ -98,27 +100,31 @@ func TestAuditVerifyFindsTampering(t *testing.T) {
 
 // Appends from many goroutines keep one chain.
 func TestAuditConcurrentAppends(t *testing.T) {
-	s, _ := openTest(t)
-	var wg sync.WaitGroup
-	for range 8 {
-		wg.Add(1)
-		go func() { defer wg.Done(); appendRows(t, s, 5) }()
-	}
-	wg.Wait()
-	if rep := verify(t, s); !rep.OK() || rep.Rows != 40 {
-		t.Errorf("%+v", rep)
-	}
+	forEachEngine(t, func(t *testing.T, open opener) {
+		s := open(t)
+		var wg sync.WaitGroup
+		for range 8 {
+			wg.Add(1)
+			go func() { defer wg.Done(); appendRows(t, s, 5) }()
+		}
+		wg.Wait()
+		if rep := verify(t, s); !rep.OK() || rep.Rows != 40 {
+			t.Errorf("%+v", rep)
+		}
+	})
 }
 
 func TestAuditPage(t *testing.T) {
-	s, _ := openTest(t)
-	appendRows(t, s, 7)
-	rows, err := s.Audit().Page(context.Background(), 0, 3)
-	if err != nil || len(rows) != 3 || rows[0].ID != 7 || rows[2].ID != 5 {
-		t.Fatalf("first page %v %v", rows, err)
-	}
-	rows, err = s.Audit().Page(context.Background(), 5, 10)
-	if err != nil || len(rows) != 4 || rows[0].ID != 4 || rows[3].ID != 1 {
-		t.Fatalf("second page %v %v", rows, err)
-	}
+	forEachEngine(t, func(t *testing.T, open opener) {
+		s := open(t)
+		appendRows(t, s, 7)
+		rows, err := s.Audit().Page(context.Background(), 0, 3)
+		if err != nil || len(rows) != 3 || rows[0].ID != 7 || rows[2].ID != 5 {
+			t.Fatalf("first page %v %v", rows, err)
+		}
+		rows, err = s.Audit().Page(context.Background(), 5, 10)
+		if err != nil || len(rows) != 4 || rows[0].ID != 4 || rows[3].ID != 1 {
+			t.Fatalf("second page %v %v", rows, err)
+		}
+	})
 }

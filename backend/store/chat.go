@@ -230,8 +230,8 @@ func (r ChatRepo) DeleteMessagesFrom(ctx context.Context, conversation, id uint)
 			return err
 		}
 		return tx.Model(&ChatConversation{}).Where("id = ?", conversation).Updates(map[string]any{
-			"input_tokens":  gorm.Expr("MAX(input_tokens - ?, 0)", sum.In),
-			"output_tokens": gorm.Expr("MAX(output_tokens - ?, 0)", sum.Out),
+			"input_tokens":  gorm.Expr(greatest(tx)+"(input_tokens - ?, 0)", sum.In),
+			"output_tokens": gorm.Expr(greatest(tx)+"(output_tokens - ?, 0)", sum.Out),
 		}).Error
 	})
 }

@@ -18,7 +18,7 @@ func (s *Store) Logins() LoginRepo { return LoginRepo{db: s.db} }
 // Changed moves server's generation (inserting it at 1).
 func (r LoginRepo) Changed(ctx context.Context, server string) error {
 	err := r.db.WithContext(ctx).Exec(`INSERT INTO upstream_logins (server, generation) VALUES (?, 1)
-		ON CONFLICT(server) DO UPDATE SET generation = generation + 1`, server).Error
+		ON CONFLICT(server) DO UPDATE SET generation = upstream_logins.generation + 1`, server).Error
 	if err != nil {
 		return fmt.Errorf("login of %q: %w", server, err)
 	}

@@ -87,6 +87,9 @@ func (r LogRepo) insertRaw(ctx context.Context, entries []RequestLog) error {
 		return err
 	}
 	defer tx.Rollback() //nolint:errcheck // a no-op after Commit
+	if isPostgres(r.db) {
+		return pgInsertLogs(ctx, tx, entries)
+	}
 	var full *sql.Stmt
 	args := make([]any, 0, insertCols*min(len(entries), insertChunk))
 	for len(entries) > 0 {
@@ -213,4 +216,74 @@ func (f LogFilter) limit() int {
 		return DefaultLogLimit
 	}
 	return f.Limit
+}
+
+// pgInsertLogs is insertRaw on PostgreSQL: $n placeholders, and the ids
+// from RETURNING (it has no last insert id). The advisory lock makes
+// writers commit one at a time, as SQLite's write lock does, so MaxID never
+// passes an entry that is not visible yet.
+func pgInsertLogs(ctx context.Context, tx *sql.Tx, entries []RequestLog) error {
+	if _, err := tx.ExecContext(ctx, "SELECT pg_advisory_xact_lock($1)", pgLockLogWrite); err != nil {
+		return err
+	}
+	args := make([]any, 0, insertCols*min(len(entries), insertChunk))
+	for len(entries) > 0 {
+		chunk := entries[:min(len(entries), insertChunk)]
+		entries = entries[len(chunk):]
+		args = args[:0]
+		for i := range chunk {
+			e := &chunk[i]
+			args = append(args, e.Time, e.Client, e.Server, e.Method, e.Target, e.DurationMs,
+				e.Status, e.Error, e.Request, e.Response, e.BackendTool, e.Instance)
+		}
+		rows, err := tx.QueryContext(ctx, pgInsertLogsSQL(len(chunk)), args...)
+		if err != nil {
+			return err
+		}
+		// The identity values of one INSERT … VALUES are drawn in the
+		// order of its rows; ORDER BY would need a CTE, so check instead.
+		i := 0
+		for rows.Next() {
+			var id uint
+			if err := rows.Scan(&id); err != nil {
+				rows.Close()
+				return err
+			}
+			if i < len(chunk) {
+				chunk[i].ID = id
+			}
+			i++
+		}
+		if err := rows.Close(); err != nil {
+			return err
+		}
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		if i != len(chunk) {
+			return fmt.Errorf("insert request logs: %d ids returned for %d rows", i, len(chunk))
+		}
+	}
+	return tx.Commit()
+}
+
+// pgInsertLogsSQL is insertSQL for n rows with PostgreSQL's placeholders.
+func pgInsertLogsSQL(n int) string {
+	var b strings.Builder
+	b.WriteString(insertHead)
+	for i := 0; i < n; i++ {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteByte('(')
+		for c := 0; c < insertCols; c++ {
+			if c > 0 {
+				b.WriteString(", ")
+			}
+			fmt.Fprintf(&b, "$%d", i*insertCols+c+1)
+		}
+		b.WriteByte(')')
+	}
+	b.WriteString(" RETURNING id")
+	return b.String()
 }

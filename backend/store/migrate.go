@@ -68,8 +68,17 @@ func MigrationIDs() []string {
 // migrate runs inside one immediate transaction, so a CLI and the app
 // starting together cannot both migrate, and a failed migration leaves the
 // file as it was.
+//
+// On PostgreSQL a transaction-scoped advisory lock plays the immediate
+// transaction's part: replicas starting together migrate one at a time, and
+// the others then find every migration done.
 func migrate(ctx context.Context, db *gorm.DB) error {
 	return db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		if isPostgres(tx) {
+			if err := tx.Exec("SELECT pg_advisory_xact_lock(?)", pgLockMigrate).Error; err != nil {
+				return fmt.Errorf("migrate: wait for the migration lock: %w", err)
+			}
+		}
 		if err := checkNotNewer(tx); err != nil {
 			return err
 		}

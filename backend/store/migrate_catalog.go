@@ -1,6 +1,10 @@
 package store
 
-import "gorm.io/gorm"
+import (
+	"strings"
+
+	"gorm.io/gorm"
+)
 
 // Migration 1100_catalog: the persisted catalog (issue 27, items 3 and 5).
 // Numbered apart so that branches adding migrations side by side do not
@@ -45,13 +49,34 @@ func migrateCatalog(tx *gorm.DB) error {
 			AFTER UPDATE OF pinned_hash ON catalog_tool_pins WHEN OLD.pinned_hash IS NOT NEW.pinned_hash
 			BEGIN UPDATE config_revision SET value = value + 1 WHERE id = 1; END`,
 	}
-	for _, s := range stmts {
-		if err := tx.Exec(s).Error; err != nil {
+	if isPostgres(tx) {
+		if err := pgCatalog(tx, stmts); err != nil {
 			return err
+		}
+	} else {
+		for _, s := range stmts {
+			if err := tx.Exec(s).Error; err != nil {
+				return err
+			}
 		}
 	}
 	if tx.Migrator().HasColumn("servers", "tool_changes") {
 		return nil
 	}
 	return tx.Exec(`ALTER TABLE servers ADD COLUMN tool_changes TEXT NOT NULL DEFAULT ''`).Error
+}
+
+// pgCatalog is migration 1100's tables and trigger on PostgreSQL: present
+// is a boolean there (SQLite keeps Go's bool as 0 or 1 in INTEGER).
+func pgCatalog(tx *gorm.DB, stmts []string) error {
+	for _, s := range stmts {
+		if strings.HasPrefix(s, "CREATE TRIGGER") {
+			continue
+		}
+		s = strings.Replace(pgDDL(s), "present BIGINT NOT NULL DEFAULT 1", "present BOOLEAN NOT NULL DEFAULT TRUE", 1)
+		if err := tx.Exec(s).Error; err != nil {
+			return err
+		}
+	}
+	return pgBumpTrigger(tx, "catalog_tool_pins", "UPDATE OF pinned_hash", "OLD.pinned_hash IS DISTINCT FROM NEW.pinned_hash")
 }

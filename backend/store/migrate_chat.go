@@ -53,6 +53,9 @@ func migrateChat0001(tx *gorm.DB) error {
 		stmts = append(stmts, `ALTER TABLE servers ADD COLUMN chat TEXT`)
 	}
 	for _, s := range stmts {
+		if isPostgres(tx) {
+			s = pgDDL(s)
+		}
 		if err := tx.Exec(s).Error; err != nil {
 			return err
 		}

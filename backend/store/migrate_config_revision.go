@@ -15,6 +15,9 @@ import "gorm.io/gorm"
 // Touch changes only last_used_at, so it moves nothing. request_logs has no
 // trigger. Raw SQL: this migration must never change.
 func migrateConfigRevision(tx *gorm.DB) error {
+	if isPostgres(tx) {
+		return pgConfigRevision(tx)
+	}
 	stmts := []string{
 		`CREATE TABLE IF NOT EXISTS config_revision (id INTEGER PRIMARY KEY CHECK (id = 1), value INTEGER NOT NULL)`,
 		`INSERT OR IGNORE INTO config_revision (id, value) VALUES (1, 1)`,
@@ -33,6 +36,35 @@ func migrateConfigRevision(tx *gorm.DB) error {
 	}
 	for _, s := range stmts {
 		if err := tx.Exec(s).Error; err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// pgConfigRevision is migration 0005 on PostgreSQL: the same table and
+// row, the triggers through pgBumpTrigger (which also NOTIFY).
+func pgConfigRevision(tx *gorm.DB) error {
+	if err := pgCreateFunctions(tx); err != nil {
+		return err
+	}
+	if err := execAll(tx,
+		`CREATE TABLE IF NOT EXISTS config_revision (id INTEGER PRIMARY KEY CHECK (id = 1), value BIGINT NOT NULL)`,
+		`INSERT INTO config_revision (id, value) VALUES (1, 1) ON CONFLICT DO NOTHING`,
+	); err != nil {
+		return err
+	}
+	for _, table := range []string{"servers", "hooks", "settings", "tokens"} {
+		for _, op := range []string{"INSERT", "DELETE"} {
+			if err := pgBumpTrigger(tx, table, op, ""); err != nil {
+				return err
+			}
+		}
+		when := ""
+		if table == "tokens" {
+			when = `OLD.last_used_at IS NOT DISTINCT FROM NEW.last_used_at`
+		}
+		if err := pgBumpTrigger(tx, table, "UPDATE", when); err != nil {
 			return err
 		}
 	}

@@ -9,5 +9,9 @@ func migratePassUpstreamAuth(tx *gorm.DB) error {
 	if tx.Migrator().HasColumn("servers", "pass_upstream_auth") {
 		return nil
 	}
+	if isPostgres(tx) {
+		// SQLite stores a Go bool in NUMERIC as 0 or 1; PostgreSQL wants a boolean.
+		return tx.Exec(`ALTER TABLE servers ADD COLUMN pass_upstream_auth BOOLEAN NOT NULL DEFAULT FALSE`).Error
+	}
 	return tx.Exec(`ALTER TABLE servers ADD COLUMN pass_upstream_auth NUMERIC NOT NULL DEFAULT 0`).Error
 }

@@ -1,6 +1,10 @@
 package store
 
-import "gorm.io/gorm"
+import (
+	"strings"
+
+	"gorm.io/gorm"
+)
 
 // Migration 0300_policy_audit: the policy's audit trail (docs/policy.md,
 // "Audit"). Numbered apart from the others so that branches adding
@@ -34,9 +38,18 @@ func migratePolicyAudit(tx *gorm.DB) error {
 		`CREATE TRIGGER IF NOT EXISTS policy_audit_no_delete BEFORE DELETE ON policy_audit
 			BEGIN SELECT RAISE(ABORT, 'policy_audit is append-only'); END`,
 	} {
+		if isPostgres(tx) {
+			if strings.HasPrefix(s, "CREATE TRIGGER") {
+				continue // below
+			}
+			s = pgDDL(s)
+		}
 		if err := tx.Exec(s).Error; err != nil {
 			return err
 		}
+	}
+	if isPostgres(tx) {
+		return pgAppendOnlyTriggers(tx, "policy_audit")
 	}
 	return nil
 }

@@ -27,8 +27,15 @@ func migrateProfiles(tx *gorm.DB) error {
 			created_at DATETIME,
 			updated_at DATETIME)`,
 	}
+	pg := isPostgres(tx)
+	if pg {
+		stmts[0] = pgDDL(stmts[0])
+	}
 	bump := `BEGIN UPDATE config_revision SET value = value + 1 WHERE id = 1; END`
 	for _, op := range []string{"INSERT", "UPDATE", "DELETE"} {
+		if pg {
+			continue // pgBumpTrigger below
+		}
 		stmts = append(stmts, `CREATE TRIGGER IF NOT EXISTS config_revision_profiles_`+op+` AFTER `+op+` ON profiles `+bump)
 	}
 	if !tx.Migrator().HasColumn("tokens", "profile") {
@@ -37,6 +44,13 @@ func migrateProfiles(tx *gorm.DB) error {
 	for _, s := range stmts {
 		if err := tx.Exec(s).Error; err != nil {
 			return err
+		}
+	}
+	if pg {
+		for _, op := range []string{"INSERT", "UPDATE", "DELETE"} {
+			if err := pgBumpTrigger(tx, "profiles", op, ""); err != nil {
+				return err
+			}
 		}
 	}
 	return nil

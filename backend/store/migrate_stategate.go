@@ -1,6 +1,10 @@
 package store
 
-import "gorm.io/gorm"
+import (
+	"strings"
+
+	"gorm.io/gorm"
+)
 
 // Migration 0100_stategate: the state_gate built-in server's tables. Raw
 // SQL: this migration must never change.
@@ -17,6 +21,7 @@ import "gorm.io/gorm"
 //   - stategate_artifacts: files submitted with an event, with size and
 //     SHA-256, also append-only.
 func migrateStategate(tx *gorm.DB) error {
+	pg := isPostgres(tx)
 	for _, stmt := range []string{
 		`CREATE TABLE IF NOT EXISTS stategate_definitions (
 			hash TEXT PRIMARY KEY,
@@ -77,7 +82,32 @@ func migrateStategate(tx *gorm.DB) error {
 		`CREATE TRIGGER IF NOT EXISTS stategate_artifacts_no_delete BEFORE DELETE ON stategate_artifacts
 			BEGIN SELECT RAISE(ABORT, 'stategate_artifacts is append-only'); END`,
 	} {
+		if pg {
+			if strings.HasPrefix(stmt, "CREATE TRIGGER") {
+				continue // pgStategateTriggers
+			}
+			stmt = pgDDL(stmt)
+		}
 		if err := tx.Exec(stmt).Error; err != nil {
+			return err
+		}
+	}
+	if pg {
+		return pgStategateTriggers(tx)
+	}
+	return nil
+}
+
+// pgStategateTriggers are the append-only triggers on PostgreSQL, and the
+// notifications that let another replica's state_gate follow runs.
+func pgStategateTriggers(tx *gorm.DB) error {
+	for _, table := range []string{"stategate_events", "stategate_artifacts"} {
+		if err := pgAppendOnlyTriggers(tx, table); err != nil {
+			return err
+		}
+	}
+	for _, table := range []string{"stategate_runs", "stategate_events"} {
+		if err := pgNotifyDataTrigger(tx, table); err != nil {
 			return err
 		}
 	}

@@ -10,6 +10,17 @@ import "gorm.io/gorm"
 // in another process (`mcp-router servers login` while the app runs).
 // Raw SQL: this migration must never change.
 func migrateUpstreamLogins(tx *gorm.DB) error {
+	if isPostgres(tx) {
+		if err := tx.Exec(`CREATE TABLE IF NOT EXISTS upstream_logins (server TEXT PRIMARY KEY NOT NULL, generation BIGINT NOT NULL DEFAULT 1)`).Error; err != nil {
+			return err
+		}
+		for _, op := range []string{"INSERT", "UPDATE", "DELETE"} {
+			if err := pgBumpTrigger(tx, "upstream_logins", op, ""); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 	bump := `BEGIN UPDATE config_revision SET value = value + 1 WHERE id = 1; END`
 	stmts := []string{
 		`CREATE TABLE IF NOT EXISTS upstream_logins (server TEXT PRIMARY KEY NOT NULL, generation INTEGER NOT NULL DEFAULT 1)`,

@@ -36,6 +36,9 @@ type Revisions struct {
 
 // Revisions reads both counters in one look (see Revision).
 func (s *Store) Revisions(ctx context.Context) (Revisions, error) {
+	if s.pgw != nil {
+		return s.pgRevisions(ctx)
+	}
 	s.revMu.Lock()
 	defer s.revMu.Unlock()
 	var err error

@@ -39,13 +39,15 @@ const maxOpenConns = 8
 
 // Store is one open database. It is safe for concurrent use.
 type Store struct {
-	db  *gorm.DB
-	sql *sql.DB
+	db     *gorm.DB
+	sql    *sql.DB
+	engine string   // engineSQLite ("" too) or enginePostgres
+	pgw    *pgWatch // PostgreSQL's change listener; nil on SQLite
 
 	revMu    sync.Mutex
 	revConn  *sql.Conn
 	revOK    bool  // revDV and revValue were read on revConn
-	revDV    int64 // PRAGMA data_version at the last read
+	revDV    int64 // PRAGMA data_version (PostgreSQL: notifications seen) at the last read
 	revValue int64 // config_revision at the last read
 }
 
@@ -175,6 +177,9 @@ func (s *Store) Close() error {
 		s.revConn = nil
 	}
 	s.revMu.Unlock()
+	if s.pgw != nil {
+		s.pgw.close()
+	}
 	return s.sql.Close()
 }
 

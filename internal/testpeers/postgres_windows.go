@@ -2,11 +2,8 @@
 
 package testpeers
 
-import (
-	"os/exec"
-	"testing"
-)
+import "os/exec"
 
-// asPostgresUser: PostgreSQL's refusal to run as root is a Unix matter; on
+// postgresUser: PostgreSQL's refusal to run as root is a Unix matter; on
 // Windows the command runs as the test's user.
-func asPostgresUser(testing.TB, *exec.Cmd) (int, int) { return -1, -1 }
+func postgresUser(*exec.Cmd) (int, int, error) { return -1, -1, nil }

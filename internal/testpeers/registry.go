@@ -2,12 +2,10 @@ package testpeers
 
 import (
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"testing"
 	"time"
 )
@@ -30,23 +28,15 @@ func RegistryBinary(t testing.TB) string {
 	return p
 }
 
-// postgresBin finds PostgreSQL's server binaries (Debian keeps them in
-// /usr/lib/postgresql/N/bin, off PATH).
+// postgresBin is PostgresBin, or skips (fails with MCPR_REQUIRE_PEERS=1)
+// the test when PostgreSQL is not installed.
 func postgresBin(t testing.TB) string {
 	t.Helper()
-	if p, err := exec.LookPath("initdb"); err == nil {
-		if _, err := os.Stat(filepath.Join(filepath.Dir(p), "postgres")); err == nil {
-			return filepath.Dir(p)
-		}
+	bin := PostgresBin()
+	if bin == "" {
+		missing(t, "PostgreSQL (apt package postgresql, scripts/install-system-deps.sh)")
 	}
-	dirs, _ := filepath.Glob("/usr/lib/postgresql/*/bin")
-	for i := len(dirs) - 1; i >= 0; i-- {
-		if _, err := os.Stat(filepath.Join(dirs[i], "initdb")); err == nil {
-			return dirs[i]
-		}
-	}
-	missing(t, "PostgreSQL (apt package postgresql, scripts/install-system-deps.sh)")
-	return ""
+	return bin
 }
 
 // StartPostgres runs a throwaway cluster (trust auth, user "reg", no fsync)
@@ -55,58 +45,12 @@ func postgresBin(t testing.TB) string {
 func StartPostgres(t testing.TB) string {
 	t.Helper()
 	bin := postgresBin(t)
-	dir, err := os.MkdirTemp("", "mcpr-pg-")
+	c, err := StartPostgresCluster(bin)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = os.RemoveAll(dir) })
-	data := filepath.Join(dir, "data")
-	initdb := exec.Command(filepath.Join(bin, "initdb"), "-D", data, "-A", "trust", "-U", "reg", "--no-sync", "-E", "UTF8")
-	if uid, gid := asPostgresUser(t, initdb); uid >= 0 {
-		if err := os.Chown(dir, uid, gid); err != nil {
-			t.Fatal(err)
-		}
-	}
-	initdb.Dir = dir
-	if out, err := initdb.CombinedOutput(); err != nil {
-		t.Fatalf("initdb: %v\n%s", err, out)
-	}
-	port := FreePort(t)
-	var log SyncBuffer
-	pg := exec.Command(filepath.Join(bin, "postgres"), "-D", data, "-p", strconv.Itoa(port), "-k", dir,
-		"-c", "listen_addresses=127.0.0.1", "-c", "fsync=off", "-c", "max_connections=40")
-	asPostgresUser(t, pg)
-	pg.Dir = dir
-	pg.Stdout, pg.Stderr = &log, &log
-	if err := pg.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan struct{})
-	go func() { _ = pg.Wait(); close(exited) }()
-	t.Cleanup(func() {
-		// SIGINT: fast shutdown, the postmaster ends its children first.
-		_ = pg.Process.Signal(os.Interrupt)
-		select {
-		case <-exited:
-		case <-time.After(15 * time.Second):
-			_ = pg.Process.Kill()
-			<-exited
-		}
-	})
-	addr := fmt.Sprintf("127.0.0.1:%d", port)
-	Eventually(t, 30*time.Second, "PostgreSQL to listen", func() bool {
-		select {
-		case <-exited:
-			t.Fatalf("postgres exited: %s", log.String())
-		default:
-		}
-		nc, err := net.Dial("tcp", addr)
-		if err == nil {
-			nc.Close()
-		}
-		return err == nil
-	})
-	return "postgres://reg@" + addr + "/postgres?sslmode=disable"
+	t.Cleanup(c.Stop)
+	return c.URL
 }
 
 // StartRegistry runs the real MCP Registry service on a throwaway cluster,

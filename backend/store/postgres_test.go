@@ -1,0 +1,196 @@
+package store
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/sirupsen/logrus"
+
+	"github.com/mcp-router/mcp-router/backend/spec"
+)
+
+// A configuration write by one Store (another replica) reaches a second
+// Store's Revision within a second, through LISTEN/NOTIFY: the second one
+// writes nothing itself, so only the notification makes it read again.
+func TestPostgresRevisionSeesAnotherReplicasWrite(t *testing.T) {
+	dsn := freshPostgresDatabase(t)
+	writer, watcher := openPostgresTest(t, dsn), openPostgresTest(t, dsn)
+	ctx := context.Background()
+	before, err := watcher.Revisions(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Not configuration: the request log moves neither counter here.
+	if err := writer.Logs().Insert(ctx, []RequestLog{{Client: "c", Server: "s", Method: "tools/call"}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := writer.Servers().Create(ctx, spec.Server{Name: "fs", Command: "x"}); err != nil {
+		t.Fatal(err)
+	}
+	written := time.Now()
+	for {
+		r, err := watcher.Revisions(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Config != before.Config {
+			if r.Data == before.Data {
+				t.Errorf("Data did not move with the configuration change (%d)", r.Data)
+			}
+			t.Logf("seen after %s", time.Since(written))
+			break
+		}
+		if time.Since(written) > time.Second {
+			t.Fatalf("the other Store's write was not seen within 1 s (revision %d)", r.Config)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	// A state_gate run is not configuration, but followers of Data see it.
+	r1, _ := watcher.Revisions(ctx)
+	if err := writer.DB().Exec(`INSERT INTO stategate_definitions (hash, process_id, version, source, created_at) VALUES ('h', 'p', '1', 's', now())`).Error; err != nil {
+		t.Fatal(err)
+	}
+	if err := writer.DB().Exec(`INSERT INTO stategate_runs (id, process_id, process_version, definition_hash, state, workspace, created_at, updated_at)
+		VALUES ('r1', 'p', '1', 'h', 'start', '/w', now(), now())`).Error; err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(time.Second)
+	for {
+		r2, _ := watcher.Revisions(ctx)
+		if r2.Data != r1.Data {
+			if r2.Config != r1.Config {
+				t.Errorf("a state_gate run moved the configuration revision")
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("a state_gate run written by the other Store did not move Data within 1 s")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// Three replicas starting at once on an empty database: one migrates, the
+// others wait on the advisory lock and then find everything done.
+func TestPostgresConcurrentMigrate(t *testing.T) {
+	dsn := freshPostgresDatabase(t)
+	var wg sync.WaitGroup
+	errs := make([]error, 3)
+	stores := make([]*Store, 3)
+	for i := range stores {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			stores[i], errs[i] = OpenPostgres(context.Background(), dsn, Options{})
+		}()
+	}
+	wg.Wait()
+	for i, s := range stores {
+		if s != nil {
+			defer s.Close()
+		}
+		if errs[i] != nil {
+			t.Errorf("store %d: %v", i, errs[i])
+		}
+	}
+	if t.Failed() {
+		return
+	}
+	var n int64
+	if err := stores[0].DB().Table(migrationTable).Count(&n).Error; err != nil || int(n) != len(migrations) {
+		t.Errorf("migrations recorded: %d (%v), want %d", n, err, len(migrations))
+	}
+}
+
+// A database migrated by a newer build is refused, naming the migration.
+func TestPostgresRefusesNewerDatabase(t *testing.T) {
+	dsn := freshPostgresDatabase(t)
+	s := openPostgresTest(t, dsn)
+	if err := s.DB().Exec("INSERT INTO migrations (id) VALUES ('9999_from_the_future')").Error; err != nil {
+		t.Fatal(err)
+	}
+	_, err := OpenPostgres(context.Background(), dsn, Options{})
+	if !errors.Is(err, ErrNewerDatabase) || !strings.Contains(err.Error(), "9999_from_the_future") {
+		t.Fatalf("OpenPostgres = %v, want ErrNewerDatabase naming 9999_from_the_future", err)
+	}
+}
+
+// The URL's password appears in no error and no log line, whatever fails:
+// a bad URL, an unreachable server, a missing database, a wrong scheme.
+func TestPostgresPasswordNeverShown(t *testing.T) {
+	const pw = "s3cr3t-Pw"
+	c := postgresCluster(t)
+	closed := closedPort(t)
+	var logs bytes.Buffer
+	std := logrus.StandardLogger()
+	out := std.Out
+	std.SetOutput(&logs)
+	t.Cleanup(func() { std.SetOutput(out) })
+	for _, tc := range []struct {
+		name, dsn string
+		want      []string
+		is        error
+	}{
+		{"wrong scheme", "mysql://reg:" + pw + "@" + c.Addr + "/x", []string{"bad database URL", "want postgres://"}, ErrDatabaseURL},
+		{"bad option", "postgres://reg:" + pw + "@" + c.Addr + "/x?sslmode=sometimes", []string{"bad database URL"}, ErrDatabaseURL},
+		{"unreachable", "postgres://reg:" + pw + "@127.0.0.1:" + fmt.Sprint(closed) + "/x?sslmode=disable", []string{"connect to database", "127.0.0.1:" + fmt.Sprint(closed)}, nil},
+		{"no such database", "postgres://reg:" + pw + "@" + c.Addr + "/nope?sslmode=disable", []string{"connect to database", "nope"}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			start := time.Now()
+			s, err := OpenPostgres(context.Background(), tc.dsn, Options{})
+			if err == nil {
+				s.Close()
+				t.Fatal("OpenPostgres succeeded")
+			}
+			if time.Since(start) > pgConnectTimeout+2*time.Second {
+				t.Errorf("took %s", time.Since(start))
+			}
+			if strings.Contains(err.Error(), pw) {
+				t.Errorf("error shows the password: %v", err)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not say %q", err, w)
+				}
+			}
+			if tc.is != nil && !errors.Is(err, tc.is) {
+				t.Errorf("error %v is not %v", err, tc.is)
+			}
+		})
+	}
+	if strings.Contains(logs.String(), pw) {
+		t.Errorf("a log line shows the password: %s", logs.String())
+	}
+	if got := RedactURL("postgres://reg:" + pw + "@h/db"); strings.Contains(got, pw) || !strings.Contains(got, "reg:xxxxx@h/db") {
+		t.Errorf("RedactURL = %q", got)
+	}
+}
+
+// redactError scrubs a password some lower layer put in an error's text,
+// and keeps the chain.
+func TestRedactErrorScrubsThePassword(t *testing.T) {
+	base := errors.New("dial postgres://u:p%40ss@h/db failed (p@ss)")
+	err := redactError(fmt.Errorf("open: %w", base), "postgres://u:p%40ss@h/db")
+	if strings.Contains(err.Error(), "p@ss") || strings.Contains(err.Error(), "p%40ss") || !errors.Is(err, base) {
+		t.Errorf("redactError = %q (is base: %v)", err, errors.Is(err, base))
+	}
+}
+
+func closedPort(t *testing.T) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	l.Close()
+	return port
+}
