@@ -41,10 +41,21 @@ describe('TypeScript SDK sessions through the balancer', { timeout: 120_000 }, (
     assert.match(res.body, new RegExp(SIMPLE));
   });
 
+  test('a client\'s own X-MCP-Router-Forwarded is not taken for a replica\'s', async () => {
+    const c = open[0];
+    const other = team.replicas.find((r) => r.name !== c.owner);
+    for (const value of [c.owner, other.name, `${other.name}.0.AAAA`]) {
+      const res = await rawPost(other.url, c.transport.sessionId, { jsonrpc: '2.0', id: 8, method: 'tools/list', params: {} }, { 'X-MCP-Router-Forwarded': value });
+      assert.ok(res.status >= 400 && res.status < 500, `${other.name} answered ${res.status} to a client's X-MCP-Router-Forwarded: ${value}: ${res.body}`);
+    }
+  });
+
   test('a forged session ID is refused with 404 on every replica', async () => {
     const real = open[0].transport.sessionId;
     const [owner, random, mac] = real.split('.');
-    const flipped = mac.slice(0, -1) + (mac.at(-1) === 'A' ? 'B' : 'A');
+    // The first character: the last one of a 22-character base64 carries
+    // padding bits that a lenient decoder ignores.
+    const flipped = (mac[0] === 'A' ? 'B' : 'A') + mac.slice(1);
     const forged = [
       `${owner}.${random}.${flipped}`, // the MAC changed
       `${names.find((n) => n !== owner)}.${random}.${mac}`, // another replica's name on a real ID
