@@ -86,6 +86,7 @@ func usagef(format string, args ...any) error {
 type env struct {
 	opts     Options
 	dataDir  string
+	database string // --database, else $MCP_ROUTER_DATABASE
 	logLevel string
 	logFile  io.Closer // the desktop app's log file
 }
@@ -153,12 +154,20 @@ func (e *env) rootCommand() *cobra.Command {
 			}
 			logrus.SetLevel(level)
 			logrus.SetOutput(e.opts.Stderr)
+			if e.database == "" {
+				e.database = os.Getenv(databaseEnv)
+			}
+			if err := store.CheckDatabaseURL(e.database); err != nil {
+				return usagef("--database (or $%s): %w", databaseEnv, err)
+			}
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, _ []string) error { return e.runDesktop(cmd.Context()) },
 	}
 	root.PersistentFlags().StringVar(&e.dataDir, "data-dir", "", "data directory (default $MCP_ROUTER_DATA_DIR, else the user config dir)")
 	root.PersistentFlags().StringVar(&e.logLevel, "log-level", "info", "log level: debug, info, warn, error")
+	root.PersistentFlags().StringVar(&e.database, "database", "",
+		"postgres://user:password@host:port/db to share one PostgreSQL database between replicas (default $"+databaseEnv+", else the SQLite file in the data dir)")
 	root.SetVersionTemplate("mcp-router {{.Version}}\n")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	root.AddCommand(e.serversCommand(), e.versionCommand(),
@@ -193,8 +202,11 @@ func (e *env) openStore() (*store.Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	return store.Open(config.DBPath(dir))
+	return store.OpenDatabase(context.Background(), e.database, config.DBPath(dir), store.Options{})
 }
+
+// databaseEnv is --database's environment variable (the flag wins).
+const databaseEnv = "MCP_ROUTER_DATABASE"
 
 // withStore runs fn with an open store and closes it afterwards.
 func (e *env) withStore(fn func(*store.Store) error) error {

@@ -287,7 +287,7 @@ func (e *env) withChat(ctx context.Context, fn func(*core.Core) error) error {
 	if err != nil {
 		return err
 	}
-	c, err := core.Open(dir, core.Options{})
+	c, err := core.Open(dir, core.Options{Database: e.database})
 	if err != nil {
 		return err
 	}

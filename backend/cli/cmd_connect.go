@@ -137,10 +137,10 @@ func (e *env) settingsURL(ctx context.Context) string {
 	if err != nil {
 		return ""
 	}
-	if _, err := os.Stat(config.DBPath(dir)); err != nil {
+	if _, err := os.Stat(config.DBPath(dir)); err != nil && e.database == "" {
 		return ""
 	}
-	st, err := store.Open(config.DBPath(dir))
+	st, err := store.OpenDatabase(ctx, e.database, config.DBPath(dir), store.Options{})
 	if err != nil {
 		logrus.Debugf("connect: not reading the settings: %v", err)
 		return ""

@@ -24,6 +24,7 @@ func (e *env) runCoreWith(ctx context.Context, o core.Options, fn func(*core.Cor
 	if err != nil {
 		return err
 	}
+	o.Database = e.database
 	c, err := core.Open(dir, o)
 	if err != nil {
 		return err

@@ -121,6 +121,10 @@ type Options struct {
 	// state in (team mode, docs/team.md); empty: all of it stays in
 	// this process.
 	Redis string
+	// Database is --database: "" the SQLite file in the data dir, a
+	// postgres:// URL a PostgreSQL database shared by replicas
+	// (docs/team.md).
+	Database string
 }
 
 // Open opens the store in dataDir and builds the services. It starts no
@@ -136,7 +140,7 @@ func Open(dataDir string, o Options) (*Core, error) {
 			return nil, err
 		}
 	}
-	st, err := store.OpenWith(config.DBPath(dataDir), store.Options{Logger: o.Logger})
+	st, err := store.OpenDatabase(context.Background(), o.Database, config.DBPath(dataDir), store.Options{Logger: o.Logger})
 	if err != nil {
 		if rdb != nil {
 			_ = rdb.Close()

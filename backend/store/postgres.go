@@ -70,7 +70,7 @@ func OpenPostgres(ctx context.Context, dsn string, o Options) (*Store, error) {
 func openPostgres(ctx context.Context, dsn string) (*Store, error) {
 	shown := RedactURL(dsn)
 	if !IsPostgresURL(dsn) {
-		return nil, fmt.Errorf("%w %s: want postgres://user:password@host:port/database", ErrDatabaseURL, shown)
+		return nil, CheckDatabaseURL(dsn)
 	}
 	cfg, err := pgx.ParseConfig(dsn)
 	if err != nil {
@@ -161,7 +161,7 @@ type pgWatch struct {
 	// without waiting for the notification. A look between a write and its
 	// commit reads the old value; the notification after the commit makes
 	// the next look read again.
-	local atomic.Int64
+	local  atomic.Int64
 	cancel context.CancelFunc
 	done   chan struct{}
 	mu     sync.Mutex
@@ -275,4 +275,28 @@ func (s *Store) pgRevisions(ctx context.Context) (Revisions, error) {
 	}
 	s.revDV, s.revValue, s.revOK = seen, v, true
 	return Revisions{Config: v, Data: data}, nil
+}
+
+// OpenDatabase opens the store a --database value names: "" the SQLite file
+// at sqlitePath (the data dir's, as always), a postgres:// or
+// postgresql:// URL that PostgreSQL database. Anything else is
+// ErrDatabaseURL, without echoing a password.
+func OpenDatabase(ctx context.Context, database, sqlitePath string, o Options) (*Store, error) {
+	switch {
+	case database == "":
+		return OpenWith(sqlitePath, o)
+	case IsPostgresURL(database):
+		return OpenPostgres(ctx, database, o)
+	}
+	return nil, CheckDatabaseURL(database)
+}
+
+// CheckDatabaseURL reports a --database value OpenDatabase would refuse
+// (nil for "" and PostgreSQL URLs).
+func CheckDatabaseURL(database string) error {
+	if database == "" || IsPostgresURL(database) {
+		return nil
+	}
+	return fmt.Errorf("%w %s: want postgres://user:password@host:port/database (or none: the SQLite file in the data dir)",
+		ErrDatabaseURL, RedactURL(database))
 }
