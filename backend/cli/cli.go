@@ -82,13 +82,19 @@ func usagef(format string, args ...any) error {
 	return usageError{fmt.Errorf(format, args...)}
 }
 
+// EnvRedis is the environment variable --redis defaults to.
+const EnvRedis = "MCP_ROUTER_REDIS"
+
 // env carries what every command needs.
 type env struct {
 	opts     Options
 	dataDir  string
 	database string // --database, else $MCP_ROUTER_DATABASE
 	logLevel string
-	logFile  io.Closer // the desktop app's log file
+	// redis is --redis, else $MCP_ROUTER_REDIS: team mode's shared
+	// runtime state (docs/team.md); empty: all of it in process.
+	redis   string
+	logFile io.Closer // the desktop app's log file
 }
 
 // Main runs the command line and returns the process exit code.
@@ -160,6 +166,14 @@ func (e *env) rootCommand() *cobra.Command {
 			if err := store.CheckDatabaseURL(e.database); err != nil {
 				return usagef("--database (or $%s): %w", databaseEnv, err)
 			}
+			if !cmd.Flags().Changed("redis") {
+				e.redis = strings.TrimSpace(os.Getenv(EnvRedis))
+			}
+			if e.redis != "" {
+				if err := core.CheckRedisURL(e.redis); err != nil {
+					return usagef("--redis (or $%s): %v", EnvRedis, err)
+				}
+			}
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, _ []string) error { return e.runDesktop(cmd.Context()) },
@@ -168,6 +182,7 @@ func (e *env) rootCommand() *cobra.Command {
 	root.PersistentFlags().StringVar(&e.logLevel, "log-level", "info", "log level: debug, info, warn, error")
 	root.PersistentFlags().StringVar(&e.database, "database", "",
 		"postgres://user:password@host:port/db to share one PostgreSQL database between replicas (default $"+databaseEnv+", else the SQLite file in the data dir)")
+	root.PersistentFlags().StringVar(&e.redis, "redis", "", "redis://host:port/db shared by the replicas of a team router: rate limits (default $"+EnvRedis+"; none: all in this process)")
 	root.SetVersionTemplate("mcp-router {{.Version}}\n")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	root.AddCommand(e.serversCommand(), e.versionCommand(),
