@@ -197,7 +197,7 @@ func startServe(t *testing.T, bin, name, dataDir string, port int, env []string,
 	t.Cleanup(func() {
 		stopProcess(cmd, r.exited, 15*time.Second)
 		if t.Failed() {
-			t.Logf("--- %s output:\n%s", name, out.String())
+			t.Logf("--- %s output (last lines):\n%s", name, tail(out.String(), 40))
 		}
 	})
 	testpeers.Eventually(t, 60*time.Second, name+"'s ready line", func() bool {
@@ -343,4 +343,13 @@ func cpuTicks(t *testing.T, pid int) int64 {
 	utime, _ := strconv.ParseInt(f[11], 10, 64)
 	stime, _ := strconv.ParseInt(f[12], 10, 64)
 	return utime + stime
+}
+
+// tail keeps the last n lines of a process's output for a failure report.
+func tail(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
 }
