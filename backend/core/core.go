@@ -511,6 +511,7 @@ func (c *Core) watch(ctx context.Context, interval time.Duration, last int64) {
 		case <-ctx.Done():
 			return
 		case <-t.C:
+		case <-c.Store.Changes(): // PostgreSQL: another replica wrote
 		}
 		// policy.yaml changed on disk: the next request sees it (a bad
 		// edit is logged and the last good policy stays).

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -162,9 +161,9 @@ type pgWatch struct {
 	// commit reads the old value; the notification after the commit makes
 	// the next look read again.
 	local  atomic.Int64
+	wake   chan struct{} // Changes: one pending wake-up at most
 	cancel context.CancelFunc
 	done   chan struct{}
-	mu     sync.Mutex
 	conn   *pgx.Conn
 }
 
@@ -174,7 +173,7 @@ func startPGWatch(ctx context.Context, cfg *pgx.ConnConfig) (*pgWatch, error) {
 		return nil, err
 	}
 	wctx, cancel := context.WithCancel(context.Background())
-	w := &pgWatch{cancel: cancel, done: make(chan struct{}), conn: conn}
+	w := &pgWatch{wake: make(chan struct{}, 1), cancel: cancel, done: make(chan struct{}), conn: conn}
 	go w.run(wctx, cfg)
 	return w, nil
 }
@@ -213,6 +212,7 @@ func (w *pgWatch) run(ctx context.Context, cfg *pgx.ConnConfig) {
 			// Changes made while nobody listened: read everything again.
 			w.config.Add(1)
 			w.data.Add(1)
+			w.signal()
 		}
 		n, err := conn.WaitForNotification(ctx)
 		if err != nil {
@@ -229,7 +229,26 @@ func (w *pgWatch) run(ctx context.Context, cfg *pgx.ConnConfig) {
 		case dataChannel:
 			w.data.Add(1)
 		}
+		w.signal()
 	}
+}
+
+func (w *pgWatch) signal() {
+	select {
+	case w.wake <- struct{}{}:
+	default: // a wake-up is pending already
+	}
+}
+
+// Changes delivers a value soon after another process changed the
+// database (PostgreSQL's notifications), so a watcher polling Revisions
+// can look at once instead of at its next tick. nil on SQLite, which has
+// nothing to push: a receive from it blocks, and the tick does the work.
+func (s *Store) Changes() <-chan struct{} {
+	if s.pgw == nil {
+		return nil
+	}
+	return s.pgw.wake
 }
 
 // countWrites counts every create, update, delete and raw statement made

@@ -246,6 +246,9 @@ func (r StateGateRepo) AppendEvent(ctx context.Context, runID, key, requestHash 
 func (r StateGateRepo) appendOnce(ctx context.Context, runID, key, requestHash string,
 	decide func(AppendSnapshot) (Append, error)) (ev StateGateEvent, replayed bool, err error) {
 	err = r.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		if err := lockRunForAppend(tx, runID); err != nil {
+			return fmt.Errorf("run %q: lock: %w", runID, err)
+		}
 		var prior StateGateEvent
 		switch err := tx.Where("run_id = ? AND idempotency_key = ?", runID, key).Take(&prior).Error; {
 		case err == nil:
@@ -273,7 +276,7 @@ func (r StateGateRepo) appendOnce(ctx context.Context, runID, key, requestHash s
 		if err != nil {
 			return err
 		}
-		now := time.Now().UTC()
+		now := tx.NowFunc() // UTC (PostgreSQL: to the microsecond it keeps)
 		a.Event.RunID, a.Event.Seq = runID, run.Revision+1
 		a.Event.IdempotencyKey, a.Event.RequestHash = key, requestHash
 		if a.Event.CreatedAt.IsZero() {
@@ -307,4 +310,15 @@ func (r StateGateRepo) appendOnce(ctx context.Context, runID, key, requestHash s
 		return nil
 	})
 	return ev, replayed, err
+}
+
+// lockRunForAppend gives PostgreSQL what SQLite's IMMEDIATE transaction
+// gives AppendEvent: replicas appending to one run take turns (the row lock
+// is held to the commit), so the key look-up and the revision read see the
+// writer before. On SQLite the write lock is already held.
+func lockRunForAppend(tx *gorm.DB, runID string) error {
+	if !isPostgres(tx) {
+		return nil
+	}
+	return tx.Exec(`SELECT 1 FROM stategate_runs WHERE id = ? FOR UPDATE`, runID).Error
 }
