@@ -15,6 +15,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 	"github.com/sirupsen/logrus"
 
+	"github.com/mcp-router/mcp-router/backend/cluster"
 	"github.com/mcp-router/mcp-router/backend/gate"
 	"github.com/mcp-router/mcp-router/backend/pipeline"
 	"github.com/mcp-router/mcp-router/backend/spec"
@@ -72,6 +73,11 @@ type Options struct {
 	// ListPageSize is how many items one list answer holds at most; 0:
 	// DefaultListPageSize. Tests set small pages.
 	ListPageSize int
+	// Cluster is this replica's part in a cluster of replicas
+	// (clusterfront.go): session ids name the replica and are signed,
+	// another replica's session is forwarded to it, and MRTR states are
+	// signed with the cluster secret. nil: a single router.
+	Cluster *cluster.Cluster
 }
 
 // Upstreams is what the gateway needs of the upstream service: the
@@ -162,7 +168,7 @@ func New(ups Upstreams, o Options) *Gateway {
 	if o.ListPageSize <= 0 {
 		o.ListPageSize = DefaultListPageSize
 	}
-	g := &Gateway{ups: ups, o: o, log: o.Logger, call: newCallRegistry(), asks: newPendingAsks(), held: newHeldCalls(),
+	g := &Gateway{ups: ups, o: o, log: o.Logger, call: newCallRegistry(), asks: newPendingAsks(), held: newHeldCalls(o.Cluster),
 		tools: map[string]upstreamName{}, prompts: map[string]upstreamName{}, resources: map[string]string{},
 		templates: map[string]string{}, published: map[string]string{}, kick: make(chan struct{}, 1),
 		remembered: map[string][]upstream.Tool{}, startup: newStartup(),
@@ -183,6 +189,7 @@ func New(ups Upstreams, o Options) *Gateway {
 	g.sessions = newSessionTable(o.Sessions, o.Credential, func(ctx context.Context) string {
 		return o.CallerFrom(ctx).Name
 	}, g.log, hooks)
+	g.sessions.cluster = o.Cluster
 	g.frontLists(hooks)
 	// The instance id first, so the log step of the instructions' chain
 	// records the result as the client gets it.

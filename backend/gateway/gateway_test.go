@@ -20,6 +20,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 	"github.com/sirupsen/logrus"
 
+	"github.com/mcp-router/mcp-router/backend/cluster"
 	"github.com/mcp-router/mcp-router/backend/pipeline"
 	"github.com/mcp-router/mcp-router/backend/spec"
 	"github.com/mcp-router/mcp-router/backend/store"
@@ -54,6 +55,7 @@ type rig struct {
 	ups *upstream.Service
 	gw  *Gateway
 	url string
+	srv *httptest.Server
 	log *memLog
 }
 
@@ -78,6 +80,8 @@ type rigOptions struct {
 	tasks      TaskLimits // zero fields: the gateway's defaults
 	// listPageSize is Options.ListPageSize (0: the default).
 	listPageSize int
+	// cluster is Options.Cluster; the rig publishes its address.
+	cluster *cluster.Cluster
 }
 
 func newRig(t testing.TB, defs []spec.Server, ro rigOptions) *rig {
@@ -111,7 +115,7 @@ func newRig(t testing.TB, defs []spec.Server, ro rigOptions) *rig {
 	gw = New(r.ups, Options{RequestLog: r.log, CallerFrom: ro.callerFrom, Debounce: 10 * time.Millisecond,
 		Sessions: func() SessionLimits { return ro.sessions }, Hooks: ro.hooks, Logger: ro.logger,
 		Policy: ro.policy, AsksClient: ro.asksClient, Tasks: func() TaskLimits { return ro.tasks }, HeldTools: ro.heldTools,
-		ListPageSize: ro.listPageSize})
+		ListPageSize: ro.listPageSize, Cluster: ro.cluster})
 	r.gw = gw
 	gw.Start()
 	t.Cleanup(func() { gw.Close(); r.ups.Close() })
@@ -125,7 +129,13 @@ func newRig(t testing.TB, defs []spec.Server, ro rigOptions) *rig {
 	}
 	srv := httptest.NewServer(gw.HTTPHandler(ro.auth))
 	t.Cleanup(srv.Close)
+	r.srv = srv
 	r.url = srv.URL + PathMCP
+	if ro.cluster != nil {
+		ro.cluster.Start()
+		ro.cluster.SetListenAddr(srv.Listener.Addr().String())
+		t.Cleanup(ro.cluster.Close)
+	}
 	return r
 }
 

@@ -53,7 +53,7 @@ func (g *Gateway) HTTPHandler(auth func(http.Handler) http.Handler) http.Handler
 		server.WithSessionIDGenerator(g.sessions.sseSessionID))
 	g.sessions.endThrough(streamable)
 	mux := http.NewServeMux()
-	mcpHandler := auth(limitBody(g.mcpHandler(streamable)))
+	mcpHandler := auth(limitBody(g.clusterFront(g.mcpHandler(streamable))))
 	mux.Handle(PathMCP, mcpHandler)
 	// /mcp/<profile>: the same endpoint, narrowed to a profile by what
 	// auth wraps it in (backend/core/profiles.go).

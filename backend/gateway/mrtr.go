@@ -15,6 +15,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/mcp-router/mcp-router/backend/cluster"
 	"github.com/mcp-router/mcp-router/backend/pipeline"
 )
 
@@ -76,7 +77,7 @@ func mrtrError(reason string, code int, what string, extra map[string]any) *pipe
 
 // heldCalls are the upstream calls waiting for a stateless client's retry.
 type heldCalls struct {
-	key []byte // HMAC key, random per process
+	key []byte // HMAC key: the cluster's (the same on every replica), else random per process
 	// The bounds (the mrtrHeld constants; tests shrink them).
 	wait                 time.Duration
 	perCredential, total int
@@ -87,9 +88,12 @@ type heldCalls struct {
 	seq     uint64
 }
 
-func newHeldCalls() *heldCalls {
+func newHeldCalls(c *cluster.Cluster) *heldCalls {
 	key := make([]byte, 32)
-	if _, err := rand.Read(key); err != nil {
+	if c != nil {
+		// A retry may land on any replica: each must verify the state.
+		key = c.MRTRKey()
+	} else if _, err := rand.Read(key); err != nil {
 		panic(fmt.Errorf("mrtr: reading a random key: %w", err))
 	}
 	return &heldCalls{key: key, m: map[string]*heldCall{}, byOwner: map[string]int{},

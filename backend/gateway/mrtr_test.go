@@ -310,7 +310,7 @@ func TestHeldCallsAreBounded(t *testing.T) {
 // never panics, and it passes only as the router signed it (so a state
 // that passes is exactly the signature of what it says).
 func FuzzRequestState(f *testing.F) {
-	h := newHeldCalls()
+	h := newHeldCalls(nil)
 	good := h.sign(mrtrState{Held: "1", Owner: "anon", Server: "s", Item: "t", Method: "tools/call"})
 	for _, seed := range []string{good, good + "-TAMPERED", "", ".", "..", "x.y", good[:len(good)/2],
 		strings.Repeat("A", 1<<16) + "." + strings.Repeat("B", 43), "eyJ9." + good[strings.LastIndexByte(good, '.')+1:]} {

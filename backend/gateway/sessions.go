@@ -15,6 +15,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 	"github.com/sirupsen/logrus"
 
+	"github.com/mcp-router/mcp-router/backend/cluster"
 	"github.com/mcp-router/mcp-router/backend/pipeline"
 )
 
@@ -107,6 +108,9 @@ type sessionTable struct {
 	label      func(ctx context.Context) string // who, in a refusal's words
 	log        logrus.FieldLogger
 	end        func(id string) // ends a streamable session as the client's DELETE would; set by HTTPHandler
+	// cluster, when set, mints the streamable ids (<replica>.<random>.<mac>)
+	// and records their owner in Redis (clusterfront.go).
+	cluster *cluster.Cluster
 
 	mu      sync.RWMutex
 	byID    map[string]*ownedSession
@@ -127,6 +131,7 @@ type ownedSession struct {
 	registered bool // mcp-go registered it (initialized); under the table's mu
 	last       atomic.Int64
 	open       atomic.Int32 // requests in progress, GET streams included
+	claimed    atomic.Int64 // when its owner was last recorded in Redis (clusterfront.go)
 }
 
 func (s *ownedSession) touch() { s.last.Store(time.Now().UnixNano()) }
@@ -230,6 +235,9 @@ func (t *sessionTable) noteRefusal(r *sessionRefusal) {
 // owned and counted, past the caps if need be, and logged.
 func (t *sessionTable) mint(ctx context.Context, sse bool) string {
 	id := sessionIDPrefix + uuid.NewString()
+	if t.cluster != nil && !sse {
+		id = t.cluster.MintSessionID()
+	}
 	tk, _ := ctx.Value(ticketKey{}).(*sessionTicket)
 	s := &ownedSession{id: id, legacySSE: sse}
 	s.touch()
@@ -289,6 +297,7 @@ func (t *sessionTable) registered(_ context.Context, cs server.ClientSession) {
 	t.mu.Unlock()
 	switch {
 	case s != nil:
+		t.claim(s)
 		t.sweep()
 	case isStreamableSession(cs) && t.end != nil:
 		go t.end(id)
@@ -298,10 +307,14 @@ func (t *sessionTable) registered(_ context.Context, cs server.ClientSession) {
 // forget lets a session go (ended by its client, the sweep, or its stream).
 func (t *sessionTable) forget(id string) {
 	t.mu.Lock()
-	if s := t.byID[id]; s != nil {
+	s := t.byID[id]
+	if s != nil {
 		t.removeLocked(s)
 	}
 	t.mu.Unlock()
+	if s != nil && !s.legacySSE && t.cluster != nil {
+		go t.cluster.ReleaseSession(context.Background(), id)
+	}
 }
 
 // owned returns the session id names if owner holds it on that transport.
