@@ -20,6 +20,10 @@ NFPM_VERSION := v2.45.2
 NFPM := $(TOOLS)/nfpm
 ACTIONLINT_VERSION := v1.7.12
 ACTIONLINT := $(TOOLS)/actionlint
+HELM_VERSION := v3.22.0
+HELM := $(TOOLS)/helm
+KUBECONFORM_VERSION := v0.8.0
+KUBECONFORM := $(TOOLS)/kubeconform
 APP := build/bin/mcp-router
 RESULTS := $(CURDIR)/test-results
 
@@ -58,7 +62,7 @@ weather:
 # then fails if a process carrying it is still running.
 test: deps test-deps
 	mark=mcpr-test-$$$$-$$(date +%s%N); \
-	MCPR_TEST_RUN=$$mark $(MAKE) check-files vet test-go test-fuzz test-frontend test-desktop test-desktop-41 test-tray test-e2e test-ui test-team test-dist test-workflows && \
+	MCPR_TEST_RUN=$$mark $(MAKE) check-files vet test-go test-fuzz test-frontend test-desktop test-desktop-41 test-tray test-e2e test-ui test-team test-dist test-workflows test-deploy && \
 	MCPR_TEST_RUN=$$mark scripts/leftovers.sh
 
 deps: system-deps wails frontend-deps
@@ -111,6 +115,18 @@ test-darwin:
 	rm -rf $(RESULTS)/darwin
 	DIST=$(RESULTS)/darwin/dist scripts/dist.sh headless-darwin-amd64 headless-darwin-arm64
 	go run ./internal/distcheck/cmd/check-darwin $(RESULTS)/darwin/dist/*_darwin_*.tar.gz
+
+# The Helm chart and the HAProxy example (docs/team.md, "Deploying"): helm
+# lint and template, every manifest checked by kubeconform against schemas
+# made from Kubernetes' OpenAPI document, renders and manifests that must
+# fail, haproxy -c and a run of the HAProxy config (scripts/test-deploy.sh).
+.PHONY: test-deploy
+test-deploy: system-deps $(HELM) $(KUBECONFORM)
+	HELM=$(HELM) KUBECONFORM=$(KUBECONFORM) scripts/test-deploy.sh $(RESULTS)/deploy
+$(HELM):
+	GOBIN=$(TOOLS) go install helm.sh/helm/v3/cmd/helm@$(HELM_VERSION)
+$(KUBECONFORM):
+	GOBIN=$(TOOLS) go install github.com/yannh/kubeconform/cmd/kubeconform@$(KUBECONFORM_VERSION)
 
 # The release workflow cannot run here: actionlint (a real parser of GitHub
 # Actions workflows, from the Go module proxy) checks its syntax and expressions.

@@ -24,6 +24,10 @@
 #     container ends when stdin closes;
 #   - HTTP mode: `serve` on a loopback port (host network, as
 #     docker-compose.yml runs it), one tools/call, `podman stop` ends it;
+#   - as the Helm chart runs it (deploy/helm/mcp-router): read-only root,
+#     no capabilities, /data and /tmp root-owned 0777 dirs (an emptyDir),
+#     the ConfigMap's environment, `serve` on all interfaces: /healthz and
+#     /livez answer at a non-loopback address, /mcp wants a token;
 #   - no container of this run is left.
 # podman runs with runc and explicit ulimits: in this sandbox crun refuses
 # the cgroup v1/v2 hybrid and raising RLIMIT_NOFILE/NPROC is not permitted.
@@ -86,7 +90,9 @@ if ! "${PODMAN[@]}" image exists "$GO_IMAGE"; then
 fi
 
 # ---- the Dockerfile ----------------------------------------------------------
-IMAGE=localhost/mcp-router:test-image
+# MCPR_TEST_IMAGE: another tag, so a run does not replace the image another
+# run on the same machine is using.
+IMAGE=${MCPR_TEST_IMAGE:-localhost/mcp-router:test-image}
 version=$(git describe --tags --always 2>/dev/null || echo dev)
 built_at=$EPOCHREALTIME
 "${PODMAN[@]}" build --pull=never --network host "${LIMITS[@]}" \
@@ -152,6 +158,46 @@ left=$("${PODMAN[@]}" ps -aq --filter "label=$RUN_LABEL")
 [[ -z $left ]] || fail "containers of this run still exist after stop: $left"
 curl -s --max-time 2 "http://127.0.0.1:$port/mcp" >/dev/null && fail "127.0.0.1:$port still answers after podman stop"
 log "podman stop ended serve (the container is gone, the port closed)"
+
+# ---- the image as the Helm chart runs it (deploy/helm/mcp-router) -------------
+# Read-only root, uid 1000, no capabilities, no privilege escalation; /data
+# and /tmp empty, root's, mode 0777, as Kubernetes makes an emptyDir; the
+# environment of the chart's ConfigMap; serve on all interfaces with
+# tokens on, the probes asked at a non-loopback address as a kubelet does.
+chart_env=()
+while IFS= read -r kv; do chart_env+=(-e "$kv"); done < <(sed -n 's/^  \([A-Za-z_][A-Za-z_0-9]*\): \(.*\)$/\1=\2/p' deploy/helm/mcp-router/templates/configmap.yaml)
+((${#chart_env[@]} >= 6)) || fail "no environment read from deploy/helm/mcp-router/templates/configmap.yaml"
+ip=$(hostname -I 2>/dev/null | awk '{print $1}')
+[[ -n $ip ]] || fail "this machine has no non-loopback address to probe the chart's container at"
+emptydir=$SCRATCH/emptydir emptytmp=$SCRATCH/emptytmp
+mkdir -p "$emptydir" "$emptytmp"
+chmod 0777 "$emptydir" "$emptytmp"
+port=$(free_port)
+name=mcpr-test-image-chart-$$
+"${PODMAN[@]}" run -d "${LIMITS[@]}" --label "$RUN_LABEL" --network host --name "$name" --user 1000:1000 \
+  --read-only --read-only-tmpfs=false --cap-drop ALL --security-opt no-new-privileges \
+  -v "$emptydir:/data" -v "$emptytmp:/tmp" "${chart_env[@]}" "$IMAGE" serve --listen "0.0.0.0:$port" >/dev/null ||
+  fail "podman run -d serve as the chart runs it"
+ready=""
+for _ in $(seq 1 60); do
+  ready=$(curl -s --max-time 3 "http://$ip:$port/healthz" || true)
+  [[ $ready == ok ]] && break
+  sleep 0.5
+done
+[[ $ready == ok ]] || { "${PODMAN[@]}" logs "$name" >&2 || true; fail "/healthz of the chart's container at $ip:$port answered '$ready', want ok"; }
+live=$(curl -s --max-time 3 "http://$ip:$port/livez" || true)
+[[ $live == ok ]] || fail "/livez of the chart's container answered '$live'"
+code=$(curl -s -o /dev/null -w '%{http_code}' --max-time 3 -X POST -H 'Content-Type: application/json' -d '{}' "http://$ip:$port/mcp" || true)
+[[ $code == 401 ]] || fail "/mcp of the chart's container without a token answered $code, want 401"
+st=$(stat -c '%a %u' "$emptydir/router" "$emptydir/router/mcp-router.db" 2>&1 | tr '\n' ' ' || true)
+[[ $st == "700 1000 600 1000 " ]] || fail "the chart's data dir and database are '$st' (mode uid), want 700 and 600 of uid 1000"
+# The router warns when it cannot make its data dir private (an emptyDir's
+# root is root's): the chart's data dir is one the router makes itself.
+logs=$("${PODMAN[@]}" logs "$name" 2>&1 || true)
+! grep -q 'cannot change the mode' <<<"$logs" || fail "the chart's container could not make a file private: $(grep 'cannot change the mode' <<<"$logs")"
+"${PODMAN[@]}" stop --time 15 "$name" >/dev/null || fail "podman stop $name"
+"${PODMAN[@]}" rm "$name" >/dev/null || fail "podman rm $name"
+log "as the Helm chart runs it (read-only root, uid 1000, no capabilities, /data/router in a root-owned 0777 dir): /healthz and /livez ok at $ip:$port, /mcp 401 without a token"
 
 ms=$(((${EPOCHREALTIME/./} - ${started/./}) / 1000))
 log "PASS in $((ms / 1000)).$(printf %03d $((ms % 1000))) s"

@@ -1,12 +1,15 @@
 package core
 
 import (
+	"context"
+	"database/sql"
 	"io"
 	"net/http"
 	"testing"
 	"time"
 
 	"github.com/mcp-router/mcp-router/backend/health"
+	"github.com/mcp-router/mcp-router/internal/testpeers"
 )
 
 func getProbe(t *testing.T, addr, path, host string) (int, string) {
@@ -48,4 +51,43 @@ func TestHealthProbesOverRealHTTP(t *testing.T) {
 	if code, body := getProbe(t, ep.addr, health.PathLive, ""); code != http.StatusOK {
 		t.Errorf("GET %s with the database closed: %d %q, want 200", health.PathLive, code, body)
 	}
+}
+
+// A database that hands out no connection (every one taken, as when it
+// hangs): /healthz answers 503 within its 2 s, and 200 once it answers.
+func TestHealthzOfAHungDatabase(t *testing.T) {
+	ep := serve(t, t.TempDir(), nil, true)
+	db, err := ep.core.Store.DB().DB()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var held []*sql.Conn
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+		c, err := db.Conn(ctx)
+		cancel()
+		if err != nil {
+			break
+		}
+		held = append(held, c)
+	}
+	if len(held) == 0 {
+		t.Fatal("took no connection from the pool")
+	}
+	start := time.Now()
+	code, body := getProbe(t, ep.addr, health.PathReady, "")
+	took := time.Since(start)
+	if code != http.StatusServiceUnavailable || body != "database did not answer within 2s" {
+		t.Errorf("GET %s with the pool used up: %d %q, want 503 naming the 2s", health.PathReady, code, body)
+	}
+	if took > health.DefaultTimeout+time.Second {
+		t.Errorf("GET %s with the pool used up took %v", health.PathReady, took)
+	}
+	for _, c := range held {
+		c.Close()
+	}
+	testpeers.Eventually(t, 5*time.Second, "/healthz to answer 200 again", func() bool {
+		code, _ := getProbe(t, ep.addr, health.PathReady, "")
+		return code == http.StatusOK
+	})
 }
