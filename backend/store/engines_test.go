@@ -28,7 +28,16 @@ var pg struct {
 	cluster *testpeers.PostgresCluster
 	err     error
 	n       atomic.Int64
+
+	templateOnce sync.Once
+	templateErr  error
 }
+
+// templateDatabase is migrated once per package run; migratedPostgresDatabase
+// copies it (CREATE DATABASE … TEMPLATE), which is faster than migrating
+// every test's database. Tests of migration itself use
+// freshPostgresDatabase.
+const templateDatabase = "store_test_template"
 
 func TestMain(m *testing.M) {
 	code := m.Run()
@@ -57,7 +66,7 @@ func forEachEngine(t *testing.T, fn func(t *testing.T, open opener)) {
 		})
 	})
 	t.Run("postgres", func(t *testing.T) {
-		dsn := freshPostgresDatabase(t)
+		dsn := migratedPostgresDatabase(t)
 		fn(t, func(t *testing.T) *Store {
 			t.Helper()
 			return openPostgresTest(t, dsn)
@@ -93,22 +102,58 @@ func postgresCluster(t *testing.T) *testpeers.PostgresCluster {
 	return pg.cluster
 }
 
+// migratedPostgresDatabase is a database at the current schema for the test
+// (a copy of templateDatabase, dropped when the test ends).
+func migratedPostgresDatabase(t *testing.T) string {
+	t.Helper()
+	c := postgresCluster(t)
+	pg.templateOnce.Do(func() {
+		pg.templateErr = func() error {
+			admin, err := sql.Open("pgx", c.URL)
+			if err != nil {
+				return err
+			}
+			defer admin.Close()
+			if _, err := admin.Exec("CREATE DATABASE " + templateDatabase); err != nil {
+				return err
+			}
+			s, err := OpenPostgres(context.Background(), databaseURL(c, templateDatabase), Options{})
+			if err != nil {
+				return err
+			}
+			return s.Close()
+		}()
+	})
+	if pg.templateErr != nil {
+		t.Fatalf("template database: %v", pg.templateErr)
+	}
+	return createDatabase(t, c, "TEMPLATE "+templateDatabase)
+}
+
 // freshPostgresDatabase creates an empty database for the test (dropped when
 // it ends, after its Stores closed) and returns its URL.
 func freshPostgresDatabase(t *testing.T) string {
 	t.Helper()
-	c := postgresCluster(t)
+	return createDatabase(t, postgresCluster(t), "")
+}
+
+func createDatabase(t *testing.T, c *testpeers.PostgresCluster, options string) string {
+	t.Helper()
 	admin, err := sql.Open("pgx", c.URL)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { admin.Close() })
 	name := fmt.Sprintf("store_test_%d", pg.n.Add(1))
-	if _, err := admin.Exec("CREATE DATABASE " + name); err != nil {
+	if _, err := admin.Exec("CREATE DATABASE " + name + " " + options); err != nil {
 		t.Fatalf("create database: %v", err)
 	}
 	// Registered before the test's Stores, so it runs after they closed.
 	t.Cleanup(func() { _, _ = admin.Exec("DROP DATABASE " + name + " WITH (FORCE)") })
+	return databaseURL(c, name)
+}
+
+func databaseURL(c *testpeers.PostgresCluster, name string) string {
 	u, _ := url.Parse(c.URL)
 	u.Path = "/" + name
 	return u.String()
