@@ -22,6 +22,13 @@ import (
 // that needs it, stopped by TestMain); each test gets its own database.
 // Without PostgreSQL installed the PostgreSQL half skips, unless
 // MCPR_REQUIRE_PEERS=1 (make test), where it fails.
+//
+// Tests of SQLite itself stay SQLite-only: file modes (filemode_test.go),
+// PRAGMAs and WAL (TestPragmas), data_version across connections
+// (TestRevisionSeesOtherStoreWrites, TestConcurrentStores), the query
+// plans (logs_plan_test.go), the path handling of Open and the fixtures of
+// older SQLite files (testdata/). Their PostgreSQL counterparts are in
+// postgres_test.go.
 
 var pg struct {
 	once    sync.Once

@@ -222,3 +222,59 @@ func TestPostgresAuditAppendsFromTwoReplicas(t *testing.T) {
 		t.Errorf("Verify = %+v, %v", rep, err)
 	}
 }
+
+// The listening connection killed (a PostgreSQL restart, a proxy's idle
+// cut): the Store reconnects, and a change made meanwhile or after is seen.
+func TestPostgresListenerReconnects(t *testing.T) {
+	dsn := freshPostgresDatabase(t)
+	writer, watcher := openPostgresTest(t, dsn), openPostgresTest(t, dsn)
+	ctx := context.Background()
+	before, err := watcher.Revision(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := writer.DB().Exec(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+		WHERE datname = current_database() AND query LIKE 'LISTEN %' AND pid <> pg_backend_pid()`)
+	if res.Error != nil || res.RowsAffected < 2 {
+		t.Fatalf("terminate the listeners: %v (%d)", res.Error, res.RowsAffected)
+	}
+	if err := writer.Settings().Set(ctx, "theme", "dark"); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		r, err := watcher.Revision(ctx)
+		if err == nil && r != before {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("change not seen 5 s after the listener was killed (revision %d, %v)", r, err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// Anyone who can connect may NOTIFY the channels; a storm of them makes a
+// Store read config_revision again, never believe the configuration moved.
+func TestPostgresNotifyStormMovesNothing(t *testing.T) {
+	dsn := freshPostgresDatabase(t)
+	s := openPostgresTest(t, dsn)
+	other := openPostgresTest(t, dsn)
+	ctx := context.Background()
+	before, err := s.Revisions(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 200; i++ {
+		if err := other.DB().Exec(`SELECT pg_notify('mcpr_config', 'x')`).Error; err != nil {
+			t.Fatal(err)
+		}
+	}
+	time.Sleep(200 * time.Millisecond)
+	for i := 0; i < 5; i++ {
+		r, err := s.Revisions(ctx)
+		if err != nil || r.Config != before.Config {
+			t.Fatalf("Revisions = %+v, %v; before %+v", r, err, before)
+		}
+	}
+}

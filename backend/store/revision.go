@@ -19,6 +19,10 @@ import (
 // configuration write. A trigger cannot be forgotten by a new repository
 // method, costs no extra statement per write, and sees edits made outside
 // the router too.
+//
+// On PostgreSQL the same triggers also NOTIFY, and a listening connection
+// counts the notifications (pgRevisions): config_revision is read again
+// only when one arrived or this Store wrote, and Data counts them.
 func (s *Store) Revision(ctx context.Context) (int64, error) {
 	r, err := s.Revisions(ctx)
 	return r.Config, err
