@@ -130,6 +130,13 @@ type Broker struct {
 	graceGen  uint64
 
 	notifyMu sync.Mutex // subscribers hear the changes in order
+
+	// shared (nil: none) lists this replica's waiting calls for the
+	// others, and theirs for this one (shared.go); owner names this
+	// broker there, logf logs what went wrong with it.
+	shared Shared
+	owner  string
+	logf   func(format string, args ...any)
 }
 
 // New makes an empty broker.
@@ -145,6 +152,7 @@ func New() *Broker {
 func (b *Broker) AttachUI() (detach func()) {
 	b.mu.Lock()
 	b.uis++
+	first := b.uis == 1 && b.shared != nil
 	if b.stopGrace != nil {
 		// Back in time: the calls stay in the list.
 		b.stopGrace()
@@ -152,16 +160,23 @@ func (b *Broker) AttachUI() (detach func()) {
 		b.graceGen++
 	}
 	b.mu.Unlock()
+	if first {
+		b.setSharedUI(true)
+	}
 	var once sync.Once
 	return func() {
 		once.Do(func() {
 			b.mu.Lock()
-			defer b.mu.Unlock()
 			b.uis--
+			last := b.uis == 0 && b.shared != nil
 			if b.uis == 0 && len(b.pending) > 0 {
 				b.graceGen++
 				gen := b.graceGen
 				b.stopGrace = b.afterFunc(b.grace, func() { b.uiGone(gen) })
+			}
+			b.mu.Unlock()
+			if last {
+				b.setSharedUI(false)
 			}
 		})
 	}
@@ -170,6 +185,11 @@ func (b *Broker) AttachUI() (detach func()) {
 // uiGone ends every waiting call with ErrUIGone when the grace timer gen
 // ran out with no UI attached.
 func (b *Broker) uiGone(gen uint64) {
+	if b.shared != nil && b.sharedUIAttached() {
+		// A UI of another replica lists these calls and may decide them:
+		// they wait on, until decided or their timeout.
+		return
+	}
 	b.mu.Lock()
 	if gen != b.graceGen || b.uis > 0 {
 		b.mu.Unlock()
@@ -219,8 +239,19 @@ func (b *Broker) Ask(ctx context.Context, r Request) (Answer, error) {
 		return Answer{Approved: true, By: ByAlways}, nil
 	}
 	if b.uis == 0 {
+		if b.shared == nil {
+			b.mu.Unlock()
+			return Answer{}, ErrNoUI
+		}
 		b.mu.Unlock()
-		return Answer{}, ErrNoUI
+		ui, err := b.sharedUIAttachedErr()
+		if err != nil {
+			return Answer{}, err
+		}
+		if !ui {
+			return Answer{}, ErrNoUI
+		}
+		b.mu.Lock()
 	}
 	return b.wait(ctx, r, false)
 }
@@ -255,8 +286,20 @@ func (b *Broker) wait(ctx context.Context, r Request, alongside bool) (Answer, e
 		e.p.Deadline = d
 	}
 	b.pending[e.p.ID] = e
+	shared := b.shared
 	b.mu.Unlock()
-	b.notify()
+	if shared != nil {
+		pctx, cancel := context.WithTimeout(ctx, sharedTimeout)
+		err := shared.Put(pctx, sharedArgs(e.p), Lease)
+		cancel()
+		if err != nil {
+			b.mu.Lock()
+			delete(b.pending, e.p.ID)
+			b.mu.Unlock()
+			return Answer{}, fmt.Errorf("%w: %w", ErrShared, err)
+		}
+	}
+	b.changed()
 	select {
 	case o := <-e.ans:
 		return o.a, o.err
@@ -270,7 +313,12 @@ func (b *Broker) wait(ctx context.Context, r Request, alongside bool) (Answer, e
 			// call can still go ahead, which it cannot.
 			<-e.ans
 		}
-		b.notify()
+		if shared != nil {
+			rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), sharedTimeout)
+			_ = shared.Remove(rctx, e.p.ID)
+			cancel()
+		}
+		b.changed()
 		return Answer{}, ctx.Err()
 	}
 }
@@ -282,6 +330,9 @@ func (b *Broker) Decide(id string, d Decision) error {
 	case Approve, Deny, Always:
 	default:
 		return fmt.Errorf("%w, not %q", ErrBadDecision, string(d))
+	}
+	if b.shared != nil {
+		return b.decideShared(id, d)
 	}
 	b.mu.Lock()
 	e, ok := b.pending[id]
@@ -307,6 +358,9 @@ func (b *Broker) Decide(id string, d Decision) error {
 
 // Pending lists the calls waiting, oldest first.
 func (b *Broker) Pending() []Pending {
+	if b.shared != nil {
+		return b.sharedList()
+	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.snapshot()
@@ -345,8 +399,8 @@ func (b *Broker) Subscribe(fn func([]Pending)) (unsubscribe func()) {
 func (b *Broker) notify() {
 	b.notifyMu.Lock()
 	defer b.notifyMu.Unlock()
+	list := b.Pending()
 	b.mu.Lock()
-	list := b.snapshot()
 	subs := make([]func([]Pending), 0, len(b.subs))
 	ids := make([]int, 0, len(b.subs))
 	for id := range b.subs {
@@ -366,4 +420,19 @@ func newID() string {
 	var b [12]byte
 	_, _ = rand.Read(b[:])
 	return hex.EncodeToString(b[:])
+}
+
+// changed tells the subscribers (of every replica, when shared) that the
+// list changed.
+func (b *Broker) changed() {
+	if b.shared != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), sharedTimeout)
+		err := b.shared.Publish(ctx, Message{})
+		cancel()
+		if err == nil {
+			return // heard back, and notified then
+		}
+		b.logf("approvals: telling the other replicas the list changed: %v", err)
+	}
+	b.notify()
 }

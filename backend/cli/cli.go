@@ -182,7 +182,7 @@ func (e *env) rootCommand() *cobra.Command {
 	root.PersistentFlags().StringVar(&e.logLevel, "log-level", "info", "log level: debug, info, warn, error")
 	root.PersistentFlags().StringVar(&e.database, "database", "",
 		"postgres://user:password@host:port/db to share one PostgreSQL database between replicas (default $"+databaseEnv+", else the SQLite file in the data dir)")
-	root.PersistentFlags().StringVar(&e.redis, "redis", "", "redis://host:port/db shared by the replicas of a team router: rate limits (default $"+EnvRedis+"; none: all in this process)")
+	root.PersistentFlags().StringVar(&e.redis, "redis", "", "redis://host:port/db shared by the replicas of a team router: rate limits, approvals (default $"+EnvRedis+"; none: all in this process)")
 	root.SetVersionTemplate("mcp-router {{.Version}}\n")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	root.AddCommand(e.serversCommand(), e.versionCommand(),

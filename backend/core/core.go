@@ -103,7 +103,9 @@ type Core struct {
 
 	stopWatch context.CancelFunc
 	watchDone chan struct{}
-	closeOnce sync.Once
+	// stopSharing end what listens to Redis (before its client closes).
+	stopSharing []func()
+	closeOnce   sync.Once
 }
 
 // Options configure Open; zero values are the defaults.
@@ -237,6 +239,15 @@ func Open(dataDir string, o Options) (*Core, error) {
 	// A policy file that does not load is logged and shown in the UI; the
 	// router runs without a policy until it is fixed.
 	c.Approvals = approval.New()
+	if rdb != nil {
+		stop, err := c.Approvals.Share(teamstate.NewApprovals(rdb), o.Logger.Warnf)
+		if err != nil {
+			_ = st.Close()
+			_ = rdb.Close()
+			return nil, err
+		}
+		c.stopSharing = append(c.stopSharing, stop)
+	}
 	var sharedBuckets policy.SharedBuckets
 	if rdb != nil {
 		sharedBuckets = teamstate.NewBuckets(rdb)
@@ -608,6 +619,9 @@ func (c *Core) Close() error {
 		}
 		c.Auth.Close()
 		err = c.Store.Close()
+		for _, stop := range c.stopSharing {
+			stop()
+		}
 		if c.Redis != nil {
 			_ = c.Redis.Close()
 		}

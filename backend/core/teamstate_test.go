@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcp-router/mcp-router/backend/approval"
 	"github.com/mcp-router/mcp-router/backend/pipeline"
 	"github.com/mcp-router/mcp-router/backend/policy"
 	"github.com/mcp-router/mcp-router/backend/spec"
@@ -65,5 +66,55 @@ func TestRateLimitAcrossRoutersOnOneRedis(t *testing.T) {
 	}
 	if took := time.Since(start); took > 5*time.Second {
 		t.Errorf("with Redis gone the call took %v", took)
+	}
+}
+
+// Two routers on one Redis: a call waiting for approval on router B is
+// listed by router A, whose UI is the only one attached, and A's decision
+// releases it. Without Options.Redis, B (no UI of its own, a client
+// without elicitation) refused the call at once as approval_unavailable.
+func TestApprovalAcrossRoutersOnOneRedis(t *testing.T) {
+	url := testpeers.StartRedis(t)
+	src := "policies:\n  - name: guard\n    match: {tools: [show]}\n    require: {human_approval: true}\n"
+	var eps []*endpoint
+	for range 2 {
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, policy.FileName), []byte(src), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		eps = append(eps, serveWith(t, dir, []spec.Server{testmcp.Server("sophia")}, true, Options{Redis: url}))
+	}
+	defer eps[0].core.Approvals.AttachUI()()
+	call := httpSession(t, eps[1].url)
+	for i, d := range []approval.Decision{approval.Approve, approval.Deny} {
+		got := make(chan []byte, 1)
+		go func() {
+			got <- call(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"sophia__show","arguments":{}}}`, 10+i))
+		}()
+		var list []approval.Pending
+		testpeers.Eventually(t, 10*time.Second, "router A to list B's call", func() bool {
+			list = eps[0].core.Approvals.Pending()
+			return len(list) == 1
+		})
+		if list[0].Target != "sophia__show" || list[0].Rule != "guard" {
+			t.Errorf("listed: %+v", list[0])
+		}
+		if err := eps[0].core.Approvals.Decide(list[0].ID, d); err != nil {
+			t.Fatal(err)
+		}
+		var body []byte
+		select {
+		case body = <-got:
+		case <-time.After(10 * time.Second):
+			t.Fatal("the call on B was not released")
+		}
+		if d == approval.Approve && (!strings.Contains(string(body), `"result"`) || strings.Contains(string(body), `"error"`)) {
+			t.Errorf("approved: %s", body)
+		}
+		if d == approval.Deny {
+			if e := errorIn(t, body); e.Code != pipeline.CodeApprovalDenied {
+				t.Errorf("denied: %+v", e)
+			}
+		}
 	}
 }
