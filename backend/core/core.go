@@ -21,6 +21,7 @@ import (
 	"github.com/mcp-router/mcp-router/backend/auth"
 	"github.com/mcp-router/mcp-router/backend/catalog"
 	"github.com/mcp-router/mcp-router/backend/chat"
+	"github.com/mcp-router/mcp-router/backend/cluster"
 	"github.com/mcp-router/mcp-router/backend/config"
 	"github.com/mcp-router/mcp-router/backend/gate"
 	"github.com/mcp-router/mcp-router/backend/gateway"
@@ -98,6 +99,9 @@ type Core struct {
 	changeSubs map[int]func()
 	changeID   int
 
+	// Cluster is this replica's part in a cluster (nil: a single router).
+	Cluster *cluster.Cluster
+
 	reloads       atomic.Int64 // configuration reloads by watch
 	beforeServers func(ctx context.Context)
 
@@ -127,6 +131,12 @@ type Options struct {
 	// postgres:// URL a PostgreSQL database shared by replicas
 	// (docs/team.md).
 	Database string
+	// Replica, Advertise and ClusterSecret make this router a replica
+	// (--replica, --advertise, MCP_ROUTER_CLUSTER_SECRET; backend/cluster):
+	// without a secret it is a single router.
+	Replica       string
+	Advertise     string
+	ClusterSecret []byte
 }
 
 // Open opens the store in dataDir and builds the services. It starts no
@@ -142,6 +152,14 @@ func Open(dataDir string, o Options) (*Core, error) {
 			return nil, err
 		}
 	}
+	cl, err := cluster.New(cluster.Options{Replica: o.Replica, Advertise: o.Advertise, Secret: o.ClusterSecret,
+		Redis: rdb, Logger: o.Logger})
+	if err != nil {
+		if rdb != nil {
+			_ = rdb.Close()
+		}
+		return nil, err
+	}
 	st, err := store.OpenDatabase(context.Background(), o.Database, config.DBPath(dataDir), store.Options{Logger: o.Logger})
 	if err != nil {
 		if rdb != nil {
@@ -151,7 +169,8 @@ func Open(dataDir string, o Options) (*Core, error) {
 	}
 	protectSecretFiles(dataDir, o.Logger)
 	id, chain := identity(dataDir, o.Logger)
-	c := &Core{DataDir: dataDir, Store: st, Log: o.Logger, Instance: id, chain: chain, beforeServers: o.BeforeServers, Redis: rdb}
+	c := &Core{DataDir: dataDir, Store: st, Log: o.Logger, Instance: id, chain: chain, beforeServers: o.BeforeServers,
+		Redis: rdb, Cluster: cl}
 	c.Settings = settings.New(st)
 	c.Settings.SetLogger(o.Logger)
 	c.Auth = auth.New(st)
@@ -302,7 +321,11 @@ func Open(dataDir string, o Options) (*Core, error) {
 		Instance:   id,
 		HeldTools:  c.Catalog.HeldTools,
 		Persisted:  c.persistedLists,
+		Cluster:    cl,
 	})
+	if cl != nil {
+		cl.Start() // its directory entry appears once Serve knows the address
+	}
 	c.Gateway = gw
 	c.openChat()
 	return c, nil
@@ -618,11 +641,14 @@ func (c *Core) Close() error {
 			c.Log.Warnf("request log: %v", cerr)
 		}
 		c.Auth.Close()
+		if c.Cluster != nil {
+			c.Cluster.Close() // out of the directory: others answer its sessions 404 at once
+		}
 		err = c.Store.Close()
 		for _, stop := range c.stopSharing {
 			stop()
 		}
-		if c.Redis != nil {
+		if c.Redis != nil { // last: the cluster and the shared state use it until here
 			_ = c.Redis.Close()
 		}
 	})

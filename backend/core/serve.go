@@ -101,6 +101,10 @@ func (c *Core) Serve(ctx context.Context, o ServeOptions) error {
 		return err
 	}
 	c.setEndpoint(EndpointState{Addr: ln.Addr().String(), Running: true})
+	if c.Cluster != nil {
+		// Without --advertise, other replicas reach this one here.
+		c.Cluster.SetListenAddr(ln.Addr().String())
+	}
 	defer func() {
 		if st := c.Endpoint(); st.Addr == ln.Addr().String() {
 			c.setEndpoint(EndpointState{})

@@ -322,3 +322,105 @@ func (r *rig) sessionIDs() []string {
 	}
 	return ids
 }
+
+func startMRTRReplica(t *testing.T, name, redisURL string) *replica {
+	t.Helper()
+	c, err := cluster.New(cluster.Options{Replica: name, Secret: clusterSecret, Redis: newRedis(t, redisURL)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := newRig(t, []spec.Server{goEverythingUpstream(t, "goev", spec.Stdio)}, rigOptions{allClientSide: true, cluster: c})
+	waitTool(t, r, "goev__test_input_required_result_multi_round")
+	return &replica{rig: r, cluster: c}
+}
+
+// A 2026-07-28 client's retries land on whichever replica: a retry of a
+// call held on A that lands on B is forwarded to A and completes; a
+// relayed state (the upstream's own input_required) verifies on B, which
+// runs the next round itself; with A gone, a retry of A's held call gets
+// the error that says to call again, at once.
+func TestStatelessRetriesOnAnotherReplica(t *testing.T) {
+	redisURL := startRedis(t)
+	a := startMRTRReplica(t, "ra", redisURL)
+	b := startMRTRReplica(t, "rb", redisURL)
+	caps := map[string]any{"elicitation": map[string]any{}}
+	accept := func(reqs map[string]any, content map[string]any) map[string]any {
+		answers := map[string]any{}
+		for k := range reqs {
+			answers[k] = map[string]any{"action": "accept", "content": content}
+		}
+		return answers
+	}
+	tool := "goev__test_input_required_result_elicitation"
+	res, e := mrtrPost(t, a.url, "tools/call", tool, map[string]any{"name": tool}, caps)
+	state, _ := res["requestState"].(string)
+	reqs, _ := res["inputRequests"].(map[string]any)
+	if e != nil || state == "" {
+		t.Fatalf("round 1 on A: %v / %v", res, e)
+	}
+	res, e = mrtrPost(t, b.url, "tools/call", tool, map[string]any{"name": tool, "requestState": state,
+		"inputResponses": accept(reqs, map[string]any{"name": "Alice"})}, caps)
+	if e != nil || !strings.Contains(fmt.Sprint(res["content"]), "Hello, Alice!") {
+		t.Fatalf("the retry on B of A's held call: %v / %v", res, e)
+	}
+
+	// Multi-round: round 1 on A, round 2 on B (forwarded: A holds it),
+	// round 3 (the upstream's own state, relayed) on B, verified there.
+	tool = "goev__test_input_required_result_multi_round"
+	res, e = mrtrPost(t, a.url, "tools/call", tool, map[string]any{"name": tool}, caps)
+	state, _ = res["requestState"].(string)
+	reqs, _ = res["inputRequests"].(map[string]any)
+	if e != nil || state == "" {
+		t.Fatalf("multi-round 1 on A: %v / %v", res, e)
+	}
+	res, e = mrtrPost(t, b.url, "tools/call", tool, map[string]any{"name": tool, "requestState": state,
+		"inputResponses": accept(reqs, map[string]any{"name": "Alice"})}, caps)
+	state, _ = res["requestState"].(string)
+	reqs, _ = res["inputRequests"].(map[string]any)
+	if e != nil || state == "" || reqs["step2"] == nil {
+		t.Fatalf("multi-round 2 on B: %v / %v", res, e)
+	}
+	res, e = mrtrPost(t, b.url, "tools/call", tool, map[string]any{"name": tool, "requestState": state,
+		"inputResponses": accept(reqs, map[string]any{"color": "blue"})}, caps)
+	if e != nil || res["resultType"] == "input_required" || !strings.Contains(fmt.Sprint(res["content"]), "Alice") {
+		t.Fatalf("multi-round 3 on B: %v / %v", res, e)
+	}
+
+	// A held call on A, and A gone: B says to call again, at once.
+	tool = "goev__test_input_required_result_elicitation"
+	res, _ = mrtrPost(t, a.url, "tools/call", tool, map[string]any{"name": tool}, caps)
+	state, _ = res["requestState"].(string)
+	reqs, _ = res["inputRequests"].(map[string]any)
+	a.srv.CloseClientConnections()
+	a.srv.Close()
+	a.cluster.Close()
+	start := time.Now()
+	_, e = mrtrPost(t, b.url, "tools/call", tool, map[string]any{"name": tool, "requestState": state,
+		"inputResponses": accept(reqs, map[string]any{"name": "Alice"})}, caps)
+	if e == nil || !strings.Contains(fmt.Sprint(e["message"]), "call again without requestState") || time.Since(start) > 3*time.Second {
+		t.Fatalf("A's held call with A gone: %v after %v", e, time.Since(start))
+	}
+}
+
+// Replicas of one cluster verify each other's requestStates; routers
+// without one (or of another cluster) do not.
+func TestRequestStateVerifiesAcrossTheCluster(t *testing.T) {
+	mk := func(name string, secret []byte) *cluster.Cluster {
+		c, err := cluster.New(cluster.Options{Replica: name, Secret: secret})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	st := mrtrState{Held: "1", Owner: "anon", Server: "s", Item: "t", Method: "tools/call", Replica: "ra"}
+	signed := newHeldCalls(mk("ra", clusterSecret)).sign(st)
+	if got, err := newHeldCalls(mk("rb", clusterSecret)).verify(signed); err != nil || got != st {
+		t.Fatalf("another replica: %+v %v", got, err)
+	}
+	if _, err := newHeldCalls(mk("rb", []byte(strings.Repeat("x", 32)))).verify(signed); err == nil {
+		t.Fatal("verified under another cluster's secret")
+	}
+	if _, err := newHeldCalls(nil).verify(newHeldCalls(nil).sign(st)); err == nil {
+		t.Fatal("two single routers verified each other's state")
+	}
+}

@@ -1,7 +1,10 @@
 package gateway
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
+	"io"
 	"net/http"
 	"time"
 
@@ -58,6 +61,39 @@ func (g *Gateway) clusterFront(next http.Handler) http.Handler {
 			c.Forward(w, r, owner)
 		}
 	})
+}
+
+// forwardHeldRetry forwards a stateless client's MRTR retry to the
+// replica that holds the upstream call its requestState names (a
+// stateless request may land on any replica; the held call waits on one).
+// It reports whether it answered. A state that does not verify, names no
+// held call, or is this replica's is left to serveModern, as is a retry
+// already forwarded once.
+func (g *Gateway) forwardHeldRetry(w http.ResponseWriter, r *http.Request, body []byte) bool {
+	c := g.o.Cluster
+	if c == nil || r.Header.Get(cluster.HeaderForwarded) != "" || !bytes.Contains(body, []byte(`"requestState"`)) {
+		return false
+	}
+	var msg struct {
+		Params struct {
+			RequestState string `json:"requestState"`
+		} `json:"params"`
+	}
+	if json.Unmarshal(body, &msg) != nil || msg.Params.RequestState == "" {
+		return false
+	}
+	st, err := g.held.verify(msg.Params.RequestState)
+	if err != nil || st.Held == "" || st.Replica == "" || st.Replica == c.Replica() {
+		return false
+	}
+	if _, err := c.Lookup(r.Context(), st.Replica); err != nil {
+		return false // gone: serveModern says the call is no longer waiting
+	}
+	fwd := r.Clone(r.Context())
+	fwd.Body = io.NopCloser(bytes.NewReader(bytes.Clone(body))) // body is a pooled buffer
+	fwd.ContentLength = int64(len(body))
+	c.Forward(w, fwd, st.Replica)
+	return true
 }
 
 // claim records in Redis that this replica holds session s, for the idle

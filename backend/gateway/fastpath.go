@@ -188,6 +188,10 @@ func (g *Gateway) servePost(w http.ResponseWriter, r *http.Request, next http.Ha
 	if modern && parsed && g.serveModernTask(w, r, &m, body) {
 		return
 	}
+	// A 2026-07-28 retry of a call another replica holds (clusterfront.go).
+	if modern && g.forwardHeldRetry(w, r, body) {
+		return
+	}
 	sid := r.Header.Get(server.HeaderKeySessionID)
 	if sid == "" || modern {
 		if modern && method == string(mcp.MethodSubscriptionsListen) {

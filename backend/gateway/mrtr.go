@@ -60,6 +60,10 @@ type mrtrState struct {
 	Server   string `json:"s"`
 	Item     string `json:"i"`
 	Method   string `json:"m"`
+	// Replica holds the held call (a cluster's replica name; "" on a
+	// single router): a retry landing elsewhere is forwarded there
+	// (clusterfront.go).
+	Replica string `json:"p,omitempty"`
 }
 
 // errTamperedState refuses a requestState that fails verification.
@@ -77,7 +81,8 @@ func mrtrError(reason string, code int, what string, extra map[string]any) *pipe
 
 // heldCalls are the upstream calls waiting for a stateless client's retry.
 type heldCalls struct {
-	key []byte // HMAC key: the cluster's (the same on every replica), else random per process
+	key     []byte // HMAC key: the cluster's (the same on every replica), else random per process
+	replica string // the cluster's name of this replica, put in held calls' states
 	// The bounds (the mrtrHeld constants; tests shrink them).
 	wait                 time.Duration
 	perCredential, total int
@@ -96,7 +101,11 @@ func newHeldCalls(c *cluster.Cluster) *heldCalls {
 	} else if _, err := rand.Read(key); err != nil {
 		panic(fmt.Errorf("mrtr: reading a random key: %w", err))
 	}
-	return &heldCalls{key: key, m: map[string]*heldCall{}, byOwner: map[string]int{},
+	replica := ""
+	if c != nil {
+		replica = c.Replica()
+	}
+	return &heldCalls{key: key, replica: replica, m: map[string]*heldCall{}, byOwner: map[string]int{},
 		wait: mrtrHeldWait, perCredential: mrtrHeldPerCredential, total: mrtrHeldTotal}
 }
 
@@ -452,7 +461,7 @@ func (g *Gateway) holdAndAsk(r *pipeline.Request, c *heldCall) (pipeline.Result,
 		g.expire(c)
 		return pipeline.Result{}, nil, fmt.Errorf("the upstream's input request: %w", encErr)
 	}
-	state := h.sign(mrtrState{Held: id, Owner: c.owner, Server: r.Server, Item: r.Item, Method: r.Method})
+	state := h.sign(mrtrState{Held: id, Owner: c.owner, Server: r.Server, Item: r.Item, Method: r.Method, Replica: h.replica})
 	return pipeline.Result{}, &mcp.MultiRoundTripResult{InputRequests: reqs, RequestState: state}, nil
 }
 
