@@ -21,7 +21,7 @@ func TestOpenChecksClusterOptions(t *testing.T) {
 	}{
 		{Options{Redis: "redis://127.0.0.1:" + itoa(port) + "/0"}, "does not answer", ""},
 		{Options{Redis: "redis://:hunter2secret@127.0.0.1:" + itoa(port) + "/0"}, "xxxxx", "hunter2secret"},
-		{Options{Redis: "http://x"}, "bad --redis URL", ""},
+		{Options{Redis: "http://x"}, "bad Redis URL", ""},
 		{Options{ClusterSecret: []byte("short")}, cluster.EnvSecret, ""},
 		{Options{ClusterSecret: []byte(strings.Repeat("s", 32)), Replica: "Bad_Name"}, "--replica", ""},
 	} {

@@ -24,12 +24,12 @@ func TestRateLimitAcrossRoutersOnOneRedis(t *testing.T) {
 	rs := testpeers.StartRedisServer(t)
 	src := "policies:\n  - name: team-limit\n    limit: {requests_per_minute: 60, per: client}\n    match: {tools: [show]}\n"
 	var calls []func(string) []byte
-	for range 3 {
+	for i := range 3 {
 		dir := t.TempDir()
 		if err := os.WriteFile(filepath.Join(dir, policy.FileName), []byte(src), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		ep := serveWith(t, dir, []spec.Server{testmcp.Server("sophia")}, true, Options{Redis: rs.URL})
+		ep := serveWith(t, dir, []spec.Server{testmcp.Server("sophia")}, true, Options{Redis: rs.URL, Replica: fmt.Sprintf("r%d", i), ClusterSecret: teamSecret})
 		if ep.core.Redis == nil {
 			t.Fatal("no Redis client")
 		}
@@ -77,12 +77,12 @@ func TestApprovalAcrossRoutersOnOneRedis(t *testing.T) {
 	url := testpeers.StartRedis(t)
 	src := "policies:\n  - name: guard\n    match: {tools: [show]}\n    require: {human_approval: true}\n"
 	var eps []*endpoint
-	for range 2 {
+	for i := range 2 {
 		dir := t.TempDir()
 		if err := os.WriteFile(filepath.Join(dir, policy.FileName), []byte(src), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		eps = append(eps, serveWith(t, dir, []spec.Server{testmcp.Server("sophia")}, true, Options{Redis: url}))
+		eps = append(eps, serveWith(t, dir, []spec.Server{testmcp.Server("sophia")}, true, Options{Redis: url, Replica: fmt.Sprintf("r%d", i), ClusterSecret: teamSecret}))
 	}
 	defer eps[0].core.Approvals.AttachUI()()
 	call := httpSession(t, eps[1].url)
@@ -118,3 +118,6 @@ func TestApprovalAcrossRoutersOnOneRedis(t *testing.T) {
 		}
 	}
 }
+
+// teamSecret is the cluster secret that --redis needs (backend/cluster).
+var teamSecret = []byte(strings.Repeat("s", 32))
