@@ -91,10 +91,8 @@ type env struct {
 	dataDir  string
 	database string // --database, else $MCP_ROUTER_DATABASE
 	logLevel string
-	// redis is --redis, else $MCP_ROUTER_REDIS: team mode's shared
-	// runtime state (docs/team.md); empty: all of it in process.
-	redis   string
-	logFile io.Closer // the desktop app's log file
+	logFile  io.Closer // the desktop app's log file
+	team     teamFlags // --redis, --replica, --advertise (cluster.go)
 }
 
 // Main runs the command line and returns the process exit code.
@@ -167,10 +165,10 @@ func (e *env) rootCommand() *cobra.Command {
 				return usagef("--database (or $%s): %w", databaseEnv, err)
 			}
 			if !cmd.Flags().Changed("redis") {
-				e.redis = strings.TrimSpace(os.Getenv(EnvRedis))
+				e.team.redis = strings.TrimSpace(os.Getenv(EnvRedis))
 			}
-			if e.redis != "" {
-				if err := core.CheckRedisURL(e.redis); err != nil {
+			if e.team.redis != "" {
+				if err := core.CheckRedisURL(e.team.redis); err != nil {
 					return usagef("--redis (or $%s): %v", EnvRedis, err)
 				}
 			}
@@ -182,7 +180,7 @@ func (e *env) rootCommand() *cobra.Command {
 	root.PersistentFlags().StringVar(&e.logLevel, "log-level", "info", "log level: debug, info, warn, error")
 	root.PersistentFlags().StringVar(&e.database, "database", "",
 		"postgres://user:password@host:port/db to share one PostgreSQL database between replicas (default $"+databaseEnv+", else the SQLite file in the data dir)")
-	root.PersistentFlags().StringVar(&e.redis, "redis", "", "redis://host:port/db shared by the replicas of a team router: rate limits, approvals (default $"+EnvRedis+"; none: all in this process)")
+	e.addTeamFlags(root)
 	root.SetVersionTemplate("mcp-router {{.Version}}\n")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	root.AddCommand(e.serversCommand(), e.versionCommand(),

@@ -10,6 +10,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/mcp-router/mcp-router/backend/cluster"
 	"github.com/mcp-router/mcp-router/internal/testpeers"
 )
 
@@ -17,6 +18,7 @@ import (
 // naming the flag; one that does not answer stops serve before it listens,
 // naming the Redis without its password.
 func TestRedisFlagIsCheckedAndItsPasswordNeverShown(t *testing.T) {
+	t.Setenv(cluster.EnvSecret, strings.Repeat("s", 32)) // --redis needs one (backend/cluster)
 	dir := t.TempDir()
 	r := run(t, dir, "", "--redis", "ftp://:hunter2@host/0", "serve", "--no-auth", "--listen", "127.0.0.1:0")
 	if r.code != ExitUsage || !strings.Contains(r.stderr, "--redis") || !strings.Contains(r.stderr, "redis://") || strings.Contains(r.stderr, "hunter2") {
@@ -41,6 +43,7 @@ func TestRedisFlagIsCheckedAndItsPasswordNeverShown(t *testing.T) {
 
 // serve connects to the Redis of --redis, which wins over the environment.
 func TestServeUsesTheRedisOfTheFlag(t *testing.T) {
+	t.Setenv(cluster.EnvSecret, strings.Repeat("s", 32)) // --redis needs one (backend/cluster)
 	url := testpeers.StartRedis(t)
 	t.Setenv(EnvRedis, "ftp://not-this-one")
 	rdb := redis.NewClient(&redis.Options{Addr: strings.TrimSuffix(strings.TrimPrefix(url, "redis://"), "/0")})

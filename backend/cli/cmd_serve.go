@@ -25,10 +25,7 @@ func (e *env) runCoreWith(ctx context.Context, o core.Options, fn func(*core.Cor
 		return err
 	}
 	o.Database = e.database
-	if o.Redis == "" {
-		o.Redis = e.redis
-	}
-	c, err := core.Open(dir, o)
+	c, err := core.Open(dir, e.withTeam(o))
 	if err != nil {
 		return err
 	}

@@ -16,6 +16,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -107,6 +108,8 @@ type Cluster struct {
 
 	mu        sync.Mutex
 	advertise string
+
+	published atomic.Bool // the directory entry was written at least once
 
 	stop chan struct{}
 	done chan struct{}
@@ -221,8 +224,15 @@ func (c *Cluster) publish(ctx context.Context) {
 	defer cancel()
 	if err := c.rdb.Set(ctx, keyReplica+c.replica, adv, DirectoryTTL).Err(); err != nil {
 		c.log.Warnf("cluster: refreshing replica %s in the directory: %v", c.replica, err)
+		return
 	}
+	c.published.Store(true)
 }
+
+// unpublish deletes this replica's directory entry if it is still the one
+// this replica wrote: a CLI command that opened the router under the same
+// name, or a successor already serving, keeps its entry.
+var unpublish = redis.NewScript(`if redis.call("GET", KEYS[1]) == ARGV[1] then return redis.call("DEL", KEYS[1]) end return 0`)
 
 // Close stops the heartbeat and takes this replica out of the directory,
 // so other replicas answer its sessions with 404 at once.
@@ -233,9 +243,12 @@ func (c *Cluster) Close() {
 		}
 		close(c.stop)
 		<-c.done
+		if !c.published.Load() {
+			return
+		}
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 		defer cancel()
-		if err := c.rdb.Del(ctx, keyReplica+c.replica).Err(); err != nil {
+		if err := unpublish.Run(ctx, c.rdb, []string{keyReplica + c.replica}, c.Advertise()).Err(); err != nil {
 			c.log.Warnf("cluster: removing replica %s from the directory: %v", c.replica, err)
 		}
 	})

@@ -193,6 +193,14 @@ func TestDirectoryHeartbeatAndClose(t *testing.T) {
 	if ttl := rdb.TTL(ctx, keyReplica+"r1").Val(); ttl < DirectoryTTL-HeartbeatEvery {
 		t.Fatalf("TTL %v after a heartbeat: not renewed", ttl)
 	}
+	// A second r1 that never served (a CLI command opening the router
+	// under the same name) leaves the entry alone when it closes.
+	cli := newTestCluster(t, "r1", testSecret, Options{Redis: redisClient(t, url)})
+	cli.Start()
+	cli.Close()
+	if _, err := b.Lookup(ctx, "r1"); err != nil {
+		t.Fatalf("a CLI command's Close removed r1's entry: %v", err)
+	}
 	a.Close()
 	if _, err := b.Lookup(ctx, "r1"); err == nil {
 		t.Fatal("r1 still listed after Close")

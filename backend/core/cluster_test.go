@@ -14,16 +14,18 @@ import (
 // unreachable Redis is named without its password.
 func TestOpenChecksClusterOptions(t *testing.T) {
 	port := testpeers.FreePort(t)
+	secret := []byte(strings.Repeat("s", 32))
 	for _, tc := range []struct {
 		o       Options
 		want    string
 		mustNot string
 	}{
-		{Options{Redis: "redis://127.0.0.1:" + itoa(port) + "/0"}, "does not answer", ""},
-		{Options{Redis: "redis://:hunter2secret@127.0.0.1:" + itoa(port) + "/0"}, "xxxxx", "hunter2secret"},
-		{Options{Redis: "http://x"}, "bad Redis URL", ""},
+		{Options{Redis: "redis://127.0.0.1:" + itoa(port) + "/0"}, cluster.EnvSecret, ""},
+		{Options{Redis: "redis://127.0.0.1:" + itoa(port) + "/0", ClusterSecret: secret}, "does not answer", ""},
+		{Options{Redis: "redis://:hunter2secret@127.0.0.1:" + itoa(port) + "/0", ClusterSecret: secret}, "xxxxx", "hunter2secret"},
+		{Options{Redis: "http://x", ClusterSecret: secret}, "bad Redis URL", ""},
 		{Options{ClusterSecret: []byte("short")}, cluster.EnvSecret, ""},
-		{Options{ClusterSecret: []byte(strings.Repeat("s", 32)), Replica: "Bad_Name"}, "--replica", ""},
+		{Options{ClusterSecret: secret, Replica: "Bad_Name"}, "--replica", ""},
 	} {
 		c, err := Open(t.TempDir(), tc.o)
 		if err == nil {

@@ -146,6 +146,12 @@ func Open(dataDir string, o Options) (*Core, error) {
 		o.Logger = logrus.StandardLogger()
 	}
 	var rdb *redis.Client
+	if o.Redis != "" && len(o.ClusterSecret) == 0 {
+		// Said before dialling: replicas could not check each other's
+		// session ids (cluster.New says the same).
+		return nil, fmt.Errorf("--redis needs a cluster secret of at least %d bytes in %s, the same on every replica",
+			cluster.MinSecretBytes, cluster.EnvSecret)
+	}
 	if o.Redis != "" {
 		var err error
 		if rdb, err = openRedis(context.Background(), o.Redis); err != nil {
