@@ -166,6 +166,9 @@ func Open(dataDir string, o Options) (*Core, error) {
 		}
 		return nil, err
 	}
+	if o.Database != "" {
+		protectDataDir(dataDir, o.Logger)
+	}
 	st, err := store.OpenDatabase(context.Background(), o.Database, config.DBPath(dataDir), store.Options{Logger: o.Logger})
 	if err != nil {
 		if rdb != nil {

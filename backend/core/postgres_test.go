@@ -2,6 +2,9 @@ package core_test
 
 import (
 	"context"
+	"os"
+	"path/filepath"
+	"runtime"
 	"testing"
 	"time"
 
@@ -41,4 +44,29 @@ func TestPostgresReplicaSeesAnothersChangeWithinASecond(t *testing.T) {
 		return err == nil && b.Reloads() > base
 	})
 	t.Logf("loaded after %s", time.Since(written))
+}
+
+// With --database the data dir holds no database but still the secret
+// files: it is made 0700 at open, as the SQLite store makes it.
+func TestPostgresDataDirStaysPrivate(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("file modes are a Unix matter")
+	}
+	url := testpeers.StartPostgres(t)
+	dir := filepath.Join(t.TempDir(), "data")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "server-secrets.json"), []byte("{}"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c, err := core.Open(dir, core.Options{Database: url})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	fi, err := os.Stat(dir)
+	if err != nil || fi.Mode().Perm() != 0o700 {
+		t.Errorf("data dir mode %v (%v), want 0700", fi.Mode().Perm(), err)
+	}
 }

@@ -38,3 +38,16 @@ func protectSecretFiles(dataDir string, log logrus.FieldLogger) {
 		}
 	}
 }
+
+// protectDataDir makes the data dir 0700 (creating it) when the store is
+// not in it: store.OpenWith does this for the SQLite file's directory, and
+// with --database the dir still holds the secret files.
+func protectDataDir(dataDir string, log logrus.FieldLogger) {
+	c, err := filemode.MakeDir(dataDir)
+	switch {
+	case err != nil:
+		log.Warnf("data directory (it holds secrets): %v", err)
+	case c != nil:
+		log.Warnf("data directory (it holds secrets): %s", c)
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/sirupsen/logrus"
 	"gorm.io/driver/postgres"
@@ -79,7 +80,7 @@ func openPostgres(ctx context.Context, dsn string) (*Store, error) {
 		cfg.ConnectTimeout = pgConnectTimeout
 	}
 	// The pool opens its connections from cfg, with its connect timeout.
-	db, err := gorm.Open(postgres.New(postgres.Config{Conn: stdlib.OpenDB(*cfg)}), &gorm.Config{
+	db, err := gorm.Open(postgres.New(postgres.Config{Conn: stdlib.OpenDB(*cfg, stdlib.OptionAfterConnect(scanTimesInUTC))}), &gorm.Config{
 		Logger:               newGormLogger(logrus.StandardLogger()),
 		TranslateError:       true,
 		DisableAutomaticPing: true, // pinged below, with a timeout
@@ -116,6 +117,15 @@ func openPostgres(ctx context.Context, dsn string) (*Store, error) {
 		return nil, err
 	}
 	return s, nil
+}
+
+// scanTimesInUTC makes a connection return timestamptz values in UTC, as the
+// SQLite store returns its times, whatever the process's time zone (pgx
+// returns them in time.Local otherwise, and the API would show them so).
+func scanTimesInUTC(_ context.Context, conn *pgx.Conn) error {
+	conn.TypeMap().RegisterType(&pgtype.Type{Name: "timestamptz", OID: pgtype.TimestamptzOID,
+		Codec: &pgtype.TimestamptzCodec{ScanLocation: time.UTC}})
+	return nil
 }
 
 // redactError keeps err's chain (errors.Is still works) but removes the

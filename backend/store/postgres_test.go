@@ -278,3 +278,23 @@ func TestPostgresNotifyStormMovesNothing(t *testing.T) {
 		}
 	}
 }
+
+// Times come back in UTC, as from SQLite, even where the process's zone is
+// another (pgx would return time.Local).
+func TestPostgresTimesAreUTC(t *testing.T) {
+	local := time.Local
+	time.Local = time.FixedZone("JST", 9*3600)
+	t.Cleanup(func() { time.Local = local })
+	s := openPostgresTest(t, migratedPostgresDatabase(t))
+	ctx := context.Background()
+	if _, err := s.Servers().Create(ctx, spec.Server{Name: "fs", Command: "x"}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.Servers().Get(ctx, "fs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.CreatedAt.Location() != time.UTC {
+		t.Errorf("CreatedAt in %v, want UTC", got.CreatedAt.Location())
+	}
+}
