@@ -303,14 +303,19 @@ func Open(dataDir string, o Options) (*Core, error) {
 		ApprovalTimeout: func() time.Duration { return c.Settings.ApprovalTimeout(context.Background()) },
 	})
 	_ = c.Policy.Reload()
+	var gateUnlocks gate.SharedUnlocks
+	if rdb != nil {
+		gateUnlocks = teamstate.NewUnlocks(rdb)
+	}
 	gw = gateway.New(c.Servers, gateway.Options{
-		Hooks:      c.Hooks,
-		Policy:     c.Policy.Current,
-		AsksClient: c.Policy.MayAsk,
-		Abilities:  c.abilities,
-		Separator:  func() string { return c.Settings.Separator(context.Background()) },
-		CallerFrom: c.profileCaller,
-		Credential: credentialOf,
+		GateUnlocks: gateUnlocks,
+		Hooks:       c.Hooks,
+		Policy:      c.Policy.Current,
+		AsksClient:  c.Policy.MayAsk,
+		Abilities:   c.abilities,
+		Separator:   func() string { return c.Settings.Separator(context.Background()) },
+		CallerFrom:  c.profileCaller,
+		Credential:  credentialOf,
 		// Read at each new session and each sweep: a changed setting
 		// applies to the next.
 		Sessions: func() gateway.SessionLimits {

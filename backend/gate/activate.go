@@ -227,6 +227,7 @@ func (g *Gate) activate(ctx context.Context, r *pipeline.Request) (pipeline.Resu
 		return toolResult(mcp.NewToolResultError(fmt.Sprintf("%s: activation failed: %v", serverName, a.err))), nil
 	}
 	wasLocked := g.unlock(Key(r), serverName, a.connection)
+	g.shareUnlock(Key(r), serverName)
 	if s, ok := g.gatedFor(r, serverName); ok && s.Gate.HideTools && wasLocked {
 		// The session's tools/list just grew.
 		if id := r.Client.SessionID(); id != "" && g.o.ToolsChanged != nil {

@@ -56,6 +56,9 @@ type Options struct {
 	// ToolsChanged tells a session its tools/list changed.
 	ToolsChanged func(sessionID string)
 	Logger       logrus.FieldLogger
+	// Shared, if set, shares the clients' unlocks with the other replicas
+	// (shared.go); nil: they stay in this process.
+	Shared SharedUnlocks
 }
 
 // Server is a gated server as the gateway's last rebuild published it.
@@ -171,6 +174,13 @@ func (g *Gate) ForgetSession(sessionID string) {
 	g.mu.Lock()
 	delete(g.activated, sessionKey(sessionID))
 	g.mu.Unlock()
+	if g.o.Shared != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), sharedTimeout)
+		defer cancel()
+		if err := g.o.Shared.Forget(ctx, sessionKey(sessionID)); err != nil {
+			g.o.Logger.Warnf("gate: forgetting a closed session's activations in the shared store: %v", err)
+		}
+	}
 }
 
 // Key names the client the gate state belongs to: its session, else (the
@@ -272,7 +282,15 @@ func (g *Gate) Serve(ctx context.Context, r *pipeline.Request, next pipeline.Han
 		}
 		return g.activate(ctx, r)
 	}
-	if message, blocked := g.blocks(r, Key(r), r.Server); blocked {
+	key := Key(r)
+	if g.o.Shared != nil {
+		if _, gated := g.gatedFor(r, r.Server); gated {
+			if _, here := g.activatedOn(key, r.Server); !here {
+				g.adopt(ctx, key, r.Server)
+			}
+		}
+	}
+	if message, blocked := g.blocks(r, key, r.Server); blocked {
 		if r.Method == pipeline.MethodToolsCall {
 			// A tool error, so the model reads the message.
 			res := toolResult(mcp.NewToolResultError(message))
@@ -298,6 +316,7 @@ func (g *Gate) narrow(r *pipeline.Request) {
 		return
 	}
 	key := Key(r)
+	elsewhere := map[string]bool{} // server → activated on another replica, read once a list
 	switch r.Method {
 	case pipeline.MethodToolsList:
 		r.List.Keep(func(it pipeline.ListItem) bool {
@@ -305,8 +324,18 @@ func (g *Gate) narrow(r *pipeline.Request) {
 			if !ok || !s.Gate.HideTools || it.Item == ActivateItem {
 				return true
 			}
-			_, unlocked := g.activatedOn(key, it.Server)
-			return unlocked
+			if _, unlocked := g.activatedOn(key, it.Server); unlocked {
+				return true
+			}
+			// Activated on another replica: listed (a call adopts it).
+			if g.o.Shared == nil {
+				return false
+			}
+			if v, ok := elsewhere[it.Server]; ok {
+				return v
+			}
+			elsewhere[it.Server] = g.unlockedElsewhere(context.Background(), key, it.Server)
+			return elsewhere[it.Server]
 		})
 	case pipeline.MethodSetLevel:
 		r.List.Keep(func(it pipeline.ListItem) bool {

@@ -70,6 +70,9 @@ type Options struct {
 	// Tasks bound the tasks the router passes on (tasks.go), asked at each
 	// new task; nil: the defaults.
 	Tasks func() TaskLimits
+	// GateUnlocks, if set, shares the activate gate's unlocks with the
+	// other replicas (team mode); nil: they stay in this process.
+	GateUnlocks gate.SharedUnlocks
 	// ListPageSize is how many items one list answer holds at most; 0:
 	// DefaultListPageSize. Tests set small pages.
 	ListPageSize int
@@ -177,7 +180,7 @@ func New(ups Upstreams, o Options) *Gateway {
 	g.pageSize = o.ListPageSize
 	g.fast.disabled.Store(os.Getenv(EnvFastPath) == "off")
 	g.gate = gate.New(gate.Options{Upstreams: ups, Publish: g.rebuild, Tools: g.toolsOf,
-		ToolsChanged: g.toolsChanged, Logger: o.Logger})
+		ToolsChanged: g.toolsChanged, Logger: o.Logger, Shared: o.GateUnlocks})
 	g.disc = newDiscovery(g)
 	g.chain = pipeline.New(g.steps(), g.send)
 

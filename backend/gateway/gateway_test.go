@@ -21,6 +21,7 @@ import (
 	"github.com/sirupsen/logrus"
 
 	"github.com/mcp-router/mcp-router/backend/cluster"
+	"github.com/mcp-router/mcp-router/backend/gate"
 	"github.com/mcp-router/mcp-router/backend/pipeline"
 	"github.com/mcp-router/mcp-router/backend/spec"
 	"github.com/mcp-router/mcp-router/backend/store"
@@ -82,6 +83,8 @@ type rigOptions struct {
 	listPageSize int
 	// cluster is Options.Cluster; the rig publishes its address.
 	cluster *cluster.Cluster
+	// gateUnlocks is Options.GateUnlocks (nil: in process).
+	gateUnlocks gate.SharedUnlocks
 }
 
 func newRig(t testing.TB, defs []spec.Server, ro rigOptions) *rig {
@@ -115,7 +118,7 @@ func newRig(t testing.TB, defs []spec.Server, ro rigOptions) *rig {
 	gw = New(r.ups, Options{RequestLog: r.log, CallerFrom: ro.callerFrom, Debounce: 10 * time.Millisecond,
 		Sessions: func() SessionLimits { return ro.sessions }, Hooks: ro.hooks, Logger: ro.logger,
 		Policy: ro.policy, AsksClient: ro.asksClient, Tasks: func() TaskLimits { return ro.tasks }, HeldTools: ro.heldTools,
-		ListPageSize: ro.listPageSize, Cluster: ro.cluster})
+		ListPageSize: ro.listPageSize, Cluster: ro.cluster, GateUnlocks: ro.gateUnlocks})
 	r.gw = gw
 	gw.Start()
 	t.Cleanup(func() { gw.Close(); r.ups.Close() })

@@ -1,6 +1,8 @@
 // Package teamstate keeps the runtime state replicas of one router share
 // in Redis (team mode, docs/team.md "Redis"): the policy's rate-limit
-// buckets. The consuming packages define what they need (policy.SharedBuckets)
+// buckets (buckets.go), the pending human approvals (approvals.go) and the
+// activate gate's unlocks (unlocks.go). The consuming packages define what
+// they need (policy.SharedBuckets, approval.Shared, gate.SharedUnlocks)
 // with an in-process default; this package is the Redis side, wired by
 // core when --redis is given.
 //
