@@ -336,6 +336,9 @@ func Open(dataDir string, o Options) (*Core, error) {
 		HeldTools:  c.Catalog.HeldTools,
 		Persisted:  c.persistedLists,
 		Cluster:    cl,
+		// A forward to another replica carries the client's upstream
+		// credentials again (serve.go).
+		ForwardHeaders: forwardHeaders,
 	})
 	if cl != nil {
 		cl.Start() // its directory entry appears once Serve knows the address

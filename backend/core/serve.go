@@ -139,6 +139,16 @@ func (c *Core) Serve(ctx context.Context, o ServeOptions) error {
 // the request's context, where only the transports of servers with
 // passUpstreamAuth read it, for this request's calls (docs/auth.md). It
 // runs after authentication: an unauthenticated request never gets here.
+type rawUpstreamAuthKey struct{}
+
+// forwardHeaders are the client's upstream credential headers as it sent
+// them (upstreamAuthorization took them off the request): a request
+// forwarded to another replica carries them again.
+func forwardHeaders(ctx context.Context) http.Header {
+	h, _ := ctx.Value(rawUpstreamAuthKey{}).(http.Header)
+	return h
+}
+
 func upstreamAuthorization(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		vals := r.Header.Values(upstream.HeaderUpstreamAuthorization)
@@ -167,7 +177,12 @@ func upstreamAuthorization(next http.Handler) http.Handler {
 			return
 		}
 		a.PerServer = m
-		next.ServeHTTP(w, r.WithContext(upstream.WithClientAuthorizations(r.Context(), a)))
+		ctx := upstream.WithClientAuthorizations(r.Context(), a)
+		// As sent, for a forward to the replica holding the session
+		// (forwardHeaders).
+		ctx = context.WithValue(ctx, rawUpstreamAuthKey{}, http.Header{
+			upstream.HeaderUpstreamAuthorization: vals, upstream.HeaderUpstreamAuthorizationFor: per})
+		next.ServeHTTP(w, r.WithContext(ctx))
 	})
 }
 

@@ -424,3 +424,52 @@ func TestRequestStateVerifiesAcrossTheCluster(t *testing.T) {
 		t.Fatal("two single routers verified each other's state")
 	}
 }
+
+type takenKey struct{}
+
+// A header an earlier handler takes off the request (the router's
+// X-Upstream-Authorization, a client's own upstream credential) reaches
+// the replica holding the session with the forward, and only there.
+func TestForwardCarriesTakenHeaders(t *testing.T) {
+	redisURL := startRedis(t)
+	var seenOnA sync.Map
+	aCluster, _ := cluster.New(cluster.Options{Replica: "ra", Secret: clusterSecret, Redis: newRedis(t, redisURL)})
+	a := newRig(t, []spec.Server{everything(t, "everything", spec.PrefixAlways)}, rigOptions{cluster: aCluster,
+		auth: func(next http.Handler) http.Handler {
+			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if v := r.Header.Get("X-Upstream-Authorization"); v != "" {
+					seenOnA.Store(v, true)
+				}
+				next.ServeHTTP(w, r)
+			})
+		}})
+	bCluster, _ := cluster.New(cluster.Options{Replica: "rb", Secret: clusterSecret, Redis: newRedis(t, redisURL)})
+	b := newRig(t, []spec.Server{everything(t, "everything", spec.PrefixAlways)}, rigOptions{cluster: bCluster,
+		// As the router's upstreamAuthorization: taken off, kept in ctx.
+		auth: func(next http.Handler) http.Handler {
+			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				v := r.Header.Values("X-Upstream-Authorization")
+				r.Header.Del("X-Upstream-Authorization")
+				next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), takenKey{}, v)))
+			})
+		},
+		forwardHeaders: func(ctx context.Context) http.Header {
+			v, _ := ctx.Value(takenKey{}).([]string)
+			if len(v) == 0 {
+				return nil
+			}
+			return http.Header{"X-Upstream-Authorization": v}
+		}})
+	status, hdr, _ := request(t, http.MethodPost, a.url, "", "", initializeBody, nil)
+	sid := hdr.Get("Mcp-Session-Id")
+	if status != http.StatusOK || !strings.HasPrefix(sid, "ra.") {
+		t.Fatalf("initialize on A: %d %q", status, sid)
+	}
+	list := `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`
+	if status, _, _ := request(t, http.MethodPost, b.url, "", sid, list, map[string]string{"X-Upstream-Authorization": "Bearer upstream-secret"}); status != http.StatusOK {
+		t.Fatalf("through B: HTTP %d", status)
+	}
+	if _, ok := seenOnA.Load("Bearer upstream-secret"); !ok {
+		t.Fatal("the client's X-Upstream-Authorization did not reach A with the forward")
+	}
+}

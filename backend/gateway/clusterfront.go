@@ -58,7 +58,7 @@ func (g *Gateway) clusterFront(next http.Handler) http.Handler {
 			// not (a stale directory entry): never a second hop.
 			unknownSession(w)
 		default:
-			c.Forward(w, r, owner)
+			c.Forward(w, g.withForwardHeaders(r), owner)
 		}
 	})
 }
@@ -92,8 +92,25 @@ func (g *Gateway) forwardHeldRetry(w http.ResponseWriter, r *http.Request, body 
 	fwd := r.Clone(r.Context())
 	fwd.Body = io.NopCloser(bytes.NewReader(bytes.Clone(body))) // body is a pooled buffer
 	fwd.ContentLength = int64(len(body))
-	c.Forward(w, fwd, st.Replica)
+	c.Forward(w, g.withForwardHeaders(fwd), st.Replica)
 	return true
+}
+
+// withForwardHeaders puts back on r what Options.ForwardHeaders says was
+// taken off it, for the replica it is forwarded to.
+func (g *Gateway) withForwardHeaders(r *http.Request) *http.Request {
+	if g.o.ForwardHeaders == nil {
+		return r
+	}
+	h := g.o.ForwardHeaders(r.Context())
+	if len(h) == 0 {
+		return r
+	}
+	r = r.Clone(r.Context())
+	for k, vs := range h {
+		r.Header[http.CanonicalHeaderKey(k)] = vs
+	}
+	return r
 }
 
 // claim records in Redis that this replica holds session s, for the idle

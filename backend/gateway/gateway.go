@@ -7,6 +7,7 @@ package gateway
 
 import (
 	"context"
+	"net/http"
 	"os"
 	"sync"
 	"time"
@@ -81,6 +82,10 @@ type Options struct {
 	// another replica's session is forwarded to it, and MRTR states are
 	// signed with the cluster secret. nil: a single router.
 	Cluster *cluster.Cluster
+	// ForwardHeaders are headers an earlier handler took off a request
+	// (the client's X-Upstream-Authorization) that a forward to the
+	// session's replica must carry again; nil: none.
+	ForwardHeaders func(ctx context.Context) http.Header
 }
 
 // Upstreams is what the gateway needs of the upstream service: the

@@ -85,6 +85,8 @@ type rigOptions struct {
 	cluster *cluster.Cluster
 	// gateUnlocks is Options.GateUnlocks (nil: in process).
 	gateUnlocks gate.SharedUnlocks
+	// forwardHeaders is Options.ForwardHeaders.
+	forwardHeaders func(context.Context) http.Header
 }
 
 func newRig(t testing.TB, defs []spec.Server, ro rigOptions) *rig {
@@ -118,7 +120,7 @@ func newRig(t testing.TB, defs []spec.Server, ro rigOptions) *rig {
 	gw = New(r.ups, Options{RequestLog: r.log, CallerFrom: ro.callerFrom, Debounce: 10 * time.Millisecond,
 		Sessions: func() SessionLimits { return ro.sessions }, Hooks: ro.hooks, Logger: ro.logger,
 		Policy: ro.policy, AsksClient: ro.asksClient, Tasks: func() TaskLimits { return ro.tasks }, HeldTools: ro.heldTools,
-		ListPageSize: ro.listPageSize, Cluster: ro.cluster, GateUnlocks: ro.gateUnlocks})
+		ListPageSize: ro.listPageSize, Cluster: ro.cluster, GateUnlocks: ro.gateUnlocks, ForwardHeaders: ro.forwardHeaders})
 	r.gw = gw
 	gw.Start()
 	t.Cleanup(func() { gw.Close(); r.ups.Close() })
