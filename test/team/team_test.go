@@ -38,6 +38,7 @@ func TestTeam(t *testing.T) {
 	t.Run("MRTRRetryOnAnotherReplica", func(t *testing.T) { c.need(t, "h-sessions", "h-redis"); checkMRTRAcrossReplicas(t, c) })
 	t.Run("ApprovalOnAnotherReplica", func(t *testing.T) { c.need(t, "h-redis"); checkApproval(t, c) })
 	t.Run("ConfigChangeReachesOthers", func(t *testing.T) { checkConfigChange(t, c) })
+	t.Run("GateUnlockOnAnyReplica", func(t *testing.T) { c.need(t, "h-redis"); checkGateUnlock(t, c) })
 	t.Run("CPUPerCall", func(t *testing.T) { checkCPUPerCall(t, c) })
 	t.Run("ReplicaKilledDuringLoad", func(t *testing.T) { c.need(t, "h-sessions", "h-redis"); checkKill(t, c) })
 }
@@ -78,14 +79,14 @@ func callText(ctx context.Context, cs *sdk.ClientSession, tool string) (string, 
 	if err != nil {
 		return "", err
 	}
-	if res.IsError {
-		return "", fmt.Errorf("tool error result: %+v", res.Content)
-	}
 	var b strings.Builder
 	for _, c := range res.Content {
 		if tc, ok := c.(*sdk.TextContent); ok {
 			b.WriteString(tc.Text)
 		}
+	}
+	if res.IsError {
+		return "", fmt.Errorf("tool error result: %s", b.String())
 	}
 	return b.String(), nil
 }
@@ -413,6 +414,42 @@ func checkConfigChange(t *testing.T, c *cluster) {
 	// the change itself must still arrive at once.
 	for _, r := range c.Replicas {
 		waitTools(t, r.URL, c.Token, 10*time.Second, true, "spare__test_simple_text")
+	}
+}
+
+// checkGateUnlock: the activate gate turned on for "spare" with the CLI
+// against PostgreSQL; a 2026-07-28 client (no session: its gate state keys
+// on its token and declared name) activates on r1, and its calls on r2 and
+// r3 are unlocked too. Unlocks kept per process would leave them locked.
+func checkGateUnlock(t *testing.T, c *cluster) {
+	const tool = "spare__test_simple_text"
+	c.cli(t, t.TempDir(), "servers", "gate", "spare", "--on")
+	t.Cleanup(func() { c.cli(t, t.TempDir(), "servers", "gate", "spare", "--off") })
+	locked := func(err error) bool { return err != nil && strings.Contains(err.Error(), "spare__activate") }
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	sessions := make([]*sdk.ClientSession, len(c.Replicas))
+	for i, r := range c.Replicas {
+		sessions[i] = connectModern(t, r.URL, c.Token)
+		deadline := time.Now().Add(5 * time.Second)
+		for {
+			_, err := callText(ctx, sessions[i], tool)
+			if locked(err) {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: %s not locked 5 s after the gate was turned on (last: %v)", r.Name, tool, err)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+	if _, err := callText(ctx, sessions[0], "spare__activate"); err != nil {
+		t.Fatalf("spare__activate on r1: %v", err)
+	}
+	for i, r := range c.Replicas {
+		if _, err := callText(ctx, sessions[i], tool); err != nil {
+			t.Errorf("%s: after activating on r1, %s: %v", r.Name, tool, err)
+		}
 	}
 }
 
