@@ -11,6 +11,7 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"net/http"
 	"net/url"
 	"os"
 	"regexp"
@@ -105,6 +106,8 @@ type Cluster struct {
 	secret  []byte
 	rdb     *redis.Client
 	log     logrus.FieldLogger
+	// transport carries forwards to other replicas (forward.go).
+	transport *http.Transport
 
 	mu        sync.Mutex
 	advertise string
@@ -148,6 +151,7 @@ func New(o Options) (*Cluster, error) {
 		o.Logger = logrus.StandardLogger()
 	}
 	return &Cluster{replica: o.Replica, secret: append([]byte(nil), o.Secret...), rdb: o.Redis, log: o.Logger,
+		transport: newForwardTransport(),
 		advertise: strings.TrimRight(o.Advertise, "/")}, nil
 }
 
@@ -241,6 +245,7 @@ func (c *Cluster) Close() {
 		if c.stop == nil {
 			return
 		}
+		c.transport.CloseIdleConnections()
 		close(c.stop)
 		<-c.done
 		if !c.published.Load() {

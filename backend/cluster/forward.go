@@ -70,15 +70,18 @@ func (c *Cluster) VerifyForwarded(r *http.Request, now time.Time) (string, error
 	return parts[0], nil
 }
 
-// forwardTransport connects within ForwardConnectTimeout and never pools
-// a long wait: a dead owner is a quick 404, not a hang.
-var forwardTransport = &http.Transport{
-	Proxy:                 nil,
-	DialContext:           (&net.Dialer{Timeout: ForwardConnectTimeout, KeepAlive: 30 * time.Second}).DialContext,
-	MaxIdleConnsPerHost:   64,
-	IdleConnTimeout:       90 * time.Second,
-	TLSHandshakeTimeout:   ForwardConnectTimeout,
-	ExpectContinueTimeout: time.Second,
+// newForwardTransport connects within ForwardConnectTimeout: a dead owner
+// is a quick 404, not a hang. No proxy from the environment: replicas talk
+// directly.
+func newForwardTransport() *http.Transport {
+	return &http.Transport{
+		Proxy:                 nil,
+		DialContext:           (&net.Dialer{Timeout: ForwardConnectTimeout, KeepAlive: 30 * time.Second}).DialContext,
+		MaxIdleConnsPerHost:   64,
+		IdleConnTimeout:       90 * time.Second,
+		TLSHandshakeTimeout:   ForwardConnectTimeout,
+		ExpectContinueTimeout: time.Second,
+	}
 }
 
 // Forward sends r to the replica named owner, once, and streams its answer
@@ -104,7 +107,7 @@ func (c *Cluster) Forward(w http.ResponseWriter, r *http.Request, owner string) 
 			pr.SetXForwarded()
 			pr.Out.Header.Set(HeaderForwarded, c.signForward(pr.Out, time.Now()))
 		},
-		Transport:     forwardTransport,
+		Transport:     c.transport,
 		FlushInterval: -1, // SSE: every event as it comes
 		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
 			if errors.Is(r.Context().Err(), context.Canceled) {
