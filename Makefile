@@ -62,7 +62,7 @@ weather:
 # then fails if a process carrying it is still running.
 test: deps test-deps
 	mark=mcpr-test-$$$$-$$(date +%s%N); \
-	MCPR_TEST_RUN=$$mark $(MAKE) check-files vet test-go test-fuzz test-frontend test-desktop test-desktop-41 test-tray test-e2e test-ui test-dist test-workflows test-deploy && \
+	MCPR_TEST_RUN=$$mark $(MAKE) check-files vet test-go test-fuzz test-frontend test-desktop test-desktop-41 test-tray test-e2e test-ui test-team test-dist test-workflows test-deploy && \
 	MCPR_TEST_RUN=$$mark scripts/leftovers.sh
 
 deps: system-deps wails frontend-deps
@@ -242,6 +242,13 @@ bench-stategate:
 test-e2e: test/peers/node_modules/.package-lock.json $(TOOLS)/everything-server
 	MCPR_E2E_REQUIRE_CONNECT=1 scripts/e2e.sh
 # ---- end e2e ------------------------------------------------------------------
+
+# ---- team (owned by test/team/; see docs/team.md) ---------------------------
+# Three replicas on one Postgres and one Redis behind HAProxy (issue 29).
+.PHONY: test-team
+test-team: test/peers/node_modules/.package-lock.json $(TOOLS)/everything-server
+	scripts/test-team.sh
+# ---- end team -----------------------------------------------------------------
 
 # ---- ui (owned by test/ui/; see docs/ui.md) -----------------------------------
 # The pages in headless chromium (playwright-core, Debian's /usr/bin/chromium)

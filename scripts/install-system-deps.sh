@@ -19,8 +19,8 @@ PACKAGES=(build-essential pkg-config libgtk-3-dev
   fonts-noto-cjk # Japanese in the window and the UI screenshots (without it: empty boxes)
   nsis osslsigncode # make dist: the Windows installer and its signature
   rpm # make test-dist: installs the .rpm into a root of its own
-  postgresql # the registry tests: a throwaway cluster for the real MCP Registry service
-  redis-server # team mode (docs/team.md): the shared-state tests start a throwaway redis-server
+  postgresql # the registry tests and make test-team: throwaway clusters
+  redis-server # team mode (docs/team.md): the shared-state tests and make test-team start a throwaway redis-server
   qemu-user-static # make test-arm64: the arm64 archive under qemu-aarch64-static
   haproxy # make test-deploy: haproxy -c and a run of deploy/haproxy/haproxy.cfg (make test-team runs it too)
   podman runc mmdebstrap) # make test-image: builds and runs the Dockerfile (runc: crun refuses cgroup v1/v2 hybrids)

@@ -20,7 +20,7 @@ type teamFlags struct {
 
 func (e *env) addTeamFlags(root *cobra.Command) {
 	f := root.PersistentFlags()
-	f.StringVar(&e.team.redis, "redis", "", "redis://host:port/db of the runtime state replicas share (default $"+envRedis+"; none: all in process)")
+	f.StringVar(&e.team.redis, "redis", "", "redis://host:port/db shared by the replicas of a team router: rate limits, approvals, gate unlocks, session owners (default $"+envRedis+"; none: all in this process)")
 	f.StringVar(&e.team.replica, "replica", "", "this replica's name, [a-z0-9][a-z0-9-]{0,31} (default $"+cluster.EnvReplica+", else the host name)")
 	f.StringVar(&e.team.advertise, "advertise", "", "base URL other replicas reach this one at, e.g. http://10.0.0.5:3282 (default $"+cluster.EnvAdvertise+", else http://<listen address>)")
 }
