@@ -183,6 +183,12 @@ func (s *soak) killer(ctx context.Context) {
 			return
 		case <-t.C:
 		}
+		// A kill too near the end would have no time to see its restart
+		// (the run stops watching at its end): the last RestartGrace of the
+		// run has none, so every kill counted is one the soak could check.
+		if end, ok := ctx.Deadline(); ok && time.Until(end) < s.o.RestartGrace {
+			continue
+		}
 		pids := s.r.upstreamPIDs(s.o.Upstream)
 		if len(pids) == 0 {
 			s.fail("kill: no upstream process to kill (the last restart has not happened)")
