@@ -183,11 +183,17 @@ func TestHAProxyRoutesBySessionPrefix(t *testing.T) {
 	}
 
 	// The health checks ask /healthz with a loopback Host (the router's
-	// DNS-rebinding guard lets it through on any listener).
-	replicas[1].mu.Lock()
-	checks := append([]string(nil), replicas[1].checks...)
-	replicas[1].mu.Unlock()
-	if len(checks) == 0 || checks[0] != "localhost GET /healthz" {
+	// DNS-rebinding guard lets it through on any listener). HAProxy spreads
+	// its first checks over the interval, so the routing above can be done
+	// before r2 saw one: wait for it.
+	var checks []string
+	testpeers.Eventually(t, 10*time.Second, "a health check of r2", func() bool {
+		replicas[1].mu.Lock()
+		defer replicas[1].mu.Unlock()
+		checks = append([]string(nil), replicas[1].checks...)
+		return len(checks) > 0
+	})
+	if checks[0] != "localhost GET /healthz" {
 		t.Errorf("health checks seen by r2: %q, want GET /healthz with Host localhost", checks)
 	}
 
