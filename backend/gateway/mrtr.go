@@ -125,8 +125,10 @@ func (h *heldCalls) verify(s string) (mrtrState, error) {
 	if i < 0 {
 		return st, errTamperedState
 	}
-	body, err1 := base64.RawURLEncoding.DecodeString(s[:i])
-	sum, err2 := base64.RawURLEncoding.DecodeString(s[i+1:])
+	// Strict: only the one spelling the router signed passes, not the
+	// variants that differ in the last character's spare bits.
+	body, err1 := base64.RawURLEncoding.Strict().DecodeString(s[:i])
+	sum, err2 := base64.RawURLEncoding.Strict().DecodeString(s[i+1:])
 	if err1 != nil || err2 != nil {
 		return st, errTamperedState
 	}
