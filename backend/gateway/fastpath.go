@@ -163,7 +163,7 @@ func (g *Gateway) servePost(w http.ResponseWriter, r *http.Request, next http.Ha
 		next.ServeHTTP(w, r)
 	}
 	var m message
-	parsed := json.Unmarshal(body, &m) == nil
+	parsed := decodeMessage(body, &m) // json.Unmarshal(body, &m) == nil, cheaper
 	method, id := m.Method, m.ID
 	if !parsed {
 		var env envelope
