@@ -3,6 +3,7 @@ package upstream
 import (
 	"context"
 	"fmt"
+	"sync"
 	"time"
 )
 
@@ -27,16 +28,25 @@ func WithActivity(ctx context.Context) (context.Context, func()) {
 // ErrTimeout is the cause of a request that got no answer in time.
 var ErrTimeout = fmt.Errorf("timed out")
 
+// timeoutCauses are the causes of requests that timed out, by timeout.
+var timeoutCauses sync.Map // time.Duration → error
+
+func timeoutCause(d time.Duration) error {
+	if e, ok := timeoutCauses.Load(d); ok {
+		return e.(error)
+	}
+	e, _ := timeoutCauses.LoadOrStore(d, fmt.Errorf("%w: no answer within %s", ErrTimeout, d))
+	return e.(error)
+}
+
 // withRequestTimeout bounds ctx by d: a plain deadline, or an idle timer
 // reset by touches when the context carries an activity.
 func withRequestTimeout(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
 	a, ok := ctx.Value(activityKey{}).(*activity)
 	if !ok {
-		// The cause is worded only when the timer fires: this runs for
-		// every request.
-		ctx, cancel := context.WithCancelCause(ctx)
-		t := time.AfterFunc(d, func() { cancel(fmt.Errorf("%w: no answer within %s", ErrTimeout, d)) })
-		return ctx, func() { t.Stop(); cancel(context.Canceled) }
+		// One timer context per request, its cause worded once per
+		// timeout (servers share a handful): this runs for every request.
+		return context.WithTimeoutCause(ctx, d, timeoutCause(d))
 	}
 	ctx, cancel := context.WithCancelCause(ctx)
 	go func() {
