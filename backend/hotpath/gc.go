@@ -7,6 +7,7 @@ import (
 	"runtime/metrics"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // Garbage collection headroom. With the default GOGC=100 the heap may grow
@@ -22,7 +23,11 @@ import (
 //
 // The percentage is set again after every collection, from the live heap
 // that collection found: GOGC = MinHeadroom / live heap, never below 100
-// (the default) nor above maxGCPercent. Setting the standard GOGC
+// (the default) nor above maxGCPercent. Only while the process is busy,
+// though: collections less than busyBelow apart turn the headroom on, one
+// more than idleAbove after the last turns it off (the runtime collects at
+// least every two minutes), so that a desktop app that served a burst
+// gives the memory back when it is idle. Setting the standard GOGC
 // variable (to a percentage or off) leaves the collector to it.
 
 // MinHeadroom is how much the heap may grow over the live heap before the
@@ -34,7 +39,14 @@ const MinHeadroom = 64 << 20
 // 64 times its live heap: such a process has little to scan anyway.
 const maxGCPercent = 1600
 
-// gcPercentFor is the GOGC for a live heap of live bytes.
+// Collections this close together mean the process is busy; this far
+// apart, that it is idle.
+const (
+	busyBelow = time.Second
+	idleAbove = 10 * time.Second
+)
+
+// gcPercentFor is the GOGC, while busy, for a live heap of live bytes.
 func gcPercentFor(live uint64) int {
 	if live == 0 {
 		return maxGCPercent
@@ -53,8 +65,11 @@ func gcPercentFor(live uint64) int {
 type gcTuner struct {
 	stopped atomic.Bool
 	percent atomic.Int64 // what it set last
-	sample  []metrics.Sample
-	mu      sync.Mutex // sample, from the finalizer goroutine and tune
+
+	mu     sync.Mutex // the rest, from the finalizer goroutine and tests
+	sample []metrics.Sample
+	last   time.Time // of the last collection seen (or the start)
+	busy   bool
 }
 
 // gcSentinel is garbage the tuner makes on purpose: its finalizer runs
@@ -79,9 +94,15 @@ func tuneGC() {
 }
 
 func startGCTuner() *gcTuner {
-	t := &gcTuner{sample: []metrics.Sample{{Name: "/gc/heap/live:bytes"}}}
-	t.tune()
+	t := newGCTuner(time.Now())
 	t.arm()
+	return t
+}
+
+// newGCTuner is a tuner, idle at start, not yet following collections.
+func newGCTuner(now time.Time) *gcTuner {
+	t := &gcTuner{sample: []metrics.Sample{{Name: "/gc/heap/live:bytes"}}, last: now}
+	t.set(100)
 	return t
 }
 
@@ -90,24 +111,39 @@ func (t *gcTuner) arm() {
 		if s.t.stopped.Load() {
 			return
 		}
-		s.t.tune()
+		s.t.tune(time.Now())
 		s.t.arm()
 	})
 }
 
-// tune sets GOGC for the live heap the last collection found (before the
-// first, the heap in use now).
-func (t *gcTuner) tune() {
+// tune sets GOGC after a collection that ended at now.
+func (t *gcTuner) tune(now time.Time) {
 	t.mu.Lock()
-	metrics.Read(t.sample)
-	live := uint64(0)
-	if t.sample[0].Value.Kind() == metrics.KindUint64 {
-		live = t.sample[0].Value.Uint64()
+	gap := now.Sub(t.last)
+	t.last = now
+	switch {
+	case gap < busyBelow:
+		t.busy = true
+	case gap > idleAbove:
+		t.busy = false
+	}
+	p := 100
+	if t.busy {
+		metrics.Read(t.sample)
+		live := uint64(0)
+		if t.sample[0].Value.Kind() == metrics.KindUint64 {
+			live = t.sample[0].Value.Uint64()
+		}
+		p = gcPercentFor(live)
 	}
 	t.mu.Unlock()
-	p := gcPercentFor(live)
-	// Once per collection at most, so it costs nothing to speak of (the
-	// runtime takes its heap lock, no stop of the world).
+	t.set(p)
+}
+
+// set gives the runtime p, once per change: at most once per collection,
+// so it costs nothing to speak of (the runtime takes its heap lock, no
+// stop of the world).
+func (t *gcTuner) set(p int) {
 	if int64(p) != t.percent.Swap(int64(p)) {
 		debug.SetGCPercent(p)
 	}

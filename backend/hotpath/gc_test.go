@@ -55,6 +55,42 @@ func TestGCTunerFollowsTheLiveHeap(t *testing.T) {
 	}
 }
 
+// TestGCHeadroomOnlyWhileBusy: collections close together turn the
+// headroom on, a long quiet (the runtime's periodic collection) turns it
+// off, and the gaps in between leave it as it is.
+func TestGCHeadroomOnlyWhileBusy(t *testing.T) {
+	if tuner.t != nil {
+		tuner.t.stop()
+	}
+	orig := debug.SetGCPercent(100)
+	defer debug.SetGCPercent(orig)
+	t0 := time.Now()
+	tu := newGCTuner(t0)
+	at := t0
+	for i, step := range []struct {
+		after time.Duration
+		busy  bool
+	}{
+		{30 * time.Second, false},      // the first collection after a quiet start
+		{5 * time.Second, false},       // neither busy nor idle: as it was
+		{200 * time.Millisecond, true}, // busy
+		{3 * time.Second, true},        // the headroom spaces collections out: still busy
+		{9 * time.Second, true},
+		{2 * time.Minute, false}, // the runtime's periodic collection of an idle process
+		{2 * time.Second, false},
+	} {
+		at = at.Add(step.after)
+		tu.tune(at)
+		p := tu.percent.Load()
+		if busy := p > 100; busy != step.busy {
+			t.Fatalf("step %d (+%s): GOGC %d, want busy=%v", i, step.after, p, step.busy)
+		}
+		if got := debug.SetGCPercent(int(p)); int64(got) != p {
+			t.Fatalf("step %d: runtime GOGC %d, tuner says %d", i, got, p)
+		}
+	}
+}
+
 func waitPercent(t *testing.T, tu *gcTuner, ok func(int64) bool, what string) {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
