@@ -69,6 +69,17 @@ const (
 	insertChunk      = 50
 )
 
+// appendLogArgs appends the values of entries in insertHead's column order
+// (insertCols a row), for either engine's statement.
+func appendLogArgs(args []any, entries []RequestLog) []any {
+	for i := range entries {
+		e := &entries[i]
+		args = append(args, e.Time, e.Client, e.Server, e.Method, e.Target, e.DurationMs,
+			e.Status, e.Error, e.Request, e.Response, e.BackendTool, e.Instance)
+	}
+	return args
+}
+
 // insertSQL is the statement for n rows.
 func insertSQL(n int) string {
 	var b strings.Builder
@@ -103,12 +114,7 @@ func (r LogRepo) insertRaw(ctx context.Context, entries []RequestLog) error {
 	for len(entries) > 0 {
 		chunk := entries[:min(len(entries), insertChunk)]
 		entries = entries[len(chunk):]
-		args = args[:0]
-		for i := range chunk {
-			e := &chunk[i]
-			args = append(args, e.Time, e.Client, e.Server, e.Method, e.Target, e.DurationMs,
-				e.Status, e.Error, e.Request, e.Response, e.BackendTool, e.Instance)
-		}
+		args = appendLogArgs(args[:0], chunk)
 		var res sql.Result
 		if len(chunk) == insertChunk {
 			if full == nil {
@@ -238,12 +244,7 @@ func pgInsertLogs(ctx context.Context, tx *sql.Tx, entries []RequestLog) error {
 	for len(entries) > 0 {
 		chunk := entries[:min(len(entries), insertChunk)]
 		entries = entries[len(chunk):]
-		args = args[:0]
-		for i := range chunk {
-			e := &chunk[i]
-			args = append(args, e.Time, e.Client, e.Server, e.Method, e.Target, e.DurationMs,
-				e.Status, e.Error, e.Request, e.Response, e.BackendTool, e.Instance)
-		}
+		args = appendLogArgs(args[:0], chunk)
 		rows, err := tx.QueryContext(ctx, pgInsertLogsSQL(len(chunk)), args...)
 		if err != nil {
 			return err
