@@ -85,7 +85,7 @@ type proc struct {
 	name   string
 	cmd    *exec.Cmd
 	done   chan struct{}
-	stderr *tailBuffer
+	stderr *testpeers.Tail
 }
 
 // sysAttr puts a child in its own process group and ties it to our life.
@@ -167,27 +167,6 @@ func (p *procs) commandFunc(name string, deathSig syscall.Signal, extraEnv ...st
 	}
 }
 
-// tailBuffer keeps the last lines of a process's output for error messages.
-type tailBuffer struct {
-	mu    sync.Mutex
-	lines []string
-}
-
-func (t *tailBuffer) add(line string) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.lines = append(t.lines, line)
-	if len(t.lines) > 30 {
-		t.lines = t.lines[len(t.lines)-30:]
-	}
-}
-
-func (t *tailBuffer) String() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return strings.Join(t.lines, "\n")
-}
-
 // freePort returns a loopback port that was free a moment ago.
 func freePort() (int, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
@@ -209,7 +188,7 @@ func (p *procs) startEverythingHTTP(ctx context.Context, bin string) (string, er
 	cmd := exec.Command(bin, "streamableHttp")
 	cmd.Env = append(os.Environ(), "PORT="+strconv.Itoa(port))
 	cmd.SysProcAttr = sysAttr(syscall.SIGKILL)
-	tail := &tailBuffer{}
+	tail := &testpeers.Tail{}
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		return "", err
@@ -242,12 +221,12 @@ func (p *procs) startEverythingHTTP(ctx context.Context, bin string) (string, er
 }
 
 // drain copies r line by line into tail; found, if set, sees every line.
-func drain(r io.Reader, tail *tailBuffer, found func(string)) {
+func drain(r io.Reader, tail *testpeers.Tail, found func(string)) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	for sc.Scan() {
 		line := sc.Text()
-		tail.add(line)
+		tail.Add(line)
 		if found != nil {
 			found(line)
 		}
@@ -284,7 +263,7 @@ func (p *procs) startListening(ctx context.Context, name string, cmd *exec.Cmd) 
 	if err != nil {
 		return nil, "", err
 	}
-	tail := &tailBuffer{}
+	tail := &testpeers.Tail{}
 	urls := make(chan string, 1)
 	pr, err := p.start(name, cmd)
 	if err != nil {

@@ -12,13 +12,13 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 
 	"github.com/mcp-router/mcp-router/backend/config"
 	"github.com/mcp-router/mcp-router/backend/spec"
 	"github.com/mcp-router/mcp-router/backend/store"
+	"github.com/mcp-router/mcp-router/internal/testpeers"
 )
 
 // upstreamName is the one stdio upstream; its tools reach clients as
@@ -35,7 +35,7 @@ type router struct {
 	done    chan struct{}
 	url     string // …/mcp
 	base    string // http://host:port
-	stderrT *tail
+	stderrT *testpeers.Tail
 }
 
 // prepareDataDir stores the stdio upstream in a fresh data dir.
@@ -68,7 +68,7 @@ func startRouter(ctx context.Context, dataDir, marker string) (*router, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &router{cmd: cmd, done: make(chan struct{}), stderrT: &tail{}}
+	r := &router{cmd: cmd, done: make(chan struct{}), stderrT: &testpeers.Tail{N: 20}}
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start the router: %w", err)
 	}
@@ -78,7 +78,7 @@ func startRouter(ctx context.Context, dataDir, marker string) (*router, error) {
 		sc := bufio.NewScanner(stderr)
 		for sc.Scan() {
 			line := sc.Text()
-			r.stderrT.add(line)
+			r.stderrT.Add(line)
 			if m := listeningRE.FindStringSubmatch(line); m != nil {
 				select {
 				case urls <- m[1]:
@@ -200,25 +200,4 @@ func goroutines(ctx context.Context, base string) (int, error) {
 		}
 	}
 	return 0, fmt.Errorf("/metrics holds no go_goroutines line")
-}
-
-// tail keeps the last lines of the router's stderr for error messages.
-type tail struct {
-	mu    sync.Mutex
-	lines []string
-}
-
-func (t *tail) add(line string) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.lines = append(t.lines, line)
-	if len(t.lines) > 20 {
-		t.lines = t.lines[len(t.lines)-20:]
-	}
-}
-
-func (t *tail) String() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return strings.Join(t.lines, "\n")
 }

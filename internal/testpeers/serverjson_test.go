@@ -31,3 +31,20 @@ func TestCheckServerJSONRefusesBrokenEntries(t *testing.T) {
 		}
 	}
 }
+
+func TestTailKeepsTheLastLines(t *testing.T) {
+	tl := &Tail{N: 3}
+	for _, l := range []string{"a", "b", "c", "d", "e"} {
+		tl.Add(l)
+	}
+	if got := tl.String(); got != "c\nd\ne" {
+		t.Fatalf("Tail = %q, want the last three lines", got)
+	}
+	var zero Tail
+	for i := 0; i < 40; i++ {
+		zero.Add("x")
+	}
+	if n := strings.Count(zero.String(), "x"); n != 30 {
+		t.Fatalf("zero Tail kept %d lines, want 30", n)
+	}
+}
