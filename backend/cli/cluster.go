@@ -9,9 +9,6 @@ import (
 	"github.com/mcp-router/mcp-router/backend/core"
 )
 
-// envRedis is --redis's environment variable (TEAM-CONTRACT).
-const envRedis = "MCP_ROUTER_REDIS"
-
 // teamFlags are the root flags that make a headless router a replica
 // (docs/team.md); each has an environment variable, and the flag wins.
 type teamFlags struct {
@@ -20,7 +17,7 @@ type teamFlags struct {
 
 func (e *env) addTeamFlags(root *cobra.Command) {
 	f := root.PersistentFlags()
-	f.StringVar(&e.team.redis, "redis", "", "redis://host:port/db shared by the replicas of a team router: rate limits, approvals, gate unlocks, session owners (default $"+envRedis+"; none: all in this process)")
+	f.StringVar(&e.team.redis, "redis", "", "redis://host:port/db shared by the replicas of a team router: rate limits, approvals, gate unlocks, session owners (default $"+EnvRedis+"; none: all in this process)")
 	f.StringVar(&e.team.replica, "replica", "", "this replica's name, [a-z0-9][a-z0-9-]{0,31} (default $"+cluster.EnvReplica+", else the host name)")
 	f.StringVar(&e.team.advertise, "advertise", "", "base URL other replicas reach this one at, e.g. http://10.0.0.5:3282 (default $"+cluster.EnvAdvertise+", else http://<listen address>)")
 }
@@ -35,7 +32,7 @@ func (e *env) withTeam(o core.Options) core.Options {
 		}
 		return os.Getenv(key)
 	}
-	o.Redis = pick(e.team.redis, envRedis)
+	o.Redis = pick(e.team.redis, EnvRedis)
 	o.Replica = pick(e.team.replica, cluster.EnvReplica)
 	o.Advertise = pick(e.team.advertise, cluster.EnvAdvertise)
 	if s := os.Getenv(cluster.EnvSecret); s != "" {

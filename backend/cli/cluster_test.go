@@ -1,10 +1,12 @@
 package cli
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/mcp-router/mcp-router/backend/cluster"
+	"github.com/mcp-router/mcp-router/backend/upstream"
 )
 
 // The replica flags reach core: --redis without the secret is refused
@@ -34,5 +36,15 @@ func TestTeamFlagsReachTheRouter(t *testing.T) {
 	r = run(t, dir, "", "serve", "--listen", "127.0.0.1:0", "--replica", "good")
 	if strings.Contains(r.stderr, "Not_Valid") {
 		t.Fatalf("--replica did not win over %s: %s", cluster.EnvReplica, r.stderr)
+	}
+}
+
+// The router's credentials read from its environment are the ones the
+// upstream package keeps from stdio servers.
+func TestTheRoutersCredentialsAreKeptFromStdioServers(t *testing.T) {
+	for _, name := range []string{EnvRedis, databaseEnv, cluster.EnvSecret} {
+		if !slices.Contains(upstream.RouterSecretEnv, name) {
+			t.Errorf("$%s carries a credential but is not in upstream.RouterSecretEnv", name)
+		}
 	}
 }

@@ -52,6 +52,17 @@ func runFake(mode string) {
 		})
 		_ = server.ServeStdio(s)
 		time.Sleep(time.Hour)
+	case "env":
+		// Says on stderr which of MCPR_FAKE_ENV_NAMES it was given, then
+		// serves.
+		for _, name := range strings.Split(os.Getenv("MCPR_FAKE_ENV_NAMES"), ",") {
+			if v, ok := os.LookupEnv(name); ok {
+				fmt.Fprintf(os.Stderr, "env %s=%s\n", name, v)
+			} else {
+				fmt.Fprintf(os.Stderr, "env %s unset\n", name)
+			}
+		}
+		_ = server.ServeStdio(server.NewMCPServer("env", "1.0"))
 	case "silent":
 		// Never answers the handshake, like an npx still downloading its
 		// package, and has a child of its own as npx does.

@@ -291,3 +291,51 @@ func TestParseChain(t *testing.T) {
 		}
 	}
 }
+
+// A stdio server inherits the router's environment but not its
+// credentials (the cluster key, the shared database's and Redis's URLs),
+// unless its own env sets one.
+func TestStdioServersDoNotInheritTheRoutersCredentials(t *testing.T) {
+	t.Setenv("MCP_ROUTER_CLUSTER_SECRET", "cluster-key-0123456789abcdef0123456789")
+	t.Setenv("MCP_ROUTER_DATABASE", "postgres://router:hunter2@db/mcpr")
+	t.Setenv("MCP_ROUTER_REDIS", "redis://:hunter2@redis:6379/0")
+	t.Setenv("MCPR_TEST_ORDINARY", "inherited")
+	s := New(fastOptions())
+	t.Cleanup(s.Close)
+	def := fakeServer("envy", "env", marker(t))
+	def.Env["MCPR_FAKE_ENV_NAMES"] = "MCP_ROUTER_CLUSTER_SECRET,MCP_ROUTER_DATABASE,MCP_ROUTER_REDIS,MCPR_TEST_ORDINARY"
+	def.Env["MCP_ROUTER_REDIS"] = "redis://its-own:6379" // set by the server's config: passed
+	if err := s.Sync([]spec.Server{def}); err != nil {
+		t.Fatal(err)
+	}
+	waitState(t, s, "envy", StateRunning, 20*time.Second)
+	want := []string{
+		"env MCP_ROUTER_CLUSTER_SECRET unset",
+		"env MCP_ROUTER_DATABASE unset",
+		"env MCP_ROUTER_REDIS=redis://its-own:6379",
+		"env MCPR_TEST_ORDINARY=inherited",
+	}
+	testpeers.Eventually(t, 5*time.Second, "the server's report of its environment", func() bool {
+		lines, _ := s.Console("envy")
+		return len(lines) >= len(want)
+	})
+	lines, _ := s.Console("envy")
+	got := strings.Join(lines, "\n")
+	for _, w := range want {
+		if !strings.Contains(got, w) {
+			t.Errorf("the stdio server's environment: want %q in\n%s", w, got)
+		}
+	}
+	if strings.Contains(got, "hunter2") || strings.Contains(got, "cluster-key") {
+		t.Errorf("a credential of the router reached the stdio server:\n%s", got)
+	}
+}
+
+func TestInheritedEnvDropsOnlyTheRoutersCredentials(t *testing.T) {
+	got := inheritedEnv([]string{"PATH=/bin", "mcp_router_database=x", "MCP_ROUTER_CLUSTER_SECRET=k",
+		"MCP_ROUTER_REDIS=", "MCP_ROUTER_DATA_DIR=/d", "MCP_ROUTER_DATABASE_X=y", "HOME=/h"})
+	want := []string{"PATH=/bin", "MCP_ROUTER_DATA_DIR=/d", "MCP_ROUTER_DATABASE_X=y", "HOME=/h"}
+	if strings.Join(got, ";") != strings.Join(want, ";") {
+		t.Fatalf("inheritedEnv = %q, want %q", got, want)
+	}
+}

@@ -32,14 +32,15 @@ type process struct {
 
 // startProcess launches s.Command with its args, env and cwd (after extraEnv,
 // which s.Env may not override), feeding the child's stderr into console
-// line by line.
+// line by line. The child inherits the router's environment but for its
+// credentials (RouterSecretEnv).
 func startProcess(s spec.Server, console *Console, extraEnv []string) (*process, error) {
 	path, err := exec.LookPath(s.Command)
 	if err != nil {
 		return nil, fmt.Errorf("command %q not found: %w", s.Command, errors.Unwrap(err))
 	}
 	cmd := exec.Command(path, s.Args...)
-	cmd.Env = append(append(os.Environ(), s.EnvList()...), extraEnv...)
+	cmd.Env = append(append(inheritedEnv(os.Environ()), s.EnvList()...), extraEnv...)
 	cmd.Dir = s.Cwd
 	setProcAttrs(cmd)
 
