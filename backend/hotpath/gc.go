@@ -31,7 +31,9 @@ import (
 // variable (to a percentage or off) leaves the collector to it.
 
 // MinHeadroom is how much the heap may grow over the live heap before the
-// next collection, at least.
+// next collection while busy: exactly that for a live heap of 4 to 64 MiB,
+// the live heap itself (GOGC=100) above, and 16 times the live heap below
+// (maxGCPercent).
 const MinHeadroom = 64 << 20
 
 // maxGCPercent bounds the percentage for a nearly empty heap, so that a
