@@ -23,6 +23,7 @@ import (
 	"github.com/mcp-router/mcp-router/backend/gateway"
 	"github.com/mcp-router/mcp-router/backend/health"
 	"github.com/mcp-router/mcp-router/backend/hotpath"
+	"github.com/mcp-router/mcp-router/backend/leanhttp"
 	"github.com/mcp-router/mcp-router/backend/oauthclient"
 	"github.com/mcp-router/mcp-router/backend/upstream"
 )
@@ -115,7 +116,17 @@ func (c *Core) Serve(ctx context.Context, o ServeOptions) error {
 		o.Ready(ln.Addr().String())
 	}
 	errs := make(chan error, 1)
-	go func() { errs <- srv.Serve(hotpath.Listener(ln)) }()
+	served := hotpath.Listener(ln)
+	var lean *leanhttp.Server
+	if leanhttp.Enabled() {
+		// A client's tool calls on a kept-alive connection skip net/http's
+		// per-request work (docs/endpoint.md); everything else is net/http's.
+		lean = leanhttp.New(srv, served, func(method, path string) bool {
+			return method == http.MethodPost && path == gateway.PathMCP
+		})
+		served = lean.Listener()
+	}
+	go func() { errs <- srv.Serve(served) }()
 	select {
 	case err := <-errs:
 		return err
@@ -123,9 +134,16 @@ func (c *Core) Serve(ctx context.Context, o ServeOptions) error {
 	}
 	shutdown, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 	defer cancel()
-	if err := srv.Shutdown(shutdown); err != nil {
+	err = srv.Shutdown(shutdown)
+	if lean != nil {
+		err = errors.Join(err, lean.Shutdown(shutdown))
+	}
+	if err != nil {
 		// Open SSE streams do not end by themselves.
 		_ = srv.Close()
+		if lean != nil {
+			_ = lean.Close()
+		}
 	}
 	if err := <-errs; err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return err
