@@ -41,9 +41,9 @@ const EnvLeanHTTP = "MCPR_LEAN_HTTP"
 func Enabled() bool { return os.Getenv(EnvLeanHTTP) != "off" }
 
 const (
-	// readBuffer is the read buffer of a connection: a head must fit in it
-	// (with what else is buffered) to be served here.
-	readBuffer = 16 << 10
+	// readBuffer is the read buffer of a connection, net/http's size: a
+	// head must fit in it (with what else is buffered) to be served here.
+	readBuffer = 4 << 10
 	// watchAfter is how long a request runs before its connection is
 	// watched for the client going away.
 	watchAfter = 10 * time.Millisecond

@@ -16,6 +16,10 @@ import (
 // one write; a longer one, or one flushed early, goes out chunked.
 const bufferLimit = 16 << 10
 
+// keptBuffer is the most of that buffer a connection keeps between
+// requests.
+const keptBuffer = 4 << 10
+
 var errAfterReturn = errors.New("leanhttp: the ResponseWriter was used after its handler returned")
 
 func requestURL(target string) *url.URL { return &url.URL{Path: target} }
@@ -199,8 +203,8 @@ func (w *response) finish() error {
 	if w.declared >= 0 && w.written != w.declared {
 		w.closeAfter = true // a body shorter than its length: the connection is out of step
 	}
-	if cap(w.c.buf) > bufferLimit {
-		w.c.buf = nil
+	if cap(w.c.buf) > keptBuffer {
+		w.c.buf = nil // an idle connection keeps no more than a small answer's buffer
 	}
 	err := w.c.bw.Flush()
 	if w.deadlines {
