@@ -30,7 +30,7 @@ func TestStdioPipesUseRawIO(t *testing.T) {
 	if !ok {
 		t.Fatalf("transport %T, want the pipe transport", tr)
 	}
-	if _, plain := pt.w.(*os.File); plain == hotpath.RawIO() {
-		t.Fatalf("stdin writer is a %T with raw I/O %v", pt.w, hotpath.RawIO())
+	if _, plain := pt.in.w.(*os.File); plain == hotpath.RawIO() {
+		t.Fatalf("stdin writer is a %T with raw I/O %v", pt.in.w, hotpath.RawIO())
 	}
 }

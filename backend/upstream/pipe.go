@@ -21,13 +21,12 @@ import (
 // the router's CPU under load. The answer's result stays raw bytes.
 type pipeTransport struct {
 	r *bufio.Reader
-	w io.Writer
 	// max caps one line from the server (0: none); onDropped hears of a
 	// line dropped for it.
 	max       int
 	onDropped func(error)
 
-	wmu sync.Mutex // one line at a time on stdin
+	in stdinLines // the server's stdin
 
 	mu      sync.Mutex
 	pending map[string]waiting // id key → waiting request
@@ -53,7 +52,7 @@ type waiting struct {
 }
 
 func newPipeTransport(stdout io.Reader, stdin io.Writer) *pipeTransport {
-	return &pipeTransport{r: bufio.NewReaderSize(stdout, 64<<10), w: stdin,
+	return &pipeTransport{r: bufio.NewReaderSize(stdout, 64<<10), in: stdinLines{w: stdin},
 		pending: map[string]waiting{}, done: make(chan struct{})}
 }
 
@@ -141,6 +140,9 @@ func (p *pipeTransport) SendRequest(ctx context.Context, req transport.JSONRPCRe
 		default:
 		}
 		forget()
+		if err := p.in.failure(); err != nil {
+			return nil, pipeLost(req.Method, err) // the write that carried this line failed
+		}
 		return nil, pipeLost(req.Method, errPipeClosed)
 	}
 }
@@ -196,10 +198,7 @@ func (p *pipeTransport) SendNotification(_ context.Context, n mcp.JSONRPCNotific
 }
 
 func (p *pipeTransport) write(line []byte) error {
-	p.wmu.Lock()
-	defer p.wmu.Unlock()
-	_, err := p.w.Write(line)
-	return err
+	return p.in.write(line, func() { _ = p.Close() })
 }
 
 // read dispatches each line the server writes: answers to the waiting
