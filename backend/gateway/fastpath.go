@@ -56,10 +56,40 @@ func isStreamableSession(s server.ClientSession) bool {
 	return ok
 }
 
+// fastCalls are the fast path's calls in flight, for notifications/cancelled:
+// session id + "\x00" + raw request id → the call's cancel. A map under a
+// mutex rather than a sync.Map: that boxes the key and allocates an entry
+// per store, and every call stores once and deletes once.
+type fastCalls struct {
+	mu sync.Mutex
+	m  map[string]context.CancelFunc
+}
+
+func (f *fastCalls) store(key string, cancel context.CancelFunc) {
+	f.mu.Lock()
+	if f.m == nil {
+		f.m = make(map[string]context.CancelFunc)
+	}
+	f.m[key] = cancel
+	f.mu.Unlock()
+}
+
+func (f *fastCalls) delete(key string) {
+	f.mu.Lock()
+	delete(f.m, key)
+	f.mu.Unlock()
+}
+
+func (f *fastCalls) load(key string) context.CancelFunc {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.m[key]
+}
+
 // fastPath is the gateway's state for the fast path.
 type fastPath struct {
 	sessions fastSessions
-	inflight sync.Map // session id + "\x00" + raw request id → context.CancelFunc
+	inflight fastCalls
 	disabled atomic.Bool
 	served   atomic.Uint64 // calls the fast path answered (tests read it)
 	listed   atomic.Uint64 // list requests the fast path answered (tests read it)
@@ -389,12 +419,16 @@ func (g *Gateway) serveFast(w http.ResponseWriter, r *http.Request, s server.Cli
 		return false
 	}
 	g.fast.served.Add(1)
-	key := s.SessionID() + "\x00" + string(m.ID)
+	sid := s.SessionID()
+	key := sid + "\x00" + string(m.ID)
 	ctx, cancel := context.WithCancel(r.Context())
-	resp := &fastResponse{w: w}
-	ctx = withCallStream(ctx, &callStream{asks: g.asks, sessionID: s.SessionID(), sink: resp})
-	g.fast.inflight.Store(key, cancel)
-	req := &pipeline.Request{Method: pipeline.MethodToolsCall, Client: pipeline.Client{Session: s},
+	// The call's response, stream and request in one allocation.
+	c := &fastCall{resp: fastResponse{w: w}}
+	c.stream = callStream{asks: g.asks, sessionID: sid, sink: &c.resp}
+	ctx = withCallStream(ctx, &c.stream)
+	g.fast.inflight.store(key, cancel)
+	req := &c.req
+	*req = pipeline.Request{Method: pipeline.MethodToolsCall, Client: pipeline.Client{Session: s},
 		Server: un.Server, Item: un.Item, Target: m.Params.Name}
 	if a := bytes.TrimSpace(m.Params.Arguments); len(a) > 0 && string(a) != "null" {
 		req.Args = a
@@ -404,7 +438,7 @@ func (g *Gateway) serveFast(w http.ResponseWriter, r *http.Request, s server.Cli
 	if err == nil {
 		res, err = g.bridgeInput(ctx, sent, s, res)
 	}
-	g.fast.inflight.Delete(key)
+	g.fast.inflight.delete(key)
 	cancel()
 
 	out := bodyPool.Get().(*bytes.Buffer)
@@ -424,8 +458,15 @@ func (g *Gateway) serveFast(w http.ResponseWriter, r *http.Request, s server.Cli
 		out.Write(raw)
 		out.WriteString("}\n")
 	}
-	resp.answer(out.Bytes())
+	c.resp.answer(out.Bytes())
 	return true
+}
+
+// fastCall is what a fast-path call allocates for itself.
+type fastCall struct {
+	resp   fastResponse
+	stream callStream
+	req    pipeline.Request
 }
 
 // shareResponse gives mcp-go a response writer the gateway can also write
@@ -484,7 +525,7 @@ func (g *Gateway) cancelFast(r *http.Request, id json.RawMessage) {
 	if sid == "" || len(id) == 0 {
 		return
 	}
-	if c, ok := g.fast.inflight.Load(sid + "\x00" + string(bytes.TrimSpace(id))); ok {
-		c.(context.CancelFunc)()
+	if c := g.fast.inflight.load(sid + "\x00" + string(bytes.TrimSpace(id))); c != nil {
+		c()
 	}
 }
