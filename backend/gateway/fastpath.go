@@ -203,7 +203,9 @@ func (g *Gateway) servePost(w http.ResponseWriter, r *http.Request, next http.Ha
 		}
 		method, id = env.Method, env.ID
 	}
-	modern := mcp.IsModernProtocol(r.Header.Get(mcp.HeaderProtocolVersion))
+	// The headers the fast path reads, read once.
+	proto := r.Header.Get(mcp.HeaderProtocolVersion)
+	modern := mcp.IsModernProtocol(proto)
 	if method == string(mcp.MethodInitialize) && !modern {
 		tk, refusal := g.sessions.reserve(r.Context(), false)
 		if refusal != nil {
@@ -223,6 +225,7 @@ func (g *Gateway) servePost(w http.ResponseWriter, r *http.Request, next http.Ha
 		return
 	}
 	sid := r.Header.Get(server.HeaderKeySessionID)
+	h := postHeaders{proto: proto, sid: sid}
 	if sid == "" || modern {
 		if modern && method == string(mcp.MethodSubscriptionsListen) {
 			w, r = wrapListen(w, r) // it gets only the list_changed its caller may see (listen.go)
@@ -253,9 +256,9 @@ func (g *Gateway) servePost(w http.ResponseWriter, r *http.Request, next http.Ha
 			// every request takes mcp-go's path
 		} else if m.Method == string(mcp.MethodNotificationCancelled) {
 			g.cancelFast(r, m.Params.RequestID)
-		} else if cs, ok := g.fastPathEligible(r, &m, s); ok && g.serveFast(w, r, cs, &m) {
+		} else if cs, ok := g.fastPathEligible(r, h, &m, s); ok && g.serveFast(w, r, cs, &m) {
 			return
-		} else if cs, ok := g.fastListEligible(r, &m, s); ok && g.serveFastList(w, r, cs, &m, body) {
+		} else if cs, ok := g.fastListEligible(r, h, &m, s); ok && g.serveFastList(w, r, cs, &m, body) {
 			return
 		}
 		if shared := g.shareResponse(w, r, &m); shared != nil {
@@ -308,17 +311,24 @@ func (e errReader) Read([]byte) (int, error) { return 0, e.err }
 // (callstream.go), as on mcp-go's path. TestServerRequestsReachTheCallingClient
 // and TestGoSDKClientWithoutGETStreamGetsServerRequestsOnTheCall hold both
 // paths to it.
-func (g *Gateway) fastPathEligible(r *http.Request, m *message, owned *ownedSession) (server.ClientSession, bool) {
+func (g *Gateway) fastPathEligible(r *http.Request, h postHeaders, m *message, owned *ownedSession) (server.ClientSession, bool) {
 	if m.Method != string(mcp.MethodToolsCall) || m.Params.Name == "" {
 		return nil, false
 	}
-	return g.fastSession(r, m, owned)
+	return g.fastSession(r, h, m, owned)
+}
+
+// postHeaders are a POST's headers the fast path reads, read once by
+// servePost: its protocol revision and session id.
+type postHeaders struct {
+	proto string // Mcp-Protocol-Version
+	sid   string // Mcp-Session-Id
 }
 
 // fastSession is the session of a request that may skip mcp-go, whatever
 // its method: a single request with a plain id, JSON, of the 2025
 // revisions, on a live session of the caller's, with nothing queued for it.
-func (g *Gateway) fastSession(r *http.Request, m *message, owned *ownedSession) (server.ClientSession, bool) {
+func (g *Gateway) fastSession(r *http.Request, h postHeaders, m *message, owned *ownedSession) (server.ClientSession, bool) {
 	if m.JSONRPC != mcp.JSONRPC_VERSION || !plainID(m.ID) || len(m.Params.Task) > 0 || !emptyMeta(m.Params.Meta) {
 		return nil, false
 	}
@@ -327,13 +337,13 @@ func (g *Gateway) fastSession(r *http.Request, m *message, owned *ownedSession) 
 			return nil, false
 		}
 	}
-	if v := r.Header.Get(mcp.HeaderProtocolVersion); v != "" && (!mcp.IsValidProtocolVersion(v) || mcp.IsModernProtocol(v)) {
+	if v := h.proto; v != "" && (!mcp.IsValidProtocolVersion(v) || mcp.IsModernProtocol(v)) {
 		return nil, false
 	}
 	// A session of the caller's credential (the front found it: owned),
 	// the one the request names, and registered (initialized, not
 	// deleted).
-	sid := r.Header.Get(server.HeaderKeySessionID)
+	sid := h.sid
 	if owned == nil || sid == "" || owned.id != sid {
 		return nil, false
 	}
