@@ -124,6 +124,17 @@ type message struct {
 
 var bodyPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
+// postState is what servePost reuses from one POST to the next: the body's
+// buffer and the message read from it. Neither outlives the POST: what
+// the rest of the router keeps of the message (its id, arguments, …) are
+// copies the envelope scanner made, not the message itself.
+type postState struct {
+	buf bytes.Buffer
+	m   message
+}
+
+var postPool = sync.Pool{New: func() any { return new(postState) }}
+
 // mcpHandler is the front of /mcp, before mcp-go's streamable HTTP
 // handler next: whose sessions are whose and how many (sessions.go), how
 // long they have been idle (idle.go), and the fast path. A POST's body is
@@ -171,11 +182,13 @@ type envelope struct {
 // message must name a session of that credential, and a tools/call may
 // take the fast path.
 func (g *Gateway) servePost(w http.ResponseWriter, r *http.Request, next http.Handler) {
-	buf := bodyPool.Get().(*bytes.Buffer)
+	st := postPool.Get().(*postState)
+	buf := &st.buf
 	buf.Reset()
 	defer func() {
 		if buf.Cap() <= 64<<10 {
-			bodyPool.Put(buf)
+			st.m = message{} // holds nothing of this POST's in the pool
+			postPool.Put(st)
 		}
 	}()
 	if r.ContentLength > 0 {
@@ -192,8 +205,9 @@ func (g *Gateway) servePost(w http.ResponseWriter, r *http.Request, next http.Ha
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		next.ServeHTTP(w, r)
 	}
-	var m message
-	parsed := decodeMessage(body, &m) // json.Unmarshal(body, &m) == nil, cheaper
+	m := &st.m
+	*m = message{}
+	parsed := decodeMessage(body, m) // json.Unmarshal(body, m) == nil, cheaper
 	method, id := m.Method, m.ID
 	if !parsed {
 		var env envelope
@@ -217,7 +231,7 @@ func (g *Gateway) servePost(w http.ResponseWriter, r *http.Request, next http.Ha
 		return
 	}
 	// A 2026-07-28 client's tasks (taskmodern.go).
-	if modern && parsed && g.serveModernTask(w, r, &m, body) {
+	if modern && parsed && g.serveModernTask(w, r, m, body) {
 		return
 	}
 	// A 2026-07-28 retry of a call another replica holds (clusterfront.go).
@@ -243,25 +257,25 @@ func (g *Gateway) servePost(w http.ResponseWriter, r *http.Request, next http.Ha
 	if parsed {
 		// An answer to a request the gateway sent on a call's stream
 		// (callstream.go), taken only from the session it asked.
-		if m.Method == "" && g.deliverAnswer(r, &m) {
+		if m.Method == "" && g.deliverAnswer(r, m) {
 			w.WriteHeader(http.StatusAccepted)
 			return
 		}
 		// Tasks are passed on to the upstream that created them
 		// (taskfront.go), whichever path plain calls take.
-		if g.serveTaskRequest(w, r, &m, body) {
+		if g.serveTaskRequest(w, r, m, body) {
 			return
 		}
 		if g.fast.disabled.Load() {
 			// every request takes mcp-go's path
 		} else if m.Method == string(mcp.MethodNotificationCancelled) {
 			g.cancelFast(r, m.Params.RequestID)
-		} else if cs, ok := g.fastPathEligible(r, h, &m, s); ok && g.serveFast(w, r, cs, &m) {
+		} else if cs, ok := g.fastPathEligible(r, h, m, s); ok && g.serveFast(w, r, cs, m) {
 			return
-		} else if cs, ok := g.fastListEligible(r, h, &m, s); ok && g.serveFastList(w, r, cs, &m, body) {
+		} else if cs, ok := g.fastListEligible(r, h, m, s); ok && g.serveFastList(w, r, cs, m, body) {
 			return
 		}
-		if shared := g.shareResponse(w, r, &m); shared != nil {
+		if shared := g.shareResponse(w, r, m); shared != nil {
 			defer shared.finish()
 			w, r = shared, r.WithContext(withCallStream(r.Context(),
 				&callStream{asks: g.asks, sessionID: sid, sink: shared}))
