@@ -45,6 +45,10 @@ func (e *notAdminError) Unwrap() error { return ErrNotAdmin }
 
 type identityKey struct{}
 
+// anonymousValue is Anonymous boxed once: with auth off every request
+// carries it, and boxing the struct allocates it again per request.
+var anonymousValue any = Anonymous
+
 // WithIdentity returns ctx carrying id.
 func WithIdentity(ctx context.Context, id Identity) context.Context {
 	return context.WithValue(ctx, identityKey{}, id)
@@ -77,7 +81,7 @@ func (s *Service) Middleware(enabled func(ctx context.Context) bool, next http.H
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ctx := r.Context()
 		if enabled != nil && !enabled(ctx) {
-			next.ServeHTTP(w, r.WithContext(WithIdentity(ctx, Anonymous)))
+			next.ServeHTTP(w, r.WithContext(context.WithValue(ctx, identityKey{}, anonymousValue)))
 			return
 		}
 		id, ok := s.authenticate(w, r, Hint)

@@ -50,6 +50,12 @@ func (c *Core) profileScope(next http.Handler) http.Handler {
 				return
 			}
 		}
+		if _, selected := profile.Selected(r.Context()); name == "" && !selected {
+			// The default profile: "" selects it, and nothing selected
+			// another; the request as it came (no copy of it per request).
+			next.ServeHTTP(w, r)
+			return
+		}
 		next.ServeHTTP(w, r.WithContext(profile.WithSelected(r.Context(), name)))
 	})
 }

@@ -80,17 +80,26 @@ func (r *callRegistry) end(f *inflight) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	delete(r.byToken, f.routerToken)
+	// In place, in order (soleClient takes the oldest): the list is read
+	// only under mu, and keeping its array saves an allocation per call.
 	list := r.byServer[f.server]
 	for i, x := range list {
 		if x == f {
-			r.byServer[f.server] = append(list[:i:i], list[i+1:]...)
+			copy(list[i:], list[i+1:])
+			list[len(list)-1] = nil
+			list = list[:len(list)-1]
+			r.byServer[f.server] = list
 			break
 		}
 	}
-	if len(r.byServer[f.server]) == 0 {
-		delete(r.byServer, f.server)
+	if len(list) == 0 && cap(list) > maxIdleCalls {
+		delete(r.byServer, f.server) // a burst's array goes once it is over
 	}
 }
+
+// maxIdleCalls is the largest array of a server's calls kept while it has
+// none in flight.
+const maxIdleCalls = 64
 
 func (r *callRegistry) byProgressToken(token string) *inflight {
 	r.mu.Lock()

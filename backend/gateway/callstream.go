@@ -87,6 +87,9 @@ type fastResponse struct {
 	mu       sync.Mutex
 	upgraded bool // the response is an SSE stream
 	answered bool // the answer is written: nothing more goes on w
+	// contentLength is the answer's Content-Length header values, kept
+	// here: one allocation less per answer than a slice of its own.
+	contentLength [1]string
 }
 
 func (f *fastResponse) writeEvent(msg []byte) error {
@@ -121,7 +124,8 @@ func (f *fastResponse) answer(parts ...[]byte) {
 	}
 	h := f.w.Header()
 	h["Content-Type"] = contentTypeJSON
-	h["Content-Length"] = []string{strconv.Itoa(n)}
+	f.contentLength[0] = strconv.Itoa(n)
+	h["Content-Length"] = f.contentLength[:]
 	f.w.WriteHeader(http.StatusOK)
 	for _, p := range parts {
 		if _, err := f.w.Write(p); err != nil {

@@ -25,10 +25,10 @@ import (
 
 // fastListEligible decides whether a POST may take the list fast path: a
 // list method, on a session the fast path may answer on (fastSession).
-func (g *Gateway) fastListEligible(r *http.Request, m *message, owned *ownedSession) (server.ClientSession, bool) {
+func (g *Gateway) fastListEligible(r *http.Request, h postHeaders, m *message, owned *ownedSession) (server.ClientSession, bool) {
 	switch m.Method {
 	case pipeline.MethodToolsList, pipeline.MethodPromptsList, pipeline.MethodResourcesList, pipeline.MethodTemplatesList:
-		return g.fastSession(r, m, owned)
+		return g.fastSession(r, h, m, owned)
 	}
 	return nil, false
 }

@@ -56,10 +56,40 @@ func isStreamableSession(s server.ClientSession) bool {
 	return ok
 }
 
+// fastCalls are the fast path's calls in flight, for notifications/cancelled:
+// session id + "\x00" + raw request id → the call's cancel. A map under a
+// mutex rather than a sync.Map: that boxes the key and allocates an entry
+// per store, and every call stores once and deletes once.
+type fastCalls struct {
+	mu sync.Mutex
+	m  map[string]context.CancelFunc
+}
+
+func (f *fastCalls) store(key string, cancel context.CancelFunc) {
+	f.mu.Lock()
+	if f.m == nil {
+		f.m = make(map[string]context.CancelFunc)
+	}
+	f.m[key] = cancel
+	f.mu.Unlock()
+}
+
+func (f *fastCalls) delete(key string) {
+	f.mu.Lock()
+	delete(f.m, key)
+	f.mu.Unlock()
+}
+
+func (f *fastCalls) load(key string) context.CancelFunc {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.m[key]
+}
+
 // fastPath is the gateway's state for the fast path.
 type fastPath struct {
 	sessions fastSessions
-	inflight sync.Map // session id + "\x00" + raw request id → context.CancelFunc
+	inflight fastCalls
 	disabled atomic.Bool
 	served   atomic.Uint64 // calls the fast path answered (tests read it)
 	listed   atomic.Uint64 // list requests the fast path answered (tests read it)
@@ -93,6 +123,17 @@ type message struct {
 }
 
 var bodyPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// postState is what servePost reuses from one POST to the next: the body's
+// buffer and the message read from it. Neither outlives the POST: what
+// the rest of the router keeps of the message (its id, arguments, …) are
+// copies the envelope scanner made, not the message itself.
+type postState struct {
+	buf bytes.Buffer
+	m   message
+}
+
+var postPool = sync.Pool{New: func() any { return new(postState) }}
 
 // mcpHandler is the front of /mcp, before mcp-go's streamable HTTP
 // handler next: whose sessions are whose and how many (sessions.go), how
@@ -141,11 +182,13 @@ type envelope struct {
 // message must name a session of that credential, and a tools/call may
 // take the fast path.
 func (g *Gateway) servePost(w http.ResponseWriter, r *http.Request, next http.Handler) {
-	buf := bodyPool.Get().(*bytes.Buffer)
+	st := postPool.Get().(*postState)
+	buf := &st.buf
 	buf.Reset()
 	defer func() {
 		if buf.Cap() <= 64<<10 {
-			bodyPool.Put(buf)
+			st.m = message{} // holds nothing of this POST's in the pool
+			postPool.Put(st)
 		}
 	}()
 	if r.ContentLength > 0 {
@@ -162,8 +205,9 @@ func (g *Gateway) servePost(w http.ResponseWriter, r *http.Request, next http.Ha
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		next.ServeHTTP(w, r)
 	}
-	var m message
-	parsed := decodeMessage(body, &m) // json.Unmarshal(body, &m) == nil, cheaper
+	m := &st.m
+	*m = message{}
+	parsed := decodeMessage(body, m) // json.Unmarshal(body, m) == nil, cheaper
 	method, id := m.Method, m.ID
 	if !parsed {
 		var env envelope
@@ -173,7 +217,9 @@ func (g *Gateway) servePost(w http.ResponseWriter, r *http.Request, next http.Ha
 		}
 		method, id = env.Method, env.ID
 	}
-	modern := mcp.IsModernProtocol(r.Header.Get(mcp.HeaderProtocolVersion))
+	// The headers the fast path reads, read once.
+	proto := r.Header.Get(mcp.HeaderProtocolVersion)
+	modern := mcp.IsModernProtocol(proto)
 	if method == string(mcp.MethodInitialize) && !modern {
 		tk, refusal := g.sessions.reserve(r.Context(), false)
 		if refusal != nil {
@@ -185,7 +231,7 @@ func (g *Gateway) servePost(w http.ResponseWriter, r *http.Request, next http.Ha
 		return
 	}
 	// A 2026-07-28 client's tasks (taskmodern.go).
-	if modern && parsed && g.serveModernTask(w, r, &m, body) {
+	if modern && parsed && g.serveModernTask(w, r, m, body) {
 		return
 	}
 	// A 2026-07-28 retry of a call another replica holds (clusterfront.go).
@@ -193,6 +239,7 @@ func (g *Gateway) servePost(w http.ResponseWriter, r *http.Request, next http.Ha
 		return
 	}
 	sid := r.Header.Get(server.HeaderKeySessionID)
+	h := postHeaders{proto: proto, sid: sid}
 	if sid == "" || modern {
 		if modern && method == string(mcp.MethodSubscriptionsListen) {
 			w, r = wrapListen(w, r) // it gets only the list_changed its caller may see (listen.go)
@@ -210,25 +257,25 @@ func (g *Gateway) servePost(w http.ResponseWriter, r *http.Request, next http.Ha
 	if parsed {
 		// An answer to a request the gateway sent on a call's stream
 		// (callstream.go), taken only from the session it asked.
-		if m.Method == "" && g.deliverAnswer(r, &m) {
+		if m.Method == "" && g.deliverAnswer(r, m) {
 			w.WriteHeader(http.StatusAccepted)
 			return
 		}
 		// Tasks are passed on to the upstream that created them
 		// (taskfront.go), whichever path plain calls take.
-		if g.serveTaskRequest(w, r, &m, body) {
+		if g.serveTaskRequest(w, r, m, body) {
 			return
 		}
 		if g.fast.disabled.Load() {
 			// every request takes mcp-go's path
 		} else if m.Method == string(mcp.MethodNotificationCancelled) {
 			g.cancelFast(r, m.Params.RequestID)
-		} else if cs, ok := g.fastPathEligible(r, &m, s); ok && g.serveFast(w, r, cs, &m) {
+		} else if cs, ok := g.fastPathEligible(r, h, m, s); ok && g.serveFast(w, r, cs, m) {
 			return
-		} else if cs, ok := g.fastListEligible(r, &m, s); ok && g.serveFastList(w, r, cs, &m, body) {
+		} else if cs, ok := g.fastListEligible(r, h, m, s); ok && g.serveFastList(w, r, cs, m, body) {
 			return
 		}
-		if shared := g.shareResponse(w, r, &m); shared != nil {
+		if shared := g.shareResponse(w, r, m); shared != nil {
 			defer shared.finish()
 			w, r = shared, r.WithContext(withCallStream(r.Context(),
 				&callStream{asks: g.asks, sessionID: sid, sink: shared}))
@@ -278,17 +325,24 @@ func (e errReader) Read([]byte) (int, error) { return 0, e.err }
 // (callstream.go), as on mcp-go's path. TestServerRequestsReachTheCallingClient
 // and TestGoSDKClientWithoutGETStreamGetsServerRequestsOnTheCall hold both
 // paths to it.
-func (g *Gateway) fastPathEligible(r *http.Request, m *message, owned *ownedSession) (server.ClientSession, bool) {
+func (g *Gateway) fastPathEligible(r *http.Request, h postHeaders, m *message, owned *ownedSession) (server.ClientSession, bool) {
 	if m.Method != string(mcp.MethodToolsCall) || m.Params.Name == "" {
 		return nil, false
 	}
-	return g.fastSession(r, m, owned)
+	return g.fastSession(r, h, m, owned)
+}
+
+// postHeaders are a POST's headers the fast path reads, read once by
+// servePost: its protocol revision and session id.
+type postHeaders struct {
+	proto string // Mcp-Protocol-Version
+	sid   string // Mcp-Session-Id
 }
 
 // fastSession is the session of a request that may skip mcp-go, whatever
 // its method: a single request with a plain id, JSON, of the 2025
 // revisions, on a live session of the caller's, with nothing queued for it.
-func (g *Gateway) fastSession(r *http.Request, m *message, owned *ownedSession) (server.ClientSession, bool) {
+func (g *Gateway) fastSession(r *http.Request, h postHeaders, m *message, owned *ownedSession) (server.ClientSession, bool) {
 	if m.JSONRPC != mcp.JSONRPC_VERSION || !plainID(m.ID) || len(m.Params.Task) > 0 || !emptyMeta(m.Params.Meta) {
 		return nil, false
 	}
@@ -297,13 +351,13 @@ func (g *Gateway) fastSession(r *http.Request, m *message, owned *ownedSession) 
 			return nil, false
 		}
 	}
-	if v := r.Header.Get(mcp.HeaderProtocolVersion); v != "" && (!mcp.IsValidProtocolVersion(v) || mcp.IsModernProtocol(v)) {
+	if v := h.proto; v != "" && (!mcp.IsValidProtocolVersion(v) || mcp.IsModernProtocol(v)) {
 		return nil, false
 	}
 	// A session of the caller's credential (the front found it: owned),
 	// the one the request names, and registered (initialized, not
 	// deleted).
-	sid := r.Header.Get(server.HeaderKeySessionID)
+	sid := h.sid
 	if owned == nil || sid == "" || owned.id != sid {
 		return nil, false
 	}
@@ -389,12 +443,16 @@ func (g *Gateway) serveFast(w http.ResponseWriter, r *http.Request, s server.Cli
 		return false
 	}
 	g.fast.served.Add(1)
-	key := s.SessionID() + "\x00" + string(m.ID)
+	sid := s.SessionID()
+	key := sid + "\x00" + string(m.ID)
 	ctx, cancel := context.WithCancel(r.Context())
-	resp := &fastResponse{w: w}
-	ctx = withCallStream(ctx, &callStream{asks: g.asks, sessionID: s.SessionID(), sink: resp})
-	g.fast.inflight.Store(key, cancel)
-	req := &pipeline.Request{Method: pipeline.MethodToolsCall, Client: pipeline.Client{Session: s},
+	// The call's response, stream and request in one allocation.
+	c := &fastCall{resp: fastResponse{w: w}}
+	c.stream = callStream{asks: g.asks, sessionID: sid, sink: &c.resp}
+	ctx = withCallStream(ctx, &c.stream)
+	g.fast.inflight.store(key, cancel)
+	req := &c.req
+	*req = pipeline.Request{Method: pipeline.MethodToolsCall, Client: pipeline.Client{Session: s},
 		Server: un.Server, Item: un.Item, Target: m.Params.Name}
 	if a := bytes.TrimSpace(m.Params.Arguments); len(a) > 0 && string(a) != "null" {
 		req.Args = a
@@ -404,7 +462,7 @@ func (g *Gateway) serveFast(w http.ResponseWriter, r *http.Request, s server.Cli
 	if err == nil {
 		res, err = g.bridgeInput(ctx, sent, s, res)
 	}
-	g.fast.inflight.Delete(key)
+	g.fast.inflight.delete(key)
 	cancel()
 
 	out := bodyPool.Get().(*bytes.Buffer)
@@ -424,8 +482,15 @@ func (g *Gateway) serveFast(w http.ResponseWriter, r *http.Request, s server.Cli
 		out.Write(raw)
 		out.WriteString("}\n")
 	}
-	resp.answer(out.Bytes())
+	c.resp.answer(out.Bytes())
 	return true
+}
+
+// fastCall is what a fast-path call allocates for itself.
+type fastCall struct {
+	resp   fastResponse
+	stream callStream
+	req    pipeline.Request
 }
 
 // shareResponse gives mcp-go a response writer the gateway can also write
@@ -484,7 +549,7 @@ func (g *Gateway) cancelFast(r *http.Request, id json.RawMessage) {
 	if sid == "" || len(id) == 0 {
 		return
 	}
-	if c, ok := g.fast.inflight.Load(sid + "\x00" + string(bytes.TrimSpace(id))); ok {
-		c.(context.CancelFunc)()
+	if c := g.fast.inflight.load(sid + "\x00" + string(bytes.TrimSpace(id))); c != nil {
+		c()
 	}
 }

@@ -90,6 +90,8 @@ type rigOptions struct {
 	cluster *cluster.Cluster
 	// forwardHeaders is Options.ForwardHeaders.
 	forwardHeaders func(context.Context) http.Header
+	// builtins is upstream.Options.Builtins: in-process upstreams.
+	builtins map[string]*server.MCPServer
 }
 
 func newRig(t testing.TB, defs []spec.Server, ro rigOptions) *rig {
@@ -119,6 +121,7 @@ func newRig(t testing.TB, defs []spec.Server, ro rigOptions) *rig {
 		BackoffMax:         backoffMax,
 		OnNotificationFrom: func(s string, from upstream.Origin, n mcp.JSONRPCNotification) { gw.NotifyFrom(s, from, n) },
 		ClientSide:         cs,
+		Builtins:           ro.builtins,
 	})
 	gw = New(r.ups, Options{RequestLog: r.log, CallerFrom: ro.callerFrom, Debounce: 10 * time.Millisecond,
 		Sessions: func() SessionLimits { return ro.sessions }, Hooks: ro.hooks, Logger: ro.logger,

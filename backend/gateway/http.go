@@ -102,7 +102,7 @@ func GuardLocal(next http.Handler) http.Handler { return guardLocal(next) }
 func guardLocal(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		local, _ := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
-		if local != nil && isLoopback(local.String()) {
+		if local != nil && loopbackAddr(local) {
 			if !isLoopback(r.Host) {
 				http.Error(w, "forbidden: Host "+r.Host+" is not a loopback address", http.StatusForbidden)
 				return
@@ -127,10 +127,25 @@ func loopbackOrigin(origin string) bool {
 	return (u.Scheme == "http" || u.Scheme == "https") && isLoopback(u.Host)
 }
 
+// loopbackAddr is isLoopback(a.String()), without the string for a TCP
+// address (its IP's String, then JoinHostPort, allocated per request): an
+// address without a zone is a loopback one exactly when its IP is, which
+// is what ParseIP of that string finds (a zone makes ParseIP fail).
+func loopbackAddr(a net.Addr) bool {
+	if t, ok := a.(*net.TCPAddr); ok && t != nil && t.Zone == "" {
+		return t.IP.IsLoopback()
+	}
+	return isLoopback(a.String())
+}
+
 func isLoopback(hostport string) bool {
 	host, _, err := net.SplitHostPort(hostport)
 	if err != nil {
 		host = strings.Trim(hostport, "[]")
+	}
+	switch host {
+	case "127.0.0.1", "::1", "localhost":
+		return true // the usual Host of a local client, without ParseIP's allocation
 	}
 	if strings.EqualFold(host, "localhost") {
 		return true

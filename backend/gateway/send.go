@@ -43,8 +43,8 @@ func (g *Gateway) send(ctx context.Context, r *pipeline.Request) (pipeline.Resul
 	if g.o.Tracer != nil {
 		g.traceTransport(ctx, r.Server)
 	}
-	ctx, f, done := g.begin(ctx, r.Server, r.Client, r.Meta)
-	defer done()
+	ctx, f := g.begin(ctx, r.Server, r.Client, r.Meta)
+	defer g.call.end(f)
 	ctx = g.withClient(ctx, r.Server, f.client, r.Client, r.Caller)
 	var note *upstream.InstanceNote
 	if _, perClient := upstream.ClientOf(ctx); perClient {
@@ -209,14 +209,15 @@ func progressToken(meta *mcp.Meta) any {
 // begin registers a call for progress and client-side routing, and gives
 // the upstream request a timeout that progress resets.
 // Without a progress token nothing can reset the timer: a plain deadline.
-func (g *Gateway) begin(ctx context.Context, upstreamName string, client pipeline.Client, meta *mcp.Meta) (context.Context, *inflight, func()) {
+// The caller ends the call with g.call.end(f).
+func (g *Gateway) begin(ctx context.Context, upstreamName string, client pipeline.Client, meta *mcp.Meta) (context.Context, *inflight) {
 	token := progressToken(meta)
 	var touch func()
 	if token != nil {
 		ctx, touch = upstream.WithActivity(ctx)
 	}
 	f := g.call.begin(ctx, upstreamName, g.askerKey(ctx, client), client.Session, token, touch)
-	return context.WithValue(ctx, inflightKey{}, f), f, func() { g.call.end(f) }
+	return context.WithValue(ctx, inflightKey{}, f), f
 }
 
 // sendLevel passes a client's logging/setLevel on to every server left in

@@ -193,9 +193,9 @@ func (g *Gateway) forwardTask(ctx context.Context, client pipeline.Client, crede
 		return nil, err
 	}
 	if method == string(mcp.MethodTasksResult) && client.Session != nil {
-		var done func()
-		ctx, _, done = g.begin(ctx, rt.server, client, nil)
-		defer done()
+		var f *inflight
+		ctx, f = g.begin(ctx, rt.server, client, nil)
+		defer g.call.end(f)
 	}
 	raw, err := g.ups.Request(ctx, rt.server, method, map[string]any{"taskId": rt.upstreamID})
 	if err != nil {

@@ -58,7 +58,15 @@ type Metrics struct {
 	chartReg *prometheus.Registry // requests and latency only, for Series
 
 	mu     sync.Mutex
-	series map[[4]string]struct{}
+	series map[[4]string]observers
+}
+
+// observers are the series' counter and latency histogram of a key of
+// Observe, found once: WithLabelValues hashes the labels and looks the
+// child up under the vector's lock at every call.
+type observers struct {
+	requests prometheus.Counter
+	latency  prometheus.Observer
 }
 
 // New makes the metrics with their own registry.
@@ -81,7 +89,7 @@ func New(src Sources) *Metrics {
 		}, []string{"phase"}),
 		known:  src.KnownTool,
 		src:    src,
-		series: map[[4]string]struct{}{},
+		series: map[[4]string]observers{},
 	}
 	m.chartReg = chartRegistry(m.requests, m.latency, m.hooks)
 	m.reg.MustRegister(m.requests, m.latency, m.hooks,
@@ -119,15 +127,20 @@ func (m *Metrics) Observe(e store.RequestLog) {
 	}
 	key := [4]string{e.Server, method, tool, e.Status}
 	m.mu.Lock()
-	if _, ok := m.series[key]; !ok {
+	o, ok := m.series[key]
+	if !ok {
 		if len(m.series) >= MaxSeries {
 			key[2] = Other
 		}
-		m.series[key] = struct{}{}
+		if o, ok = m.series[key]; !ok {
+			o = observers{requests: m.requests.WithLabelValues(key[:]...),
+				latency: m.latency.WithLabelValues(key[0], key[1])}
+			m.series[key] = o
+		}
 	}
 	m.mu.Unlock()
-	m.requests.WithLabelValues(key[:]...).Inc()
-	m.latency.WithLabelValues(key[0], key[1]).Observe(e.DurationMs / 1000)
+	o.requests.Inc()
+	o.latency.Observe(e.DurationMs / 1000)
 }
 
 // ObserveHook counts one live run of a hook and its time; the phase is

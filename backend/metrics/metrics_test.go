@@ -82,3 +82,40 @@ func TestLabelsAreBounded(t *testing.T) {
 		t.Error("no latency recorded")
 	}
 }
+
+// Each series counts its own requests and the latency histogram of its
+// server and method gets every one of them, whichever series it came in.
+func TestObserveCountsEverySeries(t *testing.T) {
+	m := New(Sources{KnownTool: func(string) bool { return true }})
+	for i := 0; i < 3; i++ {
+		m.Observe(store.RequestLog{Server: "a", Method: "tools/call", Target: "x", Status: store.StatusOK, DurationMs: 2})
+		m.Observe(store.RequestLog{Server: "a", Method: "tools/call", Target: "y", Status: store.StatusError, DurationMs: 2})
+	}
+	m.Observe(store.RequestLog{Server: "b", Method: "tools/list", Status: store.StatusOK, DurationMs: 2})
+	want := map[string]float64{"a tools/call x ok": 3, "a tools/call y error": 3, "b tools/list  ok": 1}
+	got := map[string]float64{}
+	for _, s := range gather(t, m, "mcpr_requests_total") {
+		l := labels(s)
+		got[l["server"]+" "+l["method"]+" "+l["tool"]+" "+l["status"]] = s.GetCounter().GetValue()
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("requests %v, want %v", got, want)
+	}
+	hist := map[string]uint64{}
+	for _, s := range gather(t, m, "mcpr_request_duration_seconds") {
+		l := labels(s)
+		hist[l["server"]+" "+l["method"]] = s.GetHistogram().GetSampleCount()
+	}
+	if hist["a tools/call"] != 6 || hist["b tools/list"] != 1 || len(hist) != 2 {
+		t.Errorf("latency counts %v", hist)
+	}
+}
+
+func BenchmarkObserve(b *testing.B) {
+	m := New(Sources{KnownTool: func(string) bool { return true }})
+	e := store.RequestLog{Server: "everything", Method: "tools/call", Target: "everything__echo", Status: store.StatusOK, DurationMs: 0.4}
+	b.ReportAllocs()
+	for b.Loop() {
+		m.Observe(e)
+	}
+}

@@ -16,17 +16,19 @@ type callerKey struct{}
 // panel's tool calls): the identity step takes it instead of asking the
 // transport's authentication, which such a request never passed.
 func WithCaller(ctx context.Context, c Caller) context.Context {
-	return context.WithValue(ctx, callerKey{}, c)
+	return context.WithValue(ctx, callerKey{}, &c)
 }
 
 // Serve implements Step.
 func (s Identity) Serve(ctx context.Context, r *Request, next Handler) (Result, error) {
-	if c, ok := ctx.Value(callerKey{}).(Caller); ok {
-		r.Caller = c
+	if c, ok := ctx.Value(callerKey{}).(*Caller); ok {
+		r.Caller = *c
 	} else if s.CallerFrom != nil {
 		r.Caller = s.CallerFrom(ctx)
 	}
-	ctx = WithCaller(ctx, r.Caller)
+	// The request's own Caller, which nothing changes after this step:
+	// no copy of it boxed per request.
+	ctx = context.WithValue(ctx, callerKey{}, &r.Caller)
 	if r.List != nil {
 		if r.Caller.Allows != nil || r.Caller.InProfile != nil {
 			// A single-tool scope lists that tool (an ability routed to it

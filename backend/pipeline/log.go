@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/mcp-router/mcp-router/backend/hook"
@@ -133,48 +134,60 @@ func toolError(raw []byte) (string, bool) {
 
 // requestText is the request as the log shows it, the same on every path:
 // {"method": …, "params": {"name", "arguments", the other params by key,
-// "_meta"}}.
+// "_meta"}}. Built in one buffer that becomes the string without a copy.
 func requestText(r *Request, args json.RawMessage, params map[string]any) string {
-	var b bytes.Buffer
-	b.Grow(64 + len(r.Target) + len(args))
+	var b strings.Builder
+	b.Grow(64 + len(r.Method) + len(r.Target) + len(args))
 	b.WriteString(`{"method":`)
-	writeJSON(&b, r.Method)
+	writeJSONString(&b, r.Method)
 	b.WriteString(`,"params":{`)
-	first := true
-	field := func(k string) {
-		if !first {
-			b.WriteByte(',')
-		}
-		first = false
-		writeJSON(&b, k)
-		b.WriteByte(':')
-	}
+	sep := ""
 	if r.Method == MethodToolsCall || r.Method == MethodPromptsGet {
-		field("name")
-		writeJSON(&b, r.Target)
+		b.WriteString(`"name":`)
+		writeJSONString(&b, r.Target)
+		sep = ","
 	}
 	if a := bytes.TrimSpace(args); len(a) > 0 && string(a) != "null" {
-		field("arguments")
+		b.WriteString(sep)
+		b.WriteString(`"arguments":`)
 		b.Write(a) // valid JSON: it came out of a parsed message or a hook
+		sep = ","
 	}
-	keys := make([]string, 0, len(params))
-	for k := range params {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		field(k)
-		writeJSON(&b, params[k])
+	if len(params) > 0 {
+		keys := make([]string, 0, len(params))
+		for k := range params {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			b.WriteString(sep)
+			writeJSONString(&b, k)
+			b.WriteByte(':')
+			writeJSON(&b, params[k])
+			sep = ","
+		}
 	}
 	if r.Meta != nil {
-		field("_meta")
+		b.WriteString(sep)
+		b.WriteString(`"_meta":`)
 		writeJSON(&b, r.Meta)
 	}
 	b.WriteString("}}")
 	return b.String()
 }
 
-func writeJSON(b *bytes.Buffer, v any) {
+// writeJSONString writes s as a JSON string, as encoding/json does.
+func writeJSONString(b *strings.Builder, s string) {
+	if PlainJSONString(s) {
+		b.WriteByte('"')
+		b.WriteString(s)
+		b.WriteByte('"')
+		return
+	}
+	writeJSON(b, s)
+}
+
+func writeJSON(b *strings.Builder, v any) {
 	if s, ok := v.(string); ok && PlainJSONString(s) {
 		b.WriteByte('"')
 		b.WriteString(s)

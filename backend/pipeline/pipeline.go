@@ -105,8 +105,10 @@ const RouterTools = "(router)"
 // server such as state_gate), know who called; nothing from the client can
 // set it.
 func CallerOf(ctx context.Context) (Caller, bool) {
-	c, ok := ctx.Value(callerKey{}).(Caller)
-	return c, ok
+	if c, ok := ctx.Value(callerKey{}).(*Caller); ok {
+		return *c, true
+	}
+	return Caller{}, false
 }
 
 // MayUse reports whether the caller's scope includes server.
