@@ -218,6 +218,20 @@ func (g *Gateway) NotifyFrom(upstreamName string, from upstream.Origin, n mcp.JS
 		out[k] = v
 	}
 	out["progressToken"] = f.clientToken
+	if f.stream != nil {
+		// On the call's own response stream, ahead of its answer
+		// (shareResponse says why); once the call is answered, progress
+		// has nothing left to report and is dropped.
+		msg, err := json.Marshal(mcp.JSONRPCNotification{JSONRPC: mcp.JSONRPC_VERSION,
+			Notification: mcp.Notification{Method: n.Method, Params: mcp.NotificationParams{AdditionalFields: out}}})
+		if err == nil {
+			err = f.stream.sink.writeEvent(msg)
+		}
+		if err != nil {
+			g.log.WithField("server", upstreamName).Debugf("progress not delivered: %v", err)
+		}
+		return
+	}
 	if err := g.sendToCaller(f, n.Method, out); err != nil {
 		g.log.WithField("server", upstreamName).Debugf("progress not delivered: %v", err)
 	}

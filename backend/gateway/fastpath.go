@@ -412,6 +412,17 @@ func emptyMeta(meta json.RawMessage) bool {
 	return len(t) == 0 || string(t) == "null" || string(t) == "{}"
 }
 
+// asksProgress reports whether a request's _meta carries a progress token.
+func asksProgress(meta json.RawMessage) bool {
+	if emptyMeta(meta) {
+		return false
+	}
+	var m struct {
+		ProgressToken json.RawMessage `json:"progressToken"`
+	}
+	return json.Unmarshal(meta, &m) == nil && len(m.ProgressToken) > 0 && string(m.ProgressToken) != "null"
+}
+
 // requestID is the mcp-go id of a plain raw id.
 func requestID(raw json.RawMessage) mcp.RequestId {
 	if raw[0] == '"' {
@@ -494,9 +505,14 @@ type fastCall struct {
 }
 
 // shareResponse gives mcp-go a response writer the gateway can also write
-// the call's server requests on, for a request that reaches an upstream,
-// made on a session of the 2025 revisions whose client declared sampling,
-// elicitation or roots; nil for any other.
+// the call's server requests and progress on, for a request that reaches
+// an upstream, made on a session of the 2025 revisions whose client
+// declared sampling, elicitation or roots or that asks for progress; nil
+// for any other. Progress goes on the call's own stream because mcp-go
+// (v1.2.1) has one notification channel per session, read both by the
+// POST's handler and by the session's GET stream: a notification sent
+// through it just before the answer could leave on the GET stream and
+// reach the client after the answer.
 func (g *Gateway) shareResponse(w http.ResponseWriter, r *http.Request, m *message) *sharedResponse {
 	switch m.Method {
 	case string(mcp.MethodToolsCall), string(mcp.MethodPromptsGet), string(mcp.MethodResourcesRead):
@@ -511,7 +527,7 @@ func (g *Gateway) shareResponse(w http.ResponseWriter, r *http.Request, m *messa
 		return nil
 	}
 	s := v.(server.ClientSession)
-	if !declares(s, "sampling") && !declares(s, "elicitation") && !declares(s, "roots") {
+	if !declares(s, "sampling") && !declares(s, "elicitation") && !declares(s, "roots") && !asksProgress(m.Params.Meta) {
 		return nil
 	}
 	return newSharedResponse(w)

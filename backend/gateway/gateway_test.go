@@ -1,6 +1,8 @@
 package gateway
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -672,5 +674,76 @@ func TestTimeoutIsResetByProgress(t *testing.T) {
 	}
 	if !strings.Contains(text(res), "ompleted") {
 		t.Errorf("result = %q", text(res))
+	}
+}
+
+// Progress goes on the call's own response stream, ahead of the answer,
+// even while the session holds a GET stream: mcp-go (v1.2.1) reads one
+// notification channel per session from both, so progress sent through it
+// could leave on the GET stream and reach the client after the answer
+// (a flaky bridge test showed it: TestProgressArrivesBeforeTheResponse...).
+func TestProgressGoesOnTheCallsStreamNotTheGETStream(t *testing.T) {
+	r := newRig(t, []spec.Server{everything(t, "everything", spec.PrefixAlways)}, rigOptions{})
+	s := newRawHTTP(t, r.url)
+
+	// The session's GET stream, read in the background.
+	get, _ := http.NewRequest(http.MethodGet, r.url, nil)
+	get.Header.Set("Accept", "text/event-stream")
+	get.Header.Set(server.HeaderKeySessionID, s.sid)
+	get.Header.Set("MCP-Protocol-Version", "2025-11-25")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	get = get.WithContext(ctx)
+	resp, err := http.DefaultClient.Do(get)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var mu sync.Mutex
+	var onGET []string
+	go func() {
+		sc := bufio.NewScanner(resp.Body)
+		for sc.Scan() {
+			if data, ok := strings.CutPrefix(sc.Text(), "data: "); ok {
+				mu.Lock()
+				onGET = append(onGET, data)
+				mu.Unlock()
+			}
+		}
+	}()
+	time.Sleep(100 * time.Millisecond) // the GET stream waits on the session's channel first
+
+	for round := range 3 {
+		status, hdr, body := s.post(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"everything__trigger-long-running-operation","arguments":{"duration":0.3,"steps":3},"_meta":{"progressToken":"tok-%d"}}}`, 10+round, round))
+		if status != http.StatusOK || hdr.Get("Content-Type") != "text/event-stream" {
+			t.Fatalf("round %d: HTTP %d %s: %s", round, status, hdr.Get("Content-Type"), body)
+		}
+		var progress, answerAt int
+		for i, ev := range bytes.Split(bytes.TrimSpace(body), []byte("\n\n")) {
+			_, data, _ := bytes.Cut(ev, []byte("data: "))
+			switch {
+			case bytes.Contains(data, []byte(`"notifications/progress"`)):
+				if answerAt > 0 {
+					t.Fatalf("round %d: progress after the answer: %s", round, body)
+				}
+				if !bytes.Contains(data, []byte(fmt.Sprintf(`"progressToken":"tok-%d"`, round))) {
+					t.Fatalf("round %d: progress under another token: %s", round, data)
+				}
+				progress++
+			case bytes.Contains(data, []byte(fmt.Sprintf(`"id":%d`, 10+round))):
+				answerAt = i
+			}
+		}
+		if progress != 3 || answerAt == 0 {
+			t.Fatalf("round %d: %d progress notifications on the call's stream before the answer (at event %d), want 3: %s", round, progress, answerAt, body)
+		}
+	}
+	time.Sleep(100 * time.Millisecond)
+	mu.Lock()
+	defer mu.Unlock()
+	for _, data := range onGET {
+		if strings.Contains(data, "notifications/progress") {
+			t.Fatalf("progress went on the GET stream: %s", data)
+		}
 	}
 }
