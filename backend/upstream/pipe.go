@@ -248,8 +248,19 @@ func (p *pipeTransport) refuse(big *MessageTooLargeError) {
 }
 
 func (p *pipeTransport) dispatch(line []byte) {
-	var m serverMessage
-	if json.Unmarshal(line, &m) != nil || p.fromServer(&m, line, p.serve) || !m.hasID() {
+	var m serverMessage // on the stack: nothing below keeps &m
+	if !scanServerMessage(line, &m) {
+		// What the scanner leaves to encoding/json; m.ID and m.Result
+		// are then copies (copied again below: this is the rare path).
+		decoded := new(serverMessage)
+		if json.Unmarshal(line, decoded) != nil {
+			return
+		}
+		m = *decoded
+	}
+	// Only a message with a method is the server's own (fromServer);
+	// asking first spares an answer the method value p.serve.
+	if (m.Method != "" && p.fromServer(&m, line, p.serve)) || !m.hasID() {
 		return
 	}
 	p.mu.Lock()
@@ -259,7 +270,12 @@ func (p *pipeTransport) dispatch(line []byte) {
 	if !ok {
 		return
 	}
-	w.ch <- &transport.JSONRPCResponse{JSONRPC: mcp.JSONRPC_VERSION, ID: w.id, Result: m.Result, Error: m.Error}
+	// The result outlives line, which the next read reuses.
+	var result json.RawMessage
+	if m.Result != nil {
+		result = append(make(json.RawMessage, 0, len(m.Result)), m.Result...)
+	}
+	w.ch <- &transport.JSONRPCResponse{JSONRPC: mcp.JSONRPC_VERSION, ID: w.id, Result: result, Error: m.Error}
 }
 
 // serve answers one request the server sent (sampling, elicitation, roots,
