@@ -39,6 +39,17 @@ func timeoutCause(d time.Duration) error {
 	return e.(error)
 }
 
+// pipeWithin: a request on c with ctx may leave its timeout to the pipe
+// (requestWithin): a stdio connection, and a plain deadline (an activity's
+// idle timer needs withRequestTimeout's goroutine).
+func (c *conn) pipeWithin(ctx context.Context) bool {
+	if _, ok := c.tr.(*pipeTransport); !ok {
+		return false
+	}
+	_, ok := ctx.Value(activityKey{}).(*activity)
+	return !ok
+}
+
 // withRequestTimeout bounds ctx by d: a plain deadline, or an idle timer
 // reset by touches when the context carries an activity.
 func withRequestTimeout(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {

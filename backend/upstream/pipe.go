@@ -9,6 +9,7 @@ import (
 	"io"
 	"strconv"
 	"sync"
+	"time"
 
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
@@ -102,6 +103,19 @@ func plainJSONString(s string) bool {
 }
 
 func (p *pipeTransport) SendRequest(ctx context.Context, req transport.JSONRPCRequest) (*transport.JSONRPCResponse, error) {
+	return p.sendRequestWithin(ctx, req, 0)
+}
+
+// sendRequestWithin is SendRequest that also gives up after within (0:
+// never) with timeoutCause(within), as a context with that timeout would,
+// on a pooled timer.
+func (p *pipeTransport) sendRequestWithin(ctx context.Context, req transport.JSONRPCRequest, within time.Duration) (*transport.JSONRPCResponse, error) {
+	var expired <-chan time.Time
+	if within > 0 {
+		t := startExpiry(within)
+		defer stopExpiry(t)
+		expired = t.C
+	}
 	select {
 	case <-p.done:
 		return nil, pipeLost(req.Method, errPipeClosed)
@@ -134,6 +148,9 @@ func (p *pipeTransport) SendRequest(ctx context.Context, req transport.JSONRPCRe
 	case <-ctx.Done():
 		forget()
 		return nil, ctx.Err()
+	case <-expired:
+		forget()
+		return nil, timeoutCause(within)
 	case <-p.done:
 		select {
 		case resp := <-ch: // answered just before the pipe ended
@@ -284,4 +301,28 @@ func (p *pipeTransport) serve(req transport.JSONRPCRequest) {
 	if b := answerRequest(p.ctx, p.requestHandler(), req); b != nil {
 		_ = p.write(append(b, '\n'))
 	}
+}
+
+// expiryTimers are the stopped timers of sendRequestWithin: a request's
+// timeout costs no allocation.
+var expiryTimers sync.Pool // *time.Timer
+
+func startExpiry(d time.Duration) *time.Timer {
+	if t, ok := expiryTimers.Get().(*time.Timer); ok {
+		t.Reset(d)
+		return t
+	}
+	return time.NewTimer(d)
+}
+
+func stopExpiry(t *time.Timer) {
+	if !t.Stop() {
+		// Fired and not received: drain it (since Go 1.23 Stop already
+		// discards it, unless GODEBUG asynctimerchan=1).
+		select {
+		case <-t.C:
+		default:
+		}
+	}
+	expiryTimers.Put(t)
 }

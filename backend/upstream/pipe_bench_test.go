@@ -45,38 +45,51 @@ func echoPeer(tb testing.TB, stdin *os.File, stdout *os.File) {
 }
 
 // benchService is a Service whose one server "echo" is connected over a
-// pipeTransport on real pipes (the process's side wrapped by hotpath as in
-// dialOnce) to an echoPeer.
+// pipeTransport on real pipes to an echoPeer.
 func benchService(b *testing.B) *Service {
 	b.Helper()
+	sp := spec.Server{Name: "echo", Command: "echo", Enabled: true}
+	sp.Normalize()
+	return pipeService(b, sp, echoPeer)
+}
+
+// pipeService is a Service whose one server sp is connected over a
+// pipeTransport on real pipes (the process's side wrapped by hotpath as in
+// dialOnce) to peer, which reads the requests from stdin and writes on
+// stdout, in a goroutine of its own, until stdin ends.
+func pipeService(tb testing.TB, sp spec.Server, peer func(tb testing.TB, stdin, stdout *os.File)) *Service {
+	tb.Helper()
 	toServerR, toServerW, err := os.Pipe()
 	if err != nil {
-		b.Fatal(err)
+		tb.Fatal(err)
 	}
 	toClientR, toClientW, err := os.Pipe()
 	if err != nil {
-		b.Fatal(err)
+		tb.Fatal(err)
 	}
-	go echoPeer(b, toServerR, toClientW)
+	peerDone := make(chan struct{})
+	go func() {
+		defer close(peerDone)
+		peer(tb, toServerR, toClientW)
+	}()
 	pt := newPipeTransport(hotpath.File(toClientR), hotpath.File(toServerW))
 	pt.max = DefaultMaxMessage
 	ctx, cancel := context.WithCancel(context.Background())
 	if err := pt.Start(ctx); err != nil {
-		b.Fatal(err)
+		tb.Fatal(err)
 	}
 	s := New(fastOptions())
-	sp := spec.Server{Name: "echo", Command: "echo", Enabled: true}
-	sp.Normalize()
 	m := newManaged(s, sp)
 	m.conn = &conn{spec: sp, tr: pt, lost: make(chan struct{})}
 	m.status.State = StateRunning
 	s.mu.Lock()
-	s.servers["echo"] = m
+	s.servers[sp.Name] = m
 	s.mu.Unlock()
-	b.Cleanup(func() {
+	tb.Cleanup(func() {
 		cancel()
 		_ = pt.Close()
-		toServerW.Close()
+		toServerW.Close() // the peer's stdin ends
+		<-peerDone
 		toClientW.Close()
 		toServerR.Close()
 		toClientR.Close()
