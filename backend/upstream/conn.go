@@ -307,7 +307,11 @@ func (c *conn) request(ctx context.Context, method string, params any) ([]byte, 
 // otherwise. A request that runs out of time fails with timeoutCause and
 // is cancelled upstream, as one whose context timed out.
 func (c *conn) requestWithin(ctx context.Context, method string, params any, within time.Duration) ([]byte, error) {
-	id := mcp.NewRequestId("mcpr-" + strconv.FormatInt(c.ids.Add(1), 10))
+	// The id, "mcpr-N", is a slice of its JSON text, which the pipe keys
+	// the request by: one string for both.
+	var buf [32]byte
+	key := string(append(strconv.AppendInt(append(buf[:0], `"mcpr-`...), c.ids.Add(1), 10), '"'))
+	id := mcp.NewRequestId(key[1 : len(key)-1])
 	req := transport.JSONRPCRequest{JSONRPC: mcp.JSONRPC_VERSION, ID: id, Method: method, Params: c.inOwnEra(params)}
 	if c.modernEra != nil {
 		if isSubscriptionMethod(method) {
@@ -325,7 +329,7 @@ func (c *conn) requestWithin(ctx context.Context, method string, params any, wit
 	var resp *transport.JSONRPCResponse
 	var err error
 	if pt, ok := c.tr.(*pipeTransport); ok && within > 0 {
-		resp, err = pt.sendRequestWithin(ctx, req, within)
+		resp, err = pt.sendRequestWithin(ctx, req, key, within)
 	} else if c.login == nil {
 		resp, err = c.tr.SendRequest(ctx, req)
 	} else {

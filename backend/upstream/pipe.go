@@ -103,13 +103,13 @@ func plainJSONString(s string) bool {
 }
 
 func (p *pipeTransport) SendRequest(ctx context.Context, req transport.JSONRPCRequest) (*transport.JSONRPCResponse, error) {
-	return p.sendRequestWithin(ctx, req, 0)
+	return p.sendRequestWithin(ctx, req, "", 0)
 }
 
 // sendRequestWithin is SendRequest that also gives up after within (0:
 // never) with timeoutCause(within), as a context with that timeout would,
-// on a pooled timer.
-func (p *pipeTransport) sendRequestWithin(ctx context.Context, req transport.JSONRPCRequest, within time.Duration) (*transport.JSONRPCResponse, error) {
+// on a pooled timer. key is idKey(req.ID), or "" to have it worked out.
+func (p *pipeTransport) sendRequestWithin(ctx context.Context, req transport.JSONRPCRequest, key string, within time.Duration) (*transport.JSONRPCResponse, error) {
 	var expired <-chan time.Time
 	if within > 0 {
 		t := startExpiry(within)
@@ -121,15 +121,17 @@ func (p *pipeTransport) sendRequestWithin(ctx context.Context, req transport.JSO
 		return nil, pipeLost(req.Method, errPipeClosed)
 	default:
 	}
-	key, err := idKey(req.ID)
-	if err != nil {
-		return nil, err
+	if key == "" {
+		var err error
+		if key, err = idKey(req.ID); err != nil {
+			return nil, err
+		}
 	}
 	line, err := requestLine(key, req.Method, req.Params)
 	if err != nil {
 		return nil, err
 	}
-	ch := make(chan *transport.JSONRPCResponse, 1)
+	ch := answerChans.get()
 	p.mu.Lock()
 	p.pending[key] = waiting{id: req.ID, ch: ch}
 	p.mu.Unlock()
@@ -142,8 +144,13 @@ func (p *pipeTransport) sendRequestWithin(ctx context.Context, req transport.JSO
 		forget()
 		return nil, pipeLost(req.Method, err)
 	}
+	// ch goes back to the pool only once its one answer is received:
+	// dispatch (or refuse) takes the request from pending and sends once,
+	// so no one else holds it then. Given up on, it may still get its
+	// answer, and is left to the collector.
 	select {
 	case resp := <-ch:
+		answerChans.put(ch)
 		return resp, nil
 	case <-ctx.Done():
 		forget()
@@ -154,6 +161,7 @@ func (p *pipeTransport) sendRequestWithin(ctx context.Context, req transport.JSO
 	case <-p.done:
 		select {
 		case resp := <-ch: // answered just before the pipe ended
+			answerChans.put(ch)
 			return resp, nil
 		default:
 		}
@@ -326,3 +334,18 @@ func stopExpiry(t *time.Timer) {
 	}
 	expiryTimers.Put(t)
 }
+
+// answerChans are the empty answer channels of requests that got their
+// answer (two allocations each otherwise).
+var answerChans chanPool
+
+type chanPool struct{ sync.Pool }
+
+func (c *chanPool) get() chan *transport.JSONRPCResponse {
+	if ch, ok := c.Get().(chan *transport.JSONRPCResponse); ok {
+		return ch
+	}
+	return make(chan *transport.JSONRPCResponse, 1)
+}
+
+func (c *chanPool) put(ch chan *transport.JSONRPCResponse) { c.Put(ch) }
