@@ -127,8 +127,14 @@ func (p *pipeTransport) sendRequestWithin(ctx context.Context, req transport.JSO
 			return nil, err
 		}
 	}
-	line, err := requestLine(key, req.Method, req.Params)
-	if err != nil {
+	line := lineBuffers.Get().(*bytes.Buffer)
+	line.Reset()
+	defer func() {
+		if line.Cap() <= maxPooledLine {
+			lineBuffers.Put(line)
+		}
+	}()
+	if err := writeRequestLine(line, key, req.Method, req.Params); err != nil {
 		return nil, err
 	}
 	ch := answerChans.get()
@@ -140,7 +146,7 @@ func (p *pipeTransport) sendRequestWithin(ctx context.Context, req transport.JSO
 		delete(p.pending, key)
 		p.mu.Unlock()
 	}
-	if err := p.write(line); err != nil {
+	if err := p.write(line.Bytes()); err != nil {
 		forget()
 		return nil, pipeLost(req.Method, err)
 	}
@@ -184,6 +190,14 @@ func pipeLost(method string, err error) error {
 // requestLine is the request as one line, its id already encoded.
 func requestLine(id, method string, params any) ([]byte, error) {
 	var b bytes.Buffer
+	if err := writeRequestLine(&b, id, method, params); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+// writeRequestLine writes requestLine's line to b.
+func writeRequestLine(b *bytes.Buffer, id, method string, params any) error {
 	if raw, ok := params.(json.RawMessage); ok {
 		b.Grow(48 + len(id) + len(method) + len(raw)) // one allocation
 	}
@@ -195,13 +209,13 @@ func requestLine(id, method string, params any) ([]byte, error) {
 		// Already JSON (the fast path's params): compacted, which also
 		// checks it and keeps the message on one line.
 		b.WriteString(`,"params":`)
-		if err := json.Compact(&b, raw); err != nil {
-			return nil, err
+		if err := json.Compact(b, raw); err != nil {
+			return err
 		}
 	} else if params != nil {
 		raw, err := json.Marshal(params)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if string(raw) != "null" {
 			b.WriteString(`,"params":`)
@@ -209,8 +223,15 @@ func requestLine(id, method string, params any) ([]byte, error) {
 		}
 	}
 	b.WriteString("}\n")
-	return b.Bytes(), nil
+	return nil
 }
+
+// lineBuffers hold request lines while they are written: the pipe's
+// writer keeps nothing of a line once it returns.
+var lineBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// maxPooledLine: a buffer grown past it (a large request) is not kept.
+const maxPooledLine = 64 << 10
 
 func (p *pipeTransport) SendNotification(_ context.Context, n mcp.JSONRPCNotification) error {
 	b, err := json.Marshal(n)
