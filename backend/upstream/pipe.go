@@ -260,10 +260,14 @@ func (p *pipeTransport) read() {
 	for {
 		// The line is only read here: dispatch copies what it keeps.
 		line, err := readLine(p.r, &long, p.max)
-		var big *MessageTooLargeError
-		if errors.As(err, &big) {
-			p.refuse(big)
-			continue
+		if err != nil {
+			// big is declared here: errors.As moves it to the heap,
+			// which for every line read was an allocation per answer.
+			var big *MessageTooLargeError
+			if errors.As(err, &big) {
+				p.refuse(big)
+				continue
+			}
 		}
 		if len(bytes.TrimSpace(line)) > 0 {
 			p.dispatch(line)
