@@ -28,15 +28,47 @@ func WithActivity(ctx context.Context) (context.Context, func()) {
 // ErrTimeout is the cause of a request that got no answer in time.
 var ErrTimeout = fmt.Errorf("timed out")
 
-// timeoutCauses are the causes of requests that timed out, by timeout.
-var timeoutCauses sync.Map // time.Duration → error
+// maxTimeoutCauses bounds timeoutCauses: servers share a handful of
+// timeouts, but each server may set its own and the setting may change.
+const maxTimeoutCauses = 32
+
+// timeoutCauses are the causes of requests that timed out, by timeout,
+// worded once each (a request with a timer context needs its cause before
+// it starts). At most maxTimeoutCauses are kept: one more empties it.
+var timeoutCauses struct {
+	byTimeout sync.Map // time.Duration → error; read without the lock
+	mu        sync.Mutex
+	n         int // entries stored since the last clear, under mu
+}
 
 func timeoutCause(d time.Duration) error {
-	if e, ok := timeoutCauses.Load(d); ok {
+	if e, ok := timeoutCauses.byTimeout.Load(d); ok {
 		return e.(error)
 	}
-	e, _ := timeoutCauses.LoadOrStore(d, fmt.Errorf("%w: no answer within %s", ErrTimeout, d))
-	return e.(error)
+	timeoutCauses.mu.Lock()
+	defer timeoutCauses.mu.Unlock()
+	if e, ok := timeoutCauses.byTimeout.Load(d); ok {
+		return e.(error)
+	}
+	if timeoutCauses.n >= maxTimeoutCauses {
+		timeoutCauses.byTimeout.Clear()
+		timeoutCauses.n = 0
+	}
+	e := fmt.Errorf("%w: no answer within %s", ErrTimeout, d)
+	timeoutCauses.byTimeout.Store(d, e)
+	timeoutCauses.n++
+	return e
+}
+
+// pipeWithin: a request on c with ctx may leave its timeout to the pipe
+// (requestWithin): a stdio connection, and a plain deadline (an activity's
+// idle timer needs withRequestTimeout's goroutine).
+func (c *conn) pipeWithin(ctx context.Context) bool {
+	if _, ok := c.tr.(*pipeTransport); !ok {
+		return false
+	}
+	_, ok := ctx.Value(activityKey{}).(*activity)
+	return !ok
 }
 
 // withRequestTimeout bounds ctx by d: a plain deadline, or an idle timer

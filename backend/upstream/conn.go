@@ -299,7 +299,19 @@ func (c *conn) initialize(ctx context.Context, info mcp.Implementation) (*mcp.In
 // request sends one JSON-RPC request and returns its raw result. A JSON-RPC
 // error from the server comes back as *RPCError.
 func (c *conn) request(ctx context.Context, method string, params any) ([]byte, error) {
-	id := mcp.NewRequestId("mcpr-" + strconv.FormatInt(c.ids.Add(1), 10))
+	return c.requestWithin(ctx, method, params, 0)
+}
+
+// requestWithin is request bounded by within (0: by ctx alone) when the
+// transport keeps the time itself (pipeWithin); the caller bounds ctx
+// otherwise. A request that runs out of time fails with timeoutCause and
+// is cancelled upstream, as one whose context timed out.
+func (c *conn) requestWithin(ctx context.Context, method string, params any, within time.Duration) ([]byte, error) {
+	// The id, "mcpr-N", is a slice of its JSON text, which the pipe keys
+	// the request by: one string for both.
+	var buf [32]byte
+	key := string(append(strconv.AppendInt(append(buf[:0], `"mcpr-`...), c.ids.Add(1), 10), '"'))
+	id := mcp.NewRequestId(key[1 : len(key)-1])
 	req := transport.JSONRPCRequest{JSONRPC: mcp.JSONRPC_VERSION, ID: id, Method: method, Params: c.inOwnEra(params)}
 	if c.modernEra != nil {
 		if isSubscriptionMethod(method) {
@@ -316,7 +328,9 @@ func (c *conn) request(ctx context.Context, method string, params any) ([]byte, 
 	}
 	var resp *transport.JSONRPCResponse
 	var err error
-	if c.login == nil {
+	if pt, ok := c.tr.(*pipeTransport); ok && within > 0 {
+		resp, err = pt.sendRequestWithin(ctx, req, key, within)
+	} else if c.login == nil {
 		resp, err = c.tr.SendRequest(ctx, req)
 	} else {
 		// mcp-go's transports: a 401 to the login's token refreshes it
@@ -332,11 +346,18 @@ func (c *conn) request(ctx context.Context, method string, params any) ([]byte, 
 		}
 	}
 	if err != nil {
-		if ctx.Err() != nil && !c.cancelsByClosing() {
+		// expired: the transport's own time ran out (only then is its
+		// error ErrTimeout), as a context's deadline would have.
+		expired := within > 0 && errors.Is(err, ErrTimeout)
+		if (ctx.Err() != nil || expired) && !c.cancelsByClosing() {
 			// On 2026-07-28 over HTTP the end of the request's stream
 			// (the connection, closed with the context) is the cancel; a
 			// pipe, on either revision, has only notifications/cancelled.
-			c.cancelUpstream(id, context.Cause(ctx))
+			cause := err
+			if !expired {
+				cause = context.Cause(ctx)
+			}
+			c.cancelUpstream(id, cause)
 		}
 		if errors.Is(err, transport.ErrSessionTerminated) {
 			c.markLost("session expired (HTTP 404)")
@@ -355,7 +376,7 @@ func (c *conn) request(ctx context.Context, method string, params any) ([]byte, 
 			return nil, fmt.Errorf("%s: %w", method, err)
 		}
 		c.awaitExit()
-		if reason := c.lostWhy(); reason != "" && ctx.Err() == nil {
+		if reason := c.lostWhy(); reason != "" && ctx.Err() == nil && !expired {
 			return nil, &lostError{method: method, reason: reason}
 		}
 		return nil, err

@@ -40,8 +40,25 @@ type startNoteKey struct{}
 // WithStartNote returns ctx carrying a note that Request fills in when the
 // request started a lazy server.
 func WithStartNote(ctx context.Context) (context.Context, *StartNote) {
-	n := &StartNote{}
-	return context.WithValue(ctx, startNoteKey{}, n), n
+	c := &noteContext{Context: ctx}
+	return c, &c.note
+}
+
+// noteContext is context.WithValue(ctx, startNoteKey{}, &note) in one
+// allocation, not two: every forwarded call makes one. Everything but the
+// note's key is ctx's, its cancellation included (the context package
+// finds ctx's own cancel context through Value, so a child of this one is
+// cancelled with ctx as a child of ctx would be).
+type noteContext struct {
+	context.Context
+	note StartNote
+}
+
+func (c *noteContext) Value(key any) any {
+	if key == (startNoteKey{}) {
+		return &c.note
+	}
+	return c.Context.Value(key)
 }
 
 // Started reports whether the request started its server, and the time

@@ -9,6 +9,7 @@ import (
 	"io"
 	"strconv"
 	"sync"
+	"time"
 
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
@@ -101,20 +102,41 @@ func plainJSONString(s string) bool {
 }
 
 func (p *pipeTransport) SendRequest(ctx context.Context, req transport.JSONRPCRequest) (*transport.JSONRPCResponse, error) {
+	return p.sendRequestWithin(ctx, req, "", 0)
+}
+
+// sendRequestWithin is SendRequest that also gives up after within (0:
+// never) with timeoutCause(within), as a context with that timeout would,
+// on a pooled timer. key is idKey(req.ID), or "" to have it worked out.
+func (p *pipeTransport) sendRequestWithin(ctx context.Context, req transport.JSONRPCRequest, key string, within time.Duration) (*transport.JSONRPCResponse, error) {
+	var expired <-chan time.Time
+	if within > 0 {
+		t := startExpiry(within)
+		defer stopExpiry(t)
+		expired = t.C
+	}
 	select {
 	case <-p.done:
 		return nil, pipeLost(req.Method, errPipeClosed)
 	default:
 	}
-	key, err := idKey(req.ID)
-	if err != nil {
+	if key == "" {
+		var err error
+		if key, err = idKey(req.ID); err != nil {
+			return nil, err
+		}
+	}
+	line := lineBuffers.Get().(*bytes.Buffer)
+	line.Reset()
+	defer func() {
+		if line.Cap() <= maxPooledLine {
+			lineBuffers.Put(line)
+		}
+	}()
+	if err := writeRequestLine(line, key, req.Method, req.Params); err != nil {
 		return nil, err
 	}
-	line, err := requestLine(key, req.Method, req.Params)
-	if err != nil {
-		return nil, err
-	}
-	ch := make(chan *transport.JSONRPCResponse, 1)
+	ch := answerChans.get()
 	p.mu.Lock()
 	p.pending[key] = waiting{id: req.ID, ch: ch}
 	p.mu.Unlock()
@@ -123,19 +145,28 @@ func (p *pipeTransport) SendRequest(ctx context.Context, req transport.JSONRPCRe
 		delete(p.pending, key)
 		p.mu.Unlock()
 	}
-	if err := p.write(line); err != nil {
+	if err := p.write(line.Bytes()); err != nil {
 		forget()
 		return nil, pipeLost(req.Method, err)
 	}
+	// ch goes back to the pool only once its one answer is received:
+	// dispatch (or refuse) takes the request from pending and sends once,
+	// so no one else holds it then. Given up on, it may still get its
+	// answer, and is left to the collector.
 	select {
 	case resp := <-ch:
+		answerChans.put(ch)
 		return resp, nil
 	case <-ctx.Done():
 		forget()
 		return nil, ctx.Err()
+	case <-expired:
+		forget()
+		return nil, timeoutCause(within)
 	case <-p.done:
 		select {
 		case resp := <-ch: // answered just before the pipe ended
+			answerChans.put(ch)
 			return resp, nil
 		default:
 		}
@@ -161,6 +192,14 @@ func pipeLost(method string, err error) error {
 // requestLine is the request as one line, its id already encoded.
 func requestLine(id, method string, params any) ([]byte, error) {
 	var b bytes.Buffer
+	if err := writeRequestLine(&b, id, method, params); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+// writeRequestLine writes requestLine's line to b.
+func writeRequestLine(b *bytes.Buffer, id, method string, params any) error {
 	if raw, ok := params.(json.RawMessage); ok {
 		b.Grow(48 + len(id) + len(method) + len(raw)) // one allocation
 	}
@@ -172,13 +211,15 @@ func requestLine(id, method string, params any) ([]byte, error) {
 		// Already JSON (the fast path's params): compacted, which also
 		// checks it and keeps the message on one line.
 		b.WriteString(`,"params":`)
-		if err := json.Compact(&b, raw); err != nil {
-			return nil, err
+		if compactJSON(raw) {
+			b.Write(raw) // what json.Compact would write, found faster
+		} else if err := json.Compact(b, raw); err != nil {
+			return err
 		}
 	} else if params != nil {
 		raw, err := json.Marshal(params)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if string(raw) != "null" {
 			b.WriteString(`,"params":`)
@@ -186,8 +227,15 @@ func requestLine(id, method string, params any) ([]byte, error) {
 		}
 	}
 	b.WriteString("}\n")
-	return b.Bytes(), nil
+	return nil
 }
+
+// lineBuffers hold request lines while they are written: the pipe's
+// writer keeps nothing of a line once it returns.
+var lineBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// maxPooledLine: a buffer grown past it (a large request) is not kept.
+const maxPooledLine = 64 << 10
 
 func (p *pipeTransport) SendNotification(_ context.Context, n mcp.JSONRPCNotification) error {
 	b, err := json.Marshal(n)
@@ -211,10 +259,14 @@ func (p *pipeTransport) read() {
 	for {
 		// The line is only read here: dispatch copies what it keeps.
 		line, err := readLine(p.r, &long, p.max)
-		var big *MessageTooLargeError
-		if errors.As(err, &big) {
-			p.refuse(big)
-			continue
+		if err != nil {
+			// big is declared here: errors.As moves it to the heap,
+			// which for every line read was an allocation per answer.
+			var big *MessageTooLargeError
+			if errors.As(err, &big) {
+				p.refuse(big)
+				continue
+			}
 		}
 		if len(bytes.TrimSpace(line)) > 0 {
 			p.dispatch(line)
@@ -247,8 +299,19 @@ func (p *pipeTransport) refuse(big *MessageTooLargeError) {
 }
 
 func (p *pipeTransport) dispatch(line []byte) {
-	var m serverMessage
-	if json.Unmarshal(line, &m) != nil || p.fromServer(&m, line, p.serve) || !m.hasID() {
+	var m serverMessage // on the stack: nothing below keeps &m
+	if !scanServerMessage(line, &m) {
+		// What the scanner leaves to encoding/json; m.ID and m.Result
+		// are then copies (copied again below: this is the rare path).
+		decoded := new(serverMessage)
+		if json.Unmarshal(line, decoded) != nil {
+			return
+		}
+		m = *decoded
+	}
+	// Only a message with a method is the server's own (fromServer);
+	// asking first spares an answer the method value p.serve.
+	if (m.Method != "" && p.fromServer(&m, line, p.serve)) || !m.hasID() {
 		return
 	}
 	p.mu.Lock()
@@ -258,7 +321,12 @@ func (p *pipeTransport) dispatch(line []byte) {
 	if !ok {
 		return
 	}
-	w.ch <- &transport.JSONRPCResponse{JSONRPC: mcp.JSONRPC_VERSION, ID: w.id, Result: m.Result, Error: m.Error}
+	// The result outlives line, which the next read reuses.
+	var result json.RawMessage
+	if m.Result != nil {
+		result = append(make(json.RawMessage, 0, len(m.Result)), m.Result...)
+	}
+	w.ch <- &transport.JSONRPCResponse{JSONRPC: mcp.JSONRPC_VERSION, ID: w.id, Result: result, Error: m.Error}
 }
 
 // serve answers one request the server sent (sampling, elicitation, roots,
@@ -268,3 +336,42 @@ func (p *pipeTransport) serve(req transport.JSONRPCRequest) {
 		_ = p.write(append(b, '\n'))
 	}
 }
+
+// expiryTimers are the stopped timers of sendRequestWithin: a request's
+// timeout costs no allocation.
+var expiryTimers sync.Pool // *time.Timer
+
+func startExpiry(d time.Duration) *time.Timer {
+	if t, ok := expiryTimers.Get().(*time.Timer); ok {
+		t.Reset(d)
+		return t
+	}
+	return time.NewTimer(d)
+}
+
+func stopExpiry(t *time.Timer) {
+	if !t.Stop() {
+		// Fired and not received: drain it (since Go 1.23 Stop already
+		// discards it, unless GODEBUG asynctimerchan=1).
+		select {
+		case <-t.C:
+		default:
+		}
+	}
+	expiryTimers.Put(t)
+}
+
+// answerChans are the empty answer channels of requests that got their
+// answer (two allocations each otherwise).
+var answerChans chanPool
+
+type chanPool struct{ sync.Pool }
+
+func (c *chanPool) get() chan *transport.JSONRPCResponse {
+	if ch, ok := c.Get().(chan *transport.JSONRPCResponse); ok {
+		return ch
+	}
+	return make(chan *transport.JSONRPCResponse, 1)
+}
+
+func (c *chanPool) put(ch chan *transport.JSONRPCResponse) { c.Put(ch) }

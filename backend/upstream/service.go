@@ -473,12 +473,19 @@ func (s *Service) Request(ctx context.Context, name, method string, params any) 
 		}
 		return nil, fmt.Errorf("%w (%s)", ErrNotRunning, st.State)
 	}
+	var within time.Duration
 	if timeout := s.requestTimeout(sp); timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = withRequestTimeout(ctx, timeout)
-		defer cancel()
+		if c.pipeWithin(ctx) {
+			// The pipe keeps the time itself: no timer context (with its
+			// timer, closures and registration with ctx) per request.
+			within = timeout
+		} else {
+			var cancel context.CancelFunc
+			ctx, cancel = withRequestTimeout(ctx, timeout)
+			defer cancel()
+		}
 	}
-	raw, err := c.request(ctx, method, params)
+	raw, err := c.requestWithin(ctx, method, params, within)
 	if err != nil && errors.Is(context.Cause(ctx), ErrTimeout) {
 		return nil, context.Cause(ctx)
 	}
