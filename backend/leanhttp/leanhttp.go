@@ -204,9 +204,13 @@ func (s *Server) serve(nc net.Conn) {
 	handedOff := false
 	defer func() {
 		s.track(c, false, true)
-		if !handedOff {
-			nc.Close()
+		if handedOff {
+			return
 		}
+		if c.linger {
+			closeWriteAndWait(nc)
+		}
+		nc.Close()
 	}()
 	for {
 		if _, err := c.br.Peek(1); err != nil {
@@ -290,6 +294,7 @@ type conn struct {
 	watching  bool               // watch is reading
 	aborting  bool               // the request ended: the watch's timeout is ours
 	broken    bool               // the watch saw the connection fail
+	linger    bool               // closing with a request body unread: closeWriteAndWait
 	cancel    context.CancelFunc // the running request's
 }
 
@@ -382,6 +387,9 @@ func (c *conn) serveRequest(h head) (keep bool) {
 		return false
 	}
 	if c.broken || w.closeAfter || b.remain > maxDiscard {
+		// A client still sending a body we did not read would get a
+		// reset instead of the answer if the connection closed now.
+		c.linger = b.remain > 0 && !c.broken
 		return false
 	}
 	// What the handler left of the body is read past.
@@ -492,3 +500,19 @@ func (c *conn) endWatch() {
 }
 
 var aLongTimeAgo = time.Unix(1, 0)
+
+// rstAvoidanceDelay is how long a connection closed with a request body
+// left unread waits after its FIN before it closes (net/http's).
+const rstAvoidanceDelay = 500 * time.Millisecond
+
+// closeWriteAndWait sends a FIN after the answer and waits a little
+// before the connection closes, as net/http does when it closes with a
+// request body left unread: closing at once would make the kernel answer
+// the rest of the client's body with a reset, and a client that is still
+// writing would see the reset and not the answer (golang.org/issue/3595).
+func closeWriteAndWait(nc net.Conn) {
+	if cw, ok := nc.(interface{ CloseWrite() error }); ok {
+		_ = cw.CloseWrite()
+	}
+	time.Sleep(rstAvoidanceDelay)
+}

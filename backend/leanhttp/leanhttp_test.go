@@ -2,6 +2,7 @@ package leanhttp
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -514,5 +515,34 @@ func TestAWriteAfterTheHandlerReturnedFails(t *testing.T) {
 	c.send(post("{}"))
 	if _, got := c.read(); got != "answer" {
 		t.Fatalf("next answer %q", got)
+	}
+}
+
+// A body refused unread (too large) still lets a client that is busy
+// writing it read the answer: the connection sends its FIN and waits
+// before closing, as net/http does, instead of resetting the client's
+// write. Found by core's TestEndpointRefusesBadRequestsAndKeepsServing:
+// Go's client reported "connection reset by peer" for a 5 MiB body.
+func TestARefusedLongBodyStillGetsItsAnswer(t *testing.T) {
+	refuse := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.ContentLength > 1<<20 {
+			http.Error(w, "request body too large", http.StatusRequestEntityTooLarge)
+			return
+		}
+		_, _ = w.Write([]byte("fine"))
+	})
+	addr, _, _ := served(t, refuse, false)
+	for range 3 {
+		client := &http.Client{Transport: &http.Transport{}}
+		resp, err := client.Post("http://"+addr+"/mcp", "application/json", bytes.NewReader(bytes.Repeat([]byte("a"), 5<<20)))
+		if err != nil {
+			t.Fatalf("a refused long body: %v, want the 413 answer", err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusRequestEntityTooLarge || !strings.Contains(string(body), "too large") {
+			t.Fatalf("HTTP %d %q", resp.StatusCode, body)
+		}
+		client.CloseIdleConnections()
 	}
 }
