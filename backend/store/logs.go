@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"gorm.io/gorm"
@@ -12,7 +13,10 @@ import (
 
 // LogRepo stores request logs. The gateway batches writes, so Insert takes a
 // slice and commits it once.
-type LogRepo struct{ db *gorm.DB }
+type LogRepo struct {
+	db    *gorm.DB
+	stmts *logStatements // SQLite's prepared INSERTs, shared by the Store's LogRepos
+}
 
 // LogFilter selects request logs; zero fields don't filter.
 type LogFilter struct {
@@ -66,7 +70,10 @@ const (
 	sqliteInsertHead = "INSERT OR ROLLBACK " + insertInto
 	insertRow        = "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 	insertCols       = 12
-	insertChunk      = 50
+	// insertChunk is the most rows one statement inserts: 64 rows are 768
+	// parameters, far below SQLite's limit of 32,766.
+	insertChunkLog2 = 6
+	insertChunk     = 1 << insertChunkLog2
 )
 
 // appendLogArgs appends the values of entries in insertHead's column order
@@ -94,7 +101,41 @@ func insertSQL(n int) string {
 	return b.String()
 }
 
-var insertFull = insertSQL(insertChunk)
+// logStatements holds the request log's prepared INSERTs on SQLite, one
+// per power-of-two row count up to insertChunk. They are prepared once per
+// Store (database/sql then keeps each prepared on every connection it ran
+// on), so a batch parses nothing: before, the full chunk's statement was
+// prepared once per transaction and every tail once per batch.
+type logStatements struct {
+	mu    sync.Mutex
+	stmts [insertChunkLog2 + 1]*sql.Stmt // stmts[k] inserts 1<<k rows
+}
+
+// get returns the prepared statement for 1<<k rows.
+func (l *logStatements) get(ctx context.Context, db *sql.DB, k int) (*sql.Stmt, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.stmts[k] == nil {
+		st, err := db.PrepareContext(ctx, insertSQL(1<<k))
+		if err != nil {
+			return nil, err
+		}
+		l.stmts[k] = st
+	}
+	return l.stmts[k], nil
+}
+
+// close releases the statements.
+func (l *logStatements) close() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for k, st := range l.stmts {
+		if st != nil {
+			st.Close()
+			l.stmts[k] = nil
+		}
+	}
+}
 
 func (r LogRepo) insertRaw(ctx context.Context, entries []RequestLog) error {
 	sqlDB, err := r.db.DB()
@@ -109,24 +150,22 @@ func (r LogRepo) insertRaw(ctx context.Context, entries []RequestLog) error {
 	if isPostgres(r.db) {
 		return pgInsertLogs(ctx, tx, entries)
 	}
-	var full *sql.Stmt
 	args := make([]any, 0, insertCols*min(len(entries), insertChunk))
 	for len(entries) > 0 {
-		chunk := entries[:min(len(entries), insertChunk)]
-		entries = entries[len(chunk):]
-		args = appendLogArgs(args[:0], chunk)
-		var res sql.Result
-		if len(chunk) == insertChunk {
-			if full == nil {
-				if full, err = tx.PrepareContext(ctx, insertFull); err != nil {
-					return err
-				}
-				defer full.Close()
-			}
-			res, err = full.ExecContext(ctx, args...)
-		} else {
-			res, err = tx.ExecContext(ctx, insertSQL(len(chunk)), args...)
+		// insertChunk rows at a time, then the rest by falling powers of
+		// two: every statement is one of the few prepared ones.
+		k := insertChunkLog2
+		for 1<<k > len(entries) {
+			k--
 		}
+		chunk := entries[:1<<k]
+		entries = entries[len(chunk):]
+		st, err := r.stmts.get(ctx, sqlDB, k)
+		if err != nil {
+			return err
+		}
+		args = appendLogArgs(args[:0], chunk)
+		res, err := tx.StmtContext(ctx, st).ExecContext(ctx, args...)
 		if err != nil {
 			return err
 		}

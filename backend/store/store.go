@@ -43,6 +43,7 @@ type Store struct {
 	sql    *sql.DB
 	engine string   // engineSQLite ("" too) or enginePostgres
 	pgw    *pgWatch // PostgreSQL's change listener; nil on SQLite
+	logs   logStatements
 
 	revMu    sync.Mutex
 	revConn  *sql.Conn
@@ -180,6 +181,7 @@ func (s *Store) Close() error {
 	if s.pgw != nil {
 		s.pgw.close()
 	}
+	s.logs.close()
 	return s.sql.Close()
 }
 
@@ -193,7 +195,7 @@ func (s *Store) Settings() SettingRepo { return SettingRepo{db: s.db} }
 func (s *Store) Hooks() HookRepo       { return HookRepo{db: s.db} }
 func (s *Store) Tokens() TokenRepo     { return TokenRepo{db: s.db} }
 func (s *Store) Profiles() ProfileRepo { return ProfileRepo{db: s.db} }
-func (s *Store) Logs() LogRepo         { return LogRepo{db: s.db} }
+func (s *Store) Logs() LogRepo         { return LogRepo{db: s.db, stmts: &s.logs} }
 
 // notFound and duplicate keep messages uniform: `server "x": not found`.
 func notFound(kind, name string) error { return fmt.Errorf("%s %q: %w", kind, name, ErrNotFound) }
