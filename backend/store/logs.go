@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"fmt"
 	"strings"
-	"sync"
 	"time"
 
 	"gorm.io/gorm"
@@ -14,8 +13,8 @@ import (
 // LogRepo stores request logs. The gateway batches writes, so Insert takes a
 // slice and commits it once.
 type LogRepo struct {
-	db    *gorm.DB
-	stmts *logStatements // SQLite's prepared INSERTs, shared by the Store's LogRepos
+	db *gorm.DB
+	w  *logWriter // SQLite's write connection and statements, shared by the Store's LogRepos
 }
 
 // LogFilter selects request logs; zero fields don't filter.
@@ -99,87 +98,6 @@ func insertSQL(n int) string {
 		b.WriteString(insertRow)
 	}
 	return b.String()
-}
-
-// logStatements holds the request log's prepared INSERTs on SQLite, one
-// per power-of-two row count up to insertChunk. They are prepared once per
-// Store (database/sql then keeps each prepared on every connection it ran
-// on), so a batch parses nothing: before, the full chunk's statement was
-// prepared once per transaction and every tail once per batch.
-type logStatements struct {
-	mu    sync.Mutex
-	stmts [insertChunkLog2 + 1]*sql.Stmt // stmts[k] inserts 1<<k rows
-}
-
-// get returns the prepared statement for 1<<k rows.
-func (l *logStatements) get(ctx context.Context, db *sql.DB, k int) (*sql.Stmt, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.stmts[k] == nil {
-		st, err := db.PrepareContext(ctx, insertSQL(1<<k))
-		if err != nil {
-			return nil, err
-		}
-		l.stmts[k] = st
-	}
-	return l.stmts[k], nil
-}
-
-// close releases the statements.
-func (l *logStatements) close() {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	for k, st := range l.stmts {
-		if st != nil {
-			st.Close()
-			l.stmts[k] = nil
-		}
-	}
-}
-
-func (r LogRepo) insertRaw(ctx context.Context, entries []RequestLog) error {
-	sqlDB, err := r.db.DB()
-	if err != nil {
-		return err
-	}
-	tx, err := sqlDB.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback() //nolint:errcheck // a no-op after Commit
-	if isPostgres(r.db) {
-		return pgInsertLogs(ctx, tx, entries)
-	}
-	args := make([]any, 0, insertCols*min(len(entries), insertChunk))
-	for len(entries) > 0 {
-		// insertChunk rows at a time, then the rest by falling powers of
-		// two: every statement is one of the few prepared ones.
-		k := insertChunkLog2
-		for 1<<k > len(entries) {
-			k--
-		}
-		chunk := entries[:1<<k]
-		entries = entries[len(chunk):]
-		st, err := r.stmts.get(ctx, sqlDB, k)
-		if err != nil {
-			return err
-		}
-		args = appendLogArgs(args[:0], chunk)
-		res, err := tx.StmtContext(ctx, st).ExecContext(ctx, args...)
-		if err != nil {
-			return err
-		}
-		// The rows of one INSERT get consecutive ids inside the write
-		// transaction; the last one is the last insert id.
-		last, err := res.LastInsertId()
-		if err != nil {
-			return err
-		}
-		for i := range chunk {
-			chunk[i].ID = uint(last - int64(len(chunk)-1-i))
-		}
-	}
-	return tx.Commit()
 }
 
 // List returns matching entries newest first (by ID, which follows insertion

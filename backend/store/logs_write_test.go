@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -11,7 +12,7 @@ import (
 
 // storedLog is one request_logs row as SQLite holds it: every column as
 // its text and its storage class, so a change in what the write binds (a
-// time formatted differently, a real stored as an integer, '' as NULL)
+// time formatted differently, a real stored as an integer, ” as NULL)
 // shows even where reading it back through List would hide it.
 type storedLog struct {
 	id                                                                       int64
@@ -125,5 +126,49 @@ func TestLogInsertBatchSizesKeepIDsAndValues(t *testing.T) {
 	}
 	if !got.Time.Equal(all[len(all)-1].Time) || got.Target != all[len(all)-1].Target {
 		t.Fatalf("Get = %+v, want %+v", got, all[len(all)-1])
+	}
+}
+
+// TestLogConnectionAloneSkipsTheCommitFsync holds the trade logWriter
+// makes to its connection alone: the request log commits with
+// synchronous=NORMAL (1), while the pool that writes servers, settings and
+// tokens keeps FULL (2), an fsync per commit. A DSN change that put every
+// connection on NORMAL, or the log back on FULL, fails here.
+func TestLogConnectionAloneSkipsTheCommitFsync(t *testing.T) {
+	s, _ := openTest(t)
+	ctx := context.Background()
+	if err := s.Logs().Insert(ctx, []RequestLog{{Client: "c", Status: StatusOK}}); err != nil {
+		t.Fatal(err)
+	}
+	sync := func(db interface {
+		QueryRowContext(context.Context, string, ...any) *sql.Row
+	}) int {
+		var v int
+		if err := db.QueryRowContext(ctx, "PRAGMA synchronous").Scan(&v); err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	// Several of the pool's connections at once, not just the idle one.
+	var conns []*sql.Conn
+	for i := 0; i < 3; i++ {
+		c, err := s.sql.Conn(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		conns = append(conns, c)
+	}
+	for i, c := range conns {
+		if got := sync(c); got != 2 {
+			t.Errorf("store connection %d: synchronous = %d, want 2 (FULL)", i, got)
+		}
+	}
+	if got := sync(s.logs.db); got != 1 {
+		t.Errorf("request log connection: synchronous = %d, want 1 (NORMAL)", got)
+	}
+	// The log's commit is visible to the pool at once.
+	if n, err := s.Logs().MaxID(ctx); err != nil || n != 1 {
+		t.Fatalf("MaxID after one insert = %d, %v", n, err)
 	}
 }
