@@ -67,8 +67,11 @@ const (
 	// whole batch anyway (insertRaw rolls the transaction back), so rolling
 	// back at once changes nothing a caller sees.
 	sqliteInsertHead = "INSERT OR ROLLBACK " + insertInto
-	insertRow        = "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-	insertCols       = 12
+	// SQLite's row: the strings' '' is bound as NULL (appendSQLiteLogArgs)
+	// and stored as ''.
+	insertRow = "(?, coalesce(?, ''), coalesce(?, ''), coalesce(?, ''), coalesce(?, ''), ?, " +
+		"coalesce(?, ''), coalesce(?, ''), coalesce(?, ''), coalesce(?, ''), coalesce(?, ''), coalesce(?, ''))"
+	insertCols = 12
 	// insertChunk is the most rows one statement inserts: 64 rows are 768
 	// parameters, far below SQLite's limit of 32,766.
 	insertChunkLog2 = 6
@@ -76,7 +79,8 @@ const (
 )
 
 // appendLogArgs appends the values of entries in insertHead's column order
-// (insertCols a row), for either engine's statement.
+// (insertCols a row), for PostgreSQL's statement (SQLite's:
+// appendSQLiteLogArgs).
 func appendLogArgs(args []any, entries []RequestLog) []any {
 	for i := range entries {
 		e := &entries[i]

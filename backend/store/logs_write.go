@@ -115,7 +115,7 @@ func (r LogRepo) insertRaw(ctx context.Context, entries []RequestLog) error {
 		}
 		chunk := entries[:1<<k]
 		entries = entries[len(chunk):]
-		args = appendLogArgs(args[:0], chunk)
+		args = appendSQLiteLogArgs(args[:0], chunk)
 		res, err := tx.StmtContext(ctx, stmts[k]).ExecContext(ctx, args...)
 		if err != nil {
 			return err
@@ -131,4 +131,30 @@ func (r LogRepo) insertRaw(ctx context.Context, entries []RequestLog) error {
 		}
 	}
 	return tx.Commit()
+}
+
+// appendSQLiteLogArgs is appendLogArgs for SQLite's statement (insertRow):
+// the time already formatted as the driver would store it
+// (appendLogTime), and an empty string as nil, which the statement's
+// coalesce(?, ”) stores as the same ”. Binding a string makes the driver
+// copy it to C memory, bind it, unbind and free it after the statement,
+// each with SQLite's mutex; a NULL is one call. Most entries have three or
+// more empty columns (error, backend_tool, instance).
+func appendSQLiteLogArgs(args []any, entries []RequestLog) []any {
+	var tbuf [64]byte
+	for i := range entries {
+		e := &entries[i]
+		args = append(args, string(appendLogTime(tbuf[:0], e.Time)), orNil(e.Client), orNil(e.Server),
+			orNil(e.Method), orNil(e.Target), e.DurationMs, orNil(e.Status), orNil(e.Error), orNil(e.Request),
+			orNil(e.Response), orNil(e.BackendTool), orNil(e.Instance))
+	}
+	return args
+}
+
+// orNil is s, or nil for "" (see appendSQLiteLogArgs).
+func orNil(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
 }

@@ -54,8 +54,9 @@ func readStoredLogs(t *testing.T, s *Store) []storedLog {
 // fails in the middle, on more transactions than the pool has connections.
 // Every entry must come back with its id set to the row that holds its own
 // values, ids consecutive from 1 in the order of the batches, and every
-// column stored as the driver stores a bound Go value: the time as the
-// text of time.Time.String in UTC, the duration as a real, strings as text
+// column stored as the driver stores a bound Go value, as before the
+// statement bound preformatted times and NULL for ”: the time as the text
+// of time.Time.String in UTC, the duration as a real, strings as text
 // (empty ones too, never NULL).
 func TestLogInsertBatchSizesKeepIDsAndValues(t *testing.T) {
 	s, err := Open(filepath.Join(t.TempDir(), "sizes.db"))
@@ -86,6 +87,12 @@ func TestLogInsertBatchSizesKeepIDsAndValues(t *testing.T) {
 			}
 			if n%11 == 0 {
 				batch[i].Error = "boom"
+			}
+			if n%17 == 0 { // every string empty: stored as '', not NULL
+				batch[i] = RequestLog{Time: batch[i].Time, DurationMs: 2}
+			}
+			if n%29 == 0 { // the writer's own kind of time: local, with a monotonic reading
+				batch[i].Time = time.Now()
 			}
 		}
 		if bi == 5 { // a batch refused by its last row: nothing of it stays, the next batch writes normally
