@@ -136,25 +136,31 @@ func (r LogRepo) insertRaw(ctx context.Context, entries []RequestLog) error {
 // appendSQLiteLogArgs is appendLogArgs for SQLite's statement (insertRow):
 // the time already formatted as the driver would store it
 // (appendLogTime), and an empty string as nil, which the statement's
-// coalesce(?, ”) stores as the same ”. Binding a string makes the driver
-// copy it to C memory, bind it, unbind and free it after the statement,
-// each with SQLite's mutex; a NULL is one call. Most entries have three or
-// more empty columns (error, backend_tool, instance).
+// coalesce stores as the same empty text. Binding a string makes the
+// driver copy it to C memory, bind it, unbind and free it after the
+// statement, each with SQLite's mutex; a NULL is one call. Most entries
+// have three or more empty columns (error, backend_tool, instance). A
+// string equal to the previous row's in its column reuses that row's
+// boxed value: the client, server, method, target and status of a batch
+// repeat, and each boxing was an allocation.
 func appendSQLiteLogArgs(args []any, entries []RequestLog) []any {
 	var tbuf [64]byte
+	var prev [insertCols]any
+	box := func(col int, s string) any {
+		if s == "" {
+			return nil
+		}
+		if p, ok := prev[col].(string); ok && p == s {
+			return prev[col]
+		}
+		prev[col] = s
+		return prev[col]
+	}
 	for i := range entries {
 		e := &entries[i]
-		args = append(args, string(appendLogTime(tbuf[:0], e.Time)), orNil(e.Client), orNil(e.Server),
-			orNil(e.Method), orNil(e.Target), e.DurationMs, orNil(e.Status), orNil(e.Error), orNil(e.Request),
-			orNil(e.Response), orNil(e.BackendTool), orNil(e.Instance))
+		args = append(args, string(appendLogTime(tbuf[:0], e.Time)), box(1, e.Client), box(2, e.Server),
+			box(3, e.Method), box(4, e.Target), e.DurationMs, box(6, e.Status), box(7, e.Error), box(8, e.Request),
+			box(9, e.Response), box(10, e.BackendTool), box(11, e.Instance))
 	}
 	return args
-}
-
-// orNil is s, or nil for "" (see appendSQLiteLogArgs).
-func orNil(s string) any {
-	if s == "" {
-		return nil
-	}
-	return s
 }

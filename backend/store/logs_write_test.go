@@ -12,7 +12,7 @@ import (
 
 // storedLog is one request_logs row as SQLite holds it: every column as
 // its text and its storage class, so a change in what the write binds (a
-// time formatted differently, a real stored as an integer, ” as NULL)
+// time formatted differently, a real stored as an integer, empty text as NULL)
 // shows even where reading it back through List would hide it.
 type storedLog struct {
 	id                                                                       int64
@@ -55,7 +55,7 @@ func readStoredLogs(t *testing.T, s *Store) []storedLog {
 // Every entry must come back with its id set to the row that holds its own
 // values, ids consecutive from 1 in the order of the batches, and every
 // column stored as the driver stores a bound Go value, as before the
-// statement bound preformatted times and NULL for ”: the time as the text
+// statement bound preformatted times and NULL for empty text: the time as the text
 // of time.Time.String in UTC, the duration as a real, strings as text
 // (empty ones too, never NULL).
 func TestLogInsertBatchSizesKeepIDsAndValues(t *testing.T) {
