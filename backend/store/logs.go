@@ -67,10 +67,13 @@ const (
 	// whole batch anyway (insertRaw rolls the transaction back), so rolling
 	// back at once changes nothing a caller sees.
 	sqliteInsertHead = "INSERT OR ROLLBACK " + insertInto
-	// SQLite's row: the strings' '' is bound as NULL (appendSQLiteLogArgs)
-	// and stored as ''.
-	insertRow = "(?, coalesce(?, ''), coalesce(?, ''), coalesce(?, ''), coalesce(?, ''), ?, " +
+	// SQLite's rows: a string is bound as NULL for '' in the first row,
+	// and in the others for the first row's value, which ?2 … ?12 refer
+	// to by number ('' is then bound as ''): see appendSQLiteLogArgs.
+	insertFirstRow = "(?, coalesce(?, ''), coalesce(?, ''), coalesce(?, ''), coalesce(?, ''), ?, " +
 		"coalesce(?, ''), coalesce(?, ''), coalesce(?, ''), coalesce(?, ''), coalesce(?, ''), coalesce(?, ''))"
+	insertNextRow = "(?, coalesce(?, ?2, ''), coalesce(?, ?3, ''), coalesce(?, ?4, ''), coalesce(?, ?5, ''), ?, " +
+		"coalesce(?, ?7, ''), coalesce(?, ?8, ''), coalesce(?, ?9, ''), coalesce(?, ?10, ''), coalesce(?, ?11, ''), coalesce(?, ?12, ''))"
 	insertCols = 12
 	// insertChunk is the most rows one statement inserts: 64 rows are 768
 	// parameters, far below SQLite's limit of 32,766.
@@ -90,16 +93,18 @@ func appendLogArgs(args []any, entries []RequestLog) []any {
 	return args
 }
 
-// insertSQL is the statement for n rows.
+// insertSQL is SQLite's statement for n rows. SQLite numbers each ? one
+// above the highest number so far, and the ?2 … ?12 of the later rows
+// refer back to the first row's without numbering anything, so the
+// arguments are still insertCols a row, in order.
 func insertSQL(n int) string {
 	var b strings.Builder
-	b.Grow(len(sqliteInsertHead) + n*(len(insertRow)+2))
+	b.Grow(len(sqliteInsertHead) + len(insertFirstRow) + (n-1)*(len(insertNextRow)+2))
 	b.WriteString(sqliteInsertHead)
-	for i := 0; i < n; i++ {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteString(insertRow)
+	b.WriteString(insertFirstRow)
+	for i := 1; i < n; i++ {
+		b.WriteString(", ")
+		b.WriteString(insertNextRow)
 	}
 	return b.String()
 }

@@ -10,14 +10,19 @@ import (
 
 // BenchmarkLogInsert is the request log's write: batches of 500 entries
 // shaped like a fast-path echo call's, per entry, into a new database.
-func BenchmarkLogInsert(b *testing.B) { benchLogInsert(b, 0) }
+func BenchmarkLogInsert(b *testing.B) { benchLogInsert(b, 0, false) }
+
+// BenchmarkLogInsertDistinctBodies is BenchmarkLogInsert with a request
+// and a response that differ from row to row, as real calls' arguments
+// and answers mostly do (the echo's are all the same).
+func BenchmarkLogInsertDistinctBodies(b *testing.B) { benchLogInsert(b, 0, true) }
 
 // BenchmarkLogInsert200k is BenchmarkLogInsert into a table that already
 // holds 200,000 rows (deeper B-trees, and the WAL checkpoints that a
 // running router's log meets).
-func BenchmarkLogInsert200k(b *testing.B) { benchLogInsert(b, 200_000) }
+func BenchmarkLogInsert200k(b *testing.B) { benchLogInsert(b, 200_000, false) }
 
-func benchLogInsert(b *testing.B, prefill int) {
+func benchLogInsert(b *testing.B, prefill int, distinct bool) {
 	st, err := Open(filepath.Join(b.TempDir(), "bench.db"))
 	if err != nil {
 		b.Fatal(err)
@@ -25,12 +30,20 @@ func benchLogInsert(b *testing.B, prefill int) {
 	defer st.Close()
 	const batch = 500
 	entries := make([]RequestLog, batch)
+	requests, responses := make([]string, batch), make([]string, batch)
+	for i := range requests {
+		msg := "mcpr-bench"
+		if distinct {
+			msg += "-" + strconv.Itoa(i)
+		}
+		requests[i] = `{"method":"tools/call","params":{"name":"everything__echo","arguments":{"message":"` + msg + `"}}}`
+		responses[i] = `{"content":[{"type":"text","text":"Echo: ` + msg + `"}]}`
+	}
 	fill := func() {
 		for i := range entries {
 			entries[i] = RequestLog{Time: time.Now(), Client: "anonymous", Server: "everything", Method: "tools/call",
 				Target: "everything__echo", DurationMs: 0.123, Status: StatusOK,
-				Request:  `{"method":"tools/call","params":{"name":"everything__echo","arguments":{"message":"mcpr-bench"}}}`,
-				Response: `{"content":[{"type":"text","text":"Echo: mcpr-bench"}]}`}
+				Request: requests[i], Response: responses[i]}
 		}
 	}
 	ctx := context.Background()

@@ -133,21 +133,24 @@ func (r LogRepo) insertRaw(ctx context.Context, entries []RequestLog) error {
 	return tx.Commit()
 }
 
-// appendSQLiteLogArgs is appendLogArgs for SQLite's statement (insertRow):
-// the time already formatted as the driver would store it
-// (appendLogTime), and an empty string as nil, which the statement's
-// coalesce stores as the same empty text. Binding a string makes the
-// driver copy it to C memory, bind it, unbind and free it after the
-// statement, each with SQLite's mutex; a NULL is one call. Most entries
-// have three or more empty columns (error, backend_tool, instance). A
-// string equal to the previous row's in its column reuses that row's
-// boxed value: the client, server, method, target and status of a batch
-// repeat, and each boxing was an allocation.
+// appendSQLiteLogArgs is appendLogArgs for SQLite's statement
+// (insertFirstRow, insertNextRow): the time already formatted as the driver
+// would store it (appendLogTime), and the strings bound as little as
+// possible, since binding one makes the driver copy it to C memory, bind
+// it, unbind and free it after the statement, each with SQLite's mutex,
+// where a NULL is one call. In the first row an empty string is nil, which
+// the statement's coalesce stores as the same empty text (most entries
+// have three or more: error, backend_tool, instance). In the rows after,
+// a string equal to the first row's is nil, which the statement replaces
+// with the first row's value (a batch repeats its clients, servers,
+// methods, statuses and targets); any other string is bound, empty or
+// not. A string bound equal to the previous one bound in its column
+// reuses that boxed value: each boxing is an allocation.
 func appendSQLiteLogArgs(args []any, entries []RequestLog) []any {
 	var tbuf [64]byte
 	var prev [insertCols]any
-	box := func(col int, s string) any {
-		if s == "" {
+	str := func(col int, s, ref string) any {
+		if s == ref {
 			return nil
 		}
 		if p, ok := prev[col].(string); ok && p == s {
@@ -156,11 +159,16 @@ func appendSQLiteLogArgs(args []any, entries []RequestLog) []any {
 		prev[col] = s
 		return prev[col]
 	}
+	var none RequestLog
 	for i := range entries {
-		e := &entries[i]
-		args = append(args, string(appendLogTime(tbuf[:0], e.Time)), box(1, e.Client), box(2, e.Server),
-			box(3, e.Method), box(4, e.Target), e.DurationMs, box(6, e.Status), box(7, e.Error), box(8, e.Request),
-			box(9, e.Response), box(10, e.BackendTool), box(11, e.Instance))
+		e, ref := &entries[i], &entries[0]
+		if i == 0 {
+			ref = &none // nil stands for ''
+		}
+		args = append(args, string(appendLogTime(tbuf[:0], e.Time)), str(1, e.Client, ref.Client),
+			str(2, e.Server, ref.Server), str(3, e.Method, ref.Method), str(4, e.Target, ref.Target), e.DurationMs,
+			str(6, e.Status, ref.Status), str(7, e.Error, ref.Error), str(8, e.Request, ref.Request),
+			str(9, e.Response, ref.Response), str(10, e.BackendTool, ref.BackendTool), str(11, e.Instance, ref.Instance))
 	}
 	return args
 }

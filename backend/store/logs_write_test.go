@@ -107,6 +107,22 @@ func TestLogInsertBatchSizesKeepIDsAndValues(t *testing.T) {
 		}
 		all = append(all, batch...)
 	}
+	// A statement's later rows against its first: empty where the first
+	// has values, equal to it, different, and the first again.
+	full := RequestLog{Client: "fc", Server: "fs", Method: "fm", Target: "ft", Status: "fst", Error: "fe",
+		Request: "frq", Response: "frs", BackendTool: "fb", Instance: "fi", DurationMs: 1}
+	other := RequestLog{Client: "oc", Server: "os", Method: "om", Target: "ot", Status: "ost", Error: "oe",
+		Request: "orq", Response: "ors", BackendTool: "ob", Instance: "oi", DurationMs: 2}
+	against := []RequestLog{full, {}, full, other, {}, other, full}
+	for i := range against {
+		against[i].Time = base.Add(time.Duration(i) * time.Millisecond)
+	}
+	for _, b := range [][]RequestLog{against, {against[1], against[0], against[3], against[1]}} {
+		if err := s.Logs().Insert(ctx, b); err != nil {
+			t.Fatal(err)
+		}
+		all = append(all, b...)
+	}
 	stored := readStoredLogs(t, s)
 	if len(stored) != len(all) {
 		t.Fatalf("%d rows stored, want %d", len(stored), len(all))
