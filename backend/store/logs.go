@@ -12,7 +12,10 @@ import (
 
 // LogRepo stores request logs. The gateway batches writes, so Insert takes a
 // slice and commits it once.
-type LogRepo struct{ db *gorm.DB }
+type LogRepo struct {
+	db *gorm.DB
+	w  *logWriter // SQLite's write connection and statements, shared by the Store's LogRepos
+}
 
 // LogFilter selects request logs; zero fields don't filter.
 type LogFilter struct {
@@ -64,13 +67,23 @@ const (
 	// whole batch anyway (insertRaw rolls the transaction back), so rolling
 	// back at once changes nothing a caller sees.
 	sqliteInsertHead = "INSERT OR ROLLBACK " + insertInto
-	insertRow        = "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-	insertCols       = 12
-	insertChunk      = 50
+	// SQLite's rows: a string is bound as NULL for '' in the first row,
+	// and in the others for the first row's value, which ?2 … ?12 refer
+	// to by number ('' is then bound as ''): see appendSQLiteLogArgs.
+	insertFirstRow = "(?, coalesce(?, ''), coalesce(?, ''), coalesce(?, ''), coalesce(?, ''), ?, " +
+		"coalesce(?, ''), coalesce(?, ''), coalesce(?, ''), coalesce(?, ''), coalesce(?, ''), coalesce(?, ''))"
+	insertNextRow = "(?, coalesce(?, ?2, ''), coalesce(?, ?3, ''), coalesce(?, ?4, ''), coalesce(?, ?5, ''), ?, " +
+		"coalesce(?, ?7, ''), coalesce(?, ?8, ''), coalesce(?, ?9, ''), coalesce(?, ?10, ''), coalesce(?, ?11, ''), coalesce(?, ?12, ''))"
+	insertCols = 12
+	// insertChunk is the most rows one statement inserts: 64 rows are 768
+	// parameters, far below SQLite's limit of 32,766.
+	insertChunkLog2 = 6
+	insertChunk     = 1 << insertChunkLog2
 )
 
 // appendLogArgs appends the values of entries in insertHead's column order
-// (insertCols a row), for either engine's statement.
+// (insertCols a row), for PostgreSQL's statement (SQLite's:
+// appendSQLiteLogArgs).
 func appendLogArgs(args []any, entries []RequestLog) []any {
 	for i := range entries {
 		e := &entries[i]
@@ -80,67 +93,20 @@ func appendLogArgs(args []any, entries []RequestLog) []any {
 	return args
 }
 
-// insertSQL is the statement for n rows.
+// insertSQL is SQLite's statement for n rows. SQLite numbers each ? one
+// above the highest number so far, and the ?2 … ?12 of the later rows
+// refer back to the first row's without numbering anything, so the
+// arguments are still insertCols a row, in order.
 func insertSQL(n int) string {
 	var b strings.Builder
-	b.Grow(len(sqliteInsertHead) + n*(len(insertRow)+2))
+	b.Grow(len(sqliteInsertHead) + len(insertFirstRow) + (n-1)*(len(insertNextRow)+2))
 	b.WriteString(sqliteInsertHead)
-	for i := 0; i < n; i++ {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteString(insertRow)
+	b.WriteString(insertFirstRow)
+	for i := 1; i < n; i++ {
+		b.WriteString(", ")
+		b.WriteString(insertNextRow)
 	}
 	return b.String()
-}
-
-var insertFull = insertSQL(insertChunk)
-
-func (r LogRepo) insertRaw(ctx context.Context, entries []RequestLog) error {
-	sqlDB, err := r.db.DB()
-	if err != nil {
-		return err
-	}
-	tx, err := sqlDB.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback() //nolint:errcheck // a no-op after Commit
-	if isPostgres(r.db) {
-		return pgInsertLogs(ctx, tx, entries)
-	}
-	var full *sql.Stmt
-	args := make([]any, 0, insertCols*min(len(entries), insertChunk))
-	for len(entries) > 0 {
-		chunk := entries[:min(len(entries), insertChunk)]
-		entries = entries[len(chunk):]
-		args = appendLogArgs(args[:0], chunk)
-		var res sql.Result
-		if len(chunk) == insertChunk {
-			if full == nil {
-				if full, err = tx.PrepareContext(ctx, insertFull); err != nil {
-					return err
-				}
-				defer full.Close()
-			}
-			res, err = full.ExecContext(ctx, args...)
-		} else {
-			res, err = tx.ExecContext(ctx, insertSQL(len(chunk)), args...)
-		}
-		if err != nil {
-			return err
-		}
-		// The rows of one INSERT get consecutive ids inside the write
-		// transaction; the last one is the last insert id.
-		last, err := res.LastInsertId()
-		if err != nil {
-			return err
-		}
-		for i := range chunk {
-			chunk[i].ID = uint(last - int64(len(chunk)-1-i))
-		}
-	}
-	return tx.Commit()
 }
 
 // List returns matching entries newest first (by ID, which follows insertion

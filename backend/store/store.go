@@ -41,8 +41,9 @@ const maxOpenConns = 8
 type Store struct {
 	db     *gorm.DB
 	sql    *sql.DB
-	engine string   // engineSQLite ("" too) or enginePostgres
-	pgw    *pgWatch // PostgreSQL's change listener; nil on SQLite
+	engine string     // engineSQLite ("" too) or enginePostgres
+	pgw    *pgWatch   // PostgreSQL's change listener; nil on SQLite
+	logs   *logWriter // the request log's writes on SQLite; nil on PostgreSQL
 
 	revMu    sync.Mutex
 	revConn  *sql.Conn
@@ -148,12 +149,16 @@ func open(abs string) (*Store, error) {
 	}
 	sqlDB.SetMaxOpenConns(maxOpenConns)
 	sqlDB.SetMaxIdleConns(maxOpenConns)
-	s := &Store{db: db, sql: sqlDB}
 	if err := migrate(context.Background(), db); err != nil {
 		sqlDB.Close()
 		return nil, fmt.Errorf("open database %s: %w", abs, err)
 	}
-	return s, nil
+	logs, err := openLogWriter(abs)
+	if err != nil {
+		sqlDB.Close()
+		return nil, fmt.Errorf("open database %s: %w", abs, err)
+	}
+	return &Store{db: db, sql: sqlDB, logs: logs}, nil
 }
 
 // dsn builds a file: URI so that any character in the path (a '?' or '#' in a
@@ -180,7 +185,8 @@ func (s *Store) Close() error {
 	if s.pgw != nil {
 		s.pgw.close()
 	}
-	return s.sql.Close()
+	logErr := s.logs.close()
+	return errors.Join(s.sql.Close(), logErr)
 }
 
 // DB exposes GORM for queries the repositories don't cover. Writes through it
@@ -193,7 +199,7 @@ func (s *Store) Settings() SettingRepo { return SettingRepo{db: s.db} }
 func (s *Store) Hooks() HookRepo       { return HookRepo{db: s.db} }
 func (s *Store) Tokens() TokenRepo     { return TokenRepo{db: s.db} }
 func (s *Store) Profiles() ProfileRepo { return ProfileRepo{db: s.db} }
-func (s *Store) Logs() LogRepo         { return LogRepo{db: s.db} }
+func (s *Store) Logs() LogRepo         { return LogRepo{db: s.db, w: s.logs} }
 
 // notFound and duplicate keep messages uniform: `server "x": not found`.
 func notFound(kind, name string) error { return fmt.Errorf("%s %q: %w", kind, name, ErrNotFound) }
