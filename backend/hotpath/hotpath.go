@@ -45,7 +45,7 @@ func RawIO() bool { return enabled && supported }
 // desktop app and serve run it, through cli.Options.TuneRuntime; stdio and
 // connect do not, since they block reading stdin, and with one P a blocked
 // read holds the only P until the runtime's monitor takes it back. One P
-// runs Go code on one CPU at a time; the router spends about 40–50 µs of CPU on a call, so one CPU serves
+// runs Go code on one CPU at a time; the router spends about 30 µs of CPU on a call, so one CPU serves
 // over 10,000 calls a second, and goroutines are still preempted, so a
 // slow hook does not hold other calls up for long. It returns the number
 // of Ps in use.
