@@ -12,6 +12,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/mcp-router/mcp-router/backend/spec"
+	"github.com/mcp-router/mcp-router/internal/cputime"
 )
 
 // BenchmarkFastPathHandler is one fast-path tools/call through the
@@ -50,7 +51,7 @@ func BenchmarkFastPathHandler(b *testing.B) {
 	before := r.gw.fast.served.Load()
 	b.ReportAllocs()
 	b.ResetTimer()
-	cpu0 := processCPU()
+	cpu0 := cputime.Process()
 	for i := 0; i < b.N; i++ {
 		// As net/http gives it: a request context of its own, canceled
 		// when the handler returns, and a fresh header map for the answer.
@@ -69,7 +70,7 @@ func BenchmarkFastPathHandler(b *testing.B) {
 	b.StopTimer()
 	// CPU rather than wall time: on a busy machine the wall clock mostly
 	// measures waiting for a core.
-	b.ReportMetric(float64(processCPU()-cpu0)/float64(b.N), "cpu-ns/op")
+	b.ReportMetric(float64(cputime.Process()-cpu0)/float64(b.N), "cpu-ns/op")
 	if r.gw.fast.served.Load()-before != uint64(b.N) {
 		b.Fatal("not every call took the fast path")
 	}

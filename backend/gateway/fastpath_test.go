@@ -24,6 +24,7 @@ import (
 	"github.com/mcp-router/mcp-router/backend/store"
 	"github.com/mcp-router/mcp-router/backend/tracing"
 	"github.com/mcp-router/mcp-router/backend/upstream"
+	"github.com/mcp-router/mcp-router/internal/cputime"
 	"github.com/mcp-router/mcp-router/internal/testpeers"
 )
 
@@ -535,7 +536,7 @@ func benchFastEcho(b *testing.B, r *rig, tool string) {
 	before := r.gw.fast.served.Load()
 	b.ReportAllocs()
 	b.ResetTimer()
-	cpu0 := processCPU()
+	cpu0 := cputime.Process()
 	for i := 0; i < b.N; i++ {
 		if body := s.call(i, tool, `{"message":"bench"}`); !bytes.Contains(body, []byte("bench")) {
 			b.Fatalf("echo: %s", body)
@@ -544,7 +545,7 @@ func benchFastEcho(b *testing.B, r *rig, tool string) {
 	b.StopTimer()
 	// The client's and the router's CPU (not the upstream's, another
 	// process): wall time mostly measures the round trip.
-	b.ReportMetric(float64(processCPU()-cpu0)/float64(b.N), "cpu-ns/op")
+	b.ReportMetric(float64(cputime.Process()-cpu0)/float64(b.N), "cpu-ns/op")
 	if r.gw.fast.served.Load()-before != uint64(b.N) {
 		b.Fatal("not every call took the fast path")
 	}

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/mcp-router/mcp-router/internal/cputime"
 )
 
 // BenchmarkLogInsert is the request log's write: batches of 500 entries
@@ -55,14 +57,14 @@ func benchLogInsert(b *testing.B, prefill int, distinct bool) {
 	}
 	b.ReportAllocs()
 	b.ResetTimer()
-	cpu0 := processCPU()
+	cpu0 := cputime.Process()
 	for n := 0; n < b.N; n += batch {
 		fill()
 		if err := st.Logs().Insert(ctx, entries); err != nil {
 			b.Fatal(err)
 		}
 	}
-	if cpu := processCPU() - cpu0; cpu > 0 {
+	if cpu := cputime.Process() - cpu0; cpu > 0 {
 		b.ReportMetric(float64(cpu)/float64(b.N), "cpu-ns/row")
 	}
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/mcp-router/mcp-router/backend/hotpath"
 	"github.com/mcp-router/mcp-router/backend/spec"
+	"github.com/mcp-router/mcp-router/internal/cputime"
 )
 
 // echoPeer is a stdio server in a goroutine, on real pipes, that answers
@@ -107,7 +108,7 @@ func BenchmarkPipeRequest(b *testing.B) {
 	params := json.RawMessage(`{"name":"echo","arguments":{"message":"hello"}}`)
 	want := `{"content":[{"type":"text","text":"Echo: hello"}]}`
 	b.ReportAllocs()
-	defer reportCPU(b, processCPU())
+	defer reportCPU(b, cputime.Process())
 	for b.Loop() {
 		ctx, cancel := context.WithCancel(context.Background())
 		raw, err := s.Request(ctx, "echo", "tools/call", params)
@@ -126,7 +127,7 @@ func BenchmarkPipeDispatch(b *testing.B) {
 	id := mcp.NewRequestId("mcpr-12345")
 	ch := make(chan *transport.JSONRPCResponse, 1)
 	b.ReportAllocs()
-	defer reportCPU(b, processCPU())
+	defer reportCPU(b, cputime.Process())
 	for b.Loop() {
 		p.mu.Lock()
 		p.pending[`"mcpr-12345"`] = waiting{id: id, ch: ch}
@@ -141,5 +142,5 @@ func BenchmarkPipeDispatch(b *testing.B) {
 // reportCPU reports the process's CPU time per op since start (the peer's
 // included, where there is one).
 func reportCPU(b *testing.B, start time.Duration) {
-	b.ReportMetric(float64(processCPU()-start)/float64(b.N), "cpu-ns/op")
+	b.ReportMetric(float64(cputime.Process()-start)/float64(b.N), "cpu-ns/op")
 }
