@@ -129,6 +129,9 @@ func (c *Core) Serve(ctx context.Context, o ServeOptions) error {
 	go func() { errs <- srv.Serve(served) }()
 	select {
 	case err := <-errs:
+		if lean != nil {
+			_ = lean.Close() // its connections end with the endpoint
+		}
 		return err
 	case <-ctx.Done():
 	}
