@@ -117,7 +117,7 @@ func (p *pipeTransport) sendRequestWithin(ctx context.Context, req transport.JSO
 	}
 	select {
 	case <-p.done:
-		return nil, pipeLost(req.Method, errPipeClosed)
+		return nil, p.lost(req.Method)
 	default:
 	}
 	if key == "" {
@@ -171,11 +171,17 @@ func (p *pipeTransport) sendRequestWithin(ctx context.Context, req transport.JSO
 		default:
 		}
 		forget()
-		if err := p.in.failure(); err != nil {
-			return nil, pipeLost(req.Method, err) // the write that carried this line failed
-		}
-		return nil, pipeLost(req.Method, errPipeClosed)
+		return nil, p.lost(req.Method)
 	}
+}
+
+// lost is the error of a request on a transport that has ended: the
+// failed write on stdin that ended it, if that is what did.
+func (p *pipeTransport) lost(method string) error {
+	if err := p.in.failure(); err != nil {
+		return pipeLost(method, err)
+	}
+	return pipeLost(method, errPipeClosed)
 }
 
 // pipeLost is a request the pipe could not carry or answer: the server's

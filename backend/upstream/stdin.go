@@ -20,7 +20,7 @@ type stdinLines struct {
 	mu       sync.Mutex
 	queued   []byte // lines not yet written, in order
 	spare    []byte // the other buffer, reused
-	flushing bool   // a writer is about to write queued
+	flushing bool   // a goroutine is about to write queued, or writing
 	err      error  // the write that failed: stdin is gone; every later write fails with it
 }
 
@@ -28,7 +28,11 @@ type stdinLines struct {
 // error of the write that carried line when this goroutine wrote it; a
 // line queued for another goroutine's write returns nil at once, and if
 // that write fails, broken is called (the transport closes, and its
-// waiting calls fail with failure's error).
+// waiting calls fail with failure's error). The writer returns once its
+// own line is written: lines queued while it wrote go out on a goroutine
+// of their own, so a call is never held up writing other calls' lines (a
+// server slow to read its stdin would otherwise keep a call from its
+// answer).
 func (s *stdinLines) write(line []byte, broken func()) error {
 	s.mu.Lock()
 	if s.err != nil {
@@ -44,29 +48,54 @@ func (s *stdinLines) write(line []byte, broken func()) error {
 	s.flushing = true
 	s.mu.Unlock()
 	runtime.Gosched() // the other calls that are ready queue their lines
+	more, err := s.flushOnce(broken)
+	if more {
+		go s.flushRest(broken)
+	}
+	return err
+}
+
+// flushOnce writes what is queued (this goroutine's own line among it).
+// more reports lines queued since, which the caller must go on writing;
+// without more, flushing is over.
+func (s *stdinLines) flushOnce(broken func()) (more bool, err error) {
+	s.mu.Lock()
+	b := s.queued
+	if len(b) == 0 || s.err != nil {
+		s.queued = b[:0]
+		s.flushing = false
+		err := s.err
+		s.mu.Unlock()
+		return false, err
+	}
+	s.queued, s.spare = s.spare[:0], nil
+	s.mu.Unlock()
+	_, err = s.w.Write(b)
+	s.mu.Lock()
+	if cap(b) <= maxKeptStdin {
+		s.spare = b[:0]
+	}
+	if err != nil {
+		s.err = err
+	}
+	more = len(s.queued) > 0 && s.err == nil
+	if !more {
+		s.queued = s.queued[:0]
+		s.flushing = false
+	}
+	s.mu.Unlock()
+	if err != nil {
+		broken()
+	}
+	return more, err
+}
+
+// flushRest writes the lines queued while another write went on, until
+// none is left.
+func (s *stdinLines) flushRest(broken func()) {
 	for {
-		s.mu.Lock()
-		b := s.queued
-		if len(b) == 0 || s.err != nil {
-			s.queued = b[:0]
-			s.flushing = false
-			err := s.err
-			s.mu.Unlock()
-			return err
-		}
-		s.queued, s.spare = s.spare[:0], nil
-		s.mu.Unlock()
-		_, err := s.w.Write(b)
-		s.mu.Lock()
-		if cap(b) <= maxKeptStdin {
-			s.spare = b[:0]
-		}
-		if err != nil {
-			s.err = err
-		}
-		s.mu.Unlock()
-		if err != nil {
-			broken()
+		if more, _ := s.flushOnce(broken); !more {
+			return
 		}
 	}
 }

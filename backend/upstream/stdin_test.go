@@ -131,3 +131,51 @@ func TestStdinFailureFailsEveryQueuedCall(t *testing.T) {
 		t.Errorf("a call after the failure: %v", err)
 	}
 }
+
+// blockingWriter hands each write to the test and waits for its release.
+type blockingWriter struct {
+	writes  chan string
+	release chan struct{}
+}
+
+func (w *blockingWriter) Write(p []byte) (int, error) {
+	w.writes <- string(p)
+	<-w.release
+	return len(p), nil
+}
+
+// A call returns once its own line is written: lines other calls queued
+// meanwhile go out without it, so a server slow to read its stdin cannot
+// keep a call from its answer. The first version wrote them on the caller
+// and hung TestPipeTransportRoutesEveryLine in a clean-clone run (its
+// io.Pipe server reads a line only when the test asks).
+func TestStdinWriterIsNotHeldByOtherCallsLines(t *testing.T) {
+	w := &blockingWriter{writes: make(chan string), release: make(chan struct{})}
+	s := stdinLines{w: w}
+	done := make(chan error, 1)
+	go func() { done <- s.write([]byte("a\n"), func() { t.Error("broken") }) }()
+	if got := <-w.writes; got != "a\n" {
+		t.Fatalf("first write %q", got)
+	}
+	if err := s.write([]byte("b\n"), func() { t.Error("broken") }); err != nil { // queued behind the write going on
+		t.Fatal(err)
+	}
+	w.release <- struct{}{}
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the call was held writing another call's line")
+	}
+	select {
+	case got := <-w.writes:
+		if got != "b\n" {
+			t.Fatalf("second write %q", got)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the queued line was never written")
+	}
+	w.release <- struct{}{}
+}
