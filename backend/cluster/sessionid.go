@@ -53,6 +53,11 @@ func (c *Cluster) ParseSessionID(id string) (replica string, ok bool) {
 	if !found || ValidReplicaName(replica) != nil {
 		return "", false
 	}
+	// Exact lengths first: the decoder skips '\r' and '\n', so without
+	// this "ab\rcd" would pass as a second spelling of "abcd".
+	if len(random) != b64.EncodedLen(randomBytes) || len(macText) != b64.EncodedLen(macBytes) {
+		return "", false
+	}
 	r, err := b64.DecodeString(random)
 	if err != nil || len(r) != randomBytes {
 		return "", false

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -122,7 +123,9 @@ func (h *heldCalls) verify(s string) (mrtrState, error) {
 	for i >= 0 && s[i] != '.' {
 		i--
 	}
-	if i < 0 {
+	// The decoder skips '\r' and '\n': without this check a state with
+	// one inserted would pass as a second spelling of a signed one.
+	if i < 0 || strings.ContainsAny(s, "\r\n") {
 		return st, errTamperedState
 	}
 	// Strict: only the one spelling the router signed passes, not the
