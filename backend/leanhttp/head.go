@@ -147,6 +147,8 @@ func validName(b []byte) bool {
 	return true
 }
 
+// trimOWS trims spaces and tabs only: textproto.TrimBytes would also take
+// a stray '\r' that net/http refuses (corpus feaa35fc76531bfd).
 func trimOWS(b []byte) []byte {
 	for len(b) > 0 && (b[0] == ' ' || b[0] == '\t') {
 		b = b[1:]

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"sync/atomic"
 	"time"
+
+	"golang.org/x/net/http/httpguts"
 )
 
 // bufferLimit is the most of a body a response holds before its head is
@@ -146,7 +148,7 @@ func (w *response) commit(final bool, next []byte) {
 	if _, ok := h["Date"]; !ok {
 		h["Date"] = []string{httpDate()}
 	}
-	if w.body.remain > maxDiscard || hasToken(h["Connection"], "close") {
+	if w.body.remain > maxDiscard || httpguts.HeaderValuesContainsToken(h["Connection"], "close") {
 		w.closeAfter = true
 	}
 	if w.closeAfter {
@@ -256,53 +258,6 @@ func (w *response) EnableFullDuplex() error { return nil }
 
 func bodyAllowed(status int) bool {
 	return !(status >= 100 && status <= 199 || status == http.StatusNoContent || status == http.StatusNotModified)
-}
-
-func hasToken(values []string, token string) bool {
-	for _, v := range values {
-		for len(v) > 0 {
-			var t string
-			t, v, _ = cut(v, ',')
-			if equalFoldTrim(t, token) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-func cut(s string, sep byte) (before, after string, found bool) {
-	for i := 0; i < len(s); i++ {
-		if s[i] == sep {
-			return s[:i], s[i+1:], true
-		}
-	}
-	return s, "", false
-}
-
-func equalFoldTrim(s, t string) bool {
-	for len(s) > 0 && (s[0] == ' ' || s[0] == '\t') {
-		s = s[1:]
-	}
-	for len(s) > 0 && (s[len(s)-1] == ' ' || s[len(s)-1] == '\t') {
-		s = s[:len(s)-1]
-	}
-	if len(s) != len(t) {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		a, b := s[i], t[i]
-		if 'A' <= a && a <= 'Z' {
-			a += 'a' - 'A'
-		}
-		if 'A' <= b && b <= 'Z' {
-			b += 'a' - 'A'
-		}
-		if a != b {
-			return false
-		}
-	}
-	return true
 }
 
 // httpDate is the Date header's value, formatted once a second.
