@@ -28,18 +28,7 @@ func scanServerMessage(line []byte, m *serverMessage) bool {
 	if s.Peek() != '{' {
 		return false // encoding/json: cannot unmarshal into serverMessage
 	}
-	s.Off++
-	s.Space()
-	if s.Peek() == '}' {
-		return true
-	}
-	for {
-		key, ok := s.PlainString()
-		if !ok || s.Peek() != ':' {
-			return false
-		}
-		s.Off++
-		s.Space()
+	return s.Object(func(key []byte) bool {
 		switch string(key) {
 		case "id", "result":
 			v, ok := s.Raw()
@@ -65,18 +54,8 @@ func scanServerMessage(line []byte, m *serverMessage) bool {
 			}
 			m.Error = nil
 		default:
-			if jsonscan.FoldsTo(key, "id", "method", "result", "error") || !s.Skip() {
-				return false
-			}
+			return !jsonscan.FoldsTo(key, "id", "method", "result", "error") && s.Skip()
 		}
-		switch s.Peek() {
-		case ',':
-			s.Off++
-			s.Space()
-		case '}':
-			return true
-		default:
-			return false
-		}
-	}
+		return true
+	})
 }
