@@ -218,32 +218,29 @@ func (g *Gateway) NotifyFrom(upstreamName string, from upstream.Origin, n mcp.JS
 		out[k] = v
 	}
 	out["progressToken"] = f.clientToken
-	if f.stream != nil {
-		// On the call's own response stream, ahead of its answer
-		// (shareResponse says why); once the call is answered, progress
-		// has nothing left to report and is dropped.
-		msg, err := json.Marshal(mcp.JSONRPCNotification{JSONRPC: mcp.JSONRPC_VERSION,
-			Notification: mcp.Notification{Method: n.Method, Params: mcp.NotificationParams{AdditionalFields: out}}})
-		if err == nil {
-			err = f.stream.sink.writeEvent(msg)
-		}
-		if err != nil {
-			g.log.WithField("server", upstreamName).Debugf("progress not delivered: %v", err)
-		}
-		return
-	}
 	if err := g.sendToCaller(f, n.Method, out); err != nil {
 		g.log.WithField("server", upstreamName).Debugf("progress not delivered: %v", err)
 	}
 }
 
 // sendToCaller sends a notification about call f to the client that made
-// it. A 2026-07-28 request is served by a session of its own that mcp-go
-// registers nowhere (it has no id), so a notification for it goes to the
-// session in the call's context, whose channel mcp-go writes on the
-// request's own response stream ahead of the answer; a session's
-// notification goes through the server's registry as before.
+// it. A call answered on a response stream of its own (shareResponse says
+// why) gets it there, ahead of its answer; once the call is answered, the
+// notification has nothing left to report and is dropped. A 2026-07-28
+// request is served by a session of its own that mcp-go registers nowhere
+// (it has no id), so a notification for it goes to the session in the
+// call's context, whose channel mcp-go writes on the request's own
+// response stream ahead of the answer; a session's notification goes
+// through the server's registry as before.
 func (g *Gateway) sendToCaller(f *inflight, method string, params map[string]any) error {
+	if f.stream != nil {
+		msg, err := json.Marshal(mcp.JSONRPCNotification{JSONRPC: mcp.JSONRPC_VERSION,
+			Notification: mcp.Notification{Method: method, Params: mcp.NotificationParams{AdditionalFields: params}}})
+		if err != nil {
+			return err
+		}
+		return f.stream.sink.writeEvent(msg)
+	}
 	if f.session.SessionID() == "" && f.callCtx != nil && server.ClientSessionFromContext(f.callCtx) == f.session {
 		return g.srv.SendNotificationToClient(f.callCtx, method, params)
 	}
