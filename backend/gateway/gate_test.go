@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -17,6 +18,8 @@ import (
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcp-router/mcp-router/backend/gate"
 	"github.com/mcp-router/mcp-router/backend/pipeline"
@@ -560,5 +563,50 @@ func TestToolsOfLeavesAbilitiesOut(t *testing.T) {
 		if len(got) != 2 || got["get-env"] != "ev__get-env" || got["echo"] != "ev__echo" {
 			t.Fatalf("toolsOf(ev) = %v, want get-env → ev__get-env and echo → ev__echo", got)
 		}
+	}
+}
+
+// A go-sdk client hears a locked prompt as the router's error, not as its
+// own connection closing: go-sdk v1.8.0 turns any -32003 or -32004 answer
+// into ErrConnectionClosed, so the router's codes avoid both. Before, this
+// call failed with "connection closed: calling \"prompts/get\"".
+func TestGoSDKClientReadsLockedAsTheRoutersError(t *testing.T) {
+	r := newRig(t, []spec.Server{gatedEverything(t, "gate-gosdk", spec.Gate{Message: gateMessage})}, rigOptions{})
+	waitTool(t, r, "ev__echo")
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	c := sdk.NewClient(&sdk.Implementation{Name: "go-sdk-2025", Version: "1"}, nil)
+	cs, err := c.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: r.url, MaxRetries: -1},
+		&sdk.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	prompts, err := cs.ListPrompts(ctx, nil)
+	if err != nil || len(prompts.Prompts) == 0 {
+		t.Fatalf("prompts: %v %v", prompts, err)
+	}
+	var simple string
+	for _, p := range prompts.Prompts {
+		if len(p.Arguments) == 0 {
+			simple = p.Name
+		}
+	}
+	_, err = cs.GetPrompt(ctx, &sdk.GetPromptParams{Name: simple})
+	var wire *jsonrpc.Error
+	switch {
+	case err == nil:
+		t.Fatalf("locked prompts/get %s answered", simple)
+	case errors.Is(err, sdk.ErrConnectionClosed):
+		t.Fatalf("locked prompts/get read as the connection closing: %v", err)
+	case !errors.As(err, &wire) || wire.Code != pipeline.CodeLocked || !strings.Contains(wire.Message, gateMessage):
+		t.Fatalf("locked prompts/get: %v, want code %d with the gate's message", err, pipeline.CodeLocked)
+	}
+	// The session is as good as before: the client activates and reads.
+	if res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "ev__activate"}); err != nil || res.IsError {
+		t.Fatalf("activate: %+v %v", res, err)
+	}
+	if _, err := cs.GetPrompt(ctx, &sdk.GetPromptParams{Name: simple}); err != nil {
+		t.Fatalf("prompts/get after activation: %v", err)
 	}
 }

@@ -25,11 +25,13 @@ const (
 	// CodeTimeout: no answer (nor progress) within the server's timeout.
 	CodeTimeout = -32002
 	// CodeBadResponse: the server's answer could not be used (not a valid
-	// result, or the transport failed in another way).
-	CodeBadResponse = -32003
+	// result, or the transport failed in another way). Not -32003: go-sdk
+	// clients take -32003 and -32004 (their jsonrpc2's client and server
+	// closing) for their own connection closing, whatever the message.
+	CodeBadResponse = -32012
 	// CodeLocked: the server is behind an activate gate this client has not
 	// passed (or must pass again after the upstream reconnected).
-	CodeLocked = -32004
+	CodeLocked = -32013
 	// CodeDenied: the policy refuses the request (policy.yaml).
 	CodeDenied = -32005
 	// CodeRateLimited: a rate limit of the policy is spent; data.retryAfterMs

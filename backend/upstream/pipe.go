@@ -189,8 +189,8 @@ func (p *pipeTransport) lost(method string) error {
 // Either is the end of the connection, so it matches ErrConnectionLost
 // (and reaches the client as "server down") even when the process's exit
 // is not yet known: the connection waits only so long for it (awaitExit),
-// and on a loaded machine the bare error went out as a bad response
-// (-32003), which go-sdk clients read as their own connection closing.
+// and on a loaded machine the bare error went out as a bad response (then
+// -32003, which go-sdk clients read as their own connection closing).
 func pipeLost(method string, err error) error {
 	return &lostError{method: method, reason: "the server's pipe: " + err.Error()}
 }
