@@ -586,27 +586,23 @@ func TestGoSDKClientReadsLockedAsTheRoutersError(t *testing.T) {
 	if err != nil || len(prompts.Prompts) == 0 {
 		t.Fatalf("prompts: %v %v", prompts, err)
 	}
-	var simple string
-	for _, p := range prompts.Prompts {
-		if len(p.Arguments) == 0 {
-			simple = p.Name
-		}
-	}
-	_, err = cs.GetPrompt(ctx, &sdk.GetPromptParams{Name: simple})
+	name := prompts.Prompts[0].Name // refused before its arguments are looked at
+	_, err = cs.GetPrompt(ctx, &sdk.GetPromptParams{Name: name})
 	var wire *jsonrpc.Error
 	switch {
 	case err == nil:
-		t.Fatalf("locked prompts/get %s answered", simple)
+		t.Fatalf("locked prompts/get %s answered", name)
 	case errors.Is(err, sdk.ErrConnectionClosed):
 		t.Fatalf("locked prompts/get read as the connection closing: %v", err)
 	case !errors.As(err, &wire) || wire.Code != pipeline.CodeLocked || !strings.Contains(wire.Message, gateMessage):
 		t.Fatalf("locked prompts/get: %v, want code %d with the gate's message", err, pipeline.CodeLocked)
 	}
-	// The session is as good as before: the client activates and reads.
+	// The session is as good as before: the client activates and calls.
 	if res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "ev__activate"}); err != nil || res.IsError {
 		t.Fatalf("activate: %+v %v", res, err)
 	}
-	if _, err := cs.GetPrompt(ctx, &sdk.GetPromptParams{Name: simple}); err != nil {
-		t.Fatalf("prompts/get after activation: %v", err)
+	res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "ev__echo", Arguments: map[string]any{"message": "still here"}})
+	if err != nil || res.IsError || !strings.Contains(res.Content[0].(*sdk.TextContent).Text, "still here") {
+		t.Fatalf("echo after activation: %+v %v", res, err)
 	}
 }
