@@ -56,6 +56,8 @@ type conn struct {
 	lost       chan struct{}
 	lostReason atomic.Value // string
 	closeOnce  sync.Once
+	// exitGrace: how long awaitExit waits (defaultExitGrace when 0).
+	exitGrace time.Duration
 }
 
 type dialOptions struct {
@@ -375,9 +377,15 @@ func (c *conn) requestWithin(ctx context.Context, method string, params any, wit
 			c.markLost(reasonNeedsLogin + ": " + err.Error())
 			return nil, fmt.Errorf("%s: %w", method, err)
 		}
-		c.awaitExit()
-		if reason := c.lostWhy(); reason != "" && ctx.Err() == nil && !expired {
-			return nil, &lostError{method: method, reason: reason}
+		if ctx.Err() == nil && !expired {
+			// The transport failed by itself: if the process is ending,
+			// the error names its exit. A request that timed out or was
+			// cancelled returns its own error at once; it used to wait
+			// out awaitExit's grace for a process that was still alive.
+			c.awaitExit()
+			if reason := c.lostWhy(); reason != "" {
+				return nil, &lostError{method: method, reason: reason}
+			}
 		}
 		return nil, err
 	}
@@ -424,16 +432,25 @@ func (c *conn) ping(ctx context.Context) error {
 	return err
 }
 
+// defaultExitGrace is how long awaitExit waits for a process to be reaped.
+const defaultExitGrace = 200 * time.Millisecond
+
 // awaitExit gives a stdio process that closed its stdout a moment to be
 // reaped, so errors name its exit status instead of "transport closed".
 func (c *conn) awaitExit() {
 	if c.proc == nil {
 		return
 	}
+	grace := c.exitGrace
+	if grace == 0 {
+		grace = defaultExitGrace
+	}
+	t := time.NewTimer(grace)
+	defer t.Stop()
 	select {
 	case <-c.proc.exited:
 		c.markLost(c.proc.exitReason())
-	case <-time.After(200 * time.Millisecond):
+	case <-t.C:
 	}
 }
 

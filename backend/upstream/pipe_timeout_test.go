@@ -136,3 +136,33 @@ func TestPipeRequestAfterATimeout(t *testing.T) {
 		}
 	}
 }
+
+// A request that times out, or whose caller cancels, returns its error at
+// once, without waiting for the exit of a process that is still running:
+// only a transport that failed by itself looks for an exit to name. Here
+// the wait would be a minute (exitGrace); before, every timed-out or
+// cancelled stdio call waited 200 ms for nothing.
+func TestTimedOutRequestDoesNotWaitForTheProcess(t *testing.T) {
+	lines := make(chan map[string]any, 16)
+	sp := spec.Server{Name: "mute", Command: "mute", Enabled: true, TimeoutSeconds: 1}
+	sp.Normalize()
+	s := pipeService(t, sp, silentPeer(lines))
+	s.mu.Lock()
+	c := s.servers["mute"].conn
+	s.mu.Unlock()
+	c.proc = &process{exited: make(chan struct{})} // running, never exits
+	c.exitGrace = time.Minute
+
+	start := time.Now()
+	_, err := s.Request(context.Background(), "mute", "tools/call", nil)
+	if !errors.Is(err, ErrTimeout) || time.Since(start) > 20*time.Second {
+		t.Fatalf("timed-out request: %v after %v, want the timeout's error without the exit grace", err, time.Since(start))
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	start = time.Now()
+	_, err = s.Request(ctx, "mute", "tools/call", nil)
+	if !errors.Is(err, context.DeadlineExceeded) || time.Since(start) > 20*time.Second {
+		t.Fatalf("request past its caller's deadline: %v after %v", err, time.Since(start))
+	}
+}
