@@ -111,7 +111,9 @@ func (c *Core) Serve(ctx context.Context, o ServeOptions) error {
 			c.setEndpoint(EndpointState{})
 		}
 	}()
-	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
+	// A connection waiting for a request is closed after these
+	// (docs/limits.md, "Connections"); the lean path keeps them too.
+	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
 	if o.Ready != nil {
 		o.Ready(ln.Addr().String())
 	}

@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
+	"net"
 	"net/http"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -356,3 +359,29 @@ func (r *recorder) WriteHeader(s int) {
 	}
 }
 func (r *recorder) Flush() {}
+
+// A connection that never sends a request is closed after the head
+// timeout (10 s), on the lean path every connection starts on, and the
+// endpoint serves on. Before, the lean path held such a connection for
+// ever: enough of them would have spent the process's file descriptors.
+func TestEndpointClosesConnectionsThatSendNothing(t *testing.T) {
+	ep := serve(t, t.TempDir(), nil, true)
+	nc, err := net.Dial("tcp", ep.addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	start := time.Now()
+	_ = nc.SetReadDeadline(start.Add(30 * time.Second))
+	_, err = nc.Read(make([]byte, 1))
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Fatal("a connection that sent nothing was still open after 30 s")
+	}
+	if took := time.Since(start); took < 9*time.Second {
+		t.Fatalf("a silent connection closed after %v (%v), before the 10 s head timeout", took, err)
+	}
+	resp, body := post(t, ep.url, initializeBody, nil)
+	if resp.StatusCode != http.StatusOK || !strings.Contains(body, "mcp-router") {
+		t.Fatalf("afterwards: HTTP %d %s", resp.StatusCode, truncate(body))
+	}
+}

@@ -67,9 +67,16 @@ type Server struct {
 	closeOnce  sync.Once
 
 	mu       sync.Mutex
-	conns    map[*conn]bool // true while a request is being served
+	conns    map[*conn]connState
 	shutting bool
 	active   sync.WaitGroup // requests being served
+}
+
+// connState is what the sweeper needs to know of a connection.
+type connState struct {
+	busy  bool  // a request is being served
+	fresh bool  // no request yet: the head timeout applies, not the idle one
+	since int64 // when it became idle (UnixNano)
 }
 
 // New puts the lean path in front of srv on ln. take says which requests
@@ -77,9 +84,75 @@ type Server struct {
 // srv's Handler serves them, and everything else.
 func New(srv *http.Server, ln net.Listener, take func(method, path string) bool) *Server {
 	s := &Server{srv: srv, take: take, ln: ln, handoff: make(chan net.Conn), done: make(chan struct{}),
-		acceptDone: make(chan struct{}), conns: map[*conn]bool{}}
+		acceptDone: make(chan struct{}), conns: map[*conn]connState{}}
 	go s.acceptLoop()
+	if every := sweepEvery(headTimeout(srv), idleTimeout(srv)); every > 0 {
+		go s.sweep(every)
+	}
 	return s
+}
+
+// headTimeout is how long a new connection may take to send its first
+// request (net/http's ReadHeaderTimeout, else its ReadTimeout).
+func headTimeout(srv *http.Server) time.Duration {
+	if srv.ReadHeaderTimeout > 0 {
+		return srv.ReadHeaderTimeout
+	}
+	return srv.ReadTimeout
+}
+
+// idleTimeout is how long a kept-alive connection may wait for its next
+// request (net/http's IdleTimeout, else its ReadTimeout).
+func idleTimeout(srv *http.Server) time.Duration {
+	if srv.IdleTimeout > 0 {
+		return srv.IdleTimeout
+	}
+	return srv.ReadTimeout
+}
+
+// sweepEvery is how often the sweeper looks: a quarter of the shorter
+// timeout, within 10 ms and 1 s; 0 (no sweeper) when there is none.
+func sweepEvery(head, idle time.Duration) time.Duration {
+	d := head
+	if d <= 0 || idle > 0 && idle < d {
+		d = idle
+	}
+	if d <= 0 {
+		return 0
+	}
+	return min(max(d/4, 10*time.Millisecond), time.Second)
+}
+
+// sweep closes the connections that waited too long for a request: a new
+// one past the head timeout, a kept-alive one past the idle timeout. net/http
+// keeps the same times with a read deadline per request; a sweep costs the
+// lean path's requests only the time stamp track takes.
+func (s *Server) sweep(every time.Duration) {
+	t := time.NewTicker(every)
+	defer t.Stop()
+	head, idle := headTimeout(s.srv), idleTimeout(s.srv)
+	for {
+		select {
+		case <-t.C:
+		case <-s.done:
+			return
+		case <-s.acceptDone:
+			return
+		}
+		now := time.Now().UnixNano()
+		s.mu.Lock()
+		for c, st := range s.conns {
+			limit := idle
+			if st.fresh {
+				limit = head
+			}
+			if !st.busy && limit > 0 && now-st.since > int64(limit) {
+				c.nc.Close() // its serve loop ends and drops it
+				delete(s.conns, c)
+			}
+		}
+		s.mu.Unlock()
+	}
 }
 
 // Listener is what srv.Serve accepts from: the connections the lean path
@@ -147,8 +220,8 @@ func isTemporary(err error) bool {
 func (s *Server) Shutdown(ctx context.Context) error {
 	s.mu.Lock()
 	s.shutting = true
-	for c, busy := range s.conns {
-		if !busy {
+	for c, st := range s.conns {
+		if !st.busy {
 			c.nc.Close()
 		}
 	}
@@ -175,7 +248,7 @@ func (s *Server) Close() error {
 }
 
 // track registers c (busy false) or drops it (gone); it reports false when
-// the Server is shutting down and c must close.
+// the Server is shutting down, or the sweeper closed c, and c must close.
 func (s *Server) track(c *conn, busy, gone bool) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -183,13 +256,20 @@ func (s *Server) track(c *conn, busy, gone bool) bool {
 		delete(s.conns, c)
 		return true
 	}
-	if s.shutting {
+	st, known := s.conns[c]
+	if s.shutting || !known && c.tracked {
 		return false
 	}
-	s.conns[c] = busy
-	if busy {
+	c.tracked = true
+	st.fresh = !known
+	st.busy = busy
+	if !busy {
+		st.since = time.Now().UnixNano()
+	} else {
+		st.fresh = false
 		s.active.Add(1)
 	}
+	s.conns[c] = st
 	return true
 }
 
@@ -274,13 +354,14 @@ func (r *replayConn) CloseWrite() error {
 
 // conn is a connection on the lean path.
 type conn struct {
-	s      *Server
-	nc     net.Conn
-	rd     connReader // under br: gives back the byte a watch read
-	br     *bufio.Reader
-	bw     *bufio.Writer
-	ctx    context.Context // the base of every request's context
-	remote string
+	s       *Server
+	nc      net.Conn
+	tracked bool       // track saw it (under Server.mu)
+	rd      connReader // under br: gives back the byte a watch read
+	br      *bufio.Reader
+	bw      *bufio.Writer
+	ctx     context.Context // the base of every request's context
+	remote  string
 
 	buf []byte // a response's body before its head is written, reused
 

@@ -24,11 +24,16 @@ import (
 // path in front of it for POST /mcp unless plain; it returns the address.
 func served(t *testing.T, h http.Handler, plain bool) (addr string, srv *http.Server, lean *Server) {
 	t.Helper()
+	return servedBy(t, &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}, plain)
+}
+
+// servedBy is served with srv (its Handler and timeouts) as given.
+func servedBy(t *testing.T, srv *http.Server, plain bool) (addr string, _ *http.Server, lean *Server) {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv = &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
 	var l net.Listener = ln
 	if !plain {
 		lean = New(srv, ln, func(method, path string) bool { return method == http.MethodPost && path == "/mcp" })
