@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -19,6 +20,7 @@ import (
 	"github.com/sirupsen/logrus"
 
 	"github.com/mcp-router/mcp-router/backend/auth"
+	"github.com/mcp-router/mcp-router/backend/connlimit"
 	"github.com/mcp-router/mcp-router/backend/discovery"
 	"github.com/mcp-router/mcp-router/backend/gateway"
 	"github.com/mcp-router/mcp-router/backend/health"
@@ -92,6 +94,11 @@ func (c *Core) Serve(ctx context.Context, o ServeOptions) error {
 	}
 	mux.Handle("/", traceHeaders(c.Tracer, handler))
 	handler = mux
+	maxConns, err := connlimit.Max(nil)
+	if err != nil {
+		c.setEndpoint(EndpointState{Err: err.Error()})
+		return err
+	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		err = fmt.Errorf("cannot listen on %s: %w", addr, err)
@@ -118,7 +125,8 @@ func (c *Core) Serve(ctx context.Context, o ServeOptions) error {
 		o.Ready(ln.Addr().String())
 	}
 	errs := make(chan error, 1)
-	served := hotpath.Listener(ln)
+	// At most maxConns open at once (docs/limits.md, "Connections").
+	var served net.Listener = connlimit.New(hotpath.Listener(ln), maxConns, c.connectionRefused())
 	var lean *leanhttp.Server
 	if leanhttp.Enabled() {
 		// A client's tool calls on a kept-alive connection skip net/http's
@@ -382,4 +390,22 @@ func heldBy(addr string) string {
 		return " (held by " + who + "; is MCP Router already running?)"
 	}
 	return " (another process holds the port; is MCP Router already running?)"
+}
+
+// connectionRefused logs a connection refused at the cap, at most once
+// every 10 s, with how many were refused since the last word.
+func (c *Core) connectionRefused() func(max int) {
+	var mu sync.Mutex
+	var last time.Time
+	var since int
+	return func(max int) {
+		mu.Lock()
+		defer mu.Unlock()
+		since++
+		if time.Since(last) < 10*time.Second {
+			return
+		}
+		c.Log.WithField("refused", since).Warnf("endpoint: too many connections: %d are open, the most it holds at once (%s); new ones get HTTP 503 until some close", max, connlimit.EnvMax)
+		last, since = time.Now(), 0
+	}
 }

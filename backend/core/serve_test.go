@@ -1,6 +1,7 @@
 package core
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -18,6 +19,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/mcp-router/mcp-router/backend/config"
+	"github.com/mcp-router/mcp-router/backend/connlimit"
 	"github.com/mcp-router/mcp-router/backend/spec"
 	"github.com/mcp-router/mcp-router/backend/store"
 	"github.com/mcp-router/mcp-router/internal/testpeers"
@@ -383,5 +385,70 @@ func TestEndpointClosesConnectionsThatSendNothing(t *testing.T) {
 	resp, body := post(t, ep.url, initializeBody, nil)
 	if resp.StatusCode != http.StatusOK || !strings.Contains(body, "mcp-router") {
 		t.Fatalf("afterwards: HTTP %d %s", resp.StatusCode, truncate(body))
+	}
+}
+
+// The endpoint holds at most MCPR_MAX_CONNECTIONS connections: one past
+// them gets an HTTP 503 naming the cap, and once one closes the endpoint
+// serves again. A bad value stops the endpoint with an error naming the
+// variable, as a bad address does.
+func TestEndpointCapsItsConnections(t *testing.T) {
+	t.Setenv(connlimit.EnvMax, "16")
+	ep := serve(t, t.TempDir(), nil, true)
+	var held []net.Conn
+	for range 16 {
+		nc, err := net.Dial("tcp", ep.addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer nc.Close()
+		held = append(held, nc)
+	}
+	// The 16 are open once the endpoint has counted them: a request on a
+	// 17th is refused. (They send nothing, so within 10 s they go.)
+	var status int
+	var body string
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		nc, err := net.Dial("tcp", ep.addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _ = io.WriteString(nc, "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 2\r\n\r\n{}")
+		_ = nc.SetReadDeadline(time.Now().Add(5 * time.Second))
+		resp, err := http.ReadResponse(bufio.NewReader(nc), nil)
+		if err == nil {
+			b, _ := io.ReadAll(resp.Body)
+			status, body = resp.StatusCode, string(b)
+		}
+		nc.Close()
+		if status == http.StatusServiceUnavailable {
+			break
+		}
+	}
+	if status != http.StatusServiceUnavailable || !strings.Contains(body, "too many connections") || !strings.Contains(body, connlimit.EnvMax) {
+		t.Fatalf("past the cap: HTTP %d %q, want 503 naming %s", status, body, connlimit.EnvMax)
+	}
+	for _, nc := range held[:4] {
+		nc.Close()
+	}
+	var resp *http.Response
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if resp, body = post(t, ep.url, initializeBody, nil); resp.StatusCode == http.StatusOK {
+			break
+		}
+	}
+	if resp.StatusCode != http.StatusOK || !strings.Contains(body, "mcp-router") {
+		t.Fatalf("after connections closed: HTTP %d %s", resp.StatusCode, truncate(body))
+	}
+
+	t.Setenv(connlimit.EnvMax, "lots")
+	c, err := Open(t.TempDir(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	err = c.Serve(context.Background(), ServeOptions{Addr: "127.0.0.1:0", NoAuth: true})
+	if err == nil || !strings.Contains(err.Error(), connlimit.EnvMax) || !strings.Contains(c.Endpoint().Err, connlimit.EnvMax) {
+		t.Fatalf("a bad %s: %v (endpoint state %+v)", connlimit.EnvMax, err, c.Endpoint())
 	}
 }
