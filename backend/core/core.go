@@ -23,6 +23,7 @@ import (
 	"github.com/mcp-router/mcp-router/backend/chat"
 	"github.com/mcp-router/mcp-router/backend/cluster"
 	"github.com/mcp-router/mcp-router/backend/config"
+	"github.com/mcp-router/mcp-router/backend/connlimit"
 	"github.com/mcp-router/mcp-router/backend/gate"
 	"github.com/mcp-router/mcp-router/backend/gateway"
 	"github.com/mcp-router/mcp-router/backend/hook"
@@ -109,7 +110,9 @@ type Core struct {
 	// Cluster is this replica's part in a cluster (nil: a single router).
 	Cluster *cluster.Cluster
 
-	reloads       atomic.Int64 // configuration reloads by watch
+	reloads atomic.Int64 // configuration reloads by watch
+	// conns counts the endpoint's connections (the latest Serve's).
+	conns         atomic.Pointer[connlimit.Listener]
 	beforeServers func(ctx context.Context)
 
 	stopWatch context.CancelFunc

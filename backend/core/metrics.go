@@ -40,6 +40,18 @@ func (c *Core) newMetrics() *metrics.Metrics {
 			return len(c.Approvals.Pending())
 		},
 		LogDropped: func() uint64 { return c.Requests.Dropped() },
+		ConnectionsOpen: func() int {
+			if l := c.conns.Load(); l != nil {
+				return l.Open()
+			}
+			return 0
+		},
+		ConnectionsRefused: func() uint64 {
+			if l := c.conns.Load(); l != nil {
+				return l.Refused()
+			}
+			return 0
+		},
 		KnownTool: func(name string) bool {
 			if c.Gateway == nil {
 				return false

@@ -126,7 +126,9 @@ func (c *Core) Serve(ctx context.Context, o ServeOptions) error {
 	}
 	errs := make(chan error, 1)
 	// At most maxConns open at once (docs/limits.md, "Connections").
-	var served net.Listener = connlimit.New(hotpath.Listener(ln), maxConns, c.connectionRefused())
+	capped := connlimit.New(hotpath.Listener(ln), maxConns, c.connectionRefused())
+	c.conns.Store(capped)
+	var served net.Listener = capped
 	var lean *leanhttp.Server
 	if leanhttp.Enabled() {
 		// A client's tool calls on a kept-alive connection skip net/http's

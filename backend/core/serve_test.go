@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -430,6 +431,23 @@ func TestEndpointCapsItsConnections(t *testing.T) {
 	}
 	for _, nc := range held[:4] {
 		nc.Close()
+	}
+	// /metrics (open: auth is off) counts the refusal.
+	mresp, err := http.Get("http://" + ep.addr + PathMetrics)
+	if err != nil {
+		t.Fatal(err)
+	}
+	metricsText, _ := io.ReadAll(mresp.Body)
+	mresp.Body.Close()
+	if !regexp.MustCompile(`(?m)^mcpr_connections_refused_total [1-9]`).Match(metricsText) ||
+		!regexp.MustCompile(`(?m)^mcpr_connections_open [1-9]`).Match(metricsText) {
+		var lines []string
+		for _, l := range strings.Split(string(metricsText), "\n") {
+			if strings.HasPrefix(l, "mcpr_connections") {
+				lines = append(lines, l)
+			}
+		}
+		t.Errorf("/metrics does not count the connections: %q", lines)
 	}
 	var resp *http.Response
 	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {

@@ -42,6 +42,10 @@ type Sources struct {
 	Sessions         func() int
 	ApprovalsWaiting func() int
 	LogDropped       func() uint64
+	// ConnectionsOpen and ConnectionsRefused: the endpoint's connections
+	// open now, and refused at its cap (backend/connlimit).
+	ConnectionsOpen    func() int
+	ConnectionsRefused func() uint64
 	// KnownTool reports whether the router publishes a tool by this name
 	// (the client's name of it): only those get a tool label.
 	KnownTool func(name string) bool
@@ -110,6 +114,15 @@ func New(src Sources) *Metrics {
 	if src.LogDropped != nil {
 		m.reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "mcpr_request_log_dropped_total",
 			Help: "Request log entries dropped because the log's buffer was full."}, func() float64 { return float64(src.LogDropped()) }))
+	}
+	if src.ConnectionsOpen != nil {
+		m.reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "mcpr_connections_open",
+			Help: "TCP connections open at the endpoint."}, func() float64 { return float64(src.ConnectionsOpen()) }))
+	}
+	if src.ConnectionsRefused != nil {
+		m.reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "mcpr_connections_refused_total",
+			Help: "Connections refused (HTTP 503) because the endpoint held as many as it may (MCPR_MAX_CONNECTIONS)."},
+			func() float64 { return float64(src.ConnectionsRefused()) }))
 	}
 	return m
 }
