@@ -121,13 +121,13 @@ func (c *Core) Serve(ctx context.Context, o ServeOptions) error {
 	// A connection waiting for a request is closed after these
 	// (docs/limits.md, "Connections"); the lean path keeps them too.
 	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
+	// At most maxConns open at once (docs/limits.md, "Connections").
+	capped := connlimit.New(hotpath.Listener(ln), maxConns, c.connectionRefused())
+	c.conns.Store(capped)
 	if o.Ready != nil {
 		o.Ready(ln.Addr().String())
 	}
 	errs := make(chan error, 1)
-	// At most maxConns open at once (docs/limits.md, "Connections").
-	capped := connlimit.New(hotpath.Listener(ln), maxConns, c.connectionRefused())
-	c.conns.Store(capped)
 	var served net.Listener = capped
 	var lean *leanhttp.Server
 	if leanhttp.Enabled() {
